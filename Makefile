@@ -1,0 +1,125 @@
+# bigchunk - trace-driven replay of the Linux page allocator and alloc_contig_pages().
+#
+#   make            build ./bigchunk
+#   make run        main job on the bundled default capture
+#   make check      all tests (live tests run when root + tracefs, else skip with a reason)
+#   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      benchmarks
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# V=1 shows commands, DEBUG=0..2 sets the model's assertion tier.
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+DEBUG ?= 1
+BUILD ?= build
+BIN ?= bigchunk
+TESTBIN ?= tests/check_bigchunk
+
+PKGS := libtracecmd libtracefs libtraceevent sqlite3
+TEST_PKGS := check
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Packages a fresh Debian 12 needs; `make deps` installs the missing ones.
+DEB_PKGS := build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
+	    libsqlite3-dev check trace-cmd zstd
+
+CFLAGS ?= -g -O2
+BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
+	     -Wvla -D_GNU_SOURCE -DMODEL_DEBUG=$(DEBUG) -I. -MMD -MP
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+BC_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+
+# Library layers: everything except cli/ (which links it all) and tests/.
+LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c model/*.c replay/*.c checkers/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+TEST_SRCS := $(wildcard tests/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/db/schema-sql.o
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/suites.o
+CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/bigchunk.o,$(CLI_OBJS))
+
+all: $(BIN)
+
+$(BIN): $(LIB_OBJS) $(CLI_OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -lpthread
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -c -o $@ $<
+
+# The schema is compiled in as a C string so the binary needs no data files.
+$(BUILD)/db/schema-sql.c: db/schema.sql
+	@mkdir -p $(dir $@)
+	$(Q){ echo 'const char tdb_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# Each tests/test_X.c defines "Suite *X_suite(void)"; the list is generated.
+$(BUILD)/tests/suites.c: $(filter tests/test_%.c,$(TEST_SRCS))
+	@mkdir -p $(dir $@)
+	$(Q){ echo '#include <check.h>'; \
+	  for f in $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRCS))); do \
+	    echo "Suite *$${f}_suite(void);"; done; \
+	  echo 'Suite *(*const bc_test_suites[])(void) = {'; \
+	  for f in $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRCS))); do \
+	    echo "	$${f}_suite,"; done; \
+	  echo '	0 };'; } > $@
+
+$(BUILD)/tests/suites.o: $(BUILD)/tests/suites.c
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+
+$(TESTBIN): $(TEST_OBJS) $(LIB_OBJS) $(CLI_LIB_OBJS) $(BIN)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CLI_LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS) -lm -lpthread
+
+deps:
+	$(Q)./tests/ensure-deps.sh $(DEB_PKGS)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory $(TESTBIN)
+	$(Q)BIGCHUNK=./$(BIN) ./tests/run-tests.sh ./$(TESTBIN)
+
+ASAN_MAKE = BUILD=build-asan BIN=build-asan/bigchunk TESTBIN=build-asan/check_bigchunk \
+	    SANITIZE=address,undefined
+asan: deps
+	$(Q)$(MAKE) --no-print-directory $(ASAN_MAKE) build-asan/check_bigchunk
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  BIGCHUNK=./build-asan/bigchunk ./tests/run-tests.sh ./build-asan/check_bigchunk
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)./tests/run-demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)./bench/run-bench.sh
+
+install: bigchunk
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bigchunk
+	install -m 0755 bigchunk $(DESTDIR)$(PREFIX)/bin/bigchunk
+	install -m 0755 capture/bigchunk-snapshot.sh $(DESTDIR)$(PREFIX)/share/bigchunk/
+	for f in docs/*.1; do [ -e "$$f" ] && install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+
+clean:
+	rm -rf build build-asan bigchunk tests/check_bigchunk
+
+.PHONY: all deps check asan run bench install clean
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

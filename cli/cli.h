@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli: the bigchunk commands. Only this layer prints usage, decides exit codes and may
+ * die(). Exit codes: 0 success, 1 "the answer is no" (check found violations, predict
+ * found no range), 2 usage error or unusable input.
+ */
+#ifndef BC_CLI_H
+#define BC_CLI_H
+
+#include <stdnoreturn.h>
+
+enum { EXIT_OK = 0, EXIT_NO = 1, EXIT_BAD = 2 };
+
+struct bc_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;	/* one line for 'bigchunk help' */
+	const char *usage;	/* full text for 'bigchunk CMD --help' */
+};
+
+/* Commands, sorted by name; NULL-terminated. */
+extern const struct bc_command bc_commands[];
+
+int cmd_check(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+
+/* Print the usage of command @name to stdout (@err: to stderr) and return @ret. */
+int cli_usage(const char *name, int err, int ret);
+/* Print "bigchunk CMD: message" to stderr; returns EXIT_BAD. */
+int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the last bc_errmsg() prefixed with the command; returns EXIT_BAD. */
+int cli_fail(const char *cmd);
+noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse "1G", "512M", "4096K", "4096" (bytes) into bytes. Return 0 or -1. */
+int cli_parse_size(const char *s, unsigned long long *bytes);
+/* Install SIGINT/SIGTERM handlers that set cli_stop; returns the flag. */
+extern volatile int cli_stop;
+void cli_catch_signals(void);
+
+#endif

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+const char cmd_info_usage[] =
+	"usage: bigchunk info ...\n"
+	"(not yet available in this build)\n";
+
+int cmd_info(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cli_usage("info", 0, EXIT_OK);
+	return cli_error("info", "not yet available in this build");
+}

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+const char cmd_snapshot_usage[] =
+	"usage: bigchunk snapshot ...\n"
+	"(not yet available in this build)\n";
+
+int cmd_snapshot(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cli_usage("snapshot", 0, EXIT_OK);
+	return cli_error("snapshot", "not yet available in this build");
+}

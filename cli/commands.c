@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command table and helpers shared by the cmd_*.c files. Each command's usage
+ * text is defined once, next to its code, as cmd_<name>_usage[].
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/err.h"
+
+extern const char cmd_check_usage[], cmd_import_usage[], cmd_info_usage[],
+	cmd_predict_usage[], cmd_query_usage[], cmd_record_usage[], cmd_replay_usage[],
+	cmd_snapshot_usage[];
+
+const struct bc_command bc_commands[] = {
+	{ "check",    cmd_check,    "check invariants of the allocator over a capture", cmd_check_usage },
+	{ "import",   cmd_import,   "import a trace-cmd trace.dat (and snapshots) into a capture", cmd_import_usage },
+	{ "info",     cmd_info,     "summarise a capture: kernel, zones, events, loss, snapshots", cmd_info_usage },
+	{ "predict",  cmd_predict,  "predict where alloc_contig_pages() would succeed", cmd_predict_usage },
+	{ "query",    cmd_query,    "run read-only SQL on a capture", cmd_query_usage },
+	{ "record",   cmd_record,   "record mm tracepoints and page-state snapshots (root)", cmd_record_usage },
+	{ "replay",   cmd_replay,   "replay a capture through the model and score its fidelity", cmd_replay_usage },
+	{ "snapshot", cmd_snapshot, "write one page-state snapshot directory (root)", cmd_snapshot_usage },
+	{ NULL, NULL, NULL, NULL },
+};
+
+int cli_usage(const char *name, int err, int ret)
+{
+	const struct bc_command *c;
+
+	for (c = bc_commands; c->name; c++) {
+		if (!strcmp(c->name, name)) {
+			fputs(c->usage, err ? stderr : stdout);
+			return ret;
+		}
+	}
+	fprintf(stderr, "bigchunk: '%s' is not a command; see 'bigchunk help'\n", name);
+	return EXIT_BAD;
+}
+
+int cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bigchunk %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_BAD;
+}
+
+int cli_fail(const char *cmd)
+{
+	return cli_error(cmd, "%s", bc_errmsg());
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bigchunk: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_BAD);
+}
+
+int cli_parse_size(const char *s, unsigned long long *bytes)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	v = strtoull(s, &end, 0);
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	case 't': case 'T': v <<= 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*bytes = v;
+	return 0;
+}
+
+volatile int cli_stop;
+
+static void on_signal(int sig)
+{
+	cli_stop = sig;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
