@@ -64,7 +64,7 @@ $(BIN): $(LIB_OBJS) $(CLI_OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Wno-missing-prototypes) -c -o $@ $<
 
 # The schema is compiled in as a C string so the binary needs no data files.
 $(BUILD)/db/schema-sql.c: db/schema.sql

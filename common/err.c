@@ -35,14 +35,20 @@ int bc_error(int err, const char *fmt, ...)
 
 int bc_error_prefix(int ret, const char *fmt, ...)
 {
-	char prefix[512], old[sizeof(errbuf)];
+	char old[sizeof(errbuf)];
 	va_list ap;
+	int n;
 
-	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
-	va_end(ap);
 	memcpy(old, errbuf, sizeof(old));
-	snprintf(errbuf, sizeof(errbuf), "%s: %s", prefix, old);
+	va_start(ap, fmt);
+	n = vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(errbuf) - 2) {
+		errbuf[n++] = ':';
+		errbuf[n++] = ' ';
+		memcpy(errbuf + n, old, sizeof(errbuf) - n - 1);
+		errbuf[sizeof(errbuf) - 1] = 0;
+	}
 	return ret;
 }
 

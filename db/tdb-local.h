@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals of db/: struct tdb and helpers shared by tdb*.c. Never included outside db/. */
+#ifndef BC_TDB_LOCAL_H
+#define BC_TDB_LOCAL_H
+
+#include "db/tdb.h"
+
+extern const char tdb_schema_sql[];
+
+struct tdb {
+	sqlite3 *sq;
+	char *path;
+	bool readonly;
+	bool in_txn;
+	unsigned int writes;		/* since the last commit */
+
+	/* Event writer: a chunk being filled. */
+	struct bc_event *pending;
+	int npending;
+	uint64_t next_seq;
+	uint8_t *encbuf;
+
+	/* Stored field count per type id, for the codec. */
+	int *nfields_by_type;
+	int nr_types;
+	int *pfn_field;			/* index of a pfn-like field per type, or -1 */
+
+	/* Event types as read back (tdb_event_types()). */
+	struct tdb_event_type **types;
+	int types_nr;
+
+	sqlite3_stmt *ins_chunk, *ins_marker, *ins_stack, *ins_comm, *ins_lost, *ins_cpu_stat,
+		     *set_meta, *get_meta;
+};
+
+/* Copy sqlite's message into our error and return -BC_E_DB. */
+int tdb_sql_error(struct tdb *db, const char *what);
+int tdb_load_types(struct tdb *db);
+/* Commit and start a new transaction after many writes. */
+int tdb_write_done(struct tdb *db);
+
+#endif

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdb: open/create the capture file, schema versioning, and the writers for events,
+ * markers, stacks, comms and loss. Statements are prepared once at open and reused;
+ * writes are batched into transactions of TDB_TXN_WRITES rows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "db/tdb-local.h"
+
+#define TDB_TXN_WRITES	50000
+
+int tdb_sql_error(struct tdb *db, const char *what)
+{
+	int code = sqlite3_extended_errcode(db->sq);
+
+	if ((code & 0xff) == SQLITE_FULL)
+		return bc_error(BC_E_NOSPC, "%s: %s: %s (disk full?)", db->path, what,
+				sqlite3_errmsg(db->sq));
+	if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
+		return bc_error(BC_E_FORMAT, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->sq));
+	return bc_error(BC_E_DB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->sq));
+}
+
+int tdb_exec(struct tdb *db, const char *sql)
+{
+	char *msg = NULL;
+	int ret;
+
+	if (sqlite3_exec(db->sq, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	ret = bc_error(BC_E_DB, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->sq));
+	if ((sqlite3_extended_errcode(db->sq) & 0xff) == SQLITE_FULL)
+		ret = bc_error(BC_E_NOSPC, "%s: %s (disk full?)", db->path,
+			       msg ? msg : sqlite3_errmsg(db->sq));
+	sqlite3_free(msg);
+	return ret;
+}
+
+static int prepare(struct tdb *db, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "prepare");
+	return 0;
+}
+
+static int prepare_all(struct tdb *db)
+{
+	struct { sqlite3_stmt **st; const char *sql; } s[] = {
+		{ &db->set_meta, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)" },
+		{ &db->get_meta, "SELECT value FROM meta WHERE key = ?" },
+		{ &db->ins_chunk, "INSERT INTO event_chunks(first_seq, n, ts_first, ts_last, "
+				  "pfn_min, pfn_max, data) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+		{ &db->ins_marker, "INSERT INTO markers(seq, ts, cpu, pid, text) VALUES (?, ?, ?, ?, ?)" },
+		{ &db->ins_stack, "INSERT OR REPLACE INTO stacks(seq, frames) VALUES (?, ?)" },
+		{ &db->ins_comm, "INSERT OR REPLACE INTO comms(pid, comm) VALUES (?, ?)" },
+		{ &db->ins_lost, "INSERT INTO lost_events(cpu, ts_from, ts_to, count, seq) "
+				 "VALUES (?, ?, ?, ?, ?)" },
+		{ &db->ins_cpu_stat, "INSERT OR REPLACE INTO cpu_stats(cpu, key, value) VALUES (?, ?, ?)" },
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		if (db->readonly && s[i].st != &db->get_meta)
+			continue;
+		ret = prepare(db, s[i].st, s[i].sql);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct tdb *tdb_alloc(const char *path)
+{
+	struct tdb *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	db->path = strdup(path);
+	if (!db->path) {
+		free(db);
+		return NULL;
+	}
+	return db;
+}
+
+static void tdb_free_types(struct tdb *db)
+{
+	int i, j;
+
+	for (i = 0; i < db->types_nr; i++) {
+		struct tdb_event_type *t = db->types[i];
+
+		if (!t)
+			continue;
+		for (j = 0; j < t->nfields; j++)
+			free(t->field_names[j]);
+		free(t->field_names);
+		free(t->system);
+		free(t->name);
+		free(t);
+	}
+	free(db->types);
+	db->types = NULL;
+	db->types_nr = 0;
+}
+
+static void tdb_free(struct tdb *db)
+{
+	sqlite3_stmt *sts[] = { db->ins_chunk, db->ins_marker, db->ins_stack, db->ins_comm,
+				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta };
+	size_t i;
+
+	for (i = 0; i < sizeof(sts) / sizeof(sts[0]); i++)
+		sqlite3_finalize(sts[i]);
+	if (db->sq)
+		sqlite3_close(db->sq);
+	tdb_free_types(db);
+	free(db->pending);
+	free(db->encbuf);
+	free(db->nfields_by_type);
+	free(db->pfn_field);
+	free(db->path);
+	free(db);
+}
+
+static int set_pragmas(struct tdb *db)
+{
+	/*
+	 * A capture is written once, by one process: a rollback journal in memory and no
+	 * fsync per commit keep writes at SQLite's row rate. A crash can lose the last
+	 * transaction; meta 'complete' tells readers whether the writer finished.
+	 */
+	return tdb_exec(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
+			    "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;");
+}
+
+static int load_codec_types(struct tdb *db);
+
+int tdb_create(const char *path, bool overwrite, struct tdb **out)
+{
+	struct tdb *db;
+	int fd, ret;
+
+	*out = NULL;
+	if (!overwrite && access(path, F_OK) == 0)
+		return bc_error(BC_E_INVAL, "%s: file exists (use -f to replace it)", path);
+	if (overwrite)
+		unlink(path);
+	/* Create it ourselves so the mode is 0600 whatever the umask: pfns are sensitive. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return bc_error(errno == EACCES ? BC_E_PERM : BC_E_IO, "%s: cannot create: %m", path);
+	fchmod(fd, 0600);
+	close(fd);
+
+	db = tdb_alloc(path);
+	if (!db)
+		return bc_error(BC_E_NOMEM, "%s: out of memory", path);
+	if (sqlite3_open_v2(path, &db->sq, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		ret = tdb_sql_error(db, "open");
+		goto error;
+	}
+	sqlite3_extended_result_codes(db->sq, 1);
+	ret = tdb_exec(db, "PRAGMA page_size=65536;");
+	if (!ret)
+		ret = set_pragmas(db);
+	if (!ret)
+		ret = tdb_exec(db, "BEGIN");
+	if (!ret)
+		ret = tdb_exec(db, tdb_schema_sql);
+	if (!ret)
+		ret = tdb_exec(db, "COMMIT");
+	if (!ret)
+		ret = prepare_all(db);
+	if (!ret)
+		ret = tdb_begin(db);
+	if (!ret)
+		ret = tdb_set_meta(db, "complete", "0");
+	if (!ret)
+		ret = tdb_set_meta_int(db, "schema_version", TDB_SCHEMA_VERSION);
+	if (ret)
+		goto error;
+	*out = db;
+	return 0;
+error:
+	tdb_free(db);
+	unlink(path);
+	return ret;
+}
+
+/* Migrations from older schema versions, indexed by the version they start from. */
+static const char *const tdb_migrations[] = {
+	[0] = NULL,	/* version 0 = not a bigchunk file */
+};
+
+int tdb_open(const char *path, int flags, struct tdb **out)
+{
+	int oflags = (flags & TDB_WRITE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	sqlite3_stmt *st = NULL;
+	struct tdb *db;
+	int ret, version;
+
+	*out = NULL;
+	if (access(path, R_OK) != 0)
+		return bc_error(errno == ENOENT ? BC_E_NOENT : BC_E_PERM, "%s: %m", path);
+	db = tdb_alloc(path);
+	if (!db)
+		return bc_error(BC_E_NOMEM, "%s: out of memory", path);
+	db->readonly = !(flags & TDB_WRITE);
+	if (sqlite3_open_v2(path, &db->sq, oflags, NULL) != SQLITE_OK) {
+		ret = tdb_sql_error(db, "open");
+		goto error;
+	}
+	sqlite3_extended_result_codes(db->sq, 1);
+	if (sqlite3_prepare_v2(db->sq, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite database: %s)",
+			       path, sqlite3_errmsg(db->sq));
+		goto error;
+	}
+	version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (version > TDB_SCHEMA_VERSION) {
+		ret = bc_error(BC_E_VERSION, "%s: schema version %d is newer than this bigchunk "
+			       "understands (%d); use a newer bigchunk", path, version,
+			       TDB_SCHEMA_VERSION);
+		goto error;
+	}
+	if (version < 1) {
+		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (no schema version)", path);
+		goto error;
+	}
+	if (version < TDB_SCHEMA_VERSION) {
+		if (db->readonly) {
+			ret = bc_error(BC_E_VERSION, "%s: schema version %d is older than %d; "
+				       "open it once for writing (e.g. 'bigchunk replay') to migrate",
+				       path, version, TDB_SCHEMA_VERSION);
+			goto error;
+		}
+		for (; version < TDB_SCHEMA_VERSION; version++) {
+			ret = tdb_exec(db, tdb_migrations[version]);
+			if (ret)
+				goto error;
+		}
+	}
+	if (!db->readonly) {
+		ret = set_pragmas(db);
+		if (ret)
+			goto error;
+	}
+	ret = prepare_all(db);
+	if (!ret)
+		ret = tdb_load_types(db);
+	if (!ret)
+		ret = load_codec_types(db);
+	if (ret)
+		goto error;
+	db->next_seq = (uint64_t)tdb_event_count(db);
+	*out = db;
+	return 0;
+error:
+	sqlite3_finalize(st);
+	tdb_free(db);
+	return ret;
+}
+
+int tdb_close(struct tdb *db)
+{
+	int ret = 0;
+
+	if (!db)
+		return 0;
+	if (!db->readonly) {
+		ret = tdb_flush(db);
+		if (db->in_txn) {
+			int r = tdb_commit(db);
+
+			if (!ret)
+				ret = r;
+		}
+	}
+	tdb_free(db);
+	return ret;
+}
+
+int tdb_finish(struct tdb *db)
+{
+	int ret = tdb_flush(db);
+
+	if (!ret)
+		ret = tdb_set_meta(db, "complete", "1");
+	if (!ret && db->in_txn)
+		ret = tdb_commit(db);
+	if (!ret)
+		ret = tdb_begin(db);
+	return ret;
+}
+
+sqlite3 *tdb_sqlite(struct tdb *db)
+{
+	return db->sq;
+}
+
+const char *tdb_path(const struct tdb *db)
+{
+	return db->path;
+}
+
+int tdb_begin(struct tdb *db)
+{
+	int ret;
+
+	if (db->in_txn)
+		return 0;
+	ret = tdb_exec(db, "BEGIN");
+	if (!ret)
+		db->in_txn = true;
+	db->writes = 0;
+	return ret;
+}
+
+int tdb_commit(struct tdb *db)
+{
+	int ret;
+
+	if (!db->in_txn)
+		return 0;
+	ret = tdb_exec(db, "COMMIT");
+	db->in_txn = false;
+	return ret;
+}
+
+int tdb_write_done(struct tdb *db)
+{
+	int ret;
+
+	if (++db->writes < TDB_TXN_WRITES || !db->in_txn)
+		return 0;
+	ret = tdb_commit(db);
+	if (!ret)
+		ret = tdb_begin(db);
+	return ret;
+}
+
+static int step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return tdb_sql_error(db, what);
+	return tdb_write_done(db);
+}
+
+int tdb_set_meta(struct tdb *db, const char *key, const char *value)
+{
+	sqlite3_bind_text(db->set_meta, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(db->set_meta, 2, value, -1, SQLITE_TRANSIENT);
+	return step_done(db, db->set_meta, "meta");
+}
+
+int tdb_set_meta_int(struct tdb *db, const char *key, int64_t value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)value);
+	return tdb_set_meta(db, key, buf);
+}
+
+char *tdb_get_meta(struct tdb *db, const char *key)
+{
+	char *ret = NULL;
+
+	sqlite3_bind_text(db->get_meta, 1, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(db->get_meta) == SQLITE_ROW &&
+	    sqlite3_column_type(db->get_meta, 0) != SQLITE_NULL)
+		ret = strdup((const char *)sqlite3_column_text(db->get_meta, 0));
+	sqlite3_reset(db->get_meta);
+	return ret;
+}
+
+int64_t tdb_get_meta_int(struct tdb *db, const char *key, int64_t dflt)
+{
+	char *v = tdb_get_meta(db, key), *end;
+	long long r;
+
+	if (!v)
+		return dflt;
+	r = strtoll(v, &end, 0);
+	if (end == v)
+		r = dflt;
+	free(v);
+	return r;
+}
+
+/* A field whose value is a pfn, for the chunk's pfn range (PFN-range queries). */
+static bool is_pfn_field(const char *name)
+{
+	return !strcmp(name, "pfn") || !strcmp(name, "start_pfn");
+}
+
+static int grow_codec_types(struct tdb *db, int id)
+{
+	int n = id + 1, i;
+	int *nf, *pf;
+
+	if (id < db->nr_types)
+		return 0;
+	nf = realloc(db->nfields_by_type, n * sizeof(*nf));
+	if (!nf)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	db->nfields_by_type = nf;
+	pf = realloc(db->pfn_field, n * sizeof(*pf));
+	if (!pf)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	db->pfn_field = pf;
+	for (i = db->nr_types; i < n; i++) {
+		nf[i] = -1;	/* no such type: a chunk naming it is corrupt */
+		pf[i] = -1;
+	}
+	db->nr_types = n;
+	return 0;
+}
+
+static int load_codec_types(struct tdb *db)
+{
+	int i, j, ret;
+
+	for (i = 0; i < db->types_nr; i++) {
+		struct tdb_event_type *t = db->types[i];
+
+		if (!t)
+			continue;
+		ret = grow_codec_types(db, t->id);
+		if (ret)
+			return ret;
+		db->nfields_by_type[t->id] = t->nfields;
+		for (j = 0; j < t->nfields; j++)
+			if (is_pfn_field(t->field_names[j]) && db->pfn_field[t->id] < 0)
+				db->pfn_field[t->id] = j;
+	}
+	return 0;
+}
+
+int tdb_add_event_type(struct tdb *db, const char *system, const char *name, bool missing,
+		       const char *format, int nfields, const char *const *names,
+		       const int *sizes, const bool *is_signed)
+{
+	sqlite3_stmt *st = NULL;
+	int id, i, ret;
+
+	if (nfields > TDB_MAX_FIELDS)
+		return bc_error(BC_E_INVAL, "%s:%s: %d fields, at most %d are stored", system, name,
+				nfields, TDB_MAX_FIELDS);
+	if (sqlite3_prepare_v2(db->sq, "INSERT INTO event_types(system, name, missing, format) "
+			       "VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "event_types");
+	sqlite3_bind_text(st, 1, system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, missing);
+	if (format)
+		sqlite3_bind_text(st, 4, format, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		ret = tdb_sql_error(db, "event_types");
+		sqlite3_finalize(st);
+		return ret;
+	}
+	sqlite3_finalize(st);
+	id = (int)sqlite3_last_insert_rowid(db->sq);
+	if (id > 0xffff)
+		return bc_error(BC_E_INVAL, "too many event types");
+
+	if (sqlite3_prepare_v2(db->sq, "INSERT INTO event_fields(type, idx, name, size, signed) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "event_fields");
+	for (i = 0; i < nfields; i++) {
+		sqlite3_bind_int(st, 1, id);
+		sqlite3_bind_int(st, 2, i);
+		sqlite3_bind_text(st, 3, names[i], -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 4, sizes ? sizes[i] : 8);
+		sqlite3_bind_int(st, 5, is_signed ? is_signed[i] : 0);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			ret = tdb_sql_error(db, "event_fields");
+			sqlite3_finalize(st);
+			return ret;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+
+	ret = grow_codec_types(db, id);
+	if (ret)
+		return ret;
+	db->nfields_by_type[id] = missing ? 0 : nfields;
+	for (i = 0; i < nfields; i++)
+		if (is_pfn_field(names[i]) && db->pfn_field[id] < 0)
+			db->pfn_field[id] = i;
+	/* Readers of this connection see the new type too. */
+	tdb_free_types(db);
+	ret = tdb_load_types(db);
+	return ret ? ret : id;
+}
+
+uint64_t tdb_next_seq(const struct tdb *db)
+{
+	return db->next_seq;
+}
+
+int tdb_flush(struct tdb *db)
+{
+	int64_t pmin = INT64_MAX, pmax = INT64_MIN;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	size_t len;
+	int i, ret;
+
+	if (!db->npending)
+		return 0;
+	if (!db->encbuf) {
+		db->encbuf = malloc((size_t)TDB_CHUNK_EVENTS * TDB_MAX_ENC);
+		if (!db->encbuf)
+			return bc_error(BC_E_NOMEM, "out of memory");
+	}
+	for (i = 0; i < db->npending; i++) {
+		const struct bc_event *e = &db->pending[i];
+		int pf = e->type < db->nr_types ? db->pfn_field[e->type] : -1;
+
+		if (e->ts < tmin)
+			tmin = e->ts;
+		if (e->ts > tmax)
+			tmax = e->ts;
+		if (pf >= 0 && pf < e->nfields && e->field[pf] >= 0) {
+			if (e->field[pf] < pmin)
+				pmin = e->field[pf];
+			if (e->field[pf] > pmax)
+				pmax = e->field[pf];
+		}
+	}
+	len = tdb_encode_events(db->pending, db->npending, db->nfields_by_type, db->nr_types,
+				db->encbuf);
+	sqlite3_bind_int64(db->ins_chunk, 1, (int64_t)db->pending[0].seq);
+	sqlite3_bind_int(db->ins_chunk, 2, db->npending);
+	sqlite3_bind_int64(db->ins_chunk, 3, (int64_t)tmin);
+	sqlite3_bind_int64(db->ins_chunk, 4, (int64_t)tmax);
+	if (pmin <= pmax) {
+		sqlite3_bind_int64(db->ins_chunk, 5, pmin);
+		sqlite3_bind_int64(db->ins_chunk, 6, pmax);
+	}
+	sqlite3_bind_blob(db->ins_chunk, 7, db->encbuf, (int)len, SQLITE_STATIC);
+	ret = step_done(db, db->ins_chunk, "event_chunks");
+	if (ret)
+		return ret;
+	db->npending = 0;
+	/* A chunk is many events: commit often enough that a kill loses little. */
+	db->writes += TDB_TXN_WRITES / 16;
+	return tdb_write_done(db);
+}
+
+int tdb_append_event(struct tdb *db, struct bc_event *ev)
+{
+	if (ev->type >= db->nr_types || db->nfields_by_type[ev->type] < 0)
+		return bc_error(BC_E_INVAL, "event of unregistered type %u", ev->type);
+	if (!db->pending) {
+		db->pending = malloc(TDB_CHUNK_EVENTS * sizeof(*db->pending));
+		if (!db->pending)
+			return bc_error(BC_E_NOMEM, "out of memory");
+	}
+	ev->seq = db->next_seq++;
+	db->pending[db->npending++] = *ev;
+	if (db->npending == TDB_CHUNK_EVENTS)
+		return tdb_flush(db);
+	return 0;
+}
+
+int tdb_add_marker(struct tdb *db, uint64_t ts, int cpu, int pid, const char *text)
+{
+	sqlite3_bind_int64(db->ins_marker, 1, (int64_t)db->next_seq);
+	sqlite3_bind_int64(db->ins_marker, 2, (int64_t)ts);
+	sqlite3_bind_int(db->ins_marker, 3, cpu);
+	sqlite3_bind_int(db->ins_marker, 4, pid);
+	sqlite3_bind_text(db->ins_marker, 5, text, -1, SQLITE_TRANSIENT);
+	return step_done(db, db->ins_marker, "markers");
+}
+
+int tdb_add_stack(struct tdb *db, uint64_t seq, const char *frames)
+{
+	sqlite3_bind_int64(db->ins_stack, 1, (int64_t)seq);
+	sqlite3_bind_text(db->ins_stack, 2, frames, -1, SQLITE_TRANSIENT);
+	return step_done(db, db->ins_stack, "stacks");
+}
+
+int tdb_add_comm(struct tdb *db, int pid, const char *comm)
+{
+	sqlite3_bind_int(db->ins_comm, 1, pid);
+	sqlite3_bind_text(db->ins_comm, 2, comm, -1, SQLITE_TRANSIENT);
+	return step_done(db, db->ins_comm, "comms");
+}
+
+int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int64_t count,
+		 uint64_t seq)
+{
+	sqlite3_bind_int(db->ins_lost, 1, cpu);
+	sqlite3_bind_int64(db->ins_lost, 2, (int64_t)ts_from);
+	sqlite3_bind_int64(db->ins_lost, 3, (int64_t)ts_to);
+	sqlite3_bind_int64(db->ins_lost, 4, count);
+	sqlite3_bind_int64(db->ins_lost, 5, (int64_t)seq);
+	return step_done(db, db->ins_lost, "lost_events");
+}
+
+int tdb_add_cpu_stat(struct tdb *db, int cpu, const char *key, int64_t value)
+{
+	sqlite3_bind_int(db->ins_cpu_stat, 1, cpu);
+	sqlite3_bind_text(db->ins_cpu_stat, 2, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(db->ins_cpu_stat, 3, value);
+	return step_done(db, db->ins_cpu_stat, "cpu_stats");
+}

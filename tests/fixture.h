@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the Check tests: temporary files, running the binary, skips. */
+#ifndef BC_FIXTURE_H
+#define BC_FIXTURE_H
+
+#include <stdbool.h>
+
+/* A fresh path "<tmpdir>/<name>" in a per-process temp dir (the file does not exist).
+ * The string is static storage per call slot; valid for the test. */
+char *fixture_tmpfile(const char *name);
+/* Remove a file made by the test (ignores errors). */
+void fixture_rm(const char *path);
+/* The source tree (env BC_SRCDIR, default ".") and the bigchunk binary (env BIGCHUNK). */
+const char *fixture_srcdir(void);
+const char *fixture_bigchunk(void);
+/* "<srcdir>/<rel>" in static storage (one slot per call, 8 slots round robin). */
+const char *fixture_path(const char *rel);
+/* Run a shell command line; returns its exit status (or -1), stdout+stderr in *out
+ * (malloc'ed, caller frees) when @out is not NULL. */
+int fixture_run(const char *cmdline, char **out);
+/* Live tests: true when root with tracefs; otherwise prints "SKIP: <test>: <reason>". */
+bool fixture_live(const char *test);
+
+#endif

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * db/: schema round trip, event chunk codec, and refusal of bad files.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "tests/fixture.h"
+
+START_TEST(test_varint_roundtrip)
+{
+	const int64_t vals[] = { 0, 1, -1, 127, 128, -129, INT64_MAX, INT64_MIN, 0x640000, -2 };
+	uint8_t buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		size_t n = bc_put_uvarint(buf, bc_zigzag(vals[i])), pos = 0;
+		uint64_t v;
+
+		ck_assert_int_le(n, 10);
+		ck_assert_int_eq(bc_get_uvarint(buf, n, &pos, &v), 0);
+		ck_assert_uint_eq(pos, n);
+		ck_assert_int_eq(bc_unzigzag(v), vals[i]);
+		/* One byte short must be reported, not read past. */
+		pos = 0;
+		ck_assert_int_eq(bc_get_uvarint(buf, n - 1, &pos, &v), -BC_E_TRUNCATED);
+	}
+}
+END_TEST
+
+static const char *const alloc_fields[] = { "pfn", "order", "gfp_flags", "migratetype" };
+static const int alloc_sizes[] = { 8, 4, 8, 4 };
+static const bool alloc_signed[] = { false, false, false, true };
+
+/* Write N events of two types, read them back identically, in order. */
+START_TEST(test_events_roundtrip)
+{
+	char *path = fixture_tmpfile("rt.db");
+	struct tdb_cursor *cur;
+	struct bc_event ev, got;
+	struct tdb *db;
+	int t1, t2, i, n = 3 * TDB_CHUNK_EVENTS + 17;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	t1 = tdb_add_event_type(db, "kmem", "mm_page_alloc", false, "format text", 4,
+				alloc_fields, alloc_sizes, alloc_signed);
+	ck_assert_int_gt(t1, 0);
+	t2 = tdb_add_event_type(db, "kmem", "mm_page_free", false, NULL, 2, alloc_fields,
+				alloc_sizes, alloc_signed);
+	ck_assert_int_gt(t2, t1);
+	ck_assert_int_gt(tdb_add_event_type(db, "cma", "cma_alloc_start", true, NULL, 0, NULL,
+					    NULL, NULL), t2);
+	for (i = 0; i < n; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.ts = 1000000000ull + (uint64_t)i * 37 - (i % 5 == 0 ? 3 : 0);
+		ev.cpu = i & 1;
+		ev.pid = (i % 3) ? 1234 + i : -1;
+		ev.type = (i & 2) ? t1 : t2;
+		ev.nfields = (i & 2) ? 4 : 2;
+		ev.field[0] = i % 7 ? 0x100000 + i * 512 : -1;
+		ev.field[1] = i % 11;
+		ev.field[2] = 0x100cca;
+		ev.field[3] = i % 4 - 1;
+		ck_assert_int_eq(tdb_append_event(db, &ev), 0);
+		ck_assert_uint_eq(ev.seq, i);
+	}
+	ck_assert_int_eq(tdb_add_marker(db, 5, 0, 1, "hello"), 0);
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tdb_event_count(db), n);
+	ck_assert_int_eq(tdb_get_meta_int(db, "complete", 0), 1);
+	ck_assert_int_eq(tdb_event_type_id(db, "kmem", "mm_page_alloc"), t1);
+	ck_assert_int_eq(tdb_event_type_id(db, "cma", "cma_alloc_start"), 0);
+	ck_assert_int_eq(tdb_field_index(db, t1, "migratetype"), 3);
+	ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(tdb_cursor_next(cur, &got), 1);
+		ck_assert_uint_eq(got.seq, i);
+		ck_assert_uint_eq(got.ts, 1000000000ull + (uint64_t)i * 37 - (i % 5 == 0 ? 3 : 0));
+		ck_assert_int_eq(got.cpu, i & 1);
+		ck_assert_int_eq(got.pid, (i % 3) ? 1234 + i : -1);
+		ck_assert_int_eq(got.nfields, (i & 2) ? 4 : 2);
+		ck_assert_int_eq(got.field[0], i % 7 ? 0x100000 + i * 512 : -1);
+		ck_assert_int_eq(got.field[1], i % 11);
+		if (i & 2)
+			ck_assert_int_eq(got.field[3], i % 4 - 1);
+	}
+	ck_assert_int_eq(tdb_cursor_next(cur, &got), 0);
+	tdb_cursor_close(cur);
+
+	/* A window in the middle of a chunk. */
+	ck_assert_int_eq(tdb_cursor_open(db, TDB_CHUNK_EVENTS + 5, TDB_CHUNK_EVENTS + 9, &cur), 0);
+	for (i = 5; i < 9; i++) {
+		ck_assert_int_eq(tdb_cursor_next(cur, &got), 1);
+		ck_assert_uint_eq(got.seq, TDB_CHUNK_EVENTS + i);
+	}
+	ck_assert_int_eq(tdb_cursor_next(cur, &got), 0);
+	tdb_cursor_close(cur);
+	tdb_close(db);
+
+	/* The file is private: physical addresses are sensitive. */
+	{
+		struct stat sb;
+
+		ck_assert_int_eq(stat(path, &sb), 0);
+		ck_assert_int_eq(sb.st_mode & 0777, 0600);
+	}
+	fixture_rm(path);
+}
+END_TEST
+
+START_TEST(test_not_sqlite)
+{
+	char *path = fixture_tmpfile("garbage.db");
+	struct tdb *db;
+	FILE *fp = fopen(path, "w");
+
+	fputs("this is not a database, just text that goes on for a while.......\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), -BC_E_FORMAT);
+	ck_assert_ptr_null(db);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), path));
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "not a bigchunk capture"));
+	fixture_rm(path);
+}
+END_TEST
+
+START_TEST(test_newer_schema)
+{
+	char *path = fixture_tmpfile("newer.db");
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ck_assert_int_eq(tdb_exec(db, "PRAGMA user_version = 99"), 0);
+	tdb_close(db);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), -BC_E_VERSION);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "newer"));
+	fixture_rm(path);
+}
+END_TEST
+
+START_TEST(test_plain_sqlite_refused)
+{
+	char *path = fixture_tmpfile("plain.db");
+	struct tdb *db;
+	sqlite3 *sq;
+
+	ck_assert_int_eq(sqlite3_open(path, &sq), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sq, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), -BC_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "no schema version"));
+	fixture_rm(path);
+}
+END_TEST
+
+START_TEST(test_exists_refused)
+{
+	char *path = fixture_tmpfile("exists.db");
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	tdb_close(db);
+	ck_assert_int_eq(tdb_create(path, false, &db), -BC_E_INVAL);
+	ck_assert_int_eq(tdb_create(path, true, &db), 0);
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
+/* A corrupt chunk is reported with the chunk and byte, never decoded into garbage. */
+START_TEST(test_corrupt_chunk)
+{
+	char *path = fixture_tmpfile("corrupt.db");
+	struct tdb_cursor *cur;
+	struct bc_event ev = { 0 };
+	struct tdb *db;
+	int t, i, ret;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	t = tdb_add_event_type(db, "kmem", "mm_page_free", false, NULL, 2, alloc_fields,
+			       alloc_sizes, alloc_signed);
+	for (i = 0; i < 100; i++) {
+		ev.type = t;
+		ev.nfields = 2;
+		ev.ts = i;
+		ck_assert_int_eq(tdb_append_event(db, &ev), 0);
+	}
+	tdb_finish(db);
+	ck_assert_int_eq(tdb_exec(db, "UPDATE event_chunks SET data = substr(data, 1, 150)"), 0);
+	tdb_close(db);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+	while ((ret = tdb_cursor_next(cur, &ev)) == 1)
+		;
+	ck_assert_int_eq(ret, -BC_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "corrupt"));
+	tdb_cursor_close(cur);
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
+/* A full disk is an error naming the file, never a silently short capture. */
+START_TEST(test_disk_full)
+{
+	char dir[] = "/tmp/bc-full-XXXXXX", path[64];
+	struct bc_event ev = { 0 };
+	struct tdb *db;
+	int t, i, ret = 0;
+
+	if (geteuid() != 0) {
+		printf("SKIP: test_disk_full: needs root to mount a small tmpfs\n");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0) {
+		printf("SKIP: test_disk_full: cannot mount tmpfs: %m\n");
+		rmdir(dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/full.db", dir);
+	ret = tdb_create(path, false, &db);
+	if (!ret) {
+		t = tdb_add_event_type(db, "kmem", "mm_page_free", false, NULL, 2, alloc_fields,
+				       alloc_sizes, alloc_signed);
+		for (i = 0; i < 1000000 && !ret; i++) {
+			ev.type = t;
+			ev.nfields = 2;
+			ev.ts = (uint64_t)i * 1000003;
+			ev.field[0] = (int64_t)i * 7919;
+			ret = tdb_append_event(db, &ev);
+		}
+		if (!ret)
+			ret = tdb_finish(db);
+		tdb_close(db);
+	}
+	umount(dir);
+	rmdir(dir);
+	ck_assert_int_eq(ret, -BC_E_NOSPC);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "full.db"));
+}
+END_TEST
+
+Suite *tdb_suite(void)
+{
+	Suite *s = suite_create("tdb");
+	TCase *tc = tcase_create("core");
+	TCase *lim = tcase_create("limits");
+
+	tcase_add_test(tc, test_varint_roundtrip);
+	tcase_add_test(tc, test_events_roundtrip);
+	suite_add_tcase(s, tc);
+	tcase_add_test(lim, test_not_sqlite);
+	tcase_add_test(lim, test_newer_schema);
+	tcase_add_test(lim, test_plain_sqlite_refused);
+	tcase_add_test(lim, test_exists_refused);
+	tcase_add_test(lim, test_corrupt_chunk);
+	tcase_add_test(lim, test_disk_full);
+	suite_add_tcase(s, lim);
+	return s;
+}
