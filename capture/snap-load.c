@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Storing snapshots in a capture (snap_load_dir/snap_load_live), reading them back
+ * (snap_list, snap_pages_read, snap_runs_*) and placing them in the trace (snap_align).
+ *
+ * A load runs inside SAVEPOINT snap_load: the snapshots row is inserted first with
+ * complete = 0, every file is stored and parsed as the walk delivers it, the page runs
+ * are encoded and inserted chunk by chunk (memory stays bounded on a 268 M-PFN
+ * machine), and only when everything is in and consistent does the row get its times,
+ * nr_pfns and complete = 1 and the savepoint is released. Any error rolls it back.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/snap-local.h"
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-pages.h"
+
+static int db_err(sqlite3 *sq, const char *what)
+{
+	return bc_error(BC_E_DB, "%s: %s", what, sqlite3_errmsg(sq));
+}
+
+static int prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
+		return db_err(sq, "snapshot: prepare");
+	return 0;
+}
+
+static int step_done(sqlite3 *sq, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return db_err(sq, what);
+	return 0;
+}
+
+/* Bind @v, or NULL when negative (the "not printed" convention of the parsers). */
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+struct loader {
+	struct tdb *db;
+	sqlite3 *sq;
+	const struct snap_src *src;
+	int64_t snap;
+	sqlite3_stmt *ins_file, *ins_page;
+	struct tdb_pages_enc *enc;
+	struct snap_tables t;
+	int64_t block_size;		/* memory/block_size_bytes, -1 if absent */
+	uint64_t page_bytes;		/* blob bytes stored */
+};
+
+static int load_error(struct loader *L, int ret, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (snap_src_path(L->src, name, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", name);
+	return bc_error_prefix(ret, "%s", path);
+}
+
+static struct snap_memblock *memblock(struct loader *L, int64_t block)
+{
+	struct snap_tables *t = &L->t;
+	struct snap_memblock *b;
+
+	if (t->nr_blocks && t->blocks[t->nr_blocks - 1].block == block)
+		return &t->blocks[t->nr_blocks - 1];
+	if (snap_grow(&t->blocks, t->nr_blocks, sizeof(*t->blocks)))
+		return NULL;
+	b = &t->blocks[t->nr_blocks++];
+	memset(b, 0, sizeof(*b));
+	b->block = block;
+	b->start_pfn = UINT64_MAX;
+	return b;
+}
+
+static struct snap_hugepages *hugepool(struct loader *L, int64_t size_kb)
+{
+	struct snap_tables *t = &L->t;
+
+	if (t->nr_huge && t->huge[t->nr_huge - 1].size_kb == size_kb)
+		return &t->huge[t->nr_huge - 1];
+	if (snap_grow(&t->huge, t->nr_huge, sizeof(*t->huge)))
+		return NULL;
+	t->huge[t->nr_huge] = (struct snap_hugepages){ size_kb, -1, -1 };
+	return &t->huge[t->nr_huge++];
+}
+
+/* A small sysfs value: the text without the trailing newline, copied to @buf. */
+static int one_word(const char *content, char *buf, size_t size)
+{
+	size_t n = strcspn(content, "\n");
+
+	if (n >= size || content[n + (content[n] == '\n')])
+		return bc_error(BC_E_FORMAT, "expected one line of at most %zu characters",
+				size - 1);
+	memcpy(buf, content, n);
+	buf[n] = 0;
+	return 0;
+}
+
+static int parse_u64(const char *content, int base, int64_t *v)
+{
+	char buf[32], *e;
+	int ret = one_word(content, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	if (base == 16 && !strncmp(buf, "0x", 2))
+		memmove(buf, buf + 2, strlen(buf + 2) + 1);
+	*v = strtoll(buf, &e, base);
+	if (!*buf || *e || *v < 0)
+		return bc_error(BC_E_FORMAT, "expected a %s number, got \"%s\"",
+				base == 16 ? "hexadecimal" : "decimal", buf);
+	return 0;
+}
+
+static int parse_file(struct loader *L, const char *name, const char *content)
+{
+	static const struct {
+		const char *name;
+		int (*parse)(const char *text, struct snap_tables *t);
+	} parsers[] = {
+		{ "zoneinfo", snap_parse_zoneinfo },
+		{ "buddyinfo", snap_parse_buddyinfo },
+		{ "pagetypeinfo", snap_parse_pagetypeinfo },
+		{ "meminfo", snap_parse_meminfo },
+		{ "vmstat", snap_parse_vmstat },
+		{ "iomem", snap_parse_iomem },
+	};
+	long long n;
+	char file[32];
+	size_t i;
+	int64_t v;
+	int off = 0;
+
+	for (i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
+		if (!strcmp(name, parsers[i].name))
+			return parsers[i].parse(content, &L->t);
+	if (!strcmp(name, "memory/block_size_bytes")) {
+		int ret = parse_u64(content, 16, &L->block_size);
+
+		if (!ret && (L->block_size < 4096 || L->block_size % 4096))
+			ret = bc_error(BC_E_FORMAT, "block size %" PRId64 " is not a multiple of "
+				       "4096", L->block_size);
+		return ret;
+	}
+	if (sscanf(name, "memory/memory%lld/%31s%n", &n, file, &off) == 2 && !name[off]) {
+		struct snap_memblock *b = memblock(L, n);
+
+		if (!b)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		if (!strcmp(file, "phys_index")) {
+			int ret = parse_u64(content, 16, &v);
+
+			if (ret)
+				return ret;
+			b->start_pfn = (uint64_t)v;	/* scaled by the block size at the end */
+			return 0;
+		}
+		if (!strcmp(file, "state"))
+			return one_word(content, b->state, sizeof(b->state));
+		if (!strcmp(file, "valid_zones"))
+			return one_word(content, b->valid_zones, sizeof(b->valid_zones));
+		return 0;
+	}
+	if (sscanf(name, "hugepages/hugepages-%lldkB/%31s%n", &n, file, &off) == 2 &&
+	    !name[off]) {
+		struct snap_hugepages *h = hugepool(L, n);
+		int ret;
+
+		if (!h)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		ret = parse_u64(content, 10, &v);
+		if (ret)
+			return ret;
+		if (!strcmp(file, "nr_hugepages"))
+			h->nr = v;
+		else if (!strcmp(file, "free_hugepages"))
+			h->free = v;
+		return 0;
+	}
+	return 0;			/* uname, taken_at: stored only */
+}
+
+static int loader_text(void *arg, const char *name, const char *content, size_t len)
+{
+	struct loader *L = arg;
+	int ret;
+
+	sqlite3_bind_int64(L->ins_file, 1, L->snap);
+	sqlite3_bind_text(L->ins_file, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(L->ins_file, 3, content, (int)len, SQLITE_STATIC);
+	ret = step_done(L->sq, L->ins_file, "snapshot_files");
+	if (ret)
+		return ret;
+	ret = parse_file(L, name, content);
+	if (ret)
+		return load_error(L, ret, name);
+	return 0;
+}
+
+static int loader_pages(void *arg, uint64_t pfn, uint32_t n, const uint64_t *flags,
+			const uint64_t *count)
+{
+	struct loader *L = arg;
+	const uint8_t *blob;
+	size_t len;
+	int ret;
+
+	ret = tdb_pages_encode(L->enc, flags, count, n, &blob, &len);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(L->ins_page, 1, L->snap);
+	sqlite3_bind_int64(L->ins_page, 2, (int64_t)pfn);
+	sqlite3_bind_int64(L->ins_page, 3, n);
+	sqlite3_bind_blob(L->ins_page, 4, blob, (int)len, SQLITE_STATIC);
+	L->page_bytes += len;
+	return step_done(L->sq, L->ins_page, "snapshot_pages");
+}
+
+/* The page files must cover every zone's span; memory blocks get their pfns. */
+static int check_tables(struct loader *L, uint64_t nr_pfns)
+{
+	struct snap_tables *t = &L->t;
+	int i;
+
+	for (i = 0; i < t->nr_zones; i++) {
+		const struct snap_zone *z = &t->zones[i];
+		uint64_t end = (uint64_t)z->start_pfn + (uint64_t)z->spanned;
+
+		if (end > nr_pfns)
+			return load_error(L, bc_error(BC_E_TRUNCATED, "covers PFNs [0, %" PRIu64
+						      ") (%" PRIu64 " bytes) but node %d zone %s "
+						      "spans [%" PRId64 ", %" PRIu64 "): the file "
+						      "is short", nr_pfns, nr_pfns * 8, z->node,
+						      z->name, z->start_pfn, end), "kpageflags");
+	}
+	if (t->nr_blocks && L->block_size < 0)
+		return load_error(L, bc_error(BC_E_NOENT, "missing"), "memory/block_size_bytes");
+	for (i = 0; i < t->nr_blocks; i++) {
+		struct snap_memblock *b = &t->blocks[i];
+
+		if (b->start_pfn == UINT64_MAX || !b->state[0]) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "memory/memory%" PRId64 "/%s", b->block,
+				 b->start_pfn == UINT64_MAX ? "phys_index" : "state");
+			return load_error(L, bc_error(BC_E_NOENT, "missing"), name);
+		}
+		b->nr_pfns = (uint64_t)L->block_size / 4096;
+		b->start_pfn *= b->nr_pfns;
+	}
+	for (i = 0; i < t->nr_huge; i++)
+		if (t->huge[i].nr < 0 || t->huge[i].free < 0)
+			return bc_error(BC_E_NOENT, "hugepages-%" PRId64 "kB: nr_hugepages or "
+					"free_hugepages missing", t->huge[i].size_kb);
+	return 0;
+}
+
+static const struct snap_pcp *zone_pcp0(const struct snap_zone *z)
+{
+	int i;
+
+	for (i = 0; i < z->nr_pcp; i++)
+		if (z->pcp[i].cpu == 0)
+			return &z->pcp[i];
+	return z->nr_pcp ? &z->pcp[0] : NULL;
+}
+
+static int insert_oc(struct loader *L, const char *sql, const struct snap_order_count *o,
+		     int nr, int kind, const char *what)
+{
+	sqlite3_stmt *st;
+	int i, ret, k;
+
+	ret = prepare(L->sq, sql, &st);
+	for (i = 0; !ret && i < nr; i++) {
+		k = 1;
+		sqlite3_bind_int64(st, k++, L->snap);
+		sqlite3_bind_int(st, k++, o[i].node);
+		sqlite3_bind_text(st, k++, o[i].zone, -1, SQLITE_STATIC);
+		if (kind >= 1)
+			sqlite3_bind_text(st, k++, o[i].migratetype, -1, SQLITE_STATIC);
+		if (kind <= 1)
+			sqlite3_bind_int(st, k++, o[i].ord);
+		sqlite3_bind_int64(st, k++, o[i].nr);
+		ret = step_done(L->sq, st, what);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int insert_kv(struct loader *L, const char *sql, const struct snap_kv *kv, int nr,
+		     const char *what)
+{
+	sqlite3_stmt *st;
+	int i, ret;
+
+	ret = prepare(L->sq, sql, &st);
+	for (i = 0; !ret && i < nr; i++) {
+		sqlite3_bind_int64(st, 1, L->snap);
+		sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, kv[i].value);
+		ret = step_done(L->sq, st, what);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int insert_tables(struct loader *L)
+{
+	struct snap_tables *t = &L->t;
+	sqlite3_stmt *st = NULL, *pc = NULL;
+	int i, j, ret;
+
+	ret = prepare(L->sq, "INSERT INTO zones VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+	if (!ret)
+		ret = prepare(L->sq, "INSERT INTO zone_pcp VALUES (?,?,?,?,?,?,?)", &pc);
+	for (i = 0; !ret && i < t->nr_zones; i++) {
+		const struct snap_zone *z = &t->zones[i];
+		const struct snap_pcp *p0 = zone_pcp0(z);
+
+		sqlite3_bind_int64(st, 1, L->snap);
+		sqlite3_bind_int(st, 2, z->node);
+		sqlite3_bind_text(st, 3, z->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, z->start_pfn);
+		sqlite3_bind_int64(st, 5, z->spanned);
+		sqlite3_bind_int64(st, 6, z->present);
+		sqlite3_bind_int64(st, 7, z->managed);
+		sqlite3_bind_int64(st, 8, z->free);
+		bind_opt(st, 9, z->wmark_min);
+		bind_opt(st, 10, z->wmark_low);
+		bind_opt(st, 11, z->wmark_high);
+		bind_opt(st, 12, p0 ? p0->high : -1);
+		bind_opt(st, 13, p0 ? p0->batch : -1);
+		bind_opt(st, 14, p0 ? p0->high_min : -1);
+		bind_opt(st, 15, p0 ? p0->high_max : -1);
+		ret = step_done(L->sq, st, "zones");
+		for (j = 0; !ret && j < z->nr_pcp; j++) {
+			sqlite3_bind_int64(pc, 1, L->snap);
+			sqlite3_bind_int(pc, 2, z->node);
+			sqlite3_bind_text(pc, 3, z->name, -1, SQLITE_STATIC);
+			sqlite3_bind_int(pc, 4, z->pcp[j].cpu);
+			sqlite3_bind_int64(pc, 5, z->pcp[j].count);
+			sqlite3_bind_int64(pc, 6, z->pcp[j].high);
+			sqlite3_bind_int64(pc, 7, z->pcp[j].batch);
+			ret = step_done(L->sq, pc, "zone_pcp");
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(pc);
+	if (ret)
+		return ret;
+	ret = insert_oc(L, "INSERT INTO buddyinfo VALUES (?,?,?,?,?)", t->buddy, t->nr_buddy, 0,
+			"buddyinfo");
+	if (!ret)
+		ret = insert_oc(L, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)", t->ptfree,
+				t->nr_ptfree, 1, "pagetype_free");
+	if (!ret)
+		ret = insert_oc(L, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)", t->ptblocks,
+				t->nr_ptblocks, 2, "pagetype_blocks");
+	if (!ret)
+		ret = insert_kv(L, "INSERT INTO meminfo VALUES (?,?,?)", t->meminfo,
+				t->nr_meminfo, "meminfo");
+	if (!ret)
+		ret = insert_kv(L, "INSERT INTO vmstat VALUES (?,?,?)", t->vmstat, t->nr_vmstat,
+				"vmstat");
+	if (ret)
+		return ret;
+	ret = prepare(L->sq, "INSERT INTO system_ram VALUES (?,?,?)", &st);
+	for (i = 0; !ret && i < t->nr_ram; i++) {
+		sqlite3_bind_int64(st, 1, L->snap);
+		sqlite3_bind_int64(st, 2, (int64_t)t->ram[i].start_pfn);
+		sqlite3_bind_int64(st, 3, (int64_t)t->ram[i].end_pfn);
+		ret = step_done(L->sq, st, "system_ram");
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	ret = prepare(L->sq, "INSERT INTO memory_blocks VALUES (?,?,?,?,?,?)", &st);
+	for (i = 0; !ret && i < t->nr_blocks; i++) {
+		const struct snap_memblock *b = &t->blocks[i];
+
+		sqlite3_bind_int64(st, 1, L->snap);
+		sqlite3_bind_int64(st, 2, b->block);
+		sqlite3_bind_int64(st, 3, (int64_t)b->start_pfn);
+		sqlite3_bind_int64(st, 4, (int64_t)b->nr_pfns);
+		sqlite3_bind_text(st, 5, b->state, -1, SQLITE_STATIC);
+		if (b->valid_zones[0])
+			sqlite3_bind_text(st, 6, b->valid_zones, -1, SQLITE_STATIC);
+		ret = step_done(L->sq, st, "memory_blocks");
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	ret = prepare(L->sq, "INSERT INTO hugepages VALUES (?,?,?,?)", &st);
+	for (i = 0; !ret && i < t->nr_huge; i++) {
+		sqlite3_bind_int64(st, 1, L->snap);
+		sqlite3_bind_int64(st, 2, t->huge[i].size_kb);
+		sqlite3_bind_int64(st, 3, t->huge[i].nr);
+		sqlite3_bind_int64(st, 4, t->huge[i].free);
+		ret = step_done(L->sq, st, "hugepages");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int load(struct tdb *db, const struct snap_src *src, const char *label,
+		struct snap_marker *m, int64_t *snap_id)
+{
+	struct loader L = { .db = db, .sq = tdb_sqlite(db), .src = src, .block_size = -1 };
+	struct snap_sink sink = { loader_text, loader_pages, &L };
+	struct snap_walk_result res;
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	ret = tdb_pages_enc_create(&L.enc);
+	if (ret)
+		return ret;
+	if (sqlite3_exec(L.sq, "SAVEPOINT snap_load", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = db_err(L.sq, "snapshot: savepoint");
+		goto out_free;
+	}
+	ret = prepare(L.sq, "INSERT INTO snapshots (label, nr_pfns, complete) VALUES (?, 0, 0)",
+		      &st);
+	if (ret)
+		goto fail;
+	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	ret = step_done(L.sq, st, "snapshots");
+	sqlite3_finalize(st);
+	st = NULL;
+	if (ret)
+		goto fail;
+	L.snap = sqlite3_last_insert_rowid(L.sq);
+	ret = prepare(L.sq, "INSERT INTO snapshot_files (snap, name, content) VALUES (?,?,?)",
+		      &L.ins_file);
+	if (!ret)
+		ret = prepare(L.sq, "INSERT INTO snapshot_pages (snap, pfn, npfns, data) "
+			      "VALUES (?,?,?,?)", &L.ins_page);
+	if (!ret)
+		ret = snap_walk(src, m, &sink, &res);
+	if (!ret)
+		ret = check_tables(&L, res.nr_pfns);
+	if (!ret)
+		ret = insert_tables(&L);
+	if (ret)
+		goto fail;
+	ret = prepare(L.sq, "UPDATE snapshots SET mono_begin = ?, mono_end = ?, nr_pfns = ?, "
+		      "complete = 1 WHERE id = ?", &st);
+	if (ret)
+		goto fail;
+	sqlite3_bind_int64(st, 1, (int64_t)res.mono_begin);
+	sqlite3_bind_int64(st, 2, (int64_t)res.mono_end);
+	sqlite3_bind_int64(st, 3, (int64_t)res.nr_pfns);
+	sqlite3_bind_int64(st, 4, L.snap);
+	ret = step_done(L.sq, st, "snapshots");
+	if (ret)
+		goto fail;
+	if (sqlite3_exec(L.sq, "RELEASE snap_load", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = db_err(L.sq, "snapshot: release");
+		goto fail;
+	}
+	if (snap_id)
+		*snap_id = L.snap;
+	goto out;
+fail:
+	/* keep the message of the real error: these two run without touching it */
+	sqlite3_exec(L.sq, "ROLLBACK TO snap_load", NULL, NULL, NULL);
+	sqlite3_exec(L.sq, "RELEASE snap_load", NULL, NULL, NULL);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(L.ins_file);
+	sqlite3_finalize(L.ins_page);
+	snap_tables_release(&L.t);
+out_free:
+	tdb_pages_enc_destroy(L.enc);
+	return ret;
+}
+
+int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id)
+{
+	struct snap_src src = { .dir = dir, .root = "" };
+
+	return load(db, &src, label, NULL, snap_id);
+}
+
+int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
+		   int64_t *snap_id)
+{
+	struct snap_src src = { .dir = NULL, .root = "" };
+	struct snap_marker mk;
+
+	if (m && !m->label && snap_label_valid(label)) {
+		mk = *m;
+		mk.label = label;	/* markers carry the db label when none is given */
+		m = &mk;
+	}
+	return load(db, &src, label, m, snap_id);
+}
+
+/* ---- reading ---- */
+
+static int64_t col_opt(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+int snap_list(struct tdb *db, struct snap_info **out, int *nr)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	struct snap_info *v = NULL;
+	sqlite3_stmt *st;
+	int n = 0, rc, ret;
+
+	ret = prepare(sq, "SELECT id, label, ts_begin, ts_end, mono_begin, mono_end, seq_begin, "
+		      "seq_end, nr_pfns, complete FROM snapshots ORDER BY id", &st);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct snap_info *s;
+		const char *label = (const char *)sqlite3_column_text(st, 1);
+
+		ret = snap_grow(&v, n, sizeof(*v));
+		if (ret)
+			goto fail;
+		s = &v[n++];
+		memset(s, 0, sizeof(*s));
+		s->id = sqlite3_column_int64(st, 0);
+		snprintf(s->label, sizeof(s->label), "%s", label ? label : "");
+		s->ts_begin = col_opt(st, 2);
+		s->ts_end = col_opt(st, 3);
+		s->mono_begin = col_opt(st, 4);
+		s->mono_end = col_opt(st, 5);
+		s->seq_begin = col_opt(st, 6);
+		s->seq_end = col_opt(st, 7);
+		s->nr_pfns = (uint64_t)sqlite3_column_int64(st, 8);
+		s->complete = sqlite3_column_int(st, 9);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = db_err(sq, "snapshots");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	*nr = n;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	free(v);
+	return ret;
+}
+
+static int snap_nr_pfns(struct tdb *db, int64_t snap, uint64_t *nr)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = prepare(sq, "SELECT nr_pfns, complete FROM snapshots WHERE id = ?", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !sqlite3_column_int(st, 1))
+		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " is incomplete", snap);
+	else if (rc == SQLITE_ROW)
+		*nr = (uint64_t)sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		ret = bc_error(BC_E_NOENT, "snapshot %" PRId64 ": no such snapshot", snap);
+	else
+		ret = db_err(sq, "snapshots");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Rows of @snap overlapping [from, to), in pfn order. */
+static int open_rows(struct tdb *db, int64_t snap, uint64_t from, uint64_t to,
+		     sqlite3_stmt **st)
+{
+	int ret = prepare(tdb_sqlite(db), "SELECT pfn, npfns, data FROM snapshot_pages WHERE "
+			  "snap = ?1 AND pfn > ?2 - ?4 AND pfn < ?3 AND pfn + npfns > ?2 "
+			  "ORDER BY pfn", st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(*st, 1, snap);
+	sqlite3_bind_int64(*st, 2, (int64_t)from);
+	sqlite3_bind_int64(*st, 3, (int64_t)to);
+	sqlite3_bind_int64(*st, 4, TDB_PAGE_CHUNK);
+	return 0;
+}
+
+/* Validate the current row: it must start at @expect and hold 1..TDB_PAGE_CHUNK PFNs. */
+static int row_check(sqlite3_stmt *st, int64_t snap, uint64_t expect, uint64_t *pfn,
+		     uint32_t *n)
+{
+	int64_t p = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
+
+	if (k < 1 || k > TDB_PAGE_CHUNK || p < 0 || (uint64_t)p > expect ||
+	    (uint64_t)(p + k) <= expect)
+		return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
+				PRIu64 " (row at %" PRId64 ", %" PRId64 " PFNs)", snap, expect, p,
+				k);
+	*pfn = (uint64_t)p;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+int snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
+		    uint64_t *flags, uint64_t *count)
+{
+	uint64_t nr, at = pfn_from, end = pfn_from + n, *tf = NULL, *tc = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret, rc;
+
+	ret = snap_nr_pfns(db, snap, &nr);
+	if (ret)
+		return ret;
+	if (end < pfn_from || end > nr)
+		return bc_error(BC_E_INVAL, "snapshot %" PRId64 ": PFNs [%" PRIu64 ", %" PRIu64
+				") beyond its %" PRIu64 " PFNs", snap, pfn_from, end, nr);
+	if (!n)
+		return 0;
+	tf = malloc(TDB_PAGE_CHUNK * sizeof(*tf));
+	tc = malloc(TDB_PAGE_CHUNK * sizeof(*tc));
+	if (!tf || !tc) {
+		ret = bc_error(BC_E_NOMEM, "snapshot pages: out of memory");
+		goto out;
+	}
+	ret = open_rows(db, snap, pfn_from, end, &st);
+	while (!ret && at < end && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t base, take;
+		uint32_t k;
+
+		ret = row_check(st, snap, at, &base, &k);
+		if (ret)
+			break;
+		ret = tdb_pages_decode(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2), k,
+				       tf, tc);
+		if (ret) {
+			bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, snap, base);
+			break;
+		}
+		take = base + k - at;
+		if (take > end - at)
+			take = end - at;
+		if (flags)
+			memcpy(flags + (at - pfn_from), tf + (at - base), take * sizeof(*tf));
+		if (count)
+			memcpy(count + (at - pfn_from), tc + (at - base), take * sizeof(*tc));
+		at += take;
+	}
+	if (!ret && at < end)
+		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %" PRIu64,
+			       snap, at);
+out:
+	sqlite3_finalize(st);
+	free(tf);
+	free(tc);
+	return ret;
+}
+
+struct snap_runs {
+	struct tdb *db;
+	sqlite3_stmt *st;
+	int64_t snap;
+	uint64_t at, to;		/* next PFN expected, end of range */
+	struct tdb_page_run *runs;	/* of the current row */
+	size_t nr, i;
+	struct tdb_page_run pending;
+	bool have_pending, done;
+};
+
+int snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn_to,
+		   struct snap_runs **out)
+{
+	struct snap_runs *it;
+	uint64_t nr;
+	int ret;
+
+	ret = snap_nr_pfns(db, snap, &nr);
+	if (ret)
+		return ret;
+	if (pfn_to > nr)
+		pfn_to = nr;
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return bc_error(BC_E_NOMEM, "snapshot runs: out of memory");
+	it->db = db;
+	it->snap = snap;
+	it->at = pfn_from;
+	it->to = pfn_to;
+	it->done = pfn_from >= pfn_to;
+	if (!it->done) {
+		ret = open_rows(db, snap, pfn_from, pfn_to, &it->st);
+		if (ret) {
+			free(it);
+			return ret;
+		}
+	}
+	*out = it;
+	return 0;
+}
+
+/* Next run of the rows, clipped to the range: 1, 0 at the end, or a negative bc_err. */
+static int raw_next(struct snap_runs *it, struct tdb_page_run *r)
+{
+	while (it->i == it->nr) {
+		uint64_t base;
+		uint32_t k;
+		int rc, ret;
+
+		if (it->at >= it->to)
+			return 0;
+		rc = sqlite3_step(it->st);
+		if (rc == SQLITE_DONE)
+			return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
+					PRIu64, it->snap, it->at);
+		if (rc != SQLITE_ROW)
+			return db_err(tdb_sqlite(it->db), "snapshot_pages");
+		ret = row_check(it->st, it->snap, it->at, &base, &k);
+		if (ret)
+			return ret;
+		free(it->runs);
+		it->runs = NULL;
+		it->nr = it->i = 0;
+		ret = tdb_pages_runs(sqlite3_column_blob(it->st, 2), sqlite3_column_bytes(it->st, 2),
+				     k, base, &it->runs, &it->nr);
+		if (ret)
+			return bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, it->snap,
+					       base);
+	}
+	*r = it->runs[it->i++];
+	if (r->pfn + r->npfns <= it->at)
+		return raw_next(it, r);		/* before the range (first row only) */
+	if (r->pfn < it->at) {
+		r->npfns -= it->at - r->pfn;
+		r->pfn = it->at;
+	}
+	if (r->pfn + r->npfns > it->to)
+		r->npfns = it->to - r->pfn;
+	it->at = r->pfn + r->npfns;
+	return 1;
+}
+
+int snap_runs_next(struct snap_runs *it, struct tdb_page_run *run)
+{
+	struct tdb_page_run r;
+	int ret;
+
+	while (!it->done) {
+		ret = raw_next(it, &r);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			it->done = true;
+			break;
+		}
+		if (it->have_pending && it->pending.flags == r.flags &&
+		    it->pending.count == r.count) {
+			it->pending.npfns += r.npfns;
+			continue;
+		}
+		if (it->have_pending) {
+			*run = it->pending;
+			it->pending = r;
+			return 1;
+		}
+		it->pending = r;
+		it->have_pending = true;
+	}
+	if (it->have_pending) {
+		*run = it->pending;
+		it->have_pending = false;
+		return 1;
+	}
+	return 0;
+}
+
+void snap_runs_close(struct snap_runs *it)
+{
+	if (!it)
+		return;
+	sqlite3_finalize(it->st);
+	free(it->runs);
+	free(it);
+}
+
+/* ---- alignment ---- */
+
+struct mark {
+	int64_t seq, ts;
+	uint64_t mono;
+	bool end;
+};
+
+static int load_markers(sqlite3 *sq, struct mark **out, int *nr)
+{
+	struct mark *v = NULL;
+	sqlite3_stmt *st;
+	int n = 0, rc, ret;
+
+	ret = prepare(sq, "SELECT seq, ts, text FROM markers WHERE text LIKE '"
+		      SNAP_MARKER_PREFIX "%' ORDER BY ts, seq", &st);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 2);
+		struct mark mk;
+
+		if (!text || snap_marker_parse(text, NULL, &mk.end, &mk.mono) != 1)
+			continue;
+		mk.seq = sqlite3_column_int64(st, 0);
+		mk.ts = sqlite3_column_int64(st, 1);
+		ret = snap_grow(&v, n, sizeof(*v));
+		if (ret)
+			goto fail;
+		v[n++] = mk;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = db_err(sq, "markers");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	*nr = n;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	free(v);
+	return ret;
+}
+
+static const struct mark *find_mark(const struct mark *v, int n, uint64_t mono, bool end)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].mono == mono && v[i].end == end)
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * The first event with ts >= @t (@strict: ts > @t). Events are in time order, so it is
+ * in the last chunk starting before @t (or at @t when strict), or is the next chunk's
+ * first event.
+ */
+static int seq_at(struct tdb *db, int64_t t, bool strict, int64_t *seq)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	struct tdb_cursor *cur;
+	struct bc_event ev;
+	sqlite3_stmt *st;
+	int64_t first, n;
+	int rc, ret;
+
+	ret = prepare(sq, strict ?
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first <= ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1" :
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first < ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, t);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		*seq = 0;
+		return 0;
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_err(sq, "event_chunks");
+	}
+	first = sqlite3_column_int64(st, 0);
+	n = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	*seq = first + n;
+	ret = tdb_cursor_open(db, (uint64_t)first, (uint64_t)(first + n), &cur);
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
+		if (strict ? (int64_t)ev.ts > t : (int64_t)ev.ts >= t) {
+			*seq = (int64_t)ev.seq;
+			break;
+		}
+	}
+	tdb_cursor_close(cur);
+	return ret < 0 ? ret : 0;
+}
+
+int snap_align(struct tdb *db, int *nr_marked)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	struct snap_info *snaps = NULL;
+	struct mark *marks = NULL;
+	int nsnaps = 0, nmarks = 0, marked = 0, i, ret;
+	sqlite3_stmt *up = NULL;
+	char *clock = NULL;
+	bool mono;
+
+	ret = snap_list(db, &snaps, &nsnaps);
+	if (ret || !nsnaps)
+		goto out;
+	ret = load_markers(sq, &marks, &nmarks);
+	if (ret)
+		goto out;
+	clock = tdb_get_meta(db, "clock");
+	mono = clock && !strcmp(clock, "mono");
+	if (sqlite3_exec(sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = db_err(sq, "snapshot align: savepoint");
+		goto out;
+	}
+	ret = prepare(sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, seq_begin = ?, "
+		      "seq_end = ? WHERE id = ?", &up);
+	for (i = 0; !ret && i < nsnaps; i++) {
+		const struct snap_info *s = &snaps[i];
+		const struct mark *b = NULL, *e = NULL;
+		int64_t tb, te, sb, se;
+
+		if (s->mono_begin >= 0) {
+			b = find_mark(marks, nmarks, (uint64_t)s->mono_begin, false);
+			e = find_mark(marks, nmarks, (uint64_t)s->mono_end, true);
+		}
+		if (b && e) {
+			tb = b->ts;
+			te = e->ts;
+			sb = b->seq;
+			se = e->seq;
+			marked++;
+		} else if (mono && s->mono_begin >= 0) {
+			tb = s->mono_begin;
+			te = s->mono_end;
+			ret = seq_at(db, tb, false, &sb);
+			if (!ret)
+				ret = seq_at(db, te, true, &se);
+			if (ret)
+				break;
+		} else {
+			ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " ('%s', taken at "
+				       "CLOCK_MONOTONIC %" PRId64 " ns): %s, and the trace clock is "
+				       "'%s', not 'mono', so its time cannot be placed among the "
+				       "events; record with 'trace-cmd record -C mono ...', or write "
+				       "snapshots during the trace with 'bigchunk snapshot --marker "
+				       "INSTANCE' (or bigchunk-snapshot.sh -m) so the markers are in it",
+				       s->id, s->label, s->mono_begin, !b && !e ?
+				       "no 'bigchunk snapshot' markers in the trace match it" :
+				       !b ? "its begin marker is missing" : "its end marker is missing",
+				       clock ? clock : "unknown");
+			break;
+		}
+		sqlite3_bind_int64(up, 1, tb);
+		sqlite3_bind_int64(up, 2, te);
+		sqlite3_bind_int64(up, 3, sb);
+		sqlite3_bind_int64(up, 4, se);
+		sqlite3_bind_int64(up, 5, s->id);
+		ret = step_done(sq, up, "snapshots");
+	}
+	sqlite3_finalize(up);
+	if (!ret && sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL) != SQLITE_OK)
+		ret = db_err(sq, "snapshot align: release");
+	if (ret) {
+		sqlite3_exec(sq, "ROLLBACK TO snap_align", NULL, NULL, NULL);
+		sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL);
+	}
+out:
+	if (nr_marked)
+		*nr_marked = marked;
+	free(clock);
+	free(marks);
+	free(snaps);
+	return ret;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snapshot: page-state snapshots of a running kernel, as a directory of the kernel's
+ * own files (docs/snapshot-format.md) and as rows of a capture (db/README.md).
+ *
+ * One walker reads a snapshot from a source, either a snapshot directory or the live
+ * /proc and /sys (the same file names, mapped), and hands every file to a consumer:
+ * snap_write_dir() copies them into a directory, snap_load_dir()/snap_load_live()
+ * store them in a capture: the text files verbatim (snapshot_files) and parsed (zones,
+ * buddyinfo, ...), kpageflags/kpagecount run-length encoded (snapshot_pages, codec in
+ * db/tdb-pages.h). A load is one SQLite savepoint: on any error nothing of the
+ * snapshot stays in the capture, and snapshots.complete is set last.
+ *
+ * Time: a snapshot carries the CLOCK_MONOTONIC ns at which reading began and ended
+ * (file taken_at). When tracing, the writer brackets the reading with two trace_marker
+ * lines carrying the same numbers (SNAP_MARKER_* below), so snap_align() can place the
+ * snapshot between the trace's events whatever the trace clock.
+ */
+#ifndef BC_SNAPSHOT_H
+#define BC_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tdb;
+
+/*
+ * Marker lines, written to trace_marker just before reading starts and just after it
+ * ends (MONO_NS = CLOCK_MONOTONIC ns, decimal, equal to taken_at's numbers):
+ *   "bigchunk snapshot LABEL begin MONO_NS"
+ *   "bigchunk snapshot LABEL end MONO_NS"
+ * LABEL is 1..SNAP_LABEL_MAX-1 characters of [A-Za-z0-9_.:+-]. A trailing newline
+ * (trace_marker adds none, ftrace:print may show one) is ignored when parsing.
+ */
+#define SNAP_MARKER_PREFIX	"bigchunk snapshot "
+#define SNAP_LABEL_MAX		64
+#define SNAP_MARKER_MAX		(sizeof(SNAP_MARKER_PREFIX) + SNAP_LABEL_MAX + 32)
+
+/* Return: true if @label is a valid marker label. */
+bool snap_label_valid(const char *label);
+
+/**
+ * snap_marker_format() - format a marker line (no newline) into @buf.
+ * Return: the length, or -BC_E_INVAL (bad label, @size too small).
+ */
+int snap_marker_format(char *buf, size_t size, const char *label, bool end, uint64_t mono_ns);
+
+/**
+ * snap_marker_parse() - recognise a marker line.
+ * @label: receives the label (SNAP_LABEL_MAX bytes), may be NULL.
+ * Return: 1 and *@end, *@mono_ns filled if @text is a snapshot marker; 0 if it is not.
+ */
+int snap_marker_parse(const char *text, char *label, bool *end, uint64_t *mono_ns);
+
+/*
+ * Where marker lines go. Either @write is set (called with each line, no newline;
+ * returns 0 or a negative bc_err), or @fd is an open trace_marker (-1: no markers).
+ */
+struct snap_marker {
+	int fd;
+	const char *label;			/* NULL: "snapshot" */
+	int (*write)(void *arg, const char *line);
+	void *arg;
+};
+
+/**
+ * snap_marker_open() - open trace_marker of tracefs instance @instance (NULL or "":
+ * the top-level buffer) for writing, into @m with label @label.
+ * Return: 0, or a negative bc_err (-BC_E_NOTRACEFS, -BC_E_NOENT for a missing
+ * instance, -BC_E_PERM). Close with snap_marker_close().
+ */
+int snap_marker_open(struct snap_marker *m, const char *instance, const char *label);
+void snap_marker_close(struct snap_marker *m);
+
+/**
+ * snap_write_dir() - write one live snapshot into directory @dir (created mode 0700;
+ * it may exist if empty). Files are mode 0600; taken_at is written last, so a
+ * directory without it is incomplete. Needs root (kpageflags, pagetypeinfo, iomem).
+ * @m: marker writer or NULL.
+ * Return: 0 or a negative bc_err naming the file.
+ */
+int snap_write_dir(const char *dir, struct snap_marker *m);
+
+/*
+ * Like snap_write_dir(), reading "live" files below @root instead of "/" (root
+ * "/a" reads /a/proc/kpageflags, /a/sys/...). For tests; @root NULL = "/".
+ */
+int snap_write_dir_root(const char *root, const char *dir, struct snap_marker *m);
+
+/**
+ * snap_load_dir() - store the snapshot directory @dir in @db as a snapshots row with
+ * label @label. kpageflags/kpagecount may be replaced by kpageflags.zst/.gz and
+ * kpagecount.zst/.gz (decompressed by running "zstd -dc" / "gzip -dc").
+ * ts_begin/ts_end/seq_begin/seq_end stay NULL until snap_align().
+ * Return: 0 and *@snap_id (may be NULL), or a negative bc_err naming the file (and the
+ * offset for page files); then nothing of the snapshot is left in @db.
+ */
+int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id);
+
+/**
+ * snap_load_live() - read a snapshot from the running kernel straight into @db (no
+ * directory), bracketed by markers through @m (may be NULL). mono_begin/mono_end
+ * are measured around the reading.
+ * Return: as snap_load_dir().
+ */
+int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
+		   int64_t *snap_id);
+
+/* A snapshots row. ts_* and seq_* are -1 while unaligned (NULL in the db). */
+struct snap_info {
+	int64_t id;
+	char label[SNAP_LABEL_MAX];
+	int64_t ts_begin, ts_end;
+	int64_t mono_begin, mono_end;
+	int64_t seq_begin, seq_end;
+	uint64_t nr_pfns;
+	bool complete;
+};
+
+/**
+ * snap_list() - the snapshots of @db in id order.
+ * Return: 0 and *@out (malloc'ed array of *@nr entries, caller frees with free()), or
+ * a negative bc_err.
+ */
+int snap_list(struct tdb *db, struct snap_info **out, int *nr);
+
+/**
+ * snap_pages_read() - flags and counts of PFNs [@pfn_from, @pfn_from + @n) of snapshot
+ * @snap into @flags[n] and @count[n] (either may be NULL). PFNs at or beyond the
+ * snapshot's nr_pfns are not allowed.
+ * Return: 0, or a negative bc_err (-BC_E_INVAL out of range, -BC_E_FORMAT corrupt row).
+ */
+int snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
+		    uint64_t *flags, uint64_t *count);
+
+struct tdb_page_run;
+struct snap_runs;
+
+/**
+ * snap_runs_open() - iterate the runs of equal (flags, count) of snapshot @snap over
+ * PFNs [@pfn_from, @pfn_to) (clipped to nr_pfns; runs are clipped to the range and
+ * merged across chunk rows).
+ * Return: 0 and *@out (caller frees with snap_runs_close()), or a negative bc_err.
+ */
+int snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn_to,
+		   struct snap_runs **out);
+/* Return: 1 and *@run, 0 at the end, or a negative bc_err. */
+int snap_runs_next(struct snap_runs *it, struct tdb_page_run *run);
+void snap_runs_close(struct snap_runs *it);
+
+/**
+ * snap_align() - after the events are stored, set every snapshot's ts_begin/ts_end and
+ * seq_begin/seq_end: from its begin/end markers in the markers table (matched by the
+ * MONO_NS numbers, which equal mono_begin/mono_end), else, when meta 'clock' is
+ * "mono", from mono_begin/mono_end (then ts = mono ns and seq_begin is the first event
+ * at or after ts_begin, seq_end the first after ts_end).
+ * @nr_marked: receives how many were aligned by markers (may be NULL).
+ * Return: 0, or -BC_E_FORMAT naming the first snapshot that cannot be aligned and how
+ * to record so that it can.
+ */
+int snap_align(struct tdb *db, int *nr_marked);
+
+/* ---- parsers of the text files (exposed for tests); all rows malloc'ed ---- */
+
+struct snap_pcp {
+	int cpu;
+	int64_t count, high, batch, high_min, high_max;
+};
+
+struct snap_zone {
+	int node;
+	char name[16];
+	int64_t start_pfn, spanned, present, managed, free;
+	int64_t wmark_min, wmark_low, wmark_high;	/* -1: not printed */
+	int nr_pcp;
+	struct snap_pcp *pcp;
+};
+
+struct snap_order_count {			/* buddyinfo, pagetype_free, pagetype_blocks */
+	int node;
+	char zone[16];
+	char migratetype[24];			/* "" for buddyinfo */
+	int ord;				/* -1 for pagetype_blocks */
+	int64_t nr;				/* -1: the kernel printed ">100000" */
+};
+
+struct snap_kv {
+	char key[64];
+	int64_t value;
+};
+
+struct snap_range {
+	uint64_t start_pfn, end_pfn;		/* [start, end) */
+};
+
+struct snap_memblock {
+	int64_t block;
+	uint64_t start_pfn, nr_pfns;
+	char state[24];
+	char valid_zones[64];			/* "" when the file is absent */
+};
+
+struct snap_hugepages {
+	int64_t size_kb, nr, free;
+};
+
+struct snap_tables {
+	struct snap_zone *zones;
+	int nr_zones;
+	struct snap_order_count *buddy, *ptfree, *ptblocks;
+	int nr_buddy, nr_ptfree, nr_ptblocks;
+	struct snap_kv *meminfo, *vmstat;
+	int nr_meminfo, nr_vmstat;
+	struct snap_range *ram;
+	int nr_ram;
+	struct snap_memblock *blocks;
+	int nr_blocks;
+	struct snap_hugepages *huge;
+	int nr_huge;
+};
+
+/*
+ * Each parses one file's text into @t (appending). Errors name "line N" of the text;
+ * callers prefix the file name.
+ */
+int snap_parse_zoneinfo(const char *text, struct snap_tables *t);
+int snap_parse_buddyinfo(const char *text, struct snap_tables *t);
+int snap_parse_pagetypeinfo(const char *text, struct snap_tables *t);
+int snap_parse_meminfo(const char *text, struct snap_tables *t);
+int snap_parse_vmstat(const char *text, struct snap_tables *t);
+/* Fails with -BC_E_PERM when every System RAM address reads 0 (not root). */
+int snap_parse_iomem(const char *text, struct snap_tables *t);
+/* Frees every array of @t and zeroes it. */
+void snap_tables_release(struct snap_tables *t);
+
+#endif
