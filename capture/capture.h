@@ -27,7 +27,8 @@ struct cap_decoder;
  * @events: NULL-terminated "system:event" list ("system:*" = every event of the
  *          system present in @tep). Each one is registered in event_types with its
  *          format text; one that @tep lacks is registered as missing (not an error;
- *          a missing "system:*" is registered as 'system:*').
+ *          a missing "system:*" is registered as 'system:*'). NULL = every event of
+ *          @tep except ftrace's own (ftrace:print is kept).
  * ftrace:print is stored as markers, ftrace:kernel_stack as the stack of the
  * previous event on the same CPU.
  * Return: 0 and *@out (caller frees with cap_decoder_destroy()), or a negative bc_err.
@@ -56,5 +57,45 @@ void cap_decoder_stats(const struct cap_decoder *d, struct cap_decode_stats *st)
 
 /* Frees the decoder (not the db or tep). NULL is allowed. */
 void cap_decoder_destroy(struct cap_decoder *d);
+
+struct tep_event;
+
+/**
+ * cap_format_text() - the kernel's format file of @ev rebuilt from what tep parsed:
+ * name, ID, every "field:TYPE NAME; offset:N; size:N; signed:N;" line (common ones
+ * first) and the print format string (without its argument list, which tep does not
+ * keep as text). This is what cap_decoder_create() stores in event_types.format.
+ * Return: malloc'ed text (caller frees), or NULL when out of memory.
+ */
+char *cap_format_text(const struct tep_event *ev);
+
+/* ---- trace.dat import (cap-dat.c) ---- */
+
+struct cap_import_opts {
+	const char *clock;		/* NULL: the file's clock; else stored as meta 'clock' */
+	/*
+	 * Called about every 256 k records with the counters so far and the records read;
+	 * a non-zero return stops the import with -BC_E_INTR. May be NULL.
+	 */
+	int (*progress)(const struct cap_decode_stats *st, uint64_t records, void *arg);
+	void *progress_arg;
+};
+
+/**
+ * cap_import_dat() - decode a trace-cmd trace.dat (file version 6 or 7) into @db.
+ * @instance: the buffer instance to import (recorded with 'trace-cmd record -B NAME');
+ *            NULL picks the one buffer that holds events (the top buffer if it does).
+ * @events:   as for cap_decoder_create(); NULL = every event whose format the file has
+ *            (of ftrace's events only print, as markers, and kernel_stack, as stacks).
+ * @opts:     may be NULL. @st: filled with the decode counters when not NULL.
+ * Writes meta source=import, trace_file, trace_file_version, trace_cmd_version, clock,
+ * uname, kernel_release, cpus, instance, and cpu_stats from the file's per-CPU
+ * ring-buffer statistics. Does not call tdb_finish().
+ * Return: 0 or a negative bc_err whose message names @path and what is wrong (not a
+ * trace.dat, truncated or corrupt, unknown instance ...).
+ */
+int cap_import_dat(struct tdb *db, const char *path, const char *instance,
+		   const char *const *events, const struct cap_import_opts *opts,
+		   struct cap_decode_stats *st);
 
 #endif

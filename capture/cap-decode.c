@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cap-decode: turn tep records into tdb rows, the same way for live tracefs and
+ * trace.dat input.
+ *
+ * State owned here: a table indexed by the tep event id that says what to do with a
+ * record of that type (store its numeric fields, make it a marker, attach it as a
+ * stack, or skip it), with the fields looked up by name once per type; per-CPU
+ * bookkeeping (last timestamp for loss gaps, last stored seq for stacks); and the set
+ * of pids whose comm was already written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "capture/capture.h"
+#include "common/err.h"
+#include "db/tdb.h"
+
+const char *const cap_default_events[] = {
+	"kmem:mm_page_alloc",
+	"kmem:mm_page_free",
+	"kmem:mm_page_free_batched",
+	"kmem:mm_page_alloc_zone_locked",
+	"kmem:mm_page_pcpu_drain",
+	"kmem:mm_page_alloc_extfrag",
+	"migrate:mm_migrate_pages",
+	"migrate:mm_migrate_pages_start",
+	"page_isolation:test_pages_isolated",
+	"compaction:*",
+	"cma:*",
+	"vmscan:mm_vmscan_direct_reclaim_begin",
+	"vmscan:mm_vmscan_direct_reclaim_end",
+	"vmscan:mm_vmscan_kswapd_wake",
+	"vmscan:mm_vmscan_kswapd_sleep",
+	"ftrace:print",
+	NULL,
+};
+
+enum cap_kind {
+	CAP_SKIP = 0,		/* not asked for: counted, dropped */
+	CAP_STORE,		/* numeric fields into events */
+	CAP_MARKER,		/* ftrace:print -> markers */
+	CAP_STACK,		/* ftrace:kernel_stack -> stacks of the previous event */
+};
+
+struct cap_type {
+	uint8_t kind;				/* enum cap_kind */
+	uint8_t nfields;
+	uint16_t db_id;				/* event_types.id */
+	struct tep_format_field *field[TDB_MAX_FIELDS];
+	uint8_t sign_shift[TDB_MAX_FIELDS];	/* 64 - bits for signed fields, else 0 */
+	int min_size;				/* record bytes the stored fields need */
+};
+
+struct cap_cpu {
+	uint64_t last_ts;			/* last record seen on this CPU */
+	int64_t last_seq;			/* seq of the last record if stored, else -1 */
+	bool seen;
+};
+
+struct cap_decoder {
+	struct tdb *db;
+	struct tep_handle *tep;
+
+	struct cap_type *types;			/* indexed by tep event id */
+	int nr_types;
+
+	struct cap_cpu *cpus;
+	int nr_cpus;
+
+	uint64_t *pid_seen;			/* bitmap: comm already written */
+	size_t pid_words;
+
+	/* ftrace:print and ftrace:kernel_stack layouts */
+	struct tep_format_field *print_buf;
+	struct tep_format_field *stack_size, *stack_caller;
+	int long_size;
+
+	struct cap_decode_stats st;
+};
+
+/* ---- format text ---- */
+
+static void format_field_line(struct trace_seq *s, const struct tep_format_field *f)
+{
+	const char *br = strchr(f->type, '[');
+
+	/* libtraceevent keeps "char[16]" as the type of "char comm[16]". */
+	if (br && !(f->flags & TEP_FIELD_IS_DYNAMIC))
+		trace_seq_printf(s, "\tfield:%.*s %s%s;", (int)(br - f->type), f->type,
+				 f->name, br);
+	else
+		trace_seq_printf(s, "\tfield:%s %s;", f->type, f->name);
+	trace_seq_printf(s, "\toffset:%d;\tsize:%d;\tsigned:%d;\n", f->offset, f->size,
+			 !!(f->flags & TEP_FIELD_IS_SIGNED));
+}
+
+/**
+ * cap_format_text() - rebuild the kernel's format file of @ev from what tep parsed:
+ * name, ID, every field line (common ones first) and the print format string (its
+ * argument list is not kept by libtraceevent and is left out).
+ * Return: malloc'ed text (caller frees) or NULL when out of memory.
+ */
+char *cap_format_text(const struct tep_event *ev)
+{
+	struct tep_format_field *f;
+	struct trace_seq s;
+	char *ret;
+
+	trace_seq_init(&s);
+	trace_seq_printf(&s, "name: %s\nID: %d\nformat:\n", ev->name, ev->id);
+	for (f = ev->format.common_fields; f; f = f->next)
+		format_field_line(&s, f);
+	trace_seq_puts(&s, "\n");
+	for (f = ev->format.fields; f; f = f->next)
+		format_field_line(&s, f);
+	trace_seq_puts(&s, "\nprint fmt: \"");
+	if (ev->print_fmt.format) {
+		const char *p;
+
+		for (p = ev->print_fmt.format; *p; p++) {
+			switch (*p) {
+			case '\n': trace_seq_puts(&s, "\\n"); break;
+			case '\t': trace_seq_puts(&s, "\\t"); break;
+			case '"': trace_seq_puts(&s, "\\\""); break;
+			case '\\': trace_seq_puts(&s, "\\\\"); break;
+			default: trace_seq_putc(&s, *p); break;
+			}
+		}
+	}
+	trace_seq_puts(&s, "\"\n");
+	trace_seq_terminate(&s);
+	ret = s.state == TRACE_SEQ__GOOD ? strdup(s.buffer) : NULL;
+	trace_seq_destroy(&s);
+	return ret;
+}
+
+/* ---- registration ---- */
+
+static bool field_is_numeric(const struct tep_format_field *f)
+{
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
+			TEP_FIELD_IS_RELATIVE))
+		return false;
+	return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+}
+
+static int grow_types(struct cap_decoder *d, int id)
+{
+	struct cap_type *t;
+	int n;
+
+	if (id < d->nr_types)
+		return 0;
+	n = id + 64;
+	t = realloc(d->types, (size_t)n * sizeof(*t));
+	if (!t)
+		return bc_error(BC_E_NOMEM, "capture: out of memory for event types");
+	memset(t + d->nr_types, 0, (size_t)(n - d->nr_types) * sizeof(*t));
+	d->types = t;
+	d->nr_types = n;
+	return 0;
+}
+
+/* Register @ev (present in the tep) in event_types and cache how to decode it. */
+static int register_event(struct cap_decoder *d, struct tep_event *ev)
+{
+	const char *names[TDB_MAX_FIELDS];
+	int sizes[TDB_MAX_FIELDS];
+	bool sign[TDB_MAX_FIELDS];
+	struct tep_format_field *f;
+	struct cap_type *t;
+	char *format;
+	int ret, id;
+
+	if (ev->id < 0 || ev->id > 0xffff)
+		return bc_error(BC_E_FORMAT, "capture: event %s:%s has id %d out of range",
+				ev->system, ev->name, ev->id);
+	ret = grow_types(d, ev->id);
+	if (ret)
+		return ret;
+	t = &d->types[ev->id];
+	if (t->kind != CAP_SKIP)
+		return 0;		/* asked for twice */
+
+	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "print")) {
+		t->kind = CAP_MARKER;
+	} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
+		t->kind = CAP_STACK;
+	} else {
+		t->kind = CAP_STORE;
+		for (f = ev->format.fields; f && t->nfields < TDB_MAX_FIELDS; f = f->next) {
+			if (!field_is_numeric(f) || !strncmp(f->name, "common_", 7))
+				continue;
+			names[t->nfields] = f->name;
+			sizes[t->nfields] = f->size;
+			sign[t->nfields] = f->flags & TEP_FIELD_IS_SIGNED;
+			t->field[t->nfields] = f;
+			t->sign_shift[t->nfields] = sign[t->nfields] && f->size < 8 ?
+						    64 - 8 * f->size : 0;
+			if (f->offset + f->size > t->min_size)
+				t->min_size = f->offset + f->size;
+			t->nfields++;
+		}
+	}
+
+	format = cap_format_text(ev);
+	if (!format)
+		return bc_error(BC_E_NOMEM, "capture: out of memory for the format of %s:%s",
+				ev->system, ev->name);
+	id = tdb_add_event_type(d->db, ev->system, ev->name, false, format,
+				t->kind == CAP_STORE ? t->nfields : 0, names, sizes, sign);
+	free(format);
+	if (id < 0)
+		return id;
+	if (id > 0xffff)
+		return bc_error(BC_E_DB, "capture: event type id %d out of range", id);
+	t->db_id = (uint16_t)id;
+	return 0;
+}
+
+/* Already registered as missing by an earlier identical spec? */
+static bool spec_seen(const char *const *events, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(events[j], events[i]))
+			return true;
+	return false;
+}
+
+static int register_spec(struct cap_decoder *d, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	char sys[128], name[128];
+	struct tep_event **all, *ev;
+	int i, found = 0, ret;
+
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
+	    strlen(colon + 1) >= sizeof(name))
+		return bc_error(BC_E_INVAL, "capture: bad event '%s' (want system:event or system:*)",
+				spec);
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+	snprintf(name, sizeof(name), "%s", colon + 1);
+
+	if (strcmp(name, "*")) {
+		ev = tep_find_event_by_name(d->tep, sys, name);
+		if (ev)
+			return register_event(d, ev);
+		ret = tdb_add_event_type(d->db, sys, name, true, NULL, 0, NULL, NULL, NULL);
+		return ret < 0 ? ret : 0;
+	}
+
+	all = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	for (i = 0; all && all[i]; i++) {
+		if (strcmp(all[i]->system, sys))
+			continue;
+		ret = register_event(d, all[i]);
+		if (ret)
+			return ret;
+		found++;
+	}
+	if (!found) {
+		ret = tdb_add_event_type(d->db, sys, "*", true, NULL, 0, NULL, NULL, NULL);
+		return ret < 0 ? ret : 0;
+	}
+	return 0;
+}
+
+/* events == NULL: every event of the tep, of ftrace only print (and kernel_stack). */
+static int register_all(struct cap_decoder *d)
+{
+	struct tep_event **all = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	int i, ret;
+
+	for (i = 0; all && all[i]; i++) {
+		if (!strcmp(all[i]->system, "ftrace") && strcmp(all[i]->name, "print"))
+			continue;
+		ret = register_event(d, all[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const *events,
+		       struct cap_decoder **out)
+{
+	struct cap_decoder *d;
+	struct tep_event *ev;
+	int i, ret;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return bc_error(BC_E_NOMEM, "capture: out of memory");
+	d->db = db;
+	d->tep = tep;
+	d->long_size = tep_get_long_size(tep);
+	if (d->long_size != 4 && d->long_size != 8)
+		d->long_size = 8;
+
+	if (events) {
+		for (i = 0; events[i]; i++) {
+			if (spec_seen(events, i))
+				continue;
+			ret = register_spec(d, events[i]);
+			if (ret)
+				goto fail;
+		}
+	} else {
+		ret = register_all(d);
+		if (ret)
+			goto fail;
+	}
+
+	ev = tep_find_event_by_name(tep, "ftrace", "print");
+	if (ev)
+		d->print_buf = tep_find_field(ev, "buf");
+	ev = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
+	if (ev) {
+		d->stack_size = tep_find_field(ev, "size");
+		d->stack_caller = tep_find_field(ev, "caller");
+		/* Stacks always follow their event; no need to ask for them. */
+		if (d->stack_caller && !grow_types(d, ev->id) &&
+		    d->types[ev->id].kind == CAP_SKIP)
+			d->types[ev->id].kind = CAP_STACK;
+	}
+	*out = d;
+	return 0;
+fail:
+	cap_decoder_destroy(d);
+	return ret;
+}
+
+void cap_decoder_destroy(struct cap_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->types);
+	free(d->cpus);
+	free(d->pid_seen);
+	free(d);
+}
+
+void cap_decoder_stats(const struct cap_decoder *d, struct cap_decode_stats *st)
+{
+	*st = d->st;
+}
+
+/* ---- per record ---- */
+
+static struct cap_cpu *get_cpu(struct cap_decoder *d, int cpu)
+{
+	struct cap_cpu *c;
+	int n, i;
+
+	if (cpu < 0 || cpu > 65535)
+		return NULL;
+	if (cpu < d->nr_cpus)
+		return &d->cpus[cpu];
+	n = cpu + 8;
+	c = realloc(d->cpus, (size_t)n * sizeof(*c));
+	if (!c)
+		return NULL;
+	for (i = d->nr_cpus; i < n; i++)
+		c[i] = (struct cap_cpu){ .last_seq = -1 };
+	d->cpus = c;
+	d->nr_cpus = n;
+	return &c[cpu];
+}
+
+/* Write pid's comm the first time the pid shows up (when the trace knows it). */
+static int note_pid(struct cap_decoder *d, int pid)
+{
+	size_t w = (size_t)pid / 64;
+	const char *comm;
+
+	if (pid < 0)
+		return 0;
+	if (w >= d->pid_words) {
+		size_t n = w + 1024;
+		uint64_t *p = realloc(d->pid_seen, n * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "capture: out of memory for pids");
+		memset(p + d->pid_words, 0, (n - d->pid_words) * sizeof(*p));
+		d->pid_seen = p;
+		d->pid_words = n;
+	}
+	if (d->pid_seen[w] & (1ULL << (pid % 64)))
+		return 0;
+	d->pid_seen[w] |= 1ULL << (pid % 64);
+	comm = tep_data_comm_from_pid(d->tep, pid);
+	if (!comm || !strcmp(comm, "<...>"))
+		return 0;
+	return tdb_add_comm(d->db, pid, comm);
+}
+
+static int decode_marker(struct cap_decoder *d, struct tep_record *rec, int cpu, int pid)
+{
+	const char *p;
+	char *text;
+	int len, ret;
+
+	if (!d->print_buf || d->print_buf->offset > rec->size)
+		return bc_error(BC_E_FORMAT, "capture: cpu %d ts %llu: ftrace:print record of %d bytes has no buf",
+				cpu, rec->ts, rec->size);
+	p = (const char *)rec->data + d->print_buf->offset;
+	len = rec->size - d->print_buf->offset;
+	len = (int)strnlen(p, (size_t)len);
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\0'))
+		len--;
+	text = strndup(p, (size_t)len);
+	if (!text)
+		return bc_error(BC_E_NOMEM, "capture: out of memory for a marker");
+	ret = tdb_add_marker(d->db, rec->ts, cpu, pid, text);
+	free(text);
+	if (!ret)
+		d->st.markers++;
+	return ret;
+}
+
+static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct cap_cpu *c)
+{
+	unsigned long long addr, nr = 0, start;
+	int off, i, n, ret;
+	struct trace_seq s;
+	const char *sym;
+
+	if (c->last_seq < 0)
+		return 0;		/* its event was not stored */
+	off = d->stack_caller->offset;
+	if (off > rec->size)
+		return bc_error(BC_E_FORMAT, "capture: cpu %d ts %llu: kernel_stack record of %d bytes is short",
+				rec->cpu, rec->ts, rec->size);
+	n = (rec->size - off) / d->long_size;
+	if (d->stack_size && !tep_read_number_field(d->stack_size, rec->data, &nr) &&
+	    (long long)nr >= 0 && nr < (unsigned long long)n)
+		n = (int)nr;
+
+	trace_seq_init(&s);
+	for (i = 0; i < n; i++) {
+		addr = tep_read_number(d->tep, (const char *)rec->data + off + i * d->long_size,
+				       d->long_size);
+		if (!addr || addr == (d->long_size == 8 ? ~0ULL : 0xffffffffULL))
+			break;
+		if (i)
+			trace_seq_putc(&s, '\n');
+		sym = tep_find_function(d->tep, addr);
+		if (sym) {
+			start = tep_find_function_address(d->tep, addr);
+			trace_seq_printf(&s, "%s+0x%llx", sym, addr - start);
+		} else {
+			trace_seq_printf(&s, "0x%llx", addr);
+		}
+	}
+	trace_seq_terminate(&s);
+	if (s.state != TRACE_SEQ__GOOD) {
+		trace_seq_destroy(&s);
+		return bc_error(BC_E_NOMEM, "capture: out of memory for a stack");
+	}
+	ret = tdb_add_stack(d->db, (uint64_t)c->last_seq, s.buffer);
+	trace_seq_destroy(&s);
+	if (!ret)
+		d->st.stacks++;
+	c->last_seq = -1;	/* one stack per event */
+	return ret;
+}
+
+int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
+{
+	unsigned long long val;
+	struct cap_type *t = NULL;
+	struct bc_event ev;
+	struct cap_cpu *c;
+	int id, pid, i, ret;
+
+	c = get_cpu(d, cpu);
+	if (!c)
+		return bc_error(BC_E_NOMEM, "capture: bad cpu %d or out of memory", cpu);
+
+	if (rec->missed_events) {
+		int64_t count = rec->missed_events > 0 ? rec->missed_events : -1;
+
+		ret = tdb_add_lost(d->db, cpu, c->seen ? c->last_ts : 0, rec->ts, count,
+				   tdb_next_seq(d->db));
+		if (ret)
+			return ret;
+		d->st.gaps++;
+		if (count > 0)
+			d->st.lost += (uint64_t)count;
+	}
+	c->seen = true;
+	c->last_ts = rec->ts;
+
+	id = tep_data_type(d->tep, rec);
+	if (id >= 0 && id < d->nr_types)
+		t = &d->types[id];
+	if (!t || t->kind == CAP_SKIP) {
+		d->st.skipped++;
+		c->last_seq = -1;
+		return 0;
+	}
+	if (t->kind == CAP_STACK)
+		return decode_stack(d, rec, c);
+
+	pid = tep_data_pid(d->tep, rec);
+	ret = note_pid(d, pid);
+	if (ret)
+		return ret;
+	if (t->kind == CAP_MARKER) {
+		c->last_seq = -1;
+		return decode_marker(d, rec, cpu, pid);
+	}
+
+	if (rec->size < t->min_size)
+		return bc_error(BC_E_FORMAT, "capture: cpu %d ts %llu: record of type %d is %d bytes, its format needs %d",
+				cpu, rec->ts, id, rec->size, t->min_size);
+	ev.ts = rec->ts;
+	ev.pid = pid;
+	ev.cpu = (uint16_t)cpu;
+	ev.type = t->db_id;
+	ev.nfields = t->nfields;
+	for (i = 0; i < t->nfields; i++) {
+		tep_read_number_field(t->field[i], rec->data, &val);
+		if (t->sign_shift[i])
+			ev.field[i] = (int64_t)(val << t->sign_shift[i]) >> t->sign_shift[i];
+		else
+			ev.field[i] = (int64_t)val;
+	}
+	ret = tdb_append_event(d->db, &ev);
+	if (ret)
+		return ret;
+	c->last_seq = (int64_t)ev.seq;
+	d->st.events++;
+	return 0;
+}
