@@ -1,16 +1,332 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * bigchunk record: option parsing, progress and the end summary around
+ * cap_live_record() (capture/cap-live.h), which does the recording.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "capture/cap-live.h"
+#include "capture/capture.h"
 #include "cli/cli.h"
+#include "common/err.h"
+#include "db/tdb.h"
 
 const char cmd_record_usage[] =
-	"usage: bigchunk record ...\n"
-	"(not yet available in this build)\n";
+	"usage: bigchunk record -o FILE.db [options] [-- COMMAND [ARGS...]]\n"
+	"\n"
+	"Record the page allocator's tracepoints (kmem, migrate, compaction, page_isolation,\n"
+	"...) and page-state snapshots of this machine into a capture file. Needs root.\n"
+	"\n"
+	"Recording starts with a snapshot, then runs COMMAND if one is given, and ends when\n"
+	"COMMAND exits, after -d SECONDS, or on Ctrl-C / SIGTERM (a normal stop: the capture\n"
+	"is complete). It ends with a snapshot. A COMMAND still running when recording ends\n"
+	"gets SIGTERM. The events are then converted into FILE.db; a second Ctrl-C during\n"
+	"the conversion aborts it and leaves a readable capture marked incomplete.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE.db        capture to write (mode 0600; required)\n"
+	"  -f, --force                 replace FILE.db if it exists\n"
+	"  -d, --duration SECONDS      stop after SECONDS (decimals allowed)\n"
+	"  -e, --event SYS:EVENT       record this tracepoint too; SYS:* = a whole system;\n"
+	"                              repeatable. One the kernel lacks is noted as missing\n"
+	"      --stacks                kernel stack of every non-movable page allocation\n"
+	"                              (kmem:mm_page_alloc with migratetype != MOVABLE)\n"
+	"      --snapshot-every SECONDS  also take a snapshot every SECONDS\n"
+	"      --no-snapshots          no snapshots at all (events only)\n"
+	"  -b, --buffer KB             ring buffer per CPU in KiB, or with a unit (64M);\n"
+	"                              default 32768 (32 MiB)\n"
+	"  -q, --quiet                 no progress line\n"
+	"      --list-events           print the events recorded by default and exit\n"
+	"  -h, --help                  this text\n"
+	"\n"
+	"Tracing uses a tracefs instance of its own, bigchunk-PID, with the mono clock; it\n"
+	"is removed on exit, and one left by a recorder that died is removed by the next\n"
+	"'bigchunk record'. Raw per-CPU data is kept in a temporary directory next to\n"
+	"FILE.db until the conversion is done.\n"
+	"\n"
+
+	"Exit status: 0 recorded (also after Ctrl-C), 2 usage error, not root, no tracefs,\n"
+	"or a failure (the capture, if written, says complete=0).\n"
+	"\n"
+	"Examples:\n"
+	"  bigchunk record -o idle.db -d 10\n"
+	"  bigchunk record -o build.db --stacks --snapshot-every 30 -- make -j2\n";
+
+enum {
+	OPT_STACKS = 256,
+	OPT_SNAP_EVERY,
+	OPT_NO_SNAPSHOTS,
+	OPT_LIST_EVENTS,
+};
+
+static const struct option record_options[] = {
+	{ "output",		required_argument,	NULL, 'o' },
+	{ "force",		no_argument,		NULL, 'f' },
+	{ "duration",		required_argument,	NULL, 'd' },
+	{ "event",		required_argument,	NULL, 'e' },
+	{ "stacks",		no_argument,		NULL, OPT_STACKS },
+	{ "snapshot-every",	required_argument,	NULL, OPT_SNAP_EVERY },
+	{ "no-snapshots",	no_argument,		NULL, OPT_NO_SNAPSHOTS },
+	{ "buffer",		required_argument,	NULL, 'b' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "list-events",	no_argument,		NULL, OPT_LIST_EVENTS },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct record_ui {
+	bool tty;		/* progress goes to a terminal */
+	bool line_open;		/* a \r progress line is on screen */
+};
+
+/* Seconds (decimals allowed) -> ns; -1 on error. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e9)
+		return -1;
+	*ns = (uint64_t)llround(v * 1e9);
+	return 0;
+}
+
+/* "4096" = KiB; "64M", "1G" = with a unit. */
+static int parse_buffer_kb(const char *s, size_t *kb)
+{
+	unsigned long long bytes;
+	size_t i;
+
+	for (i = 0; s[i] && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i && !s[i]) {
+		*kb = strtoull(s, NULL, 10);
+	} else {
+		if (cli_parse_size(s, &bytes))
+			return -1;
+		*kb = bytes / 1024;
+	}
+	return *kb >= 4 ? 0 : -1;
+}
+
+static void clear_line(struct record_ui *ui)
+{
+	if (ui->line_open) {
+		fputs("\r\033[K", stderr);
+		ui->line_open = false;
+	}
+}
+
+static void on_note(const char *msg, void *arg)
+{
+	struct record_ui *ui = arg;
+
+	clear_line(ui);
+	fprintf(stderr, "bigchunk record: %s\n", msg);
+}
+
+static void on_progress(const struct cap_live_progress *p, void *arg)
+{
+	struct record_ui *ui = arg;
+
+	if (!ui->tty)
+		return;
+	if (p->phase == CAP_LIVE_RECORDING)
+		fprintf(stderr, "\r\033[Krecording %6.1f s  %12llu events  %8.0f/s  lost %llu  snapshots %d",
+			(double)p->elapsed_ns / 1e9, (unsigned long long)p->events, p->rate,
+			(unsigned long long)p->lost, p->snapshots);
+	else
+		fprintf(stderr, "\r\033[Kconverting %5.1f%%  %12llu events  %8.0f/s  lost %llu",
+			p->bytes_total ? 100.0 * (double)p->bytes_done / (double)p->bytes_total : 100.0,
+			(unsigned long long)p->events, p->rate, (unsigned long long)p->lost);
+	ui->line_open = true;
+}
+
+static int add_event(const char ***list, int *n, const char *ev)
+{
+	const char **grown = realloc(*list, (size_t)(*n + 2) * sizeof(**list));
+
+	if (!grown)
+		return -1;
+	grown[(*n)++] = ev;
+	grown[*n] = NULL;
+	*list = grown;
+	return 0;
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void summary(const char *path, const struct cap_live_result *r, bool complete)
+{
+	double secs = (double)r->record_ns / 1e9;
+
+	fprintf(stderr, "bigchunk record: %s: %llu events in %.1f s (%.0f/s), %llu markers, "
+		"%llu stacks, %d snapshots; raw %.1f MiB, converted in %.1f s\n",
+		path, (unsigned long long)r->events, secs,
+		secs > 0 ? (double)r->events / secs : 0.0, (unsigned long long)r->markers,
+		(unsigned long long)r->stacks, r->snapshots, (double)r->raw_bytes / 1048576.0,
+		(double)r->convert_ns / 1e9);
+	fprintf(stderr, "bigchunk record: lost events: %llu (kernel ring-buffer stats), "
+		"%llu gaps in the data (%llu counted)%s\n",
+		(unsigned long long)r->lost_kernel, (unsigned long long)r->gaps,
+		(unsigned long long)r->lost_seen,
+		r->lost_kernel || r->gaps ? "; try a larger -b" : "");
+	if (r->child_pid && r->child_status >= 0) {
+		if (WIFEXITED(r->child_status))
+			fprintf(stderr, "bigchunk record: command exited with status %d%s\n",
+				WEXITSTATUS(r->child_status),
+				r->child_killed ? " after SIGTERM" : "");
+		else if (WIFSIGNALED(r->child_status))
+			fprintf(stderr, "bigchunk record: command killed by signal %d%s\n",
+				WTERMSIG(r->child_status),
+				r->child_killed ? " (recording had ended)" : "");
+	}
+	if (!complete)
+		fprintf(stderr, "bigchunk record: %s is incomplete (meta complete=0)\n", path);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return cli_usage("record", 0, EXIT_OK);
-	return cli_error("record", "not yet available in this build");
+	struct cap_live_opts o = { .stop = &cli_stop };
+	struct cap_live_result res;
+	struct record_ui ui = { 0 };
+	const char **events = NULL;
+	const char *out = NULL;
+	bool force = false, quiet = false, complete = false;
+	struct tdb *db = NULL;
+	char *cmdline = NULL;
+	int c, i, nev = 0, ret, rc;
+
+	for (i = 0; cap_default_events[i]; i++)
+		if (add_event(&events, &nev, cap_default_events[i]))
+			die("out of memory");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:fd:e:b:qh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o.duration_ns))
+				return cli_error("record", "-d: '%s' is not a number of seconds > 0",
+						 optarg);
+			break;
+		case 'e':
+			if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1])
+				return cli_error("record", "-e: '%s' is not SYSTEM:EVENT", optarg);
+			for (i = 0; i < nev; i++)
+				if (!strcmp(events[i], optarg))
+					break;
+			if (i == nev && add_event(&events, &nev, optarg))
+				die("out of memory");
+			break;
+		case OPT_STACKS:
+			o.stacks = true;
+			break;
+		case OPT_SNAP_EVERY:
+			if (parse_seconds(optarg, &o.snapshot_every_ns))
+				return cli_error("record", "--snapshot-every: '%s' is not a number of "
+						 "seconds > 0", optarg);
+			break;
+		case OPT_NO_SNAPSHOTS:
+			o.no_snapshots = true;
+			break;
+		case 'b':
+			if (parse_buffer_kb(optarg, &o.buffer_kb))
+				return cli_error("record", "-b: '%s' is not a buffer size (KiB, >= 4)",
+						 optarg);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case OPT_LIST_EVENTS:
+			for (i = 0; cap_default_events[i]; i++)
+				printf("%s\n", cap_default_events[i]);
+			free(events);
+			return EXIT_OK;
+		case 'h':
+			free(events);
+			return cli_usage("record", 0, EXIT_OK);
+		default:
+			free(events);
+			return cli_usage("record", 1, EXIT_BAD);
+		}
+	}
+	if (!out) {
+		free(events);
+		fprintf(stderr, "bigchunk record: -o FILE.db is required\n\n");
+		return cli_usage("record", 1, EXIT_BAD);
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (geteuid() != 0) {
+		free(events);
+		return cli_error("record", "needs root (tracefs and /proc/kpageflags); "
+				 "run it with sudo");
+	}
+	if (o.snapshot_every_ns && o.no_snapshots) {
+		free(events);
+		return cli_error("record", "--snapshot-every and --no-snapshots contradict");
+	}
+
+	o.events = events;
+	argv[0] = "bigchunk record";	/* stored as meta 'command' */
+	cmdline = join_argv(argc, argv);
+	o.cmdline = cmdline;
+	ui.tty = !quiet && isatty(STDERR_FILENO);
+	o.progress = on_progress;
+	o.note = on_note;
+	o.arg = &ui;
+
+	ret = tdb_create(out, force, &db);
+	if (ret) {
+		free(events);
+		free(cmdline);
+		return cli_fail("record");
+	}
+	cli_catch_signals();
+	ret = cap_live_record(db, &o, &res);
+	clear_line(&ui);
+	if (!ret) {
+		ret = tdb_finish(db);
+		complete = !ret;
+	}
+	rc = ret ? cli_fail("record") : EXIT_OK;
+	if (tdb_close(db) && !ret)
+		rc = cli_fail("record");
+	if (res.record_ns || res.events)
+		summary(out, &res, complete);
+	free(events);
+	free(cmdline);
+	return rc;
 }
