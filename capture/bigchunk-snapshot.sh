@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bigchunk-snapshot.sh: write one page-state snapshot directory, the same as
+# 'bigchunk snapshot -o DIR', on a machine without bigchunk (a target board). Load it
+# later with 'bigchunk import' or 'bigchunk snapshot --db FILE.db --from DIR'.
+#
+# usage: bigchunk-snapshot.sh [-m INSTANCE|top|PATH] [-l LABEL] DIR
+#
+#   -m INSTANCE  while tracing, write "bigchunk snapshot LABEL begin NS" before reading
+#                and "bigchunk snapshot LABEL end NS" after, to the trace_marker of
+#                tracefs instance INSTANCE ('top': the top-level buffer; a path
+#                containing '/': that trace_marker file)
+#   -l LABEL     marker label (default 'snapshot'; A-Z a-z 0-9 _ . : + -)
+#
+# Needs root and a POSIX sh with cat, dd, mkdir and uname (busybox will do). The
+# directory is mode 0700, its files 0600; taken_at is written last, so a directory
+# without it is incomplete. Format: docs/snapshot-format.md.
+#
+# Time: taken_at and the markers carry CLOCK_MONOTONIC ns, read from the "now at N
+# nsecs" line of /proc/timer_list (the kernel prints ktime_get() there, which is
+# CLOCK_MONOTONIC; root only). 'date +%s%N' (CLOCK_REALTIME) and /proc/uptime
+# (CLOCK_BOOTTIME, 10 ms) are not the trace's mono clock, so they are not used: without
+# a readable /proc/timer_list the script stops.
+#
+# BIGCHUNK_ROOT=DIR reads DIR/proc and DIR/sys instead of /proc and /sys (tests).
+#
+# Exit status: 0 on success, 2 on a usage error or anything unreadable.
+
+prog=bigchunk-snapshot.sh
+root=${BIGCHUNK_ROOT:-}
+label=snapshot
+marker=
+
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+usage() {
+	echo "usage: $prog [-m INSTANCE|top|PATH] [-l LABEL] DIR" >&2
+	exit 2
+}
+
+while getopts m:l:h opt; do
+	case $opt in
+	m) marker=$OPTARG ;;
+	l) label=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+dir=$1
+
+case $label in
+'' | *[!A-Za-z0-9_.:+-]*) die "label '$label': use characters of A-Z a-z 0-9 _ . : + -" ;;
+esac
+[ ${#label} -lt 64 ] || die "label '$label': at most 63 characters"
+
+umask 077
+
+# CLOCK_MONOTONIC ns: the first "now at N nsecs" line of timer_list.
+mono_ns() {
+	while IFS= read -r line; do
+		case $line in
+		"now at "*" nsecs")
+			line=${line#now at }
+			echo "${line% nsecs}"
+			return 0
+			;;
+		esac
+	done < "$root/proc/timer_list"
+	return 1
+}
+
+# Resolve the trace_marker file.
+if [ -n "$marker" ]; then
+	case $marker in
+	*/*) mfile=$marker ;;
+	*)
+		tracefs=
+		for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+			[ -e "$t/trace" ] && { tracefs=$t; break; }
+		done
+		[ -n "$tracefs" ] || die "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
+		if [ "$marker" = top ]; then
+			mfile=$tracefs/trace_marker
+		else
+			[ -d "$tracefs/instances/$marker" ] || die "$tracefs/instances/$marker: no such trace instance"
+			mfile=$tracefs/instances/$marker/trace_marker
+		fi
+		;;
+	esac
+	[ -w "$mfile" ] || die "$mfile: not writable"
+fi
+
+mark() {	# mark begin|end NS
+	[ -n "$marker" ] || return 0
+	printf 'bigchunk snapshot %s %s %s' "$label" "$1" "$2" > "$mfile" ||
+		die "$mfile: cannot write the $1 marker"
+}
+
+copy() {	# copy SRC NAME: one file into the snapshot
+	cat "$1" > "$dir/$2" || die "$1: cannot read (snapshot $dir incomplete)"
+}
+
+# copy1 SRC NAME: the same for a one-line sysfs value, without a fork per file (a
+# machine has hundreds of memory blocks). Exact for one line with or without its
+# newline, which is what sysfs attributes are.
+copy1() {
+	[ -r "$1" ] || die "$1: cannot read (snapshot $dir incomplete)"
+	if IFS= read -r v < "$1"; then
+		printf '%s\n' "$v" > "$dir/$2"
+	else
+		printf '%s' "$v" > "$dir/$2"
+	fi || die "$dir/$2: cannot write"
+}
+
+# The directory: new, or existing and empty.
+if [ -e "$dir" ]; then
+	[ -d "$dir" ] || die "$dir: exists and is not a directory"
+	for f in "$dir"/* "$dir"/.[!.]* "$dir"/..?*; do
+		[ -e "$f" ] && die "$dir: exists and is not empty"
+	done
+else
+	mkdir "$dir" || die "$dir: cannot create"
+fi
+
+t0=$(mono_ns) || die "$root/proc/timer_list: cannot read the CLOCK_MONOTONIC time (needs root)"
+mark begin "$t0"
+
+uname -r > "$dir/uname" || die "uname -r failed"
+for f in zoneinfo buddyinfo pagetypeinfo meminfo vmstat iomem; do
+	copy "$root/proc/$f" "$f"
+done
+
+mem=$root/sys/devices/system/memory
+if [ -d "$mem" ]; then
+	mkdir "$dir/memory" || die "$dir/memory: cannot create"
+	copy "$mem/block_size_bytes" memory/block_size_bytes
+	for b in "$mem"/memory[0-9]*; do
+		[ -d "$b" ] || continue
+		n=${b##*/}
+		mkdir "$dir/memory/$n" || die "$dir/memory/$n: cannot create"
+		copy1 "$b/phys_index" "memory/$n/phys_index"
+		copy1 "$b/state" "memory/$n/state"
+		[ -e "$b/valid_zones" ] && copy1 "$b/valid_zones" "memory/$n/valid_zones"
+	done
+fi
+
+huge=$root/sys/kernel/mm/hugepages
+if [ -d "$huge" ]; then
+	for h in "$huge"/hugepages-*kB; do
+		[ -d "$h" ] || continue
+		n=${h##*/}
+		[ -d "$dir/hugepages" ] || mkdir "$dir/hugepages" || die "$dir/hugepages: cannot create"
+		mkdir "$dir/hugepages/$n" || die "$dir/hugepages/$n: cannot create"
+		copy1 "$h/nr_hugepages" "hugepages/$n/nr_hugepages"
+		copy1 "$h/free_hugepages" "hugepages/$n/free_hugepages"
+	done
+fi
+
+for f in kpageflags kpagecount; do
+	dd if="$root/proc/$f" of="$dir/$f" bs=4194304 2>/dev/null ||
+		die "$root/proc/$f: cannot read (snapshot $dir incomplete)"
+done
+
+t1=$(mono_ns) || die "$root/proc/timer_list: cannot read the CLOCK_MONOTONIC time"
+mark end "$t1"
+printf '%s %s\n' "$t0" "$t1" > "$dir/taken_at" || die "$dir/taken_at: cannot write"
+exit 0
