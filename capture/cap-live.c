@@ -83,6 +83,7 @@ struct live {
 	bool child_reaped;
 	uint64_t t_on, t_off;		/* mono ns: tracing on / off */
 	int nperiodic;
+	uint64_t end_gaps, end_lost;	/* gaps after a CPU's last record (no record carries them) */
 	/* progress */
 	uint64_t prog_last_ns, prog_last_events;
 };
@@ -129,7 +130,8 @@ int cap_live_remove_stale(int self_pid, void (*note_fn)(const char *msg, void *a
 	char **names;
 	int i, removed = 0;
 
-	names = tracefs_instances("^" CAP_LIVE_INSTANCE_PREFIX "[0-9]+$");
+	/* a POSIX basic regex: no "+" */
+	names = tracefs_instances("^" CAP_LIVE_INSTANCE_PREFIX "[0-9][0-9]*$");
 	if (!names)
 		return 0;	/* none (or no instances directory) */
 	for (i = 0; names[i]; i++) {
@@ -318,6 +320,7 @@ static int take_snapshot(struct live *lv, const char *label)
 {
 	char mlabel[32];
 	struct snap_marker m = { .fd = lv->marker_fd };
+	sigset_t stop_sigs, old;
 	int64_t id = 0;
 	int ret;
 
@@ -326,7 +329,17 @@ static int take_snapshot(struct live *lv, const char *label)
 	else
 		snprintf(mlabel, sizeof(mlabel), "%s", label);
 	m.label = mlabel;
+	/*
+	 * A stop signal in the middle would fail a read() with EINTR and lose the
+	 * snapshot: hold it until the snapshot is in, then let it stop us.
+	 */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
 	ret = snap_load_live(lv->db, label, &m, &id);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return bc_error_prefix(ret, "%s snapshot", label);
 	lv->res->snapshots++;
@@ -444,8 +457,11 @@ static int start_child(struct live *lv)
 	}
 	if (pid == 0) {
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigset_t none;
 
 		close(pfd[0]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		sigemptyset(&dfl.sa_mask);
 		sigaction(SIGINT, &dfl, NULL);
 		sigaction(SIGTERM, &dfl, NULL);
@@ -867,7 +883,9 @@ static int convert(struct live *lv)
 					   tdb_next_seq(lv->db));
 			if (ret)
 				goto out;
-			note(lv, "cpu %d: events were lost after its last record", s[i].cpu);
+			lv->end_gaps++;
+			if (s[i].missed > 0)
+				lv->end_lost += (uint64_t)s[i].missed;
 		}
 		if (s[i].bad_subbufs)
 			note(lv, "cpu %d: %llu unreadable sub-buffers (counted as lost)", s[i].cpu,
@@ -1199,8 +1217,8 @@ stop:
 	res->events = st.events;
 	res->markers = st.markers;
 	res->stacks = st.stacks;
-	res->gaps = st.gaps;
-	res->lost_seen = st.lost;
+	res->gaps = st.gaps + lv.end_gaps;
+	res->lost_seen = st.lost + lv.end_lost;
 out:
 	untrace(&lv);
 	remove_tmpdir(&lv);
