@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * First pass: find the real contiguous attempts in the trace.
+ *
+ * alloc_contig_range() isolates its range, drains the pcp lists (a burst of
+ * mm_page_pcpu_drain from the calling task), isolates and migrates the in-use pages
+ * (mm_compaction_isolate_migratepages per pageblock, mm_migrate_pages* with reason
+ * contig_range), then tests the range (test_pages_isolated) and on success takes the
+ * free pages (mm_compaction_isolate_freepages), all from one task. offline_pages()
+ * repeats migrate (reason memory_hotplug) and test until the test passes. A candidate
+ * rejected before isolation leaves no event, so only isolated attempts are found.
+ *
+ * Per task we track the start of its latest drain burst; the attempt begins there
+ * (the kernel isolated just before it) or, without a burst, at its first isolate or
+ * migrate event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "replay/replay-local.h"
+
+struct task_state {
+	int pid;
+	int64_t drain_begin;		/* first seq of the current drain burst, -1 */
+	int64_t att_begin;		/* first seq of the open attempt, -1 */
+	uint64_t att_ts;
+	uint64_t first_start;		/* start_pfn of the first isolate_migratepages */
+	bool have_start;
+	int reason;			/* migrate reason seen, -1 */
+	uint64_t migrated, failed;
+	int open;			/* index in rp->attempts of a tested attempt still
+					 * taking free pages or retrying (offline), -1 */
+};
+
+#define MAX_TASKS 64
+
+static struct task_state *task_get(struct task_state *t, int *nr, int pid)
+{
+	int i;
+
+	for (i = 0; i < *nr; i++)
+		if (t[i].pid == pid)
+			return &t[i];
+	if (*nr == MAX_TASKS)
+		i = pid % MAX_TASKS;	/* evict: only attempt bookkeeping is lost */
+	else
+		i = (*nr)++;
+	t[i] = (struct task_state){ .pid = pid, .drain_begin = -1, .att_begin = -1,
+				    .reason = -1, .open = -1 };
+	return &t[i];
+}
+
+static int push(struct replay *rp, int *cap, const struct rp_attempt *a)
+{
+	if (rp->nr_attempts == *cap) {
+		struct rp_attempt *n;
+
+		*cap = *cap ? *cap * 2 : 8;
+		n = realloc(rp->attempts, *cap * sizeof(*n));
+		if (!n)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		rp->attempts = n;
+	}
+	rp->attempts[rp->nr_attempts++] = *a;
+	return 0;
+}
+
+static int cmp_begin(const void *a, const void *b)
+{
+	const struct rp_attempt *x = a, *y = b;
+
+	return x->seq_begin < y->seq_begin ? -1 : x->seq_begin > y->seq_begin;
+}
+
+int rp_find_attempts(struct replay *rp)
+{
+	uint64_t pb = 1ull << rp->layout.pageblock_order;
+	uint64_t blk = rp->layout.memory_block_pages;
+	struct task_state tasks[MAX_TASKS];
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct rp_event ev;
+	int ntasks = 0, cap = 0, ret;
+
+	ret = tdb_cursor_open(rp->db, 0, UINT64_MAX, &cur);
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		struct task_state *t;
+
+		if (raw.type >= rp->nr_types)
+			continue;
+		switch (rp->types[raw.type].kind) {
+		case RP_EV_PCPU_DRAIN: case RP_EV_ISOLATE_MIGRATE: case RP_EV_MIGRATE_START:
+		case RP_EV_MIGRATE_END: case RP_EV_TEST_ISOLATED: case RP_EV_ISOLATE_FREE:
+			break;
+		case RP_EV_OTHER:
+			continue;
+		default:
+			/* Allocations and frees of the task are migration work inside an
+			 * attempt, but they end a drain burst. */
+			t = task_get(tasks, &ntasks, raw.pid);
+			if (t->att_begin < 0)
+				t->drain_begin = -1;
+			continue;
+		}
+		rp_decode(rp, &raw, &ev);
+		t = task_get(tasks, &ntasks, ev.pid);
+		switch (ev.kind) {
+		case RP_EV_PCPU_DRAIN:
+			if (t->att_begin < 0 && t->drain_begin < 0)
+				t->drain_begin = (int64_t)ev.seq;
+			break;
+		case RP_EV_ISOLATE_MIGRATE:
+		case RP_EV_MIGRATE_START:
+		case RP_EV_MIGRATE_END:
+			if (ev.kind == RP_EV_MIGRATE_END || ev.kind == RP_EV_MIGRATE_START) {
+				if (ev.reason != RP_MR_CONTIG_RANGE && ev.reason != RP_MR_MEMORY_HOTPLUG)
+					break;	/* compaction, NUMA ...: not an attempt */
+				t->reason = ev.reason;
+				if (ev.kind == RP_EV_MIGRATE_END) {
+					t->migrated += ev.succeeded;
+					t->failed += ev.failed;
+				}
+			}
+			if (t->open >= 0) {
+				struct rp_attempt *a = &rp->attempts[t->open];
+
+				/* Offline retries: the same attempt goes on. */
+				if (a->kind == RP_ATTEMPT_OFFLINE && !a->success) {
+					a->seq_end = ev.seq;
+					break;
+				}
+				t->open = -1;
+			}
+			if (t->att_begin < 0) {
+				t->att_begin = t->drain_begin >= 0 ? t->drain_begin : (int64_t)ev.seq;
+				t->att_ts = ev.ts;
+				t->drain_begin = -1;
+			}
+			if (ev.kind == RP_EV_ISOLATE_MIGRATE && !t->have_start) {
+				t->first_start = ev.start_pfn & ~(pb - 1);
+				t->have_start = true;
+			}
+			break;
+		case RP_EV_TEST_ISOLATED: {
+			struct rp_attempt a = { 0 };
+			bool success = ev.fin_pfn >= ev.end_pfn;
+
+			if (t->open >= 0 && rp->attempts[t->open].kind == RP_ATTEMPT_OFFLINE &&
+			    rp->attempts[t->open].end_pfn == ev.end_pfn) {
+				struct rp_attempt *o = &rp->attempts[t->open];
+
+				o->seq_test = o->seq_end = ev.seq;
+				o->success = success;
+				o->fin_pfn = ev.fin_pfn;
+				o->nr_tests++;
+				o->migrated += t->migrated;
+				o->migrate_failed += t->failed;
+				t->migrated = t->failed = 0;
+				break;
+			}
+			a.end_pfn = ev.end_pfn;
+			a.outer_start = ev.start_pfn;
+			a.start_pfn = t->have_start && t->first_start >= ev.start_pfn &&
+				      t->first_start < ev.end_pfn ? t->first_start : ev.start_pfn;
+			a.seq_begin = t->att_begin >= 0 ? (uint64_t)t->att_begin :
+				      (t->drain_begin >= 0 ? (uint64_t)t->drain_begin : ev.seq);
+			a.ts_begin = t->att_begin >= 0 ? t->att_ts : ev.ts;
+			a.seq_test = a.seq_end = ev.seq;
+			a.ts_test = ev.ts;
+			a.pid = ev.pid;
+			a.success = success;
+			a.fin_pfn = ev.fin_pfn;
+			a.nr_tests = 1;
+			a.migrated = t->migrated;
+			a.migrate_failed = t->failed;
+			/* Offline works on whole memory blocks with reason memory_hotplug. */
+			if (t->reason == RP_MR_MEMORY_HOTPLUG ||
+			    (t->reason < 0 && blk && a.end_pfn - a.start_pfn == blk &&
+			     !(a.start_pfn % blk)))
+				a.kind = RP_ATTEMPT_OFFLINE;
+			else
+				a.kind = RP_ATTEMPT_CONTIG;
+			ret = push(rp, &cap, &a);
+			if (ret)
+				goto out;
+			t->open = rp->nr_attempts - 1;
+			t->att_begin = t->drain_begin = -1;
+			t->have_start = false;
+			t->reason = -1;
+			t->migrated = t->failed = 0;
+			break;
+		}
+		case RP_EV_ISOLATE_FREE:
+			/* isolate_freepages_range() after a successful test: part of it. */
+			if (t->open >= 0) {
+				struct rp_attempt *a = &rp->attempts[t->open];
+
+				if (a->success && ev.start_pfn >= a->outer_start &&
+				    ev.start_pfn < a->end_pfn)
+					a->seq_end = ev.seq;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+out:
+	tdb_cursor_close(cur);
+	if (ret >= 0 && rp->nr_attempts > 1)
+		qsort(rp->attempts, rp->nr_attempts, sizeof(*rp->attempts), cmp_begin);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals of replay/: never included outside replay/. */
+#ifndef BC_REPLAY_LOCAL_H
+#define BC_REPLAY_LOCAL_H
+
+#include "db/tdb.h"
+#include "model/model.h"
+#include "replay/replay.h"
+
+/* Field indices of one event type, looked up by name once. -1 = absent. */
+struct rp_type {
+	enum rp_event_kind kind;
+	int pfn, order, mt, gfp, percpu_refill;
+	int alloc_order, fallback_order, alloc_mt, fallback_mt, change_ownership;
+	int start_pfn, end_pfn, fin_pfn, nr_scanned, nr_taken;
+	int succeeded, failed, reason, mode;
+};
+
+struct rp_snap {
+	int64_t id;
+	int64_t seq_begin, seq_end;	/* -1 unaligned */
+	int64_t ts_begin, ts_end;
+	uint64_t nr_pfns;
+	bool complete;
+};
+
+struct rp_lost {
+	uint64_t seq;			/* first event after the gap */
+	int cpu;
+	int64_t count;
+};
+
+struct replay {
+	struct tdb *db;
+	struct rp_opts opts;
+	struct model *m;
+	struct model_layout layout;
+	struct model_profile profile;
+
+	struct rp_type *types;		/* by type id */
+	int nr_types;
+
+	struct rp_snap *snaps;
+	int nr_snaps;
+	int seed_snap;			/* index in snaps[] seeded from */
+	int next_snap;			/* next index to score */
+
+	struct rp_attempt *attempts;
+	int nr_attempts;
+	int next_attempt;		/* next to begin */
+	int open_attempt;		/* index of the attempt in progress, -1 */
+
+	struct rp_lost *lost;
+	int nr_lost, next_lost;
+
+	struct rp_score *scores;
+	int nr_scores;
+
+	uint64_t applied;
+	uint64_t next_seq;
+	uint64_t snapshot_anomalies;	/* anomalies while a snapshot was read */
+	uint64_t attempt_isolation_mismatch;	/* kernel isolated, model could not */
+	uint64_t uncertain_marks;
+
+	/* pfns touched by events while the snapshot being scored was read (bitmap) */
+	uint64_t *touched;
+	uint64_t touched_words;
+};
+
+/* replay-seed.c */
+int rp_read_layout(struct replay *rp, int64_t snap);
+int rp_seed(struct replay *rp, int64_t snap);
+/* Re-seed aligned MAX_ORDER windows that disagree with snapshot @snap (not touched). */
+int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced);
+
+/* replay-attempts.c */
+int rp_find_attempts(struct replay *rp);
+
+/* replay-score.c */
+int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);
+
+/* kpageflags bits used here */
+#define KPF_LRU		5
+#define KPF_SLAB	7
+#define KPF_BUDDY	10
+#define KPF_ANON	12
+#define KPF_SWAPBACKED	14
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define KPF_HUGE	17
+#define KPF_NOPAGE	20
+#define KPF_THP		22
+#define KPF_OFFLINE	23
+#define KPF_ZERO_PAGE	24
+#define KPF_PGTABLE	26
+#define KPF_RESERVED	32
+#define KPF_BIT(b)	(1ull << (b))
+
+/* Coarse class of a page, comparable between kpageflags and the model. */
+enum rp_class {
+	RP_CLASS_HOLE,
+	RP_CLASS_FREE,		/* buddy */
+	RP_CLASS_NOFLAGS,	/* pcp, uninitialised, tails of non-compound allocations */
+	RP_CLASS_MOVABLE,	/* LRU anon/file, THP */
+	RP_CLASS_UNMOVABLE,	/* slab, page tables, other kernel pages */
+	RP_CLASS_RESERVED,
+	RP_CLASS_HUGETLB,
+	RP_CLASS_OTHER,		/* offline, zero page */
+};
+enum rp_class rp_class_of_flags(uint64_t flags);
+
+#endif

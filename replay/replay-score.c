@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scoring the model against a later snapshot, and storing the figures.
+ *
+ * Per pfn (RAM inside zones): state agreement is "free in the buddy" in both or in
+ * neither (kpageflags BUDDY vs the model); kind agreement, over pages the kernel shows
+ * in use with a definite class (LRU/THP movable, slab/page-table/kernel unmovable,
+ * reserved, hugetlb), is the model holding the page in use with the same class, the
+ * class it would have in has_unmovable_pages(). Pages touched by events while the
+ * snapshot was read, and pages still uncertain after lost events, are counted apart.
+ * Zone figures: free blocks per order against buddyinfo, pageblocks per migratetype
+ * against pagetypeinfo.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/snapshot.h"
+#include "common/err.h"
+#include "replay/replay-local.h"
+
+#define SCORE_CHUNK (1u << 20)
+
+static enum rp_class model_class(const struct model_pfn_info *pi)
+{
+	switch (pi->state) {
+	case MODEL_PFN_HOLE:
+		return RP_CLASS_HOLE;
+	case MODEL_PFN_BUDDY:
+		return RP_CLASS_FREE;
+	case MODEL_PFN_PCP:
+	case MODEL_PFN_UNINIT:
+		return RP_CLASS_NOFLAGS;
+	case MODEL_PFN_ALLOC:
+		break;
+	}
+	switch (pi->kind) {
+	case MODEL_KIND_ANON: case MODEL_KIND_FILE: case MODEL_KIND_THP:
+		return RP_CLASS_MOVABLE;
+	case MODEL_KIND_SLAB: case MODEL_KIND_PGTABLE: case MODEL_KIND_KERNEL:
+	case MODEL_KIND_COMPOUND:
+		return RP_CLASS_UNMOVABLE;
+	case MODEL_KIND_RESERVED:
+		return RP_CLASS_RESERVED;
+	case MODEL_KIND_HUGETLB:
+		return RP_CLASS_HUGETLB;
+	case MODEL_KIND_OFFLINE: case MODEL_KIND_ZERO:
+		return RP_CLASS_OTHER;
+	default:
+		break;
+	}
+	switch (pi->gfp_class) {
+	case MODEL_GFP_USER_MOVABLE: case MODEL_GFP_TRANSHUGE:
+		return RP_CLASS_MOVABLE;
+	case MODEL_GFP_KERNEL: case MODEL_GFP_ATOMIC: case MODEL_GFP_NOWAIT: case MODEL_GFP_OTHER:
+		return RP_CLASS_UNMOVABLE;
+	default:
+		return RP_CLASS_NOFLAGS;	/* unknown: never agrees with a definite class */
+	}
+}
+
+static int score_pages(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
+{
+	const struct model_layout *L = &rp->layout;
+	uint64_t *flags = malloc(SCORE_CHUNK * sizeof(*flags));
+	unsigned int zi;
+	int ret = 0;
+
+	if (!flags)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (zi = 0; zi < L->nr_zones; zi++) {
+		const struct model_zone_layout *z = &L->zones[zi];
+		uint64_t zend = z->start_pfn + z->spanned, pfn;
+
+		if (zend > s->nr_pfns)
+			zend = s->nr_pfns;
+		for (pfn = z->start_pfn; pfn < zend;) {
+			uint64_t end = ((pfn / SCORE_CHUNK) + 1) * SCORE_CHUNK, p;
+
+			if (end > zend)
+				end = zend;
+			ret = snap_pages_read(rp->db, s->id, pfn, end - pfn, flags, NULL);
+			if (ret)
+				goto out;
+			for (p = pfn; p < end; p++) {
+				uint64_t f = flags[p - pfn];
+				enum rp_class kc = rp_class_of_flags(f), mc;
+				struct model_pfn_info pi;
+
+				if (model_pfn_info(rp->m, p, &pi) || pi.state == MODEL_PFN_HOLE ||
+				    kc == RP_CLASS_HOLE)
+					continue;
+				if (p / 64 < rp->touched_words && (rp->touched[p / 64] >> (p % 64)) & 1) {
+					sc->pfns_changed++;
+					continue;
+				}
+				if (pi.uncertain) {
+					sc->pfns_uncertain++;
+					continue;
+				}
+				sc->pfns_compared++;
+				if ((kc == RP_CLASS_FREE) == (pi.state == MODEL_PFN_BUDDY))
+					sc->state_agree++;
+				else if (kc == RP_CLASS_FREE)
+					sc->model_used_kernel_free++;
+				else
+					sc->model_free_kernel_used++;
+				if (kc == RP_CLASS_MOVABLE || kc == RP_CLASS_UNMOVABLE ||
+				    kc == RP_CLASS_RESERVED || kc == RP_CLASS_HUGETLB) {
+					mc = model_class(&pi);
+					sc->kind_compared++;
+					if (mc == kc)
+						sc->kind_agree++;
+				}
+			}
+			pfn = end;
+		}
+	}
+out:
+	free(flags);
+	return ret;
+}
+
+static double rel_err(int64_t model, int64_t kernel)
+{
+	return fabs((double)(model - kernel)) / (double)(kernel > 1 ? kernel : 1);
+}
+
+static int zone_index(const struct replay *rp, int node, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < rp->layout.nr_zones; i++)
+		if (rp->layout.zones[i].nid == node && !strcmp(rp->layout.zones[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int mt_number(const struct model_profile *p, const char *name)
+{
+	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	if (!strcmp(name, "CMA"))
+		return p->cma ? 4 : -1;
+	if (!strcmp(name, "Isolate"))
+		return p->cma ? 5 : 4;
+	return -1;
+}
+
+static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
+{
+	struct model_zone_stats zs[MODEL_MAX_ZONES];
+	sqlite3 *sq = tdb_sqlite(rp->db);
+	unsigned int zi;
+	sqlite3_stmt *st;
+
+	for (zi = 0; zi < rp->layout.nr_zones; zi++)
+		if (model_zone_stats(rp->m, zi, &zs[zi]))
+			memset(&zs[zi], 0, sizeof(zs[zi]));
+
+	if (sqlite3_prepare_v2(sq, "SELECT node, zone, ord, nr_free FROM buddyinfo WHERE snap = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "buddyinfo: %s", sqlite3_errmsg(sq));
+	sqlite3_bind_int64(st, 1, s->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int z = zone_index(rp, sqlite3_column_int(st, 0),
+				   (const char *)sqlite3_column_text(st, 1));
+		int ord = sqlite3_column_int(st, 2), mt;
+		int64_t model = 0;
+
+		if (z < 0 || ord < 0 || ord >= 16)
+			continue;
+		for (mt = 0; mt < 8; mt++)
+			model += (int64_t)zs[z].nr_free[ord][mt];
+		if (rel_err(model, sqlite3_column_int64(st, 3)) > sc->buddyinfo_max_rel_err)
+			sc->buddyinfo_max_rel_err = rel_err(model, sqlite3_column_int64(st, 3));
+	}
+	sqlite3_finalize(st);
+
+	if (sqlite3_prepare_v2(sq, "SELECT node, zone, migratetype, nr_blocks FROM pagetype_blocks "
+			       "WHERE snap = ?", -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "pagetype_blocks: %s", sqlite3_errmsg(sq));
+	sqlite3_bind_int64(st, 1, s->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int z = zone_index(rp, sqlite3_column_int(st, 0),
+				   (const char *)sqlite3_column_text(st, 1));
+		int mt = mt_number(&rp->profile, (const char *)sqlite3_column_text(st, 2));
+		double e;
+
+		if (z < 0 || mt < 0 || mt >= 8)
+			continue;
+		e = rel_err((int64_t)zs[z].pageblocks[mt], sqlite3_column_int64(st, 3));
+		if (e > sc->pagetypeinfo_max_rel_err)
+			sc->pagetypeinfo_max_rel_err = e;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out)
+{
+	struct rp_score sc = { .snap = s->id, .ts = (uint64_t)s->ts_end, .seq = (uint64_t)s->seq_end };
+	struct rp_score *n;
+	int ret = 0;
+
+	if (!rp->opts.no_score) {
+		ret = score_pages(rp, s, &sc);
+		if (!ret)
+			ret = score_zones(rp, s, &sc);
+		if (ret)
+			return ret;
+		sc.pfn_agree_state = sc.pfns_compared ? (double)sc.state_agree / sc.pfns_compared : 1;
+		sc.pfn_agree_kind = sc.kind_compared ? (double)sc.kind_agree / sc.kind_compared : 1;
+	}
+	if (!rp->opts.no_resync) {
+		ret = rp_resync(rp, s->id, &sc.resynced_pfns);
+		if (ret)
+			return ret;
+	}
+	memset(rp->touched, 0, rp->touched_words * sizeof(uint64_t));
+	n = realloc(rp->scores, (rp->nr_scores + 1) * sizeof(*n));
+	if (!n)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	rp->scores = n;
+	rp->scores[rp->nr_scores++] = sc;
+	if (out)
+		*out = sc;
+	return 0;
+}
+
+static const char results_schema[] =
+	"CREATE TABLE IF NOT EXISTS replay_scores ("
+	" snap INTEGER PRIMARY KEY, ts INTEGER, seq INTEGER,"
+	" pfns_compared INTEGER, pfns_changed INTEGER, pfns_uncertain INTEGER,"
+	" state_agree INTEGER, kind_compared INTEGER, kind_agree INTEGER,"
+	" pfn_agree_state REAL, pfn_agree_kind REAL,"
+	" buddyinfo_max_rel_err REAL, pagetypeinfo_max_rel_err REAL,"
+	" model_free_kernel_used INTEGER, model_used_kernel_free INTEGER, resynced_pfns INTEGER);"
+	"CREATE TABLE IF NOT EXISTS replay_anomalies ("
+	" class TEXT PRIMARY KEY, count INTEGER NOT NULL,"
+	" first_seq INTEGER, first_ts INTEGER, first_pfn INTEGER, first_order INTEGER);"
+	"DELETE FROM replay_scores; DELETE FROM replay_anomalies;";
+
+int rp_store_results(struct replay *rp, struct tdb *db)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	sqlite3_stmt *st;
+	int i, ret;
+
+	ret = tdb_exec(db, results_schema);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(sq, "INSERT INTO replay_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			       "?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "%s: replay_scores: %s", tdb_path(db), sqlite3_errmsg(sq));
+	for (i = 0; i < rp->nr_scores; i++) {
+		const struct rp_score *s = &rp->scores[i];
+		int c = 1;
+
+		sqlite3_bind_int64(st, c++, s->snap);
+		sqlite3_bind_int64(st, c++, (int64_t)s->ts);
+		sqlite3_bind_int64(st, c++, (int64_t)s->seq);
+		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_compared);
+		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_changed);
+		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_uncertain);
+		sqlite3_bind_int64(st, c++, (int64_t)s->state_agree);
+		sqlite3_bind_int64(st, c++, (int64_t)s->kind_compared);
+		sqlite3_bind_int64(st, c++, (int64_t)s->kind_agree);
+		sqlite3_bind_double(st, c++, s->pfn_agree_state);
+		sqlite3_bind_double(st, c++, s->pfn_agree_kind);
+		sqlite3_bind_double(st, c++, s->buddyinfo_max_rel_err);
+		sqlite3_bind_double(st, c++, s->pagetypeinfo_max_rel_err);
+		sqlite3_bind_int64(st, c++, (int64_t)s->model_free_kernel_used);
+		sqlite3_bind_int64(st, c++, (int64_t)s->model_used_kernel_free);
+		sqlite3_bind_int64(st, c++, (int64_t)s->resynced_pfns);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return bc_error(BC_E_DB, "%s: replay_scores: %s", tdb_path(db),
+					sqlite3_errmsg(sq));
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+
+	if (sqlite3_prepare_v2(sq, "INSERT INTO replay_anomalies VALUES (?, ?, ?, ?, ?, ?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "%s: replay_anomalies: %s", tdb_path(db), sqlite3_errmsg(sq));
+	for (i = 0; i < MODEL_NR_ANOM; i++) {
+		struct model_anomaly_rec recs[MODEL_ANOM_KEEP];
+		unsigned int nrec = 0;
+		uint64_t n = model_anomaly_count(rp->m, i, recs, &nrec);
+
+		if (!n)
+			continue;
+		sqlite3_bind_text(st, 1, model_anomaly_name(i), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, (int64_t)n);
+		if (nrec) {
+			sqlite3_bind_int64(st, 3, (int64_t)recs[0].seq);
+			sqlite3_bind_int64(st, 4, (int64_t)recs[0].ts);
+			sqlite3_bind_int64(st, 5, (int64_t)recs[0].pfn);
+			sqlite3_bind_int(st, 6, (int)recs[0].order);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return bc_error(BC_E_DB, "%s: replay_anomalies: %s", tdb_path(db),
+					sqlite3_errmsg(sq));
+		}
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Seeding the model from a snapshot: the physical layout (zones, System RAM, memory
+ * blocks, orders), every pfn's state from kpageflags, and the pageblock migratetypes.
+ *
+ * Pageblock types are not exported by the kernel per block, only counted per zone in
+ * /proc/pagetypeinfo ("Number of blocks type"). We rank each zone's pageblocks by how
+ * many unmovable pages (slab, page tables, other kernel pages) they hold against
+ * movable ones (LRU, THP) and hand out the counted Unmovable, Reclaimable and
+ * HighAtomic types in that order; the rest are Movable. The per-zone counts are then
+ * exact at the seed; later snapshots measure how far the replay drifts from them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/snapshot.h"
+#include "common/err.h"
+#include "replay/replay-local.h"
+
+#define SEED_CHUNK	(1u << 20)	/* pfns read at a time; a multiple of MAX_ORDER blocks */
+
+enum rp_class rp_class_of_flags(uint64_t f)
+{
+	if (f & KPF_BIT(KPF_NOPAGE))
+		return RP_CLASS_HOLE;
+	if (f & KPF_BIT(KPF_BUDDY))
+		return RP_CLASS_FREE;
+	if (!f)
+		return RP_CLASS_NOFLAGS;
+	if (f & KPF_BIT(KPF_RESERVED))
+		return RP_CLASS_RESERVED;
+	if (f & KPF_BIT(KPF_HUGE))
+		return RP_CLASS_HUGETLB;
+	if (f & (KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_PGTABLE)))
+		return RP_CLASS_UNMOVABLE;
+	if (f & (KPF_BIT(KPF_LRU) | KPF_BIT(KPF_THP) | KPF_BIT(KPF_ANON) |
+		 KPF_BIT(KPF_SWAPBACKED)))
+		return RP_CLASS_MOVABLE;
+	if (f & (KPF_BIT(KPF_OFFLINE) | KPF_BIT(KPF_ZERO_PAGE)))
+		return RP_CLASS_OTHER;
+	return RP_CLASS_UNMOVABLE;
+}
+
+static int64_t scalar(struct tdb *db, const char *sql, int64_t snap, int64_t dflt)
+{
+	sqlite3_stmt *st;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return dflt;
+	sqlite3_bind_int64(st, 1, snap);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* "Page block order: 9" in pagetypeinfo, else the x86_64 value. */
+static unsigned int read_pageblock_order(struct tdb *db, int64_t snap)
+{
+	sqlite3_stmt *st;
+	unsigned int order = 9;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT content FROM snapshot_files "
+			       "WHERE snap = ? AND name = 'pagetypeinfo'", -1, &st, NULL) != SQLITE_OK)
+		return order;
+	sqlite3_bind_int64(st, 1, snap);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+		const char *p = s ? strstr(s, "Page block order:") : NULL;
+
+		if (p)
+			order = (unsigned int)strtoul(p + strlen("Page block order:"), NULL, 10);
+	}
+	sqlite3_finalize(st);
+	return order;
+}
+
+int rp_read_layout(struct replay *rp, int64_t snap)
+{
+	struct model_layout *L = &rp->layout;
+	struct tdb *db = rp->db;
+	sqlite3_stmt *st;
+	char *release;
+	int ret;
+
+	memset(L, 0, sizeof(*L));
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT node, zone, start_pfn, spanned, present, "
+			       "managed FROM zones WHERE snap = ? AND spanned > 0 "
+			       "ORDER BY start_pfn", -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "%s: zones: %s", tdb_path(db), sqlite3_errmsg(tdb_sqlite(db)));
+	sqlite3_bind_int64(st, 1, snap);
+	while (sqlite3_step(st) == SQLITE_ROW && L->nr_zones < MODEL_MAX_ZONES) {
+		struct model_zone_layout *z = &L->zones[L->nr_zones++];
+
+		z->nid = sqlite3_column_int(st, 0);
+		snprintf(z->name, sizeof(z->name), "%s", (const char *)sqlite3_column_text(st, 1));
+		z->start_pfn = (uint64_t)sqlite3_column_int64(st, 2);
+		z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
+		z->present = (uint64_t)sqlite3_column_int64(st, 4);
+		z->managed = (uint64_t)sqlite3_column_int64(st, 5);
+		z->movable = !strcmp(z->name, "Movable");
+	}
+	sqlite3_finalize(st);
+	if (!L->nr_zones)
+		return bc_error(BC_E_FORMAT, "%s: snapshot %lld has no zones (zoneinfo missing?)",
+				tdb_path(db), (long long)snap);
+
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT start_pfn, end_pfn FROM system_ram "
+			       "WHERE snap = ? ORDER BY start_pfn", -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "%s: system_ram: %s", tdb_path(db),
+				sqlite3_errmsg(tdb_sqlite(db)));
+	sqlite3_bind_int64(st, 1, snap);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (L->nr_ram == MODEL_MAX_RAM) {
+			sqlite3_finalize(st);
+			return bc_error(BC_E_FORMAT, "%s: more than %d System RAM ranges",
+					tdb_path(db), MODEL_MAX_RAM);
+		}
+		L->ram[L->nr_ram].start = (uint64_t)sqlite3_column_int64(st, 0);
+		L->ram[L->nr_ram].end = (uint64_t)sqlite3_column_int64(st, 1);
+		L->nr_ram++;
+	}
+	sqlite3_finalize(st);
+
+	L->memory_block_pages = (uint64_t)scalar(db, "SELECT max(nr_pfns) FROM memory_blocks "
+						 "WHERE snap = ?", snap, 0);
+	L->pageblock_order = read_pageblock_order(db, snap);
+	L->max_page_order = (unsigned int)scalar(db, "SELECT max(ord) FROM buddyinfo WHERE snap = ?",
+						 snap, 10);
+	L->nr_cpus = (unsigned int)tdb_get_meta_int(db, "cpus", 0);
+	if (!L->nr_cpus)
+		L->nr_cpus = (unsigned int)scalar(db, "SELECT max(cpu) + 1 FROM zone_pcp WHERE snap = ?",
+						  snap, 1);
+
+	release = tdb_get_meta(db, "kernel_release");
+	ret = model_profile_from_release(release ? release : "", L->pageblock_order, &rp->profile);
+	if (ret && release && *release)
+		fprintf(stderr, "bigchunk: kernel release '%s' not recognised; using the 6.18 rules\n",
+			release);
+	free(release);
+	return 0;
+}
+
+/* Migratetype numbers of pagetypeinfo's names for this profile; -1 unknown. */
+static int mt_of_name(const struct model_profile *p, const char *name)
+{
+	if (!strcmp(name, "Unmovable"))
+		return 0;
+	if (!strcmp(name, "Movable"))
+		return 1;
+	if (!strcmp(name, "Reclaimable"))
+		return 2;
+	if (!strcmp(name, "HighAtomic"))
+		return 3;
+	if (!strcmp(name, "CMA"))
+		return p->cma ? 4 : -1;
+	if (!strcmp(name, "Isolate"))
+		return p->cma ? 5 : 4;
+	return -1;
+}
+
+struct pb_rank {
+	uint64_t pfn;
+	int64_t score;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct pb_rank *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/* Assign the zone's counted pageblock types to its best-matching pageblocks. */
+static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct pb_rank *rank,
+			uint64_t nr)
+{
+	const struct model_zone_layout *z = &rp->layout.zones[zi];
+	static const int order_of_handout[] = { 0, 2, 3 };	/* Unmovable, Reclaimable, HighAtomic */
+	int64_t want[8] = { 0 };
+	sqlite3_stmt *st;
+	uint64_t next = 0;
+	size_t k;
+	int ret;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT migratetype, nr_blocks FROM "
+			       "pagetype_blocks WHERE snap = ? AND node = ? AND zone = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "pagetype_blocks: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
+	sqlite3_bind_int64(st, 1, snap);
+	sqlite3_bind_int(st, 2, z->nid);
+	sqlite3_bind_text(st, 3, z->name, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
+
+		if (mt >= 0 && mt < 8)
+			want[mt] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+
+	qsort(rank, nr, sizeof(*rank), cmp_rank);
+	for (k = 0; k < sizeof(order_of_handout) / sizeof(order_of_handout[0]); k++) {
+		int mt = order_of_handout[k];
+		int64_t i;
+
+		for (i = 0; i < want[mt] && next < nr; i++, next++) {
+			ret = model_set_pageblock_mt(rp->m, rank[next].pfn, mt);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int rp_seed(struct replay *rp, int64_t snap)
+{
+	uint64_t *flags = NULL, *count = NULL, nr_pfns = 0;
+	const struct model_layout *L = &rp->layout;
+	unsigned int zi, pb_shift = L->pageblock_order;
+	struct pb_rank *rank = NULL;
+	int ret = 0, i;
+
+	for (i = 0; i < rp->nr_snaps; i++)
+		if (rp->snaps[i].id == snap)
+			nr_pfns = rp->snaps[i].nr_pfns;
+	flags = malloc(SEED_CHUNK * sizeof(*flags));
+	count = malloc(SEED_CHUNK * sizeof(*count));
+	if (!flags || !count) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (zi = 0; zi < L->nr_zones; zi++) {
+		const struct model_zone_layout *z = &L->zones[zi];
+		uint64_t zend = z->start_pfn + z->spanned, pfn, nblocks, b;
+
+		if (zend > nr_pfns)
+			zend = nr_pfns;
+		if (zend <= z->start_pfn)
+			continue;
+		nblocks = ((zend - 1) >> pb_shift) - (z->start_pfn >> pb_shift) + 1;
+		free(rank);
+		rank = calloc(nblocks, sizeof(*rank));
+		if (!rank) {
+			ret = bc_error(BC_E_NOMEM, "out of memory");
+			goto out;
+		}
+		for (b = 0; b < nblocks; b++)
+			rank[b].pfn = ((z->start_pfn >> pb_shift) + b) << pb_shift;
+
+		for (pfn = z->start_pfn; pfn < zend;) {
+			uint64_t end = ((pfn / SEED_CHUNK) + 1) * SEED_CHUNK, j;
+
+			if (end > zend)
+				end = zend;
+			ret = snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
+			if (ret)
+				goto out;
+			for (j = 0; j < end - pfn; j++) {
+				struct pb_rank *r = &rank[((pfn + j) >> pb_shift) -
+							  (z->start_pfn >> pb_shift)];
+
+				switch (rp_class_of_flags(flags[j])) {
+				case RP_CLASS_UNMOVABLE:
+					r->score += 1 << 10;	/* one slab page outweighs movables */
+					break;
+				case RP_CLASS_MOVABLE:
+					r->score -= 1;
+					break;
+				default:
+					break;
+				}
+			}
+			ret = model_seed_pfn_range(rp->m, pfn, end - pfn, flags, count);
+			if (ret)
+				goto out;
+			pfn = end;
+		}
+		ret = assign_types(rp, snap, zi, rank, nblocks);
+		if (ret)
+			goto out;
+	}
+out:
+	free(rank);
+	free(flags);
+	free(count);
+	return ret;
+}
+
+static bool touched_any(const struct replay *rp, uint64_t pfn, uint64_t n)
+{
+	uint64_t i;
+
+	if (!rp->touched)
+		return false;
+	for (i = pfn; i < pfn + n; i++)
+		if (i / 64 < rp->touched_words && (rp->touched[i / 64] >> (i % 64)) & 1)
+			return true;
+	return false;
+}
+
+int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
+{
+	const struct model_layout *L = &rp->layout;
+	uint64_t win = 1ull << L->max_page_order, *flags, *count, nr_pfns = 0;
+	unsigned int zi;
+	int ret = 0, i;
+
+	*resynced = 0;
+	for (i = 0; i < rp->nr_snaps; i++)
+		if (rp->snaps[i].id == snap)
+			nr_pfns = rp->snaps[i].nr_pfns;
+	flags = malloc(SEED_CHUNK * sizeof(*flags));
+	count = malloc(SEED_CHUNK * sizeof(*count));
+	if (!flags || !count) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (zi = 0; zi < L->nr_zones; zi++) {
+		const struct model_zone_layout *z = &L->zones[zi];
+		uint64_t zend = z->start_pfn + z->spanned, pfn;
+
+		if (zend > nr_pfns)
+			zend = nr_pfns;
+		for (pfn = z->start_pfn; pfn < zend;) {
+			uint64_t end = ((pfn / SEED_CHUNK) + 1) * SEED_CHUNK, w;
+
+			if (end > zend)
+				end = zend;
+			ret = snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
+			if (ret)
+				goto out;
+			/* Windows are MAX_ORDER aligned: no free block crosses one. */
+			for (w = pfn; w < end;) {
+				uint64_t wend = (w / win + 1) * win, j;
+				bool differ = false;
+
+				if (wend > end)
+					wend = end;
+				for (j = w; j < wend && !differ; j++) {
+					struct model_pfn_info pi;
+					bool kfree = flags[j - pfn] & KPF_BIT(KPF_BUDDY);
+
+					if (model_pfn_info(rp->m, j, &pi))
+						continue;
+					if (pi.state == MODEL_PFN_HOLE)
+						continue;
+					differ = kfree != (pi.state == MODEL_PFN_BUDDY);
+				}
+				if (differ && !touched_any(rp, w, wend - w)) {
+					ret = model_seed_pfn_range(rp->m, w, wend - w, flags + (w - pfn),
+								   count + (w - pfn));
+					if (ret)
+						goto out;
+					*resynced += wend - w;
+				}
+				w = wend;
+			}
+			pfn = end;
+		}
+	}
+out:
+	free(flags);
+	free(count);
+	return ret;
+}
