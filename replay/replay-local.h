@@ -78,6 +78,8 @@ int rp_find_attempts(struct replay *rp);
 
 /* replay-score.c */
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);
+/* Pageblocks per effective type as pagetypeinfo counts them (initialised memory). */
+void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks);
 
 /* kpageflags bits used here */
 #define KPF_LRU		5

@@ -152,6 +152,32 @@ static int mt_number(const struct model_profile *p, const char *name)
 	return -1;
 }
 
+/*
+ * pagetypeinfo's "Number of blocks type" walks the zone's pageblocks that have an
+ * online, initialised memmap: holes and (lazily) uninitialised memory are not counted.
+ */
+void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks)
+{
+	const struct model_zone_layout *z = &rp->layout.zones[zi];
+	uint64_t pb = 1ull << rp->layout.pageblock_order, pfn;
+
+	memset(pageblocks, 0, 8 * sizeof(*pageblocks));
+	for (pfn = z->start_pfn & ~(pb - 1); pfn < z->start_pfn + z->spanned; pfn += pb) {
+		struct model_range_counts rc;
+		uint64_t from = pfn < z->start_pfn ? z->start_pfn : pfn;
+		uint64_t to = pfn + pb > z->start_pfn + z->spanned ? z->start_pfn + z->spanned : pfn + pb;
+		int stored, eff;
+		bool iso;
+
+		if (model_range_counts(rp->m, from, to, &rc) ||
+		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= to - from)
+			continue;
+		if (model_pageblock_mt(rp->m, from, &stored, &eff, &iso) || eff < 0 || eff >= 8)
+			continue;
+		pageblocks[eff]++;
+	}
+}
+
 static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
 {
 	struct model_zone_stats zs[MODEL_MAX_ZONES];
@@ -159,9 +185,11 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 	unsigned int zi;
 	sqlite3_stmt *st;
 
-	for (zi = 0; zi < rp->layout.nr_zones; zi++)
+	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
 		if (model_zone_stats(rp->m, zi, &zs[zi]))
 			memset(&zs[zi], 0, sizeof(zs[zi]));
+		rp_count_pageblocks(rp, zi, zs[zi].pageblocks);
+	}
 
 	if (sqlite3_prepare_v2(sq, "SELECT node, zone, ord, nr_free FROM buddyinfo WHERE snap = ?",
 			       -1, &st, NULL) != SQLITE_OK)

@@ -202,6 +202,16 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 	}
 	sqlite3_finalize(st);
 
+	/* Blocks pagetypeinfo does not count (holes, uninitialised) get no type. */
+	for (k = 0; k < nr; k++) {
+		struct model_range_counts rc;
+		uint64_t pb = 1ull << rp->layout.pageblock_order;
+
+		if (!model_range_counts(rp->m, rank[k].pfn < z->start_pfn ? z->start_pfn : rank[k].pfn,
+					rank[k].pfn + pb, &rc) &&
+		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= pb)
+			rank[k].score = INT64_MIN;
+	}
 	qsort(rank, nr, sizeof(*rank), cmp_rank);
 	for (k = 0; k < sizeof(order_of_handout) / sizeof(order_of_handout[0]); k++) {
 		int mt = order_of_handout[k];
