@@ -112,14 +112,25 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN)
 	$(Q)./bench/run-bench.sh
 
-install: bigchunk
+# Man pages are made from each command's --help text (docs/mkman.sh): one source.
+COMMANDS = check import info predict query record replay snapshot
+man: $(BIN)
+	@mkdir -p $(BUILD)/man
+	$(Q)for c in $(COMMANDS); do ./docs/mkman.sh ./$(BIN) $$c > $(BUILD)/man/bigchunk-$$c.1 || exit 1; done
+	$(Q){ echo '.TH BIGCHUNK 1 "" "bigchunk" "bigchunk manual"'; echo '.SH NAME'; \
+	  echo 'bigchunk \- would a large physically contiguous allocation succeed, and why not'; \
+	  echo '.SH SYNOPSIS'; echo '.B bigchunk'; echo 'COMMAND [ARGS]'; echo '.SH COMMANDS'; \
+	  ./$(BIN) help | awk '/^  [a-z]/ { c = $$1; $$1 = ""; sub(/^ +/, ""); \
+	    printf ".TP\n.B %s\n%s (bigchunk-%s(1))\n", c, $$0, c }'; } > $(BUILD)/man/bigchunk.1
+
+install: $(BIN) man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bigchunk
-	install -m 0755 bigchunk $(DESTDIR)$(PREFIX)/bin/bigchunk
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/bigchunk
 	install -m 0755 capture/bigchunk-snapshot.sh $(DESTDIR)$(PREFIX)/share/bigchunk/
-	for f in docs/*.1; do [ -e "$$f" ] && install -m 0644 $$f $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf build build-asan bigchunk tests/check_bigchunk
 
-.PHONY: all deps check asan run bench install clean
+.PHONY: all deps check asan run bench install clean man
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

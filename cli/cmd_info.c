@@ -20,6 +20,7 @@ const char cmd_info_usage[] =
 	"the time span, events per type (and types the kernel lacked), lost ring-buffer\n"
 	"events per CPU, snapshots, markers, and whether the capture is complete.\n"
 	"\n"
+	"Options:\n"
 	"  --json      machine-readable output\n"
 	"  -h, --help\n"
 	"\n"

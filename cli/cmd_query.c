@@ -19,6 +19,7 @@ const char cmd_query_usage[] =
 	"type, event, pfn, order, migratetype, gfp_flags, fields) and a view per event type\n"
 	"named after it (e.g. mm_page_alloc) whose columns are the event's fields.\n"
 	"\n"
+	"Options:\n"
 	"  --csv     comma-separated output with a header line\n"
 	"  --json    a JSON array of objects\n"
 	"  -h, --help\n"
@@ -145,7 +146,7 @@ int cmd_query(int argc, char **argv)
 	sqlite3 *sq;
 	int c, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': mode = OUT_CSV; break;
 		case 'j': mode = OUT_JSON; break;
@@ -153,19 +154,11 @@ int cmd_query(int argc, char **argv)
 		default: return cli_usage("query", 1, EXIT_BAD);
 		}
 	}
-	/* Options may also follow the positional arguments. */
-	if (optind + 2 > argc)
+	/* Options may come anywhere (getopt permutes). */
+	if (optind + 2 != argc)
 		return cli_usage("query", 1, EXIT_BAD);
 	path = argv[optind];
 	sql = argv[optind + 1];
-	for (c = optind + 2; c < argc; c++) {
-		if (!strcmp(argv[c], "--csv"))
-			mode = OUT_CSV;
-		else if (!strcmp(argv[c], "--json"))
-			mode = OUT_JSON;
-		else
-			return cli_error("query", "unexpected argument '%s'", argv[c]);
-	}
 	if (tdb_open(path, TDB_READONLY, &db))
 		return cli_fail("query");
 	if (tdb_register_vtabs(db)) {

@@ -27,6 +27,7 @@ const char cmd_replay_usage[] =
 	"model cannot explain are counted per class. The figures are stored in the capture\n"
 	"(tables replay_scores, replay_anomalies; see db/README.md).\n"
 	"\n"
+	"Options:\n"
 	"  --until T     stop before time T: ns of the trace clock, or marker:TEXT (the first\n"
 	"                trace_marker whose text begins with TEXT)\n"
 	"  --json        machine-readable output\n"

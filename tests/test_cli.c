@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bigchunk command line: dispatch, help for every command, man pages, exit codes,
+ * and info/query on a real imported trace (JSON checked with SQLite's json_valid()).
+ */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/fixture.h"
+
+static const char *const commands[] = {
+	"check", "import", "info", "predict", "query", "record", "replay", "snapshot", NULL
+};
+
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run(char **out, const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
+static bool json_valid(const char *text)
+{
+	sqlite3_stmt *st;
+	sqlite3 *sq;
+	bool ok = false;
+
+	sqlite3_open(":memory:", &sq);
+	sqlite3_prepare_v2(sq, "SELECT json_valid(?)", -1, &st, NULL);
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ok = sqlite3_column_int(st, 0) == 1;
+	sqlite3_finalize(st);
+	sqlite3_close(sq);
+	return ok;
+}
+
+START_TEST(test_help_lists_every_command)
+{
+	char *out;
+	int i;
+
+	ck_assert_int_eq(run(&out, "%s help", fixture_bigchunk()), 0);
+	for (i = 0; commands[i]; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "  %s ", commands[i]);
+		ck_assert_msg(strstr(out, want), "'bigchunk help' lacks %s", commands[i]);
+	}
+	free(out);
+	ck_assert_int_eq(run(&out, "%s", fixture_bigchunk()), 2);
+	ck_assert_ptr_nonnull(strstr(out, "usage: bigchunk"));
+	free(out);
+	ck_assert_int_eq(run(&out, "%s frobnicate", fixture_bigchunk()), 2);
+	ck_assert_ptr_nonnull(strstr(out, "'frobnicate' is not a command"));
+	free(out);
+}
+END_TEST
+
+/* Every command has full help (exit 0) and rejects an unknown option (exit 2). */
+START_TEST(test_command_help)
+{
+	const char *c = commands[_i];
+	char want[64], *out;
+
+	ck_assert_int_eq(run(&out, "%s %s --help", fixture_bigchunk(), c), 0);
+	snprintf(want, sizeof(want), "usage: bigchunk %s", c);
+	ck_assert_msg(strstr(out, want), "%s --help: no usage line", c);
+	ck_assert_msg(strstr(out, "Exit status"), "%s --help: exit status not documented", c);
+	ck_assert_msg(!strstr(out, "not yet available"), "%s is a stub", c);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s help %s", fixture_bigchunk(), c), 0);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s %s --no-such-option", fixture_bigchunk(), c), 2);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_man_pages)
+{
+	char *out, *dir = fixture_tmpfile("man");
+	int i;
+
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	for (i = 0; commands[i]; i++) {
+		ck_assert_int_eq(run(&out, "%s/docs/mkman.sh %s %s > %s/%s.1", fixture_srcdir(),
+				     fixture_bigchunk(), commands[i], dir, commands[i]), 0);
+		free(out);
+		ck_assert_int_eq(run(&out, "grep -c '^.SH OPTIONS\\|^.SH EXIT STATUS' %s/%s.1", dir,
+				     commands[i]), 0);
+		ck_assert_msg(atoi(out) == 2, "man page of %s lacks OPTIONS or EXIT STATUS", commands[i]);
+		free(out);
+	}
+	ck_assert_int_eq(run(&out, "rm -r %s", dir), 0);
+	free(out);
+}
+END_TEST
+
+/* info and query on a real trace-cmd capture of this kind of machine. */
+START_TEST(test_info_query)
+{
+	char *db = fixture_tmpfile("cli.db"), *out;
+
+	ck_assert_int_eq(run(&out, "%s import -o %s %s", fixture_bigchunk(), db,
+			     fixture_path("traces/frag.dat")), 0);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s info %s", fixture_bigchunk(), db), 0);
+	ck_assert_ptr_nonnull(strstr(out, "(complete)"));
+	ck_assert_ptr_nonnull(strstr(out, "mm_page_alloc"));
+	free(out);
+	ck_assert_int_eq(run(&out, "%s info %s --json", fixture_bigchunk(), db), 0);
+	ck_assert_msg(json_valid(out), "info --json is not JSON:\n%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\"events\""));
+	free(out);
+
+	/* The per-event view and the events table agree. */
+	ck_assert_int_eq(run(&out, "%s query %s \"SELECT (SELECT count(*) FROM mm_page_alloc) = "
+			     "(SELECT count(*) FROM events WHERE event = 'kmem:mm_page_alloc') AND "
+			     "(SELECT count(*) FROM mm_page_alloc) > 0\"", fixture_bigchunk(), db), 0);
+	ck_assert_msg(strstr(out, "\n1\n"), "view and events disagree: %s", out);
+	free(out);
+	/* A pfn bound skips chunks but never rows. */
+	ck_assert_int_eq(run(&out, "%s query %s \"SELECT (SELECT count(*) FROM events WHERE pfn >= "
+			     "1048576 AND pfn < 1310720) = (SELECT count(*) FROM events WHERE pfn + 0 "
+			     ">= 1048576 AND pfn + 0 < 1310720)\"", fixture_bigchunk(), db), 0);
+	ck_assert_msg(strstr(out, "\n1\n"), "pfn-bounded scan lost rows: %s", out);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s query %s \"SELECT event, count(*) AS n FROM events GROUP BY "
+			     "event\" --json", fixture_bigchunk(), db), 0);
+	ck_assert_msg(json_valid(out), "query --json is not JSON:\n%s", out);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s query %s --csv \"SELECT 'a,b' AS x, 2 AS y\"",
+			     fixture_bigchunk(), db), 0);
+	ck_assert_str_eq(out, "x,y\n\"a,b\",2\n");
+	free(out);
+	/* Read-only: writes are refused. */
+	ck_assert_int_eq(run(&out, "%s query %s \"DELETE FROM meta\"", fixture_bigchunk(), db), 2);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s query %s \"SELEC nonsense\"", fixture_bigchunk(), db), 2);
+	ck_assert_ptr_nonnull(strstr(out, "syntax error"));
+	free(out);
+	fixture_rm(db);
+}
+END_TEST
+
+START_TEST(test_bad_files)
+{
+	char *p = fixture_tmpfile("notdb.db"), *out;
+	FILE *fp = fopen(p, "w");
+
+	fputs("not a database at all, but long enough to look like something.....\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(run(&out, "%s info %s", fixture_bigchunk(), p), 2);
+	ck_assert_ptr_nonnull(strstr(out, p));
+	ck_assert_ptr_nonnull(strstr(out, "not a bigchunk capture"));
+	free(out);
+	ck_assert_int_eq(run(&out, "%s query %s 'SELECT 1'", fixture_bigchunk(), p), 2);
+	free(out);
+	ck_assert_int_eq(run(&out, "%s info /nonexistent/x.db", fixture_bigchunk()), 2);
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/x.db"));
+	free(out);
+	fixture_rm(p);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("core");
+	int n = 0;
+
+	while (commands[n])
+		n++;
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_help_lists_every_command);
+	tcase_add_loop_test(tc, test_command_help, 0, n);
+	tcase_add_test(tc, test_man_pages);
+	tcase_add_test(tc, test_info_query);
+	tcase_add_test(tc, test_bad_files);
+	suite_add_tcase(s, tc);
+	return s;
+}
