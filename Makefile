@@ -86,7 +86,14 @@ $(BUILD)/tests/suites.c: $(filter tests/test_%.c,$(TEST_SRCS))
 $(BUILD)/tests/suites.o: $(BUILD)/tests/suites.c
 	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
-$(TESTBIN): $(TEST_OBJS) $(LIB_OBJS) $(CLI_LIB_OBJS) $(BIN)
+# Workload generator for live tests and benchmarks (not part of bigchunk).
+WORKLOAD := $(BUILD)/workload
+$(WORKLOAD): tests/workload/workload.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
+
+$(TESTBIN): $(TEST_OBJS) $(LIB_OBJS) $(CLI_LIB_OBJS) $(BIN) $(WORKLOAD)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CLI_LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS) -lm -lpthread
 
@@ -95,14 +102,15 @@ deps:
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory $(TESTBIN)
-	$(Q)BIGCHUNK=./$(BIN) ./tests/run-tests.sh ./$(TESTBIN)
+	$(Q)BIGCHUNK=./$(BIN) BC_WORKLOAD=./$(WORKLOAD) ./tests/run-tests.sh ./$(TESTBIN)
 
 ASAN_MAKE = BUILD=build-asan BIN=build-asan/bigchunk TESTBIN=build-asan/check_bigchunk \
 	    SANITIZE=address,undefined
 asan: deps
 	$(Q)$(MAKE) --no-print-directory $(ASAN_MAKE) build-asan/check_bigchunk
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  BIGCHUNK=./build-asan/bigchunk ./tests/run-tests.sh ./build-asan/check_bigchunk
+	  BIGCHUNK=./build-asan/bigchunk BC_WORKLOAD=./build-asan/workload \
+	  ./tests/run-tests.sh ./build-asan/check_bigchunk
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN)
