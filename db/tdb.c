@@ -170,7 +170,7 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out)
 		goto error;
 	}
 	sqlite3_extended_result_codes(db->sq, 1);
-	ret = tdb_exec(db, "PRAGMA page_size=65536;");
+	ret = tdb_exec(db, "PRAGMA page_size=4096;");
 	if (!ret)
 		ret = set_pragmas(db);
 	if (!ret)
