@@ -916,7 +916,9 @@ int snap_align(struct tdb *db, int *nr_marked)
 	char *clock = NULL;
 	bool mono;
 
-	ret = snap_list(db, &snaps, &nsnaps);
+	ret = tdb_flush(db);		/* seq_at() reads event_chunks */
+	if (!ret)
+		ret = snap_list(db, &snaps, &nsnaps);
 	if (ret || !nsnaps)
 		goto out;
 	ret = load_markers(sq, &marks, &nmarks);
