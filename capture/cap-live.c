@@ -14,6 +14,7 @@
  *      were missed before it marks its first record (missed_events), which the decoder
  *      turns into a lost_events row.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -124,27 +125,45 @@ static bool stop_requested(const struct live *lv)
 
 /* ---- stale instances ---- */
 
-int cap_live_remove_stale(int self_pid, void (*note_fn)(const char *msg, void *arg), void *arg)
+/* "bigchunk-<digits>" -> pid, else 0. */
+static long instance_pid(const char *name)
 {
 	const size_t plen = strlen(CAP_LIVE_INSTANCE_PREFIX);
-	char **names;
-	int i, removed = 0;
+	const char *p;
 
-	/* a POSIX basic regex: no "+" */
-	names = tracefs_instances("^" CAP_LIVE_INSTANCE_PREFIX "[0-9][0-9]*$");
-	if (!names)
-		return 0;	/* none (or no instances directory) */
-	for (i = 0; names[i]; i++) {
+	if (strncmp(name, CAP_LIVE_INSTANCE_PREFIX, plen) || !name[plen])
+		return 0;
+	for (p = name + plen; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return strtol(name + plen, NULL, 10);
+}
+
+int cap_live_remove_stale(int self_pid, void (*note_fn)(const char *msg, void *arg), void *arg)
+{
+	const char *tdir = tracefs_tracing_dir();
+	struct dirent *de;
+	char path[4096];
+	int removed = 0;
+	DIR *d;
+
+	/* readdir, not tracefs_instances(): that one leaks its regex (libtracefs 1.6) */
+	if (!tdir)
+		return bc_error(BC_E_NOTRACEFS, "tracefs is not mounted");
+	snprintf(path, sizeof(path), "%s/instances", tdir);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* no instances support: nothing can be stale */
+	while ((de = readdir(d))) {
 		struct tracefs_instance *inst;
-		char msg[256];
-		long pid;
+		long pid = instance_pid(de->d_name);
+		char msg[640];
 
-		pid = strtol(names[i] + plen, NULL, 10);
 		if (pid <= 0)
 			continue;
 		if (pid != self_pid && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 			continue;	/* its recorder is alive: not ours to touch */
-		inst = tracefs_instance_alloc(NULL, names[i]);
+		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (!inst)
 			continue;
 		tracefs_trace_off(inst);
@@ -153,16 +172,16 @@ int cap_live_remove_stale(int self_pid, void (*note_fn)(const char *msg, void *a
 			removed++;
 			snprintf(msg, sizeof(msg),
 				 "removed stale tracefs instance %s (pid %ld is not running)",
-				 names[i], pid);
+				 de->d_name, pid);
 		} else {
 			snprintf(msg, sizeof(msg), "cannot remove stale tracefs instance %s: %s",
-				 names[i], strerror(errno));
+				 de->d_name, strerror(errno));
 		}
 		if (note_fn)
 			note_fn(msg, arg);
 		tracefs_instance_free(inst);
 	}
-	tracefs_list_free(names);
+	closedir(d);
 	return removed;
 }
 
@@ -525,12 +544,19 @@ static void end_child(struct live *lv)
 
 static int open_instance(struct live *lv)
 {
-	const char *dir = NULL;
+	const char *dir = tracefs_tracing_dir();
+	char probe[4096];
 
 	if (geteuid() != 0)
 		return bc_error(BC_E_PERM, "recording needs root (tracefs, /proc/kpageflags)");
-	if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !tracefs_tracing_dir())
-		return bc_error(BC_E_NOTRACEFS, "tracefs is not mounted and cannot be mounted: %m");
+	if (dir)
+		snprintf(probe, sizeof(probe), "%s/trace", dir);
+	/* is_mounted() leaks a little (libtracefs 1.6): only call it when needed */
+	if (!dir || access(probe, F_OK)) {
+		if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !tracefs_tracing_dir())
+			return bc_error(BC_E_NOTRACEFS,
+					"tracefs is not mounted and cannot be mounted: %m");
+	}
 	cap_live_remove_stale(getpid(), lv->o->note, lv->o->arg);
 
 	snprintf(lv->name, sizeof(lv->name), CAP_LIVE_INSTANCE_PREFIX "%d", (int)getpid());

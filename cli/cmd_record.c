@@ -222,7 +222,7 @@ int cmd_record(int argc, char **argv)
 	bool force = false, quiet = false, complete = false;
 	struct tdb *db = NULL;
 	char *cmdline = NULL;
-	int c, i, nev = 0, ret, rc;
+	int c, i, nev = 0, ret, rc = EXIT_BAD;
 
 	for (i = 0; cap_default_events[i]; i++)
 		if (add_event(&events, &nev, cap_default_events[i]))
@@ -237,13 +237,17 @@ int cmd_record(int argc, char **argv)
 			force = true;
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &o.duration_ns))
-				return cli_error("record", "-d: '%s' is not a number of seconds > 0",
-						 optarg);
+			if (parse_seconds(optarg, &o.duration_ns)) {
+				rc = cli_error("record", "-d: '%s' is not a number of seconds > 0",
+					       optarg);
+				goto out;
+			}
 			break;
 		case 'e':
-			if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1])
-				return cli_error("record", "-e: '%s' is not SYSTEM:EVENT", optarg);
+			if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1]) {
+				rc = cli_error("record", "-e: '%s' is not SYSTEM:EVENT", optarg);
+				goto out;
+			}
 			for (i = 0; i < nev; i++)
 				if (!strcmp(events[i], optarg))
 					break;
@@ -254,17 +258,21 @@ int cmd_record(int argc, char **argv)
 			o.stacks = true;
 			break;
 		case OPT_SNAP_EVERY:
-			if (parse_seconds(optarg, &o.snapshot_every_ns))
-				return cli_error("record", "--snapshot-every: '%s' is not a number of "
-						 "seconds > 0", optarg);
+			if (parse_seconds(optarg, &o.snapshot_every_ns)) {
+				rc = cli_error("record", "--snapshot-every: '%s' is not a number of "
+					       "seconds > 0", optarg);
+				goto out;
+			}
 			break;
 		case OPT_NO_SNAPSHOTS:
 			o.no_snapshots = true;
 			break;
 		case 'b':
-			if (parse_buffer_kb(optarg, &o.buffer_kb))
-				return cli_error("record", "-b: '%s' is not a buffer size (KiB, >= 4)",
-						 optarg);
+			if (parse_buffer_kb(optarg, &o.buffer_kb)) {
+				rc = cli_error("record", "-b: '%s' is not a buffer size (KiB, >= 4)",
+					       optarg);
+				goto out;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -272,31 +280,31 @@ int cmd_record(int argc, char **argv)
 		case OPT_LIST_EVENTS:
 			for (i = 0; cap_default_events[i]; i++)
 				printf("%s\n", cap_default_events[i]);
-			free(events);
-			return EXIT_OK;
+			rc = EXIT_OK;
+			goto out;
 		case 'h':
-			free(events);
-			return cli_usage("record", 0, EXIT_OK);
+			rc = cli_usage("record", 0, EXIT_OK);
+			goto out;
 		default:
-			free(events);
-			return cli_usage("record", 1, EXIT_BAD);
+			rc = cli_usage("record", 1, EXIT_BAD);
+			goto out;
 		}
 	}
 	if (!out) {
-		free(events);
 		fprintf(stderr, "bigchunk record: -o FILE.db is required\n\n");
-		return cli_usage("record", 1, EXIT_BAD);
+		rc = cli_usage("record", 1, EXIT_BAD);
+		goto out;
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (geteuid() != 0) {
-		free(events);
-		return cli_error("record", "needs root (tracefs and /proc/kpageflags); "
-				 "run it with sudo");
+		rc = cli_error("record", "needs root (tracefs and /proc/kpageflags); "
+			       "run it with sudo");
+		goto out;
 	}
 	if (o.snapshot_every_ns && o.no_snapshots) {
-		free(events);
-		return cli_error("record", "--snapshot-every and --no-snapshots contradict");
+		rc = cli_error("record", "--snapshot-every and --no-snapshots contradict");
+		goto out;
 	}
 
 	o.events = events;
@@ -310,9 +318,8 @@ int cmd_record(int argc, char **argv)
 
 	ret = tdb_create(out, force, &db);
 	if (ret) {
-		free(events);
-		free(cmdline);
-		return cli_fail("record");
+		rc = cli_fail("record");
+		goto out;
 	}
 	cli_catch_signals();
 	ret = cap_live_record(db, &o, &res);
@@ -326,6 +333,7 @@ int cmd_record(int argc, char **argv)
 		rc = cli_fail("record");
 	if (res.record_ns || res.events)
 		summary(out, &res, complete);
+out:
 	free(events);
 	free(cmdline);
 	return rc;
