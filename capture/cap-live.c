@@ -1234,10 +1234,13 @@ stop:
 			err2 = store_end_meta(&lv);
 		if (!err2 && res->snapshots)
 			err2 = snap_align(db, NULL);
-		if (ret)
+		if (ret) {
+			/* say why in the file too (best effort; complete stays 0) */
+			tdb_set_meta(db, "error", saved);
 			bc_error(ret, "%s", saved);	/* the first error is the one to report */
-		else
+		} else {
 			ret = err2;
+		}
 	}
 	cap_decoder_stats(lv.dec, &st);
 	res->events = st.events;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -462,6 +463,72 @@ START_TEST(test_record_stale_instance)
 END_TEST
 
 /*
+ * A failure midway (the disk fills while recording) is an error, exit 2, and leaves
+ * a capture that opens, says complete=0 and why, and holds what was read; nothing is
+ * left in tracefs or on the disk besides the capture.
+ */
+START_TEST(test_record_disk_full)
+{
+	char dir[] = "/tmp/bc-rec-full-XXXXXX", path[128], log[128];
+	const char *args[] = { "record", "-q", "--no-snapshots", "-o", path, "--", self_exe(),
+			       NULL };
+	int64_t complete = -1, nev = 0;
+	bool opened = false;
+	struct dirent *de;
+	char *why = NULL;
+	struct tdb *db;
+	int st, files = 0;
+	DIR *d;
+	pid_t pid;
+
+	if (!fixture_live("test_record_disk_full"))
+		return;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=3m") != 0) {
+		printf("SKIP: test_record_disk_full: cannot mount tmpfs: %s\n", strerror(errno));
+		rmdir(dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/full.db", dir);
+	snprintf(log, sizeof(log), "%s.log", dir);
+	setenv("BC_TEST_ALLOC_MIB", "256", 1);
+	pid = spawn_bigchunk(log, args);
+	unsetenv("BC_TEST_ALLOC_MIB");
+	st = wait_for(pid, 120000);
+	printf("%s", slurp(log));
+	fflush(stdout);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			files++;
+	if (d)
+		closedir(d);
+	/* read everything first: the tmpfs must go whatever the outcome */
+	opened = tdb_open(path, TDB_READONLY, &db) == 0;
+	if (opened) {
+		complete = tdb_get_meta_int(db, "complete", -1);
+		why = tdb_get_meta(db, "error");
+		nev = tdb_event_count(db);
+		tdb_close(db);
+	}
+	umount(dir);
+	rmdir(dir);
+	unlink(log);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+	ck_assert_msg(opened, "the capture does not open");
+	ck_assert_int_eq(complete, 0);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "No space left"));
+	free(why);
+	ck_assert_int_gt(nev, 0);
+	ck_assert_int_eq(files, 1);	/* the temporary raw files are gone */
+	ck_assert(!instance_exists(pid));
+	ck_assert_int_eq(leftover_instances(), 0);
+}
+END_TEST
+
+/*
  * --stacks: non-movable allocations get a kernel stack; the trigger is gone after.
  */
 START_TEST(test_record_stacks)
@@ -513,6 +580,7 @@ Suite *record_suite(void)
 	tcase_add_loop_test(live, test_record_sigint, 0, 2);
 	tcase_add_test(live, test_record_stale_instance);
 	tcase_add_test(live, test_record_stacks);
+	tcase_add_test(live, test_record_disk_full);
 	suite_add_tcase(s, live);
 	return s;
 }
