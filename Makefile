@@ -86,6 +86,14 @@ $(BUILD)/tests/suites.c: $(filter tests/test_%.c,$(TEST_SRCS))
 $(BUILD)/tests/suites.o: $(BUILD)/tests/suites.c
 	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
+# Benchmark programs link the library layers.
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(filter bench/bench-%.c,$(BENCH_SRCS)))
+$(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_OBJS) \
+	  $(LDFLAGS) $(PKG_LIBS) -lm -lpthread
+
 # Workload generator for live tests and benchmarks (not part of bigchunk).
 WORKLOAD := $(BUILD)/workload
 $(WORKLOAD): tests/workload/workload.c
@@ -117,7 +125,7 @@ run: deps
 	$(Q)./tests/run-demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS) $(WORKLOAD)
 	$(Q)./bench/run-bench.sh
 
 # Man pages are made from each command's --help text (docs/mkman.sh): one source.

@@ -329,6 +329,16 @@ static int apply(struct replay *rp, const struct rp_event *ev)
 	}
 }
 
+int rp_apply_event(struct replay *rp, const struct bc_event *raw)
+{
+	struct rp_event ev;
+
+	rp_decode(rp, raw, &ev);
+	model_set_event(rp->m, ev.seq, ev.ts);
+	rp->applied++;
+	return apply(rp, &ev);
+}
+
 /* Every RAM pfn becomes uncertain: lost events may have touched any page. */
 static void lost_window(struct replay *rp)
 {

@@ -156,6 +156,12 @@ uint64_t rp_next_seq(const struct replay *rp);
 /* Anomalies seen while a snapshot was being read (snapshot races, not model faults). */
 uint64_t rp_anomalies_during_snapshots(const struct replay *rp);
 
+/*
+ * Decode and apply one event to the model alone: no attempts, snapshots or hooks.
+ * For benchmarks (the model fed from memory) and tests.
+ */
+int rp_apply_event(struct replay *rp, const struct bc_event *raw);
+
 /* Decode one stored event (for consumers that read events themselves). */
 void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_event *ev);
 
