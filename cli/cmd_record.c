@@ -33,7 +33,7 @@ const char cmd_record_usage[] =
 	"Options:\n"
 	"  -o, --output FILE.db        capture to write (mode 0600; required)\n"
 	"  -f, --force                 replace FILE.db if it exists\n"
-	"  -d, --duration SECONDS      stop after SECONDS (decimals allowed)\n"
+	"  -d, --duration SECONDS      stop SECONDS after tracing started (decimals allowed)\n"
 	"  -e, --event SYS:EVENT       record this tracepoint too; SYS:* = a whole system;\n"
 	"                              repeatable. One the kernel lacks is noted as missing\n"
 	"      --stacks                kernel stack of every non-movable page allocation\n"
@@ -145,7 +145,7 @@ static void on_progress(const struct cap_live_progress *p, void *arg)
 			(double)p->elapsed_ns / 1e9, (unsigned long long)p->events, p->rate,
 			(unsigned long long)p->lost, p->snapshots);
 	else
-		fprintf(stderr, "\r\033[Kconverting %5.1f%%  %12llu events  %8.0f/s  lost %llu",
+		fprintf(stderr, "\r\033[Kconverting %5.1f%%  %12llu records  %8.0f/s  lost %llu",
 			p->bytes_total ? 100.0 * (double)p->bytes_done / (double)p->bytes_total : 100.0,
 			(unsigned long long)p->events, p->rate, (unsigned long long)p->lost);
 	ui->line_open = true;
