@@ -327,14 +327,10 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {
-		struct tracecmd_input *head = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		struct stat sb;
 
-		if (head)
-			tracecmd_close(head);
-		return bc_error(BC_E_TRUNCATED, "%s: truncated or corrupt trace.dat (version %d): %s",
-				path, version, head ?
-				"its headers read fine, but its event data or options do not" :
-				"its headers cannot be read");
+		return bc_error(BC_E_TRUNCATED, "%s: truncated or corrupt trace.dat (version %d, %lld bytes): libtracecmd cannot load its sections",
+				path, version, stat(path, &sb) ? -1LL : (long long)sb.st_size);
 	}
 
 	ret = pick_buffer(path, top, instance, &b, &name);

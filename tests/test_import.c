@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture/ trace.dat import, on the real trace-cmd fixtures in traces/ (made by the
+ * scripts in traces/recipes):
+ *   - every stored event agrees, field by field and by name, with what libtraceevent
+ *     reads from the same record;
+ *   - 'bigchunk import' keeps as many events of each type as 'trace-cmd report'
+ *     prints, as many markers as print lines, the gaps it reports, and its overruns;
+ *   - truncated, garbage and non-trace.dat input fail with exit 2, a message naming
+ *     the file and the problem, and no output left behind.
+ */
+#include <check.h>
+#include <glob.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "capture/capture.h"
+#include "common/err.h"
+#include "db/tdb.h"
+#include "tests/fixture.h"
+
+static const char *const fixtures[] = { "traces/frag.dat", "traces/idle.dat", "traces/lost.dat" };
+#define NR_FIXTURES ((int)(sizeof(fixtures) / sizeof(fixtures[0])))
+
+/* ---- helpers ---- */
+
+static char *slurp_cmd(const char *fmt, const char *arg, int *rc)
+{
+	char *cmd, *out = NULL;
+
+	ck_assert_int_ge(asprintf(&cmd, fmt, arg, arg), 0);
+	*rc = fixture_run(cmd, &out);
+	free(cmd);
+	return out;
+}
+
+static bool have_trace_cmd(const char *test)
+{
+	if (fixture_run("trace-cmd --version >/dev/null 2>&1", NULL) == 0 ||
+	    fixture_run("command -v trace-cmd >/dev/null", NULL) == 0)
+		return true;
+	printf("SKIP: %s: trace-cmd is not installed\n", test);
+	return false;
+}
+
+/* Import @dat in-process into a fresh capture (events = all in the file). */
+static struct tdb *import_lib(const char *dat, const char *name, struct cap_decode_stats *st)
+{
+	char *path = fixture_tmpfile(name);
+	struct tdb *db;
+	int ret;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ret = cap_import_dat(db, dat, NULL, NULL, NULL, st);
+	ck_assert_msg(ret == 0, "import %s: %s", dat, bc_errmsg());
+	ck_assert_int_eq(tdb_finish(db), 0);
+	return db;
+}
+
+/* Run 'bigchunk import' on @dat; returns the exit status, output in *@out. */
+static int import_bin(const char *dat, const char *db, const char *extra, char **out)
+{
+	char *cmd;
+	int rc;
+
+	ck_assert_int_ge(asprintf(&cmd, "%s import -q %s -o '%s' '%s'", fixture_bigchunk(),
+				  extra ? extra : "", db, dat), 0);
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
+static int64_t sql_int(struct tdb *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *sql_text(struct tdb *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* No "<out>.importing-*" temporaries and no <out> left. */
+static void assert_no_output(const char *out)
+{
+	char pat[600];
+	glob_t g;
+
+	ck_assert_msg(access(out, F_OK) != 0, "%s left behind", out);
+	snprintf(pat, sizeof(pat), "%s.importing-*", out);
+	ck_assert_int_ne(glob(pat, 0, NULL, &g), 0);
+	globfree(&g);
+}
+
+/* ---- decoding by field name, record by record ---- */
+
+struct lockstep {
+	struct tdb *db;
+	struct tdb_cursor *cur;
+	struct tdb_event_type **types;
+	int nr_types;
+	uint64_t compared, markers, stacks;
+};
+
+static int lockstep_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	struct lockstep *ls = data;
+	struct tdb_event_type *t;
+	struct tep_event *ev;
+	struct bc_event got;
+	int k;
+
+	ev = tep_find_event(tep, tep_data_type(tep, rec));
+	ck_assert_ptr_nonnull(ev);
+	if (!strcmp(ev->system, "ftrace")) {
+		if (!strcmp(ev->name, "print"))
+			ls->markers++;
+		else if (!strcmp(ev->name, "kernel_stack"))
+			ls->stacks++;
+		return 0;
+	}
+	ck_assert_int_eq(tdb_cursor_next(ls->cur, &got), 1);
+	ck_assert_uint_eq(got.ts, rec->ts);
+	ck_assert_int_eq(got.cpu, cpu);
+	ck_assert_int_eq(got.pid, tep_data_pid(tep, rec));
+	ck_assert_int_lt(got.type, ls->nr_types);
+	t = ls->types[got.type];
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->system, ev->system);
+	ck_assert_str_eq(t->name, ev->name);
+	ck_assert_int_eq(got.nfields, t->nfields);
+	for (k = 0; k < t->nfields; k++) {
+		struct tep_format_field *f = tep_find_field(ev, t->field_names[k]);
+		unsigned long long val;
+		int64_t want;
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(tep_read_number_field(f, rec->data, &val), 0);
+		want = (int64_t)val;
+		if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8)
+			want = (int64_t)(val << (64 - 8 * f->size)) >> (64 - 8 * f->size);
+		ck_assert_msg(got.field[k] == want, "%s:%s seq %llu field %s: stored %lld, record %lld",
+			      ev->system, ev->name, (unsigned long long)got.seq,
+			      t->field_names[k], (long long)got.field[k], (long long)want);
+	}
+	ls->compared++;
+	return 0;
+}
+
+START_TEST(test_decode_lockstep)
+{
+	const char *dat = fixture_path(fixtures[_i]);
+	struct lockstep ls = { 0 };
+	struct tracecmd_input *top, *h;
+	struct cap_decode_stats st;
+	struct bc_event extra;
+
+	ls.db = import_lib(dat, "lockstep.db", &st);
+	ck_assert_int_eq(tdb_event_types(ls.db, &ls.types, &ls.nr_types), 0);
+	ck_assert_int_eq(tdb_cursor_open(ls.db, 0, UINT64_MAX, &ls.cur), 0);
+
+	top = tracecmd_open(dat, 0);
+	ck_assert_ptr_nonnull(top);
+	/* The fixtures are recorded into one instance (-B). */
+	ck_assert_int_eq(tracecmd_buffer_instances(top), 1);
+	h = tracecmd_buffer_instance_handle(top, 0);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(tracecmd_iterate_events(h, NULL, 0, lockstep_cb, &ls), 0);
+	ck_assert_int_eq(tdb_cursor_next(ls.cur, &extra), 0);
+
+	ck_assert_uint_gt(ls.compared, 1000);
+	ck_assert_uint_eq(ls.compared, st.events);
+	ck_assert_uint_eq((uint64_t)tdb_event_count(ls.db), st.events);
+	ck_assert_uint_eq(ls.markers, st.markers);
+	ck_assert_int_eq(sql_int(ls.db, "SELECT count(*) FROM markers"), (int64_t)st.markers);
+	/* Every stack here follows a stored event (record -T on mm events). */
+	ck_assert_uint_eq(ls.stacks, st.stacks);
+	ck_assert_int_eq(sql_int(ls.db, "SELECT count(*) FROM stacks"), (int64_t)st.stacks);
+	ck_assert_uint_eq(st.skipped, 0);
+
+	tdb_cursor_close(ls.cur);
+	tracecmd_close(h);
+	tracecmd_close(top);
+	tdb_close(ls.db);
+}
+END_TEST
+
+/* The stored fields of each mm event type are the format's numeric fields, by name. */
+START_TEST(test_decode_field_names)
+{
+	static const struct {
+		const char *sys, *name;
+		const char *fields[6];
+	} want[] = {
+		{ "kmem", "mm_page_alloc", { "pfn", "order", "gfp_flags", "migratetype" } },
+		{ "kmem", "mm_page_free", { "pfn", "order" } },
+		{ "kmem", "mm_page_free_batched", { "pfn" } },
+		{ "kmem", "mm_page_alloc_zone_locked",
+		  { "pfn", "order", "migratetype", "percpu_refill" } },
+		{ "kmem", "mm_page_pcpu_drain", { "pfn", "order", "migratetype" } },
+		{ "compaction", "mm_compaction_kcompactd_sleep", { "nid" } },
+	};
+	struct tdb_event_type **types;
+	struct cap_decode_stats st;
+	size_t i, k;
+	struct tdb *db;
+	char *fmt;
+	int nr, id;
+
+	db = import_lib(fixture_path("traces/frag.dat"), "names.db", &st);
+	ck_assert_int_eq(tdb_event_types(db, &types, &nr), 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		id = tdb_event_type_id(db, want[i].sys, want[i].name);
+		ck_assert_msg(id > 0, "%s:%s not registered", want[i].sys, want[i].name);
+		for (k = 0; k < 6 && want[i].fields[k]; k++)
+			ck_assert_int_eq(tdb_field_index(db, id, want[i].fields[k]), (int)k);
+		ck_assert_int_eq(types[id]->nfields, (int)k);
+	}
+	/* The format text carries the kernel's field lines. */
+	fmt = sql_text(db, "SELECT format FROM event_types WHERE name = 'mm_page_alloc'");
+	ck_assert_ptr_nonnull(fmt);
+	ck_assert_ptr_nonnull(strstr(fmt, "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"));
+	ck_assert_ptr_nonnull(strstr(fmt, "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"));
+	ck_assert_ptr_nonnull(strstr(fmt, "print fmt: \"page=%p pfn=0x%lx"));
+	free(fmt);
+	/* Markers keep the trace_marker text without the newline. */
+	fmt = sql_text(db, "SELECT text FROM markers ORDER BY seq LIMIT 1");
+	ck_assert_ptr_nonnull(fmt);
+	ck_assert_str_eq(fmt, "bigchunk-fixture frag begin");
+	free(fmt);
+	ck_assert_int_gt(sql_int(db, "SELECT count(*) FROM comms"), 0);
+	tdb_close(db);
+}
+END_TEST
+
+/* Stacks are symbolised, one "sym+0xoff" per line, innermost first. */
+START_TEST(test_decode_stacks)
+{
+	struct cap_decode_stats st;
+	struct tdb *db;
+	char *frames;
+
+	db = import_lib(fixture_path("traces/idle.dat"), "stacks.db", &st);
+	ck_assert_uint_gt(st.stacks, 100);
+	frames = sql_text(db, "SELECT frames FROM stacks ORDER BY seq LIMIT 1");
+	ck_assert_ptr_nonnull(frames);
+	ck_assert_msg(strstr(frames, "+0x") && strchr(frames, '\n'), "frames: %s", frames);
+	free(frames);
+	tdb_close(db);
+}
+END_TEST
+
+/* ---- counts against trace-cmd report ---- */
+
+struct name_count {
+	char name[64];
+	int64_t n;
+};
+
+static void count_add(struct name_count *c, int *nr, const char *name, size_t len, int64_t n)
+{
+	int i;
+
+	for (i = 0; i < *nr; i++)
+		if (strlen(c[i].name) == len && !strncmp(c[i].name, name, len)) {
+			c[i].n += n;
+			return;
+		}
+	ck_assert_int_lt(*nr, 256);
+	snprintf(c[*nr].name, sizeof(c[*nr].name), "%.*s", (int)len, name);
+	c[(*nr)++].n = n;
+}
+
+static int64_t count_of(const struct name_count *c, int nr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(c[i].name, name))
+			return c[i].n;
+	return 0;
+}
+
+START_TEST(test_import_counts_match_report)
+{
+	const char *dat = fixture_path(fixtures[_i]);
+	char *out = NULL, *line, *save, *report;
+	struct name_count rep[256], got[256];
+	int nrep = 0, ngot = 0, rc, i;
+	int64_t gaps = 0, dropped = 0;
+	struct tdb_event_type **types;
+	struct tdb_cursor *cur;
+	regex_t re_ev, re_drop;
+	regmatch_t m[3];
+	struct bc_event ev;
+	char *dbpath;
+	struct tdb *db;
+	int nr;
+
+	if (!have_trace_cmd("import_counts_match_report"))
+		return;
+	dbpath = fixture_tmpfile("counts.db");
+	rc = import_bin(dat, dbpath, NULL, &out);
+	ck_assert_msg(rc == 0, "import %s: rc %d: %s", dat, rc, out);
+	free(out);
+
+	report = slurp_cmd("trace-cmd report -i '%s' 2>/dev/null", dat, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(regcomp(&re_ev, "\\] +[0-9]+\\.[0-9]+: ([a-z_0-9]+):", REG_EXTENDED), 0);
+	ck_assert_int_eq(regcomp(&re_drop, "CPU:([0-9]+) \\[([0-9]+ )?EVENTS DROPPED\\]",
+				 REG_EXTENDED), 0);
+	for (line = strtok_r(report, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!regexec(&re_ev, line, 2, m, 0)) {
+			count_add(rep, &nrep, line + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), 1);
+		} else if (!regexec(&re_drop, line, 3, m, 0)) {
+			gaps++;
+			if (m[2].rm_so >= 0)
+				dropped += strtoll(line + m[2].rm_so, NULL, 10);
+		}
+	}
+	regfree(&re_ev);
+	regfree(&re_drop);
+	free(report);
+	ck_assert_int_gt(nrep, 0);
+
+	ck_assert_int_eq(tdb_open(dbpath, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tdb_event_types(db, &types, &nr), 0);
+	ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+	while ((rc = tdb_cursor_next(cur, &ev)) == 1)
+		count_add(got, &ngot, types[ev.type]->name, strlen(types[ev.type]->name), 1);
+	ck_assert_int_eq(rc, 0);
+	tdb_cursor_close(cur);
+
+	for (i = 0; i < nrep; i++) {
+		int64_t have;
+
+		if (!strcmp(rep[i].name, "print"))
+			have = sql_int(db, "SELECT count(*) FROM markers");
+		else if (!strcmp(rep[i].name, "kernel_stack"))
+			have = sql_int(db, "SELECT count(*) FROM stacks");
+		else
+			have = count_of(got, ngot, rep[i].name);
+		ck_assert_msg(have == rep[i].n, "%s: %s: trace-cmd report shows %lld, import stored %lld",
+			      dat, rep[i].name, (long long)rep[i].n, (long long)have);
+	}
+	for (i = 0; i < ngot; i++)
+		ck_assert_int_eq(count_of(rep, nrep, got[i].name), got[i].n);
+
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM lost_events"), gaps);
+	ck_assert_int_eq(sql_int(db, "SELECT coalesce(sum(count), 0) FROM lost_events WHERE count > 0"),
+			 dropped);
+	tdb_close(db);
+}
+END_TEST
+
+/* Per-CPU overrun in cpu_stats equals what trace-cmd report --stat shows. */
+START_TEST(test_import_cpu_stats)
+{
+	const char *dat = fixture_path("traces/lost.dat");
+	char *out, *line, *save, sql[128];
+	int rc, cpu = -1, seen = 0;
+	struct cap_decode_stats st;
+	struct tdb *db;
+
+	if (!have_trace_cmd("import_cpu_stats"))
+		return;
+	db = import_lib(dat, "stats.db", &st);
+	out = slurp_cmd("trace-cmd report --stat -i '%s' 2>/dev/null", dat, &rc);
+	ck_assert_int_eq(rc, 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "CPU: ", 5))
+			cpu = atoi(line + 5);
+		else if (cpu >= 0 && !strncmp(line, "overrun: ", 9)) {
+			snprintf(sql, sizeof(sql),
+				 "SELECT value FROM cpu_stats WHERE cpu = %d AND key = 'overrun'", cpu);
+			ck_assert_int_eq(sql_int(db, sql), strtoll(line + 9, NULL, 10));
+			seen++;
+		}
+	}
+	free(out);
+	ck_assert_int_ge(seen, 1);
+	ck_assert_int_gt(sql_int(db, "SELECT sum(value) FROM cpu_stats WHERE key = 'overrun'"), 0);
+	tdb_close(db);
+}
+END_TEST
+
+/* Gaps: each lost_events row sits between the events around it on its CPU. */
+START_TEST(test_import_lost_preserved)
+{
+	struct cap_decode_stats st;
+	struct tdb_cursor *cur;
+	struct bc_event ev;
+	sqlite3_stmt *q;
+	struct tdb *db;
+	int rows = 0;
+
+	db = import_lib(fixture_path("traces/lost.dat"), "lost.db", &st);
+	ck_assert_uint_gt(st.gaps, 0);
+	ck_assert_uint_gt(st.lost, 0);
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), "SELECT cpu, ts_from, ts_to, count, seq "
+					    "FROM lost_events ORDER BY seq", -1, &q, NULL), SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int cpu = sqlite3_column_int(q, 0);
+		uint64_t from = (uint64_t)sqlite3_column_int64(q, 1);
+		uint64_t to = (uint64_t)sqlite3_column_int64(q, 2);
+		int64_t count = sqlite3_column_int64(q, 3);
+		uint64_t seq = (uint64_t)sqlite3_column_int64(q, 4);
+
+		ck_assert(count == -1 || count > 0);
+		ck_assert_uint_lt(from, to);
+		/* every type of lost.dat is stored: the record after the gap is event seq */
+		ck_assert_int_eq(tdb_cursor_open(db, seq, seq + 1, &cur), 0);
+		ck_assert_int_eq(tdb_cursor_next(cur, &ev), 1);
+		ck_assert_uint_eq(ev.ts, to);
+		ck_assert_int_eq(ev.cpu, cpu);
+		tdb_cursor_close(cur);
+		rows++;
+	}
+	sqlite3_finalize(q);
+	ck_assert_uint_eq((uint64_t)rows, st.gaps);
+	tdb_close(db);
+}
+END_TEST
+
+/* ---- the command ---- */
+
+START_TEST(test_import_cli_meta)
+{
+	const char *dat = fixture_path("traces/frag.dat");
+	char *dbpath = fixture_tmpfile("meta.db"), *out, *v;
+	struct stat sb;
+	struct tdb *db;
+	int rc;
+
+	rc = import_bin(dat, dbpath, "--clock mono -e kmem:mm_page_alloc -e cma:* -e ftrace:print",
+			&out);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, out);
+	free(out);
+	ck_assert_int_eq(stat(dbpath, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0600);
+	ck_assert_int_eq(tdb_open(dbpath, TDB_READONLY, &db), 0);
+	v = tdb_get_meta(db, "source");
+	ck_assert_str_eq(v, "import");
+	free(v);
+	v = tdb_get_meta(db, "clock");
+	ck_assert_str_eq(v, "mono");
+	free(v);
+	v = tdb_get_meta(db, "complete");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	v = tdb_get_meta(db, "kernel_release");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_gt(strlen(v), 0);
+	free(v);
+	ck_assert_int_eq(tdb_get_meta_int(db, "cpus", 0), 2);
+	ck_assert_int_eq(tdb_get_meta_int(db, "trace_file_version", 0), 7);
+	/* only what was asked for; the absent cma system is registered missing */
+	ck_assert_int_eq(sql_int(db, "SELECT missing FROM event_types WHERE system = 'cma' AND name = '*'"), 1);
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM event_types WHERE missing = 0"), 2);
+	ck_assert_int_eq(tdb_event_count(db), 110771);
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM markers"), 2);
+	tdb_close(db);
+
+	/* no clobbering without -f */
+	rc = import_bin(dat, dbpath, NULL, &out);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_ptr_nonnull(strstr(out, "exists"));
+	free(out);
+
+	/* unknown instance: the message lists the real one */
+	fixture_rm(dbpath);
+	rc = import_bin(dat, dbpath, "-B nosuch", &out);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_ptr_nonnull(strstr(out, "nosuch"));
+	ck_assert_ptr_nonnull(strstr(out, "bcfix"));
+	free(out);
+	assert_no_output(dbpath);
+}
+END_TEST
+
+START_TEST(test_import_help)
+{
+	char *cmd, *out;
+	int rc;
+
+	ck_assert_int_ge(asprintf(&cmd, "%s import --help", fixture_bigchunk()), 0);
+	rc = fixture_run(cmd, &out);
+	free(cmd);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(out, "--snapshot DIR"));
+	ck_assert_ptr_nonnull(strstr(out, "-B, --instance"));
+	free(out);
+	ck_assert_int_ge(asprintf(&cmd, "%s import -o x.db", fixture_bigchunk()), 0);
+	ck_assert_int_eq(fixture_run(cmd, NULL), 2);
+	free(cmd);
+}
+END_TEST
+
+/* Write @len bytes of @src (0: all) followed by @junk random bytes to @dst. */
+static void make_bad(const char *dst, const char *src, long len, long junk)
+{
+	FILE *in = src ? fopen(src, "rb") : NULL, *out = fopen(dst, "wb");
+	unsigned int seed = 1;
+	int c;
+
+	ck_assert_ptr_nonnull(out);
+	if (src) {
+		ck_assert_ptr_nonnull(in);
+		while ((len < 0 || len-- > 0) && (c = fgetc(in)) != EOF)
+			fputc(c, out);
+		fclose(in);
+	}
+	while (junk-- > 0)
+		fputc(rand_r(&seed) & 0xff, out);
+	fclose(out);
+}
+
+START_TEST(test_import_bad_input)
+{
+	static const struct {
+		long keep;		/* bytes of frag.dat kept (-1 all, 0 none) */
+		long junk;		/* random bytes appended */
+		const char *what;	/* expected in the message */
+	} cases[] = {
+		{ 1500000, 0, "truncated" },	/* cut in the middle */
+		{ 2900000, 0, "truncated" },	/* cut near the end */
+		{ 5, 0, "truncated" },		/* cut in the magic */
+		{ 0, 5000, "not a trace.dat" },	/* garbage */
+		{ 4096, 100000, "corrupt" },	/* trace.dat header, garbage after */
+		{ 0, 0, "not a trace.dat" },	/* empty */
+	};
+	const char *frag = fixture_path("traces/frag.dat");
+	char *bad = fixture_tmpfile("bad.dat"), *dbpath = fixture_tmpfile("bad.db"), *out;
+	char *keep = fixture_tmpfile("keep.db");
+	size_t i;
+	FILE *fp;
+	int rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_bad(bad, cases[i].keep ? frag : NULL, cases[i].keep, cases[i].junk);
+		rc = import_bin(bad, dbpath, NULL, &out);
+		ck_assert_msg(rc == 2, "case %zu: rc %d: %s", i, rc, out);
+		ck_assert_msg(strstr(out, bad) && strstr(out, cases[i].what),
+			      "case %zu: message should name %s and say '%s': %s", i, bad,
+			      cases[i].what, out);
+		free(out);
+		assert_no_output(dbpath);
+	}
+
+	/* -f over an existing file: a failed import leaves that file alone */
+	fp = fopen(keep, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("keep me\n", fp);
+	fclose(fp);
+	make_bad(bad, frag, 1500000, 0);
+	rc = import_bin(bad, keep, "-f", &out);
+	ck_assert_int_eq(rc, 2);
+	free(out);
+	out = slurp_cmd("cat '%s'", keep, &rc);
+	ck_assert_str_eq(out, "keep me\n");
+	free(out);
+
+	rc = import_bin("/nonexistent/trace.dat", dbpath, NULL, &out);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/trace.dat"));
+	free(out);
+	assert_no_output(dbpath);
+}
+END_TEST
+
+/* The library itself: errors come back as codes with the file in the message. */
+START_TEST(test_import_lib_errors)
+{
+	char *bad = fixture_tmpfile("lib-bad.dat"), *path = fixture_tmpfile("lib.db");
+	struct tdb *db;
+
+	make_bad(bad, NULL, 0, 3000);
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ck_assert_int_eq(cap_import_dat(db, bad, NULL, NULL, NULL, NULL), -BC_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), bad));
+	make_bad(bad, fixture_path("traces/frag.dat"), 1500000, 0);
+	ck_assert_int_eq(cap_import_dat(db, bad, NULL, NULL, NULL, NULL), -BC_E_TRUNCATED);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "truncated"));
+	ck_assert_int_eq(cap_import_dat(db, fixture_path("traces/frag.dat"), "nosuch", NULL, NULL,
+					NULL), -BC_E_NOENT);
+	tdb_close(db);
+}
+END_TEST
+
+Suite *import_suite(void)
+{
+	Suite *s = suite_create("import");
+	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
+
+	tcase_set_timeout(core, 120);
+	tcase_add_loop_test(core, test_decode_lockstep, 0, NR_FIXTURES);
+	tcase_add_test(core, test_decode_field_names);
+	tcase_add_test(core, test_decode_stacks);
+	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
+	tcase_add_test(core, test_import_cpu_stats);
+	tcase_add_test(core, test_import_lost_preserved);
+	tcase_add_test(core, test_import_cli_meta);
+	tcase_add_test(core, test_import_help);
+	suite_add_tcase(s, core);
+
+	tcase_set_timeout(limits, 120);
+	tcase_add_test(limits, test_import_bad_input);
+	tcase_add_test(limits, test_import_lib_errors);
+	suite_add_tcase(s, limits);
+	return s;
+}
