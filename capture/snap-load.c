@@ -721,13 +721,13 @@ int snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn
 /* Next run of the rows, clipped to the range: 1, 0 at the end, or a negative bc_err. */
 static int raw_next(struct snap_runs *it, struct tdb_page_run *r)
 {
+	if (it->at >= it->to)
+		return 0;
 	while (it->i == it->nr) {
 		uint64_t base;
 		uint32_t k;
 		int rc, ret;
 
-		if (it->at >= it->to)
-			return 0;
 		rc = sqlite3_step(it->st);
 		if (rc == SQLITE_DONE)
 			return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
