@@ -65,7 +65,12 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  kind             %.5f%%  (%llu of %llu in-use pfns with a known kind)\n",
 		       100 * s->pfn_agree_kind, (unsigned long long)s->kind_agree,
 		       (unsigned long long)s->kind_compared);
-		printf("  buddyinfo        max relative error %.4f\n", s->buddyinfo_max_rel_err);
+		printf("  buddyinfo        max relative error %.4f", s->buddyinfo_max_rel_err);
+		if (s->buddyinfo_max_rel_err > 0)
+			printf("  (worst: %s order %d, model %lld, kernel %lld)", s->buddy_worst_zone,
+			       s->buddy_worst_order, (long long)s->buddy_worst_model,
+			       (long long)s->buddy_worst_kernel);
+		putchar('\n');
 		printf("  pagetypeinfo     max relative error %.4f\n", s->pagetypeinfo_max_rel_err);
 		printf("  apart            %llu pfns changed while it was read, %llu uncertain "
 		       "(lost events)\n", (unsigned long long)s->pfns_changed,

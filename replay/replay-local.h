@@ -55,6 +55,10 @@ struct replay {
 
 	struct rp_score *scores;
 	int nr_scores;
+	/* Zone figures (buddyinfo, pagetypeinfo) of the next snapshot, taken when its
+	 * reading began: the snapshot reads those files first, the page flags last. */
+	struct rp_score pending;
+	bool pending_zones;
 
 	uint64_t applied;
 	uint64_t next_seq;
@@ -78,6 +82,8 @@ int rp_find_attempts(struct replay *rp);
 
 /* replay-score.c */
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);
+/* Zone figures against the snapshot's text files, into rp->pending. */
+int rp_score_zones_now(struct replay *rp, const struct rp_snap *s);
 /* Pageblocks per effective type as pagetypeinfo counts them (initialised memory). */
 void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks);
 

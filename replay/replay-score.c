@@ -205,8 +205,14 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 			continue;
 		for (mt = 0; mt < 8; mt++)
 			model += (int64_t)zs[z].nr_free[ord][mt];
-		if (rel_err(model, sqlite3_column_int64(st, 3)) > sc->buddyinfo_max_rel_err)
+		if (rel_err(model, sqlite3_column_int64(st, 3)) > sc->buddyinfo_max_rel_err) {
 			sc->buddyinfo_max_rel_err = rel_err(model, sqlite3_column_int64(st, 3));
+			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
+				 rp->layout.zones[z].name);
+			sc->buddy_worst_order = ord;
+			sc->buddy_worst_model = model;
+			sc->buddy_worst_kernel = sqlite3_column_int64(st, 3);
+		}
 	}
 	sqlite3_finalize(st);
 
@@ -230,16 +236,34 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 	return 0;
 }
 
+int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
+{
+	memset(&rp->pending, 0, sizeof(rp->pending));
+	rp->pending_zones = true;
+	if (rp->opts.no_score)
+		return 0;
+	return score_zones(rp, s, &rp->pending);
+}
+
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out)
 {
 	struct rp_score sc = { .snap = s->id, .ts = (uint64_t)s->ts_end, .seq = (uint64_t)s->seq_end };
 	struct rp_score *n;
 	int ret = 0;
 
+	if (!rp->pending_zones)
+		ret = rp_score_zones_now(rp, s);
+	if (ret)
+		return ret;
+	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
+	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
+	sc.buddy_worst_order = rp->pending.buddy_worst_order;
+	sc.buddy_worst_model = rp->pending.buddy_worst_model;
+	sc.buddy_worst_kernel = rp->pending.buddy_worst_kernel;
+	rp->pending_zones = false;
 	if (!rp->opts.no_score) {
 		ret = score_pages(rp, s, &sc);
-		if (!ret)
-			ret = score_zones(rp, s, &sc);
 		if (ret)
 			return ret;
 		sc.pfn_agree_state = sc.pfns_compared ? (double)sc.state_agree / sc.pfns_compared : 1;

@@ -444,6 +444,12 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			rp->next_snap++;
 			s = rp->next_snap < rp->nr_snaps ? &rp->snaps[rp->next_snap] : NULL;
 		}
+		if (s && !rp->pending_zones && s->seq_begin >= 0 &&
+		    (uint64_t)s->seq_begin <= raw.seq) {
+			ret = rp_score_zones_now(rp, s);
+			if (ret)
+				goto out;
+		}
 		while (rp->next_lost < rp->nr_lost && rp->lost[rp->next_lost].seq <= raw.seq) {
 			if (rp->lost[rp->next_lost].count != 0)
 				lost_window(rp);

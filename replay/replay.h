@@ -91,7 +91,11 @@ struct rp_attempt {
 	bool model_isolated;		/* replay: the model could isolate the range too */
 };
 
-/* How well the model agrees with one snapshot (taken after the first). */
+/*
+ * How well the model agrees with one snapshot (taken after the first). Zone figures
+ * are compared where the snapshot began (its text files are read first), page flags
+ * where it ended (they are read last), pages touched in between counted apart.
+ */
 struct rp_score {
 	int64_t snap;			/* snapshots.id */
 	uint64_t ts, seq;		/* where the model was compared (snapshot end) */
@@ -104,6 +108,9 @@ struct rp_score {
 	double pfn_agree_kind;		/* kind_agree / kind_compared */
 	double buddyinfo_max_rel_err;	/* max over zone, order of |model-kernel|/max(kernel,1) */
 	double pagetypeinfo_max_rel_err;/* max over zone, migratetype of pageblock counts */
+	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
+	int buddy_worst_order;
+	int64_t buddy_worst_model, buddy_worst_kernel;
 	/* What the state disagreement consists of (pfns). */
 	uint64_t model_free_kernel_used, model_used_kernel_free;
 	uint64_t resynced_pfns;
