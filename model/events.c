@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events.c - one operation per kmem tracepoint (see the table in model.h), plus the
+ * page-kind, uncertainty and pageblock-type setters. Each operation checks that the
+ * event fits the model's state; when it does not, the event is counted as an anomaly
+ * (first occurrences kept) and the state is repaired so that replay can continue.
+ */
+#include "model/model-local.h"
+
+#define TAGBIT(t) (1u << (t))
+#define FREE_TAGS (TAGBIT(WT_BUDDY) | TAGBIT(WT_FREE_TAIL) | TAGBIT(WT_PCP) | TAGBIT(WT_PCP_TAIL))
+#define USED_TAGS (TAGBIT(WT_ALLOC) | TAGBIT(WT_TAIL))
+
+/* Largest order an event may carry: a gigantic (1 GiB) folio. */
+#define MAX_EVENT_ORDER 18
+
+static uint32_t scan_tags(const struct model *m, uint32_t idx, uint32_t n, uint32_t *nr_uninit)
+{
+	uint32_t mask = 0, i, u = 0;
+
+	for (i = idx; i < idx + n; i++) {
+		unsigned int t = wtag(m->words[i]);
+
+		mask |= TAGBIT(t);
+		u += t == WT_UNINIT;
+	}
+	if (nr_uninit)
+		*nr_uninit = u;
+	return mask;
+}
+
+/*
+ * Resolve pfn/order to an index and zone. Events outside every zone, crossing a
+ * zone's end, misaligned or with an impossible order are counted and dropped.
+ */
+static struct mzone *event_range(struct model *m, uint64_t pfn, unsigned int order,
+				 uint32_t *idx)
+{
+	int zi;
+	struct mzone *z;
+
+	if (!pfn_to_idx(m, pfn, idx)) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, UINT32_MAX, order);
+		m->an.rec[MODEL_ANOM_PFN_OUTSIDE][m->an.nrec[MODEL_ANOM_PFN_OUTSIDE] ?
+			m->an.nrec[MODEL_ANOM_PFN_OUTSIDE] - 1 : 0].pfn = pfn;
+		return NULL;
+	}
+	if (order > MAX_EVENT_ORDER || (*idx & ((1u << order) - 1))) {
+		model_anomaly(m, MODEL_ANOM_BAD_ORDER, *idx, order);
+		return NULL;
+	}
+	zi = model_idx_zone(m, *idx);
+	if (zi < 0) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, *idx, order);
+		return NULL;
+	}
+	z = &m->zones[zi];
+	if (*idx + (1u << order) > z->iend) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, *idx, order);
+		return NULL;
+	}
+	return z;
+}
+
+static int valid_cpu(const struct model *m, int cpu)
+{
+	return cpu >= 0 && (unsigned int)cpu < m->nr_cpus ? cpu : 0;
+}
+
+static uint32_t alloc_word(unsigned int order, int imt, unsigned int kind, unsigned int gfp)
+{
+	return w_alloc(order, imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt, kind, gfp, 0);
+}
+
+static void write_alloc(struct model *m, uint32_t idx, unsigned int order, int imt,
+			unsigned int kind, unsigned int gfp)
+{
+	unsigned int mt = imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt;
+
+	model_write_range(m, idx, 1u << order, alloc_word(order, imt, kind, gfp),
+			  w_tail(mt, kind));
+}
+
+/* ---- mm_page_alloc -------------------------------------------------------------- */
+
+int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t gfp,
+		     int mt, int cpu)
+{
+	struct mzone *z;
+	uint32_t idx, w, n, mask, head;
+	int imt;
+	unsigned int gc;
+
+	m->ops++;
+	if (pfn == UINT64_MAX) {
+		m->alloc_failed++;
+		return 0;
+	}
+	if (order > m->max_order) {
+		uint32_t i2;
+
+		if (pfn_to_idx(m, pfn, &i2))
+			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
+		return 0;
+	}
+	z = event_range(m, pfn, order, &idx);
+	if (!z)
+		return 0;
+	imt = model_imt_from_trace(m, mt);
+	if (imt >= IMT_HIGHATOMIC)
+		imt = -1;
+	gc = model_gfp_classify(gfp, order, m->pb_order);
+	n = 1u << order;
+	w = m->words[idx];
+
+	/* Fast path: the block is on a pcp list (any cpu: __rmqueue_pcplist()). */
+	if (wtag(w) == WT_PCP &&
+	    (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK) == order) {
+		model_del_free(m, idx);
+		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		return 0;
+	}
+	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
+	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING && w_order(w) == order) {
+		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		return 0;
+	}
+	/* A buddy block without zone_locked: claim/steal whose extfrag we did not see. */
+	if (wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) {
+		if (model_find_free_head(m, idx, &head)) {
+			const struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
+
+			if (head + (1u << (nd->info & FN_ORDER_MASK)) >= idx + n) {
+				model_carve(m, z, head, idx, order, -1);
+				write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+				return 0;
+			}
+		}
+	}
+	mask = scan_tags(m, idx, n, NULL);
+	if (mask & TAGBIT(WT_HOLE)) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
+		return 0;
+	}
+	if (mask & USED_TAGS)
+		model_anomaly(m, MODEL_ANOM_ALLOC_IN_USE, idx, order);
+	else if (mask & TAGBIT(WT_UNINIT))
+		model_anomaly(m, MODEL_ANOM_ALLOC_UNINIT, idx, order);
+	else if (mask & FREE_TAGS)
+		model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
+	if (mask & FREE_TAGS)
+		model_unfree_range(m, idx, n);
+	write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+	return 0;
+}
+
+/* ---- mm_page_free ----------------------------------------------------------------- */
+
+/* Blocks wholly uninitialised get MOVABLE, as init_pageblock_migratetype() does. */
+static void init_growth(struct model *m, uint32_t idx, uint32_t n, uint32_t nr_uninit)
+{
+	uint32_t p, pbn = 1u << m->pb_order;
+
+	m->init_pages += nr_uninit;
+	for (p = idx & ~(pbn - 1); p < idx + n; p += pbn) {
+		struct pblock *b = pb_of(m, p);
+
+		if (b->cnt[MODEL_PBC_UNINIT] + b->cnt[MODEL_PBC_HOLE] == pbn &&
+		    b->cnt[MODEL_PBC_UNINIT])
+			model_pb_set_mt(m, p >> m->pb_order, IMT_MOVABLE);
+	}
+}
+
+static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, int force_pcp)
+{
+	struct mzone *z;
+	uint32_t idx, w, n;
+	int eff;
+
+	z = event_range(m, pfn, order, &idx);
+	if (!z)
+		return 0;
+	n = 1u << order;
+	w = m->words[idx];
+	if (!(wtag(w) == WT_ALLOC && w_order(w) == order && !(w & W_SEEDED) &&
+	      w_gfp(w) != MODEL_GFP_PENDING)) {
+		uint32_t nr_uninit, mask = scan_tags(m, idx, n, &nr_uninit), head;
+
+		if (mask & TAGBIT(WT_HOLE)) {
+			model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
+			return 0;
+		}
+		if (mask & FREE_TAGS) {
+			model_anomaly(m, MODEL_ANOM_FREE_OF_FREE, idx, order);
+			model_unfree_range(m, idx, n);
+		}
+		if (nr_uninit)
+			init_growth(m, idx, n, nr_uninit);
+		if (wtag(w) == WT_ALLOC && !(w & W_SEEDED) && w_order(w) != order)
+			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
+		else if (wtag(w) == WT_TAIL && model_find_alloc_head(m, idx, &head) &&
+			 !(m->words[head] & W_SEEDED))
+			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
+	}
+	eff = pb_eff_mt(pb_of(m, idx));
+	/*
+	 * free_frozen_pages(): pcp orders go to the head of this cpu's list unless the
+	 * block is isolated; other orders and isolated blocks go to free_one_page().
+	 */
+	if ((force_pcp || model_pcp_allowed(m, order)) && order <= m->pb_order &&
+	    eff != IMT_ISOLATE) {
+		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0);
+		return 0;
+	}
+	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
+	model_free_split(m, z, idx, order);
+	return 0;
+}
+
+int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)
+{
+	m->ops++;
+	return do_free(m, pfn, order, cpu, 0);
+}
+
+/* mm_page_free_batched: free_unref_folios() put the folio on this cpu's pcp list. */
+int model_free_batched(struct model *m, uint64_t pfn, int cpu)
+{
+	uint32_t idx, w, head;
+	struct mzone *z;
+
+	m->ops++;
+	z = event_range(m, pfn, 0, &idx);
+	if (!z)
+		return 0;
+	w = m->words[idx];
+	if (wtag(w) == WT_PCP)
+		return 0;
+	if (wtag(w) == WT_BUDDY) {
+		/* We sent it to the buddy (block thought isolated?): move it to the pcp. */
+		uint32_t info = node_of(m, w & W_PAYLOAD)->info;
+		unsigned int order = info & FN_ORDER_MASK;
+
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
+		if (!model_pcp_allowed(m, order))
+			return 0;
+		model_del_free(m, idx);
+		model_pcp_add(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), valid_cpu(m, cpu), 0);
+		return 0;
+	}
+	if (wtag(w) == WT_ALLOC) {
+		/* The mm_page_free was lost. */
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, w_order(w));
+		return do_free(m, pfn, w_order(w), cpu, 1);
+	}
+	if (wtag(w) == WT_TAIL && model_find_alloc_head(m, idx, &head)) {
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, 0);
+		return 0;
+	}
+	if (wtag(w) != WT_PCP_TAIL && wtag(w) != WT_FREE_TAIL)
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, 0);
+	return 0;
+}
+
+/* ---- mm_page_alloc_zone_locked ---------------------------------------------------- */
+
+int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
+		      bool percpu_refill, int cpu)
+{
+	struct mzone *z;
+	uint32_t idx, w, head, n;
+	int imt;
+
+	m->ops++;
+	if (order > m->max_order) {
+		uint32_t i2;
+
+		if (pfn_to_idx(m, pfn, &i2))
+			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
+		return 0;
+	}
+	z = event_range(m, pfn, order, &idx);
+	if (!z)
+		return 0;
+	imt = model_imt_from_trace(m, mt);
+	n = 1u << order;
+	w = m->words[idx];
+	if (imt < 0) {
+		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
+		imt = pb_eff_mt(pb_of(m, idx));
+	}
+	if ((wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) &&
+	    model_find_free_head(m, idx, &head)) {
+		struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
+		unsigned int k = nd->info & FN_ORDER_MASK;
+		int lmt = (nd->info >> FN_MT_SHIFT) & 7;
+
+		if (head != idx || head + (1u << k) < idx + n) {
+			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
+			if (head + (1u << k) < idx + n)
+				goto generic;
+		}
+		if (lmt != imt) {
+			struct pblock *b = pb_of(m, idx);
+
+			if (k < m->pb_order && imt_mergeable(imt) &&
+			    imt_mergeable(pb_eff_mt(b))) {
+				/*
+				 * try_to_claim_block() below pageblock order: the whole
+				 * block's free pages move to the new type, then
+				 * __rmqueue_smallest() emits this event. The extfrag
+				 * event follows it.
+				 */
+				model_move_freepages_block(m, idx >> m->pb_order, imt);
+				model_pb_set_mt(m, idx >> m->pb_order, imt);
+				m->implicit_claims++;
+			} else {
+				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
+			}
+		}
+		model_carve(m, z, head, idx, order, -1);
+		goto place;
+	}
+	if (wtag(w) == WT_PCP || wtag(w) == WT_PCP_TAIL) {
+		/* A free that looked like a pcp free went to the buddy (trylock failed). */
+		model_anomaly(m, MODEL_ANOM_PCP_IN_BUDDY, idx, order);
+	} else if (wtag(w) == WT_UNINIT) {
+		model_anomaly(m, MODEL_ANOM_ALLOC_UNINIT, idx, order);
+	} else if (wtag(w) == WT_HOLE) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
+		return 0;
+	} else {
+		model_anomaly(m, MODEL_ANOM_TAKE_NOT_FREE, idx, order);
+	}
+generic:
+	model_unfree_range(m, idx, n);
+place:
+	if (percpu_refill && imt < IMT_HIGHATOMIC && model_pcp_allowed(m, order)) {
+		/* rmqueue_bulk(): appended to the pcp list of the requested type. */
+		model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1);
+	} else {
+		write_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,
+			    MODEL_GFP_PENDING);
+	}
+	return 0;
+}
+
+/* ---- mm_page_pcpu_drain --------------------------------------------------------------- */
+
+int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu)
+{
+	struct mzone *z;
+	uint32_t idx, w, n;
+	int imt, eff;
+
+	m->ops++;
+	if (order > m->pb_order) {
+		uint32_t i2;
+
+		if (pfn_to_idx(m, pfn, &i2))
+			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
+		return 0;
+	}
+	z = event_range(m, pfn, order, &idx);
+	if (!z)
+		return 0;
+	n = 1u << order;
+	w = m->words[idx];
+	imt = model_imt_from_trace(m, mt);
+	eff = pb_eff_mt(pb_of(m, idx));
+	if (wtag(w) == WT_PCP) {
+		uint32_t info = node_of(m, w & W_PAYLOAD)->info;
+
+		if ((info & FN_ORDER_MASK) != order) {
+			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
+			model_unfree_range(m, idx, n);
+		} else {
+			model_del_free(m, idx);
+		}
+	} else if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING &&
+		   w_order(w) == order) {
+		/* A claimed/stolen block that rmqueue_bulk() put on a pcp list. */
+	} else if (wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) {
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
+		return 0;
+	} else if (wtag(w) == WT_UNINIT || wtag(w) == WT_HOLE) {
+		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
+		return 0;
+	} else {
+		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
+		if (scan_tags(m, idx, n, NULL) & FREE_TAGS)
+			model_unfree_range(m, idx, n);
+	}
+	if (imt != eff)
+		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
+	/* free_pcppages_bulk(): __free_one_page() with the block's type at drain. */
+	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
+	model_free_one(m, z, idx, order, eff, 0);
+	(void)cpu;
+	return 0;
+}
+
+/* ---- mm_page_alloc_extfrag ------------------------------------------------------------ */
+
+int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
+		  unsigned int fallback_order, int alloc_mt, int fallback_mt,
+		  bool change_ownership)
+{
+	struct mzone *z;
+	uint32_t idx, w, head, pbi;
+	int a, f;
+	unsigned int k;
+
+	m->ops++;
+	if (alloc_order > m->max_order || fallback_order > m->max_order ||
+	    alloc_order > fallback_order) {
+		uint32_t i2;
+
+		if (pfn_to_idx(m, pfn, &i2))
+			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, fallback_order);
+		return 0;
+	}
+	z = event_range(m, pfn, alloc_order, &idx);
+	if (!z)
+		return 0;
+	a = model_imt_from_trace(m, alloc_mt);
+	f = model_imt_from_trace(m, fallback_mt);
+	if (a < 0 || f < 0 || !imt_mergeable(a) || !imt_mergeable(f)) {
+		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, fallback_order);
+		return 0;
+	}
+	pbi = idx >> m->pb_order;
+	w = m->words[idx];
+
+	if (change_ownership && fallback_order < m->pb_order) {
+		/*
+		 * Partial claim (try_to_claim_block() with free + alike >= half a
+		 * block): its zone_locked came first and normally re-typed the block
+		 * already; make sure of it.
+		 */
+		if (pb_eff_mt(pb_of(m, idx)) == f) {
+			model_move_freepages_block(m, pbi, a);
+			model_pb_set_mt(m, pbi, a);
+		}
+		return 0;
+	}
+	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING)
+		return 0;
+	if ((wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) &&
+	    model_find_free_head(m, idx, &head)) {
+		struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
+		int lmt = (nd->info >> FN_MT_SHIFT) & 7;
+
+		k = nd->info & FN_ORDER_MASK;
+		if (head != idx || k != fallback_order)
+			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, fallback_order);
+		if (lmt != f)
+			model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, fallback_order);
+		if (head + (1u << k) < idx + (1u << alloc_order)) {
+			model_unfree_range(m, idx, 1u << alloc_order);
+		} else if (change_ownership && k >= m->pb_order) {
+			/* Whole-block claim: change_pageblock_range(), expand() onto @a. */
+			uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
+
+			while (nb--)
+				model_pb_set_mt(m, p++, a);
+			model_carve(m, z, head, idx, alloc_order, a);
+		} else {
+			/* __rmqueue_steal(): expand() onto the fallback list, type kept. */
+			model_carve(m, z, head, idx, alloc_order, -1);
+		}
+	} else if (wtag(w) == WT_PCP || wtag(w) == WT_PCP_TAIL) {
+		/* compaction_capture() of a page we put on a pcp list. */
+		model_unfree_range(m, idx, 1u << alloc_order);
+	} else {
+		model_anomaly(m, MODEL_ANOM_TAKE_NOT_FREE, idx, alloc_order);
+		if (wtag(w) == WT_HOLE || wtag(w) == WT_UNINIT)
+			return 0;
+	}
+	write_alloc(m, idx, alloc_order, a, MODEL_KIND_UNKNOWN, MODEL_GFP_PENDING);
+	return 0;
+}
+
+/* ---- setters ------------------------------------------------------------------------- */
+
+int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind)
+{
+	uint32_t idx, i;
+
+	if ((unsigned int)kind >= MODEL_NR_KINDS)
+		return -BC_E_INVAL;
+	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
+		return -BC_E_INVAL;
+	for (i = idx; i < idx + n; i++) {
+		uint32_t w = m->words[i];
+
+		if (wtag(w) != WT_ALLOC && wtag(w) != WT_TAIL)
+			continue;
+		w = (w & ~(0xfu << W_KIND_SHIFT)) | ((uint32_t)kind << W_KIND_SHIFT);
+		model_write_word(m, i, w);
+	}
+	return 0;
+}
+
+int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n)
+{
+	uint32_t idx, i;
+
+	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
+		return -BC_E_INVAL;
+	for (i = idx; i < idx + n; i++)
+		if (wtag(m->words[i]) != WT_HOLE)
+			jset32(m, &m->words[i], m->words[i] | W_UNCERTAIN);
+	return 0;
+}
+
+uint64_t model_count_uncertain(const struct model *m, uint64_t pfn, uint64_t n)
+{
+	uint32_t idx, i;
+	uint64_t c = 0;
+
+	if (!pfn_to_idx(m, pfn, &idx))
+		return 0;
+	if (n > m->span - idx)
+		n = m->span - idx;
+	for (i = idx; i < idx + n; i++)
+		c += !!(m->words[i] & W_UNCERTAIN);
+	return c;
+}
+
+int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
+{
+	uint32_t idx, i;
+
+	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
+		return -BC_E_INVAL;
+	model_unfree_range(m, idx, (uint32_t)n);
+	for (i = idx; i < idx + n; i++)
+		if (wtag(m->words[i]) != WT_HOLE)
+			model_write_word(m, i, wmake(WT_UNINIT, 0));
+	return 0;
+}
+
+int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
+{
+	uint32_t idx, pbi;
+	int imt = -1;
+	struct pblock *b;
+
+	if (!pfn_to_idx(m, pfn, &idx))
+		return -BC_E_INVAL;
+	imt = model_imt_from_trace(m, mt);
+	if (imt < 0 || imt == IMT_ISOLATE)
+		return bc_error(BC_E_INVAL, "model: cannot set migratetype %d", mt);
+	pbi = idx >> m->pb_order;
+	b = &m->pb[pbi];
+	if (b->mt == imt)
+		return 0;
+	model_split_cover(m, pbi);
+	if (!(b->flags & PB_ISOLATE))
+		model_move_freepages_block(m, pbi, imt);
+	model_pb_set_mt(m, pbi, imt);
+	return 0;
+}

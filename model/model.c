@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - creation of the model from a layout, the kernel profile, migratetype
+ * numbering, the undo journal (checkpoint/rollback), anomaly records, per-pfn word
+ * writes with their pageblock counters, and the read-only queries.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model-local.h"
+
+#define _K(k, s) [MODEL_KIND_##k] = s,
+static const char *const kind_names[] = { MODEL_KINDS };
+#undef _K
+#define _C(c, s) [MODEL_PBC_##c] = s,
+static const char *const pbc_names[] = { MODEL_PB_COUNTERS };
+#undef _C
+#define _A(a, s) [MODEL_ANOM_##a] = s,
+static const char *const anom_names[] = { MODEL_ANOMALIES };
+#undef _A
+
+const char *model_kind_name(enum model_kind k)
+{
+	return (unsigned int)k < MODEL_NR_KINDS ? kind_names[k] : "?";
+}
+
+const char *model_pb_counter_name(enum model_pb_counter c)
+{
+	return (unsigned int)c < MODEL_NR_PBC ? pbc_names[c] : "?";
+}
+
+const char *model_anomaly_name(enum model_anomaly a)
+{
+	return (unsigned int)a < MODEL_NR_ANOM ? anom_names[a] : "?";
+}
+
+/* ---- profile ------------------------------------------------------------------- */
+
+int model_profile_from_release(const char *release, unsigned int pageblock_order,
+			       struct model_profile *out)
+{
+	unsigned int a = 6, b = 18, c = 0;
+	int ret = 0;
+	unsigned int v;
+
+	if (!release || sscanf(release, "%u.%u.%u", &a, &b, &c) < 2) {
+		a = 6;
+		b = 18;
+		c = 0;
+		ret = -BC_E_INVAL;
+	}
+	v = MODEL_KVER(a, b, c);
+	memset(out, 0, sizeof(*out));
+	out->version = v;
+	out->cma = false;	/* a config option, not a release property */
+	/* "mm: page_isolation: make page isolation a standalone bit" (6.17) */
+	out->isolate_bit = v >= MODEL_KVER(6, 17, 0);
+	/* pfn_range_valid_contig(): PageHuge rejected from 6.10, two passes in 7.0 */
+	if (v >= MODEL_KVER(7, 0, 0))
+		out->hugetlb_contig = MODEL_HUGETLB_CONTIG_TWO_PASS;
+	else if (v >= MODEL_KVER(6, 10, 0))
+		out->hugetlb_contig = MODEL_HUGETLB_CONTIG_REJECT;
+	else
+		out->hugetlb_contig = MODEL_HUGETLB_CONTIG_IGNORE;
+	/* hugetlb_free_folio()/free_contig_range(): one order-18 free from 6.12 */
+	out->gigantic_free_order18 = v >= MODEL_KVER(6, 12, 0);
+	/* pcp_allowed_order(): orders <= PAGE_ALLOC_COSTLY_ORDER, plus THP (5.13+) */
+	out->pcp_orders = 0xfu;
+	if (v >= MODEL_KVER(5, 13, 0) && pageblock_order < 32)
+		out->pcp_orders |= 1u << pageblock_order;
+	if (v < MODEL_KVER(5, 13, 0))
+		out->pcp_orders = 1u;	/* order-0 only */
+	/* "mm: page_alloc: freelist migratetype hygiene" (6.10) */
+	out->freelist_hygiene = v >= MODEL_KVER(6, 10, 0);
+	/* __rmqueue_claim/__rmqueue_steal split: 6.15, backported to 6.12.y */
+	out->claim_steal = v >= MODEL_KVER(6, 15, 0) ||
+			   (v >= MODEL_KVER(6, 12, 0) && v < MODEL_KVER(6, 13, 0));
+	return ret;
+}
+
+/* ---- migratetypes -------------------------------------------------------------- */
+
+int model_imt_from_trace(const struct model *m, int mt)
+{
+	if (mt >= 0 && mt <= 3)
+		return mt;
+	if (m->prof.cma) {
+		if (mt == 4)
+			return IMT_CMA;
+		if (mt == 5)
+			return IMT_ISOLATE;
+	} else if (mt == 4) {
+		return IMT_ISOLATE;
+	}
+	return -1;
+}
+
+int model_imt_to_trace(const struct model *m, int imt)
+{
+	if (imt >= 0 && imt <= 3)
+		return imt;
+	if (imt == IMT_CMA)
+		return m->prof.cma ? 4 : -1;
+	if (imt == IMT_ISOLATE)
+		return m->prof.cma ? 5 : 4;
+	return -1;
+}
+
+/* ---- gfp ----------------------------------------------------------------------- */
+
+#define GFP_MOVABLE_BIT		(1ull << 3)
+#define GFP_HIGH_BIT		(1ull << 5)
+#define GFP_DIRECT_RECLAIM_BIT	(1ull << 10)
+#define GFP_COMP_BIT		(1ull << 18)
+
+enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
+					unsigned int pageblock_order)
+{
+	if ((gfp & GFP_COMP_BIT) && order >= pageblock_order)
+		return MODEL_GFP_TRANSHUGE;
+	if (gfp & GFP_MOVABLE_BIT)
+		return MODEL_GFP_USER_MOVABLE;
+	if (!(gfp & GFP_DIRECT_RECLAIM_BIT))
+		return (gfp & GFP_HIGH_BIT) ? MODEL_GFP_ATOMIC : MODEL_GFP_NOWAIT;
+	if (gfp & GFP_DIRECT_RECLAIM_BIT)
+		return MODEL_GFP_KERNEL;
+	return MODEL_GFP_OTHER;
+}
+
+/* ---- categories and word writes ------------------------------------------------ */
+
+/* The pageblock counter a page's word falls in. */
+enum model_pb_counter model_word_cat(uint32_t w)
+{
+	switch (wtag(w)) {
+	case WT_HOLE:
+		return MODEL_PBC_HOLE;
+	case WT_UNINIT:
+		return MODEL_PBC_UNINIT;
+	case WT_BUDDY:
+	case WT_FREE_TAIL:
+		return MODEL_PBC_FREE;
+	case WT_PCP:
+	case WT_PCP_TAIL:
+		return MODEL_PBC_PCP;
+	default:
+		break;
+	}
+	switch (w_kind(w)) {
+	case MODEL_KIND_RESERVED:
+		return MODEL_PBC_RESERVED;
+	case MODEL_KIND_ANON:
+	case MODEL_KIND_FILE:
+	case MODEL_KIND_THP:
+	case MODEL_KIND_HUGETLB:
+	case MODEL_KIND_OFFLINE:	/* balloon pages have movable_ops */
+		return MODEL_PBC_MOVABLE;
+	case MODEL_KIND_UNKNOWN:
+		if (w_mt(w) == W_MT_UNKNOWN)
+			return MODEL_PBC_UNKNOWN;
+		return w_mt(w) == IMT_MOVABLE ? MODEL_PBC_MOVABLE : MODEL_PBC_UNMOVABLE;
+	default:
+		return MODEL_PBC_UNMOVABLE;
+	}
+}
+
+void model_write_word(struct model *m, uint32_t idx, uint32_t w)
+{
+	uint32_t old = m->words[idx];
+	enum model_pb_counter co = model_word_cat(old), cn = model_word_cat(w);
+
+	if (co != cn) {
+		struct pblock *b = pb_of(m, idx);
+
+		jset16(m, &b->cnt[co], b->cnt[co] - 1);
+		jset16(m, &b->cnt[cn], b->cnt[cn] + 1);
+	}
+	jset32(m, &m->words[idx], w);
+}
+
+void model_write_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uint32_t tailw)
+{
+	enum model_pb_counter cw = model_word_cat(w), ct = model_word_cat(tailw);
+	int32_t delta[MODEL_NR_PBC];
+	uint32_t i, end = idx + n;
+	uint32_t pbmask = (1u << m->pb_order) - 1;
+
+	if (!n)
+		return;
+	model_write_word(m, idx, w);
+	i = idx + 1;
+	while (i < end) {
+		uint32_t stop = (i | pbmask) + 1;
+		struct pblock *b = pb_of(m, i);
+		int c;
+
+		if (stop > end)
+			stop = end;
+		memset(delta, 0, sizeof(delta));
+		for (; i < stop; i++) {
+			uint32_t old = m->words[i];
+
+			delta[model_word_cat(old)]--;
+			delta[ct]++;
+			jset32(m, &m->words[i], tailw);
+		}
+		for (c = 0; c < MODEL_NR_PBC; c++)
+			if (delta[c])
+				jset16(m, &b->cnt[c], (uint16_t)(b->cnt[c] + delta[c]));
+	}
+	(void)cw;
+}
+
+/* ---- journal ------------------------------------------------------------------- */
+
+void model_journal_push(struct model *m, void *p)
+{
+	struct jentry *e;
+
+	if (m->jr_len == m->jr_cap) {
+		size_t cap = m->jr_cap ? m->jr_cap * 2 : 4096;
+		struct jentry *n = realloc(m->jr, cap * sizeof(*n));
+
+		if (!n) {
+			/* Cannot journal: the rollback would be wrong. Fail loudly. */
+			fprintf(stderr, "model: out of memory in the undo journal\n");
+			abort();
+		}
+		m->jr = n;
+		m->jr_cap = cap;
+	}
+	e = &m->jr[m->jr_len++];
+	e->p = p;
+	memcpy(&e->old, p, sizeof(e->old));
+}
+
+int model_checkpoint(struct model *m)
+{
+	if (m->nr_cp >= MAX_CHECKPOINTS)
+		return bc_error(BC_E_INVAL, "model: more than %d nested checkpoints",
+				MAX_CHECKPOINTS);
+	m->cp_mark[m->nr_cp++] = m->jr_len;
+	return 0;
+}
+
+int model_rollback(struct model *m)
+{
+	size_t mark;
+
+	if (!m->nr_cp)
+		return bc_error(BC_E_INVAL, "model: rollback without a checkpoint");
+	mark = m->cp_mark[--m->nr_cp];
+	while (m->jr_len > mark) {
+		struct jentry *e = &m->jr[--m->jr_len];
+
+		memcpy(e->p, &e->old, sizeof(e->old));
+	}
+	return 0;
+}
+
+int model_commit(struct model *m)
+{
+	if (!m->nr_cp)
+		return bc_error(BC_E_INVAL, "model: commit without a checkpoint");
+	m->nr_cp--;
+	if (!m->nr_cp)
+		m->jr_len = 0;
+	return 0;
+}
+
+/* ---- anomalies ----------------------------------------------------------------- */
+
+void model_anomaly(struct model *m, enum model_anomaly a, uint32_t idx, unsigned int order)
+{
+	struct anom *an = &m->an;
+	uint32_t nr;
+
+	if (idx < m->span && (m->words[idx] & W_UNCERTAIN))
+		a = MODEL_ANOM_UNCERTAIN;
+	jset64(m, &an->count[a], an->count[a] + 1);
+	nr = an->nrec[a];
+	if (nr < MODEL_ANOM_KEEP) {
+		struct model_anomaly_rec *r = &an->rec[a][nr];
+
+		r->seq = m->seq;
+		r->ts = m->ts;
+		r->pfn = idx_to_pfn(m, idx);
+		r->order = order;
+		jset32(m, &an->nrec[a], nr + 1);
+	}
+}
+
+uint64_t model_anomaly_count(const struct model *m, enum model_anomaly a,
+			     struct model_anomaly_rec *recs, unsigned int *nr_recs)
+{
+	if ((unsigned int)a >= MODEL_NR_ANOM)
+		return 0;
+	if (recs && nr_recs) {
+		*nr_recs = m->an.nrec[a];
+		memcpy(recs, m->an.rec[a], *nr_recs * sizeof(*recs));
+	} else if (nr_recs) {
+		*nr_recs = m->an.nrec[a];
+	}
+	return m->an.count[a];
+}
+
+uint64_t model_anomaly_total(const struct model *m)
+{
+	uint64_t t = 0;
+	int a;
+
+	for (a = 0; a < MODEL_NR_ANOM; a++)
+		t += m->an.count[a];
+	return t;
+}
+
+void model_set_event(struct model *m, uint64_t seq, uint64_t ts)
+{
+	m->seq = seq;
+	m->ts = ts;
+}
+
+/* ---- creation ------------------------------------------------------------------ */
+
+int model_idx_zone(const struct model *m, uint32_t idx)
+{
+	const struct pblock *b = pb_of(m, idx);
+	unsigned int i;
+
+	if (!(b->flags & PB_STRADDLE))
+		return b->zone == PB_NOZONE ? -1 : b->zone;
+	for (i = 0; i < m->nr_zones; i++)
+		if (idx >= m->zones[i].istart && idx < m->zones[i].iend)
+			return (int)i;
+	return -1;
+}
+
+int model_pfn_zone(const struct model *m, uint64_t pfn)
+{
+	uint32_t idx;
+
+	if (!pfn_to_idx(m, pfn, &idx))
+		return -1;
+	return model_idx_zone(m, idx);
+}
+
+static int is_ram(const struct model_layout *l, uint64_t pfn, uint64_t *until)
+{
+	unsigned int i;
+	uint64_t next = UINT64_MAX;
+
+	if (!l->nr_ram) {
+		*until = UINT64_MAX;
+		return 1;
+	}
+	for (i = 0; i < l->nr_ram; i++) {
+		if (pfn >= l->ram[i].start && pfn < l->ram[i].end) {
+			*until = l->ram[i].end;
+			return 1;
+		}
+		if (l->ram[i].start > pfn && l->ram[i].start < next)
+			next = l->ram[i].start;
+	}
+	*until = next;
+	return 0;
+}
+
+struct model *model_create(const struct model_layout *layout,
+			   const struct model_profile *profile)
+{
+	struct model *m;
+	uint64_t lo = UINT64_MAX, hi = 0, align;
+	unsigned int i, cpu_lists;
+
+	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
+	    layout->nr_ram > MODEL_MAX_RAM || layout->pageblock_order > 15 ||
+	    layout->max_page_order > 15 || layout->max_page_order < layout->pageblock_order ||
+	    !layout->nr_cpus || layout->nr_cpus > (1u << 19)) {
+		bc_error(BC_E_INVAL, "model: invalid layout");
+		return NULL;
+	}
+	for (i = 0; i < layout->nr_zones; i++) {
+		const struct model_zone_layout *z = &layout->zones[i];
+
+		if (!z->spanned)
+			continue;
+		if (z->start_pfn < lo)
+			lo = z->start_pfn;
+		if (z->start_pfn + z->spanned > hi)
+			hi = z->start_pfn + z->spanned;
+		if (i && z->start_pfn < layout->zones[i - 1].start_pfn +
+					layout->zones[i - 1].spanned) {
+			bc_error(BC_E_INVAL, "model: zones overlap or are not ascending");
+			return NULL;
+		}
+	}
+	if (lo >= hi) {
+		bc_error(BC_E_INVAL, "model: empty layout");
+		return NULL;
+	}
+	/* Align so that buddy arithmetic on indices equals arithmetic on pfns. */
+	align = 1ull << 18;
+	lo &= ~(align - 1);
+	hi = (hi + (1ull << layout->max_page_order) - 1) & ~((1ull << layout->max_page_order) - 1);
+	if (hi - lo > (1ull << 31)) {
+		bc_error(BC_E_INVAL, "model: layout spans %llu pfns, more than 2^31",
+			 (unsigned long long)(hi - lo));
+		return NULL;
+	}
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		bc_error(BC_E_NOMEM, "model: %m");
+		return NULL;
+	}
+	m->layout = *layout;
+	if (profile)
+		m->prof = *profile;
+	else
+		model_profile_from_release("6.18.0", layout->pageblock_order, &m->prof);
+	m->base = lo;
+	m->span = (uint32_t)(hi - lo);
+	m->pb_order = layout->pageblock_order;
+	m->max_order = layout->max_page_order;
+	m->nr_orders = m->max_order + 1;
+	m->nr_cpus = layout->nr_cpus;
+	m->nr_zones = layout->nr_zones;
+	m->pool_free = NIL;
+	m->nr_pb = (m->span + (1u << m->pb_order) - 1) >> m->pb_order;
+	m->words = calloc(m->span, sizeof(*m->words));
+	m->pb = calloc(m->nr_pb, sizeof(*m->pb));
+	if (!m->words || !m->pb)
+		goto nomem;
+
+	cpu_lists = m->nr_cpus * NR_PCP_LISTS;
+	for (i = 0; i < m->nr_zones; i++) {
+		const struct model_zone_layout *zl = &layout->zones[i];
+		struct mzone *z = &m->zones[i];
+		unsigned int j;
+
+		z->start = zl->start_pfn;
+		z->end = zl->start_pfn + zl->spanned;
+		z->istart = zl->spanned ? (uint32_t)(z->start - lo) : 0;
+		z->iend = zl->spanned ? (uint32_t)(z->end - lo) : 0;
+		z->free = calloc((size_t)m->nr_orders * NR_IMT, sizeof(*z->free));
+		z->pcp = calloc(cpu_lists, sizeof(*z->pcp));
+		z->pcp_count = calloc(m->nr_cpus, sizeof(*z->pcp_count));
+		if (!z->free || !z->pcp || !z->pcp_count)
+			goto nomem;
+		for (j = 0; j < m->nr_orders * NR_IMT; j++)
+			z->free[j].head = z->free[j].tail = NIL;
+		for (j = 0; j < cpu_lists; j++)
+			z->pcp[j].head = z->pcp[j].tail = NIL;
+	}
+
+	/* Pageblocks: zone, straddle flag, MOVABLE (init_pageblock_migratetype()). */
+	for (i = 0; i < m->nr_pb; i++) {
+		m->pb[i].zone = PB_NOZONE;
+		m->pb[i].mt = IMT_MOVABLE;
+	}
+	for (i = 0; i < m->nr_zones; i++) {
+		struct mzone *z = &m->zones[i];
+		uint32_t p;
+
+		if (z->iend <= z->istart)
+			continue;
+		for (p = z->istart >> m->pb_order; p <= (z->iend - 1) >> m->pb_order; p++) {
+			struct pblock *b = &m->pb[p];
+			uint32_t bs = p << m->pb_order, be = bs + (1u << m->pb_order);
+
+			if (b->zone != PB_NOZONE || bs < z->istart || be > z->iend)
+				b->flags |= PB_STRADDLE;
+			if (b->zone == PB_NOZONE)
+				b->zone = (uint8_t)i;
+		}
+	}
+
+	/* Words: RAM inside a zone is "unknown, in use" until seeded; the rest holes. */
+	for (i = 0; i < m->nr_zones; i++) {
+		struct mzone *z = &m->zones[i];
+		uint64_t pfn = z->start;
+
+		while (pfn < z->end) {
+			uint64_t until, stop;
+			int ram = is_ram(layout, pfn, &until);
+
+			stop = until < z->end ? until : z->end;
+			if (ram) {
+				uint32_t a = (uint32_t)(pfn - lo), b = (uint32_t)(stop - lo), k;
+				uint32_t w = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN,
+						     MODEL_GFP_UNKNOWN, W_SEEDED) | W_UNCERTAIN;
+
+				for (k = a; k < b; k++)
+					m->words[k] = w;
+			}
+			pfn = stop;
+		}
+	}
+	for (i = 0; i < m->span; i++)
+		m->pb[i >> m->pb_order].cnt[model_word_cat(m->words[i])]++;
+	for (i = 0; i < m->nr_pb; i++) {
+		struct pblock *b = &m->pb[i];
+		uint32_t present = (1u << m->pb_order) - b->cnt[MODEL_PBC_HOLE];
+
+		if (present && b->zone != PB_NOZONE)
+			m->zones[b->zone].nr_pb[pb_eff_mt(b)]++;
+	}
+	return m;
+nomem:
+	model_destroy(m);
+	bc_error(BC_E_NOMEM, "model: cannot allocate the pfn map");
+	return NULL;
+}
+
+void model_destroy(struct model *m)
+{
+	unsigned int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr_zones; i++) {
+		free(m->zones[i].free);
+		free(m->zones[i].pcp);
+		free(m->zones[i].pcp_count);
+	}
+	for (i = 0; i < m->nr_chunks; i++)
+		free(m->chunks[i]);
+	free(m->words);
+	free(m->pb);
+	free(m->jr);
+	free(m);
+}
+
+const struct model_layout *model_get_layout(const struct model *m)
+{
+	return &m->layout;
+}
+
+const struct model_profile *model_get_profile(const struct model *m)
+{
+	return &m->prof;
+}
+
+/* ---- queries ------------------------------------------------------------------- */
+
+int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *out)
+{
+	uint32_t idx, head, w;
+
+	memset(out, 0, sizeof(*out));
+	out->mt = -1;
+	out->cpu = -1;
+	out->head = pfn;
+	if (!pfn_to_idx(m, pfn, &idx))
+		return -BC_E_NOENT;
+	w = m->words[idx];
+	out->uncertain = !!(w & W_UNCERTAIN);
+	switch (wtag(w)) {
+	case WT_HOLE:
+		out->state = MODEL_PFN_HOLE;
+		return 0;
+	case WT_UNINIT:
+		out->state = MODEL_PFN_UNINIT;
+		return 0;
+	case WT_BUDDY:
+	case WT_FREE_TAIL:
+	case WT_PCP:
+	case WT_PCP_TAIL: {
+		const struct fnode *nd;
+
+		if (!model_find_free_head(m, idx, &head))
+			return -BC_E_FORMAT;
+		nd = node_of(m, m->words[head] & W_PAYLOAD);
+		out->state = (nd->info & FN_PCP) ? MODEL_PFN_PCP : MODEL_PFN_BUDDY;
+		out->head = idx_to_pfn(m, head);
+		out->order = nd->info & FN_ORDER_MASK;
+		out->mt = model_imt_to_trace(m, (nd->info >> FN_MT_SHIFT) & 7);
+		if (nd->info & FN_PCP)
+			out->cpu = (int)(nd->info >> FN_CPU_SHIFT);
+		return 0;
+	}
+	default:
+		break;
+	}
+	out->state = MODEL_PFN_ALLOC;
+	out->kind = w_kind(w);
+	out->mt = w_mt(w) == W_MT_UNKNOWN ? -1 : model_imt_to_trace(m, (int)w_mt(w));
+	if (model_find_alloc_head(m, idx, &head)) {
+		uint32_t hw = m->words[head];
+
+		out->head = idx_to_pfn(m, head);
+		out->order = w_order(hw);
+		out->gfp_class = w_gfp(hw);
+		out->seeded = !!(hw & W_SEEDED);
+	} else {
+		out->seeded = true;
+		out->gfp_class = MODEL_GFP_UNKNOWN;
+	}
+	return 0;
+}
+
+int model_range_counts(const struct model *m, uint64_t start, uint64_t end,
+		       struct model_range_counts *out)
+{
+	uint32_t s, e, i, pbn = 1u << m->pb_order;
+
+	memset(out, 0, sizeof(*out));
+	if (start >= end)
+		return 0;
+	if (start < m->base)
+		start = m->base;
+	if (end > m->base + m->span)
+		end = m->base + m->span;
+	if (start >= end)
+		return 0;
+	s = (uint32_t)(start - m->base);
+	e = (uint32_t)(end - m->base);
+	i = s;
+	while (i < e) {
+		const struct pblock *b = pb_of(m, i);
+		uint32_t bs = i & ~(pbn - 1), be = bs + pbn;
+		int c, t;
+
+		if (i == bs && be <= e) {
+			for (c = 0; c < MODEL_NR_PBC; c++)
+				out->pages[c] += b->cnt[c];
+		} else {
+			uint32_t stop = be < e ? be : e, k;
+
+			for (k = i; k < stop; k++)
+				out->pages[model_word_cat(m->words[k])]++;
+		}
+		if (b->cnt[MODEL_PBC_HOLE] < pbn) {
+			t = model_imt_to_trace(m, pb_eff_mt(b));
+			if (t >= 0 && t < 8)
+				out->pageblocks[t]++;
+			if (b->flags & PB_ISOLATE)
+				out->isolated_pageblocks++;
+		}
+		i = be;
+	}
+	return 0;
+}
+
+int model_pageblock_mt(const struct model *m, uint64_t pfn, int *stored, int *effective,
+		       bool *isolated)
+{
+	uint32_t idx;
+	const struct pblock *b;
+
+	if (!pfn_to_idx(m, pfn, &idx))
+		return -BC_E_NOENT;
+	b = pb_of(m, idx);
+	if (stored)
+		*stored = model_imt_to_trace(m, b->mt);
+	if (effective)
+		*effective = model_imt_to_trace(m, pb_eff_mt(b));
+	if (isolated)
+		*isolated = !!(b->flags & PB_ISOLATE);
+	return 0;
+}
+
+int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone_stats *out)
+{
+	const struct mzone *z;
+	unsigned int o, t, c;
+
+	memset(out, 0, sizeof(*out));
+	if (zone >= m->nr_zones)
+		return -BC_E_NOENT;
+	z = &m->zones[zone];
+	for (o = 0; o < m->nr_orders && o < 16; o++)
+		for (t = 0; t < NR_IMT; t++) {
+			int tr = model_imt_to_trace(m, (int)t);
+
+			if (tr >= 0)
+				out->nr_free[o][tr] += z->free[o * NR_IMT + t].count;
+		}
+	for (t = 0; t < NR_IMT; t++) {
+		int tr = model_imt_to_trace(m, (int)t);
+
+		if (t == IMT_ISOLATE)
+			out->isolated_free_pages += z->free_pages[t];
+		else
+			out->free_pages += z->free_pages[t];
+		if (tr >= 0)
+			out->pageblocks[tr] += z->nr_pb[t];
+	}
+	out->nr_isolate_pageblock = z->nr_pb[IMT_ISOLATE];
+	for (c = 0; c < m->nr_cpus; c++)
+		out->pcp_pages += z->pcp_count[c];
+	return 0;
+}
+
+void model_get_stats(const struct model *m, struct model_stats *out)
+{
+	unsigned int i;
+	size_t bytes = sizeof(*m);
+
+	memset(out, 0, sizeof(*out));
+	out->ops = m->ops;
+	out->alloc_failed = m->alloc_failed;
+	out->init_pages = m->init_pages;
+	out->implicit_claims = m->implicit_claims;
+	out->pool_nodes = m->pool_used;
+	bytes += (size_t)m->span * sizeof(*m->words);
+	bytes += (size_t)m->nr_pb * sizeof(*m->pb);
+	bytes += (size_t)m->nr_chunks * POOL_CHUNK * sizeof(struct fnode);
+	for (i = 0; i < m->nr_zones; i++)
+		bytes += (size_t)m->nr_orders * NR_IMT * sizeof(struct flist) +
+			 (size_t)m->nr_cpus * (NR_PCP_LISTS * sizeof(struct flist) + 4);
+	out->bytes = bytes;
+	out->journal_bytes = m->jr_cap * sizeof(struct jentry);
+	out->spanned_pfns = m->span;
+	out->bytes_per_pfn = (double)bytes / (double)m->span;
+}
+
+void model_dump_pfn(const struct model *m, unsigned long long pfn, const char *why,
+		    const char *file, int line)
+{
+	uint32_t idx;
+
+	fprintf(stderr, "model: %s:%d: %s\n", file, line, why);
+	if (!m || !pfn_to_idx(m, pfn, &idx))
+		return;
+	{
+		const struct pblock *b = pb_of(m, idx);
+		uint32_t w = m->words[idx];
+
+		fprintf(stderr, "  pfn %#llx word %#x tag %u payload %#x; pageblock mt %u flags %#x "
+			"zone %u free %u pcp %u mov %u unmov %u\n", pfn, w, wtag(w), w & W_PAYLOAD,
+			b->mt, b->flags, b->zone, b->cnt[MODEL_PBC_FREE], b->cnt[MODEL_PBC_PCP],
+			b->cnt[MODEL_PBC_MOVABLE], b->cnt[MODEL_PBC_UNMOVABLE]);
+	}
+}

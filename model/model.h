@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model.h - a userspace model of the Linux page allocator: physical layout, per-pfn
+ * state, pageblocks, buddy free lists, per-cpu (pcp) lists, pageblock isolation and
+ * migration, driven one call per trace event.
+ *
+ * The model knows nothing of the trace database: replay/ decodes events and calls the
+ * model_* operations below, which mirror the kmem tracepoints. Every function returns 0
+ * or a negative enum bc_err (common/err.h) unless stated otherwise.
+ *
+ * Numbering conventions:
+ *   - pfns are absolute (as in the trace);
+ *   - migratetypes passed in and out are the *trace's* numbers of the profiled kernel
+ *     (UNMOVABLE 0, MOVABLE 1, RECLAIMABLE 2, HIGHATOMIC 3, then CMA 4 only if the
+ *     kernel has CONFIG_CMA, then ISOLATE); see model_profile.cma;
+ *   - an "order" is log2 of the number of pages.
+ *
+ * State is opaque (struct model); internals live in model/model-local.h.
+ */
+#ifndef BC_MODEL_H
+#define BC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct model;
+
+/* ---- Kernel profile ------------------------------------------------------------ */
+
+/* Rules that changed between kernel releases. */
+struct model_profile {
+	unsigned int version;		/* MODEL_KVER(a, b, c) of the traced kernel */
+	bool cma;			/* CONFIG_CMA: MIGRATE_CMA exists, ISOLATE is 5 */
+	/*
+	 * v6.17+: isolation is the PB_migrate_isolate bit and the stored type survives
+	 * (set_pageblock_isolate()). Before: MIGRATE_ISOLATE overwrites the 3-bit type
+	 * and undo writes MOVABLE (unset_migratetype_isolate() with the caller's type).
+	 */
+	bool isolate_bit;
+	/*
+	 * pfn_range_valid_contig(): v6.10-6.19 reject any PageHuge; 7.0 accepts hugetlb
+	 * folios smaller than the request on a second pass; older kernels do not look.
+	 */
+	enum { MODEL_HUGETLB_CONTIG_IGNORE, MODEL_HUGETLB_CONTIG_REJECT,
+	       MODEL_HUGETLB_CONTIG_TWO_PASS } hugetlb_contig;
+	/*
+	 * Gigantic (1 GiB) hugetlb free: v6.12+ one mm_page_free of order 18 that
+	 * free_one_page() cuts with split_large_buddy(); older kernels free_contig_range()
+	 * as 262,144 order-0 frees.
+	 */
+	bool gigantic_free_order18;
+	/* pcp_allowed_order(): bit n set = order n goes through the pcp lists. */
+	uint32_t pcp_orders;
+	/* v6.10+ "freelist hygiene": a free page's list is its block's type. */
+	bool freelist_hygiene;
+	/* v6.15 claim/steal split of __rmqueue_fallback (also in 6.12.118). */
+	bool claim_steal;
+};
+
+#define MODEL_KVER(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
+
+/*
+ * Profile for a release string such as "6.18.44" or "6.12.118-amd64" (trailing text is
+ * ignored). Unknown or unparsable strings give the 6.18 profile and return -BC_E_INVAL.
+ * @pageblock_order is needed for the pcp THP order (pcp_orders bit).
+ */
+int model_profile_from_release(const char *release, unsigned int pageblock_order,
+			       struct model_profile *out);
+
+/* ---- Physical layout ----------------------------------------------------------- */
+
+#define MODEL_MAX_ZONES		32
+#define MODEL_MAX_RAM		256
+
+struct model_zone_layout {
+	int nid;			/* NUMA node */
+	char name[16];			/* "DMA", "DMA32", "Normal", "Movable", ... */
+	uint64_t start_pfn;
+	uint64_t spanned;		/* pages spanned: [start_pfn, start_pfn + spanned) */
+	uint64_t present;
+	uint64_t managed;
+	bool movable;			/* ZONE_MOVABLE (has_unmovable_pages rule 3) */
+};
+
+struct model_pfn_range {
+	uint64_t start, end;		/* [start, end) */
+};
+
+/* Filled by the caller from a snapshot (zoneinfo, iomem, memory blocks). */
+struct model_layout {
+	unsigned int nr_zones;
+	struct model_zone_layout zones[MODEL_MAX_ZONES];	/* ascending, disjoint */
+	unsigned int nr_ram;		/* 0 = everything spanned is RAM */
+	struct model_pfn_range ram[MODEL_MAX_RAM];		/* System RAM, pfns */
+	uint64_t memory_block_pages;	/* 32768 for 128 MiB blocks; 0 = unknown */
+	unsigned int pageblock_order;	/* 9 on x86_64 */
+	unsigned int max_page_order;	/* MAX_PAGE_ORDER, 10 on x86_64 */
+	unsigned int nr_cpus;		/* possible CPUs (pcp lists per zone) */
+};
+
+/*
+ * Create a model of @layout. Every RAM pfn inside a zone starts "unknown" (in use,
+ * kind unknown) until seeded; other pfns are holes. The layout may span at most
+ * 2^28 - 8 pfns. Returns NULL on error (bc_errmsg() says why); free with
+ * model_destroy().
+ */
+struct model *model_create(const struct model_layout *layout,
+			   const struct model_profile *profile);
+void model_destroy(struct model *m);
+const struct model_layout *model_get_layout(const struct model *m);
+const struct model_profile *model_get_profile(const struct model *m);
+
+/* Zone index of @pfn, or -1 when outside every zone. */
+int model_pfn_zone(const struct model *m, uint64_t pfn);
+
+/* ---- Per-pfn state --------------------------------------------------------------- */
+
+/* What a page is used for, where known (from snapshots and events). Stable numbers. */
+#define MODEL_KINDS							\
+	_K(UNKNOWN,	"unknown")					\
+	_K(ANON,	"lru-anon")					\
+	_K(FILE,	"lru-file")					\
+	_K(SLAB,	"slab")						\
+	_K(PGTABLE,	"pagetable")					\
+	_K(RESERVED,	"reserved")					\
+	_K(HUGETLB,	"hugetlb")					\
+	_K(THP,		"thp")						\
+	_K(COMPOUND,	"compound")					\
+	_K(OFFLINE,	"offline")					\
+	_K(ZERO,	"zero-page")					\
+	_K(KERNEL,	"kernel")
+
+#define _K(k, s) MODEL_KIND_##k,
+enum model_kind { MODEL_KINDS MODEL_NR_KINDS };
+#undef _K
+const char *model_kind_name(enum model_kind k);
+
+enum model_pfn_state {
+	MODEL_PFN_HOLE,			/* no memmap / not System RAM / outside zones */
+	MODEL_PFN_UNINIT,		/* present, struct page not initialised yet */
+	MODEL_PFN_BUDDY,		/* free in the buddy allocator */
+	MODEL_PFN_PCP,			/* free on a per-cpu list */
+	MODEL_PFN_ALLOC,		/* in use */
+};
+
+/* Coarse class of the gfp mask of an allocation (3 bits). */
+enum model_gfp_class {
+	MODEL_GFP_OTHER,
+	MODEL_GFP_KERNEL,		/* GFP_KERNEL-like: direct reclaim, not movable */
+	MODEL_GFP_USER_MOVABLE,		/* __GFP_MOVABLE set (user / page cache) */
+	MODEL_GFP_ATOMIC,		/* __GFP_HIGH without direct reclaim */
+	MODEL_GFP_NOWAIT,		/* no direct reclaim, not __GFP_HIGH */
+	MODEL_GFP_TRANSHUGE,		/* __GFP_COMP order >= pageblock_order */
+	MODEL_GFP_UNKNOWN,		/* seeded from a snapshot */
+	MODEL_GFP_PENDING,		/* left the buddy (zone_locked/extfrag), alloc event due */
+};
+enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
+					unsigned int pageblock_order);
+
+struct model_pfn_info {
+	enum model_pfn_state state;
+	uint64_t head;			/* first pfn of the block or allocation holding pfn */
+	unsigned int order;		/* of that block (allocations: as allocated) */
+	int mt;				/* free: list type; alloc: requested type; -1 unknown */
+	int cpu;			/* pcp: owning cpu, else -1 */
+	enum model_kind kind;		/* alloc only */
+	enum model_gfp_class gfp_class;	/* alloc only */
+	bool seeded;			/* alloc from a snapshot: order not known */
+	bool uncertain;			/* inside a lost-event window, not settled since */
+};
+int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *out);
+
+/* ---- Pageblocks ----------------------------------------------------------------- */
+
+/* Per-pageblock page counters, kept incrementally. Stable numbers. */
+#define MODEL_PB_COUNTERS						\
+	_C(FREE,	"free")		/* free in the buddy */		\
+	_C(PCP,		"pcp")		/* free on a per-cpu list */	\
+	_C(MOVABLE,	"movable")	/* in use, migratable */	\
+	_C(UNMOVABLE,	"unmovable")	/* in use, unmovable/reclaimable */ \
+	_C(RESERVED,	"reserved")					\
+	_C(UNINIT,	"uninit")					\
+	_C(UNKNOWN,	"unknown")	/* in use or pcp, cannot tell */ \
+	_C(HOLE,	"hole")		/* not RAM / outside zones */
+
+#define _C(c, s) MODEL_PBC_##c,
+enum model_pb_counter { MODEL_PB_COUNTERS MODEL_NR_PBC };
+#undef _C
+const char *model_pb_counter_name(enum model_pb_counter c);
+
+struct model_range_counts {
+	uint64_t pages[MODEL_NR_PBC];
+	uint64_t pageblocks[8];		/* per effective type (trace numbering), incl. ISOLATE */
+	uint64_t isolated_pageblocks;
+};
+
+/*
+ * Sum the pageblock counters over [start, end). Whole pageblocks are summed from their
+ * counters; partial pageblocks at either end are scanned pfn by pfn. pageblocks[] counts
+ * the pageblocks that intersect the range.
+ */
+int model_range_counts(const struct model *m, uint64_t start, uint64_t end,
+		       struct model_range_counts *out);
+
+/* Stored (3-bit) type, effective type (ISOLATE when isolated), isolate bit. */
+int model_pageblock_mt(const struct model *m, uint64_t pfn, int *stored, int *effective,
+		       bool *isolated);
+/*
+ * Set the stored type of the pageblock holding @pfn (e.g. from a snapshot), moving
+ * its free pages to the new lists like move_freepages_block(). ISOLATE is refused
+ * (use the isolation calls).
+ */
+int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt);
+
+/* ---- Event operations (one per tracepoint) ------------------------------------- */
+
+/* Optional: tag the following calls with the trace's event sequence number and time. */
+void model_set_event(struct model *m, uint64_t seq, uint64_t ts);
+
+/*
+ * kmem:mm_page_alloc. pfn (UINT64_MAX = failed allocation, only counted), order, gfp
+ * flags, requested migratetype, recording cpu. Takes the block from the pcp list that
+ * holds it, from the buddy (claim/steal without zone_locked), or confirms a block that
+ * a zone_locked/extfrag event already removed.
+ */
+int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t gfp,
+		     int mt, int cpu);
+/*
+ * kmem:mm_page_free: to the head of @cpu's pcp list when pcp_allowed_order(order) and
+ * the block is not isolated (free_frozen_page_commit()), else to the buddy through
+ * free_one_page()/split_large_buddy(). Frees of uninitialised memory are the lazy
+ * init growth (__free_pages_core()) and are counted, not treated as anomalies.
+ */
+int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu);
+/* kmem:mm_page_free_batched: confirms that an earlier free went to @cpu's pcp list. */
+int model_free_batched(struct model *m, uint64_t pfn, int cpu);
+/*
+ * kmem:mm_page_alloc_zone_locked: __rmqueue_smallest() removed the free block at @pfn
+ * from free list @mt and expand()ed it; with @percpu_refill the block is appended to
+ * @cpu's pcp list (rmqueue_bulk()), else it waits for its mm_page_alloc.
+ */
+int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
+		      bool percpu_refill, int cpu);
+/*
+ * kmem:mm_page_pcpu_drain: free_pcppages_bulk() moved the pcp block at @pfn to the
+ * buddy (__free_one_page() with the block's type at drain). Finds the block on
+ * whatever cpu's list holds it; @cpu is only the recording cpu.
+ */
+int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
+/*
+ * kmem:mm_page_alloc_extfrag: a fallback from @fallback_mt for a @alloc_mt request.
+ * change_ownership with fallback_order >= pageblock_order: whole-block claim (re-type,
+ * expand onto the new type, no zone_locked). change_ownership below pageblock order:
+ * partial claim (free pages moved, type set; the zone_locked came first). Otherwise a
+ * steal: expand onto the fallback lists, type kept.
+ */
+int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
+		  unsigned int fallback_order, int alloc_mt, int fallback_mt,
+		  bool change_ownership);
+
+/* Set the kind of the in-use pages [pfn, pfn + n) (snapshot or event knowledge). */
+int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind);
+
+/* Mark [pfn, pfn + n) uncertain (a lost-event window). Events on a page settle it. */
+int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n);
+/* Number of uncertain pages in [pfn, pfn + n). */
+uint64_t model_count_uncertain(const struct model *m, uint64_t pfn, uint64_t n);
+
+/* Mark [pfn, pfn + n) present but uninitialised (lazy struct-page init). */
+int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n);
+
+/*
+ * Seed [pfn, pfn + n) from a snapshot: @kpageflags[i] and @mapcount[i] (may be NULL)
+ * for pfn + i. Maximal KPF_BUDDY runs become free blocks, split greedily into the
+ * largest aligned power-of-two blocks <= MAX_PAGE_ORDER within the zone, on their
+ * pageblock's list. KPF_NOPAGE is a hole. Flags 0: uninitialised when a whole memory
+ * block reads 0 (lazy init), else unknown (pcp page, tail of a non-compound
+ * allocation, driver page). Compound heads take the order of their tail run. Existing
+ * state in the range is replaced; free blocks crossing its edges are cut.
+ */
+int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
+			 const uint64_t *kpageflags, const uint64_t *mapcount);
+
+/* ---- Anomalies ----------------------------------------------------------------- */
+
+/* Events the model cannot explain. Stable numbers and names. */
+#define MODEL_ANOMALIES								\
+	_A(PFN_OUTSIDE,		"pfn-outside-zones")	/* pfn in no zone, or a hole */	\
+	_A(BAD_ORDER,		"impossible-order")				\
+	_A(ALLOC_IN_USE,	"alloc-of-in-use-page")				\
+	_A(ALLOC_UNINIT,	"alloc-of-uninit-page")				\
+	_A(FREE_OF_FREE,	"free-of-free-page")				\
+	_A(FREE_ORDER,		"free-order-mismatch")				\
+	_A(TAKE_NOT_FREE,	"page-appeared-without-event")	/* buddy takes a page held in use */ \
+	_A(TAKE_ORDER,		"free-block-order-mismatch")			\
+	_A(MT_MISMATCH,		"migratetype-mismatch")				\
+	_A(PCP_MISSING,		"pcp-page-not-on-pcp")				\
+	_A(PCP_IN_BUDDY,	"pcp-page-taken-from-buddy")	/* pcp trylock failed on free */ \
+	_A(UNCERTAIN,		"uncertain-page-settled")	/* explained by lost events */ \
+	_A(SEED_CONFLICT,	"seed-conflict")
+
+#define _A(a, s) MODEL_ANOM_##a,
+enum model_anomaly { MODEL_ANOMALIES MODEL_NR_ANOM };
+#undef _A
+const char *model_anomaly_name(enum model_anomaly a);
+
+#define MODEL_ANOM_KEEP 16		/* first occurrences kept per class */
+
+struct model_anomaly_rec {
+	uint64_t seq;			/* from model_set_event() */
+	uint64_t ts;
+	uint64_t pfn;
+	unsigned int order;
+};
+
+/* Count of class @a; copies up to MODEL_ANOM_KEEP first occurrences into @recs. */
+uint64_t model_anomaly_count(const struct model *m, enum model_anomaly a,
+			     struct model_anomaly_rec *recs, unsigned int *nr_recs);
+uint64_t model_anomaly_total(const struct model *m);
+
+/* ---- Statistics ---------------------------------------------------------------- */
+
+struct model_zone_stats {
+	/* free blocks per order and list (trace mt numbering); buddyinfo = sum over mt */
+	uint64_t nr_free[16][8];
+	uint64_t free_pages;		/* buddy pages on non-ISOLATE lists (NR_FREE_PAGES) */
+	uint64_t isolated_free_pages;	/* buddy pages on ISOLATE lists */
+	uint64_t pcp_pages;		/* all cpus */
+	uint64_t pageblocks[8];		/* per effective type, pagetypeinfo "Number of blocks" */
+	uint64_t nr_isolate_pageblock;
+};
+int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone_stats *out);
+
+struct model_stats {
+	uint64_t ops;			/* operations applied */
+	uint64_t alloc_failed;		/* mm_page_alloc with pfn -1 */
+	uint64_t init_pages;		/* uninitialised pages freed (lazy init growth) */
+	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
+	uint64_t pool_nodes;		/* free-list nodes in use */
+	size_t bytes;			/* heap bytes held by the model (excl. journal) */
+	size_t journal_bytes;
+	double bytes_per_pfn;		/* bytes / spanned pfns */
+	uint64_t spanned_pfns;
+};
+void model_get_stats(const struct model *m, struct model_stats *out);
+
+/*
+ * Walk a buddy free list (zone, order, trace mt) or a pcp list (zone, cpu, order, mt)
+ * from its head, copying up to @max pfns. Returns the list's length.
+ */
+long model_free_list(const struct model *m, unsigned int zone, unsigned int order, int mt,
+		     uint64_t *pfns, unsigned int max);
+long model_pcp_list(const struct model *m, unsigned int zone, unsigned int cpu,
+		    unsigned int order, int mt, uint64_t *pfns, unsigned int max);
+
+/*
+ * Recompute every counter, list and per-pfn invariant from scratch and compare with
+ * the incremental state. Returns the number of mismatches (0 = consistent); the first
+ * @max_msgs are written, one per line, into @buf (may be NULL) of size @len.
+ */
+long model_recount(const struct model *m, char *buf, size_t len);
+
+/* ---- Isolation, migration, contiguous allocation ------------------------------- */
+
+enum model_isolate_mode {
+	MODEL_ISOLATE_OTHER,		/* alloc_contig_pages() */
+	MODEL_ISOLATE_MEM_OFFLINE,	/* offline_pages() */
+	MODEL_ISOLATE_CMA_ALLOC,
+};
+
+/*
+ * start_isolate_page_range(): isolate every pageblock of [start, end) (widened to
+ * pageblocks). A block fails when already isolated, when has_unmovable_pages() finds
+ * an unmovable page in its intersection with [start, end), or when a non-hugetlb
+ * compound page straddles the range's edge (isolate_single_pageblock()). On failure
+ * every block isolated so far is undone, *fail_pfn gets the offending pfn and
+ * -BC_E_BUSY is returned. Free pages move to the ISOLATE lists (a covering free block
+ * above pageblock order is split first, as in __move_freepages_block_isolate()).
+ */
+int model_isolate_range(struct model *m, uint64_t start, uint64_t end,
+			enum model_isolate_mode mode, uint64_t *fail_pfn);
+/* undo_isolate_page_range(). */
+int model_undo_isolate_range(struct model *m, uint64_t start, uint64_t end);
+/*
+ * test_pages_isolated(): 0 when every pfn of [start, end) is isolated and free in the
+ * buddy, else -BC_E_BUSY. *fin_pfn (may be NULL) gets the tracepoint's fin_pfn.
+ */
+int model_test_pages_isolated(const struct model *m, uint64_t start, uint64_t end,
+			      enum model_isolate_mode mode, uint64_t *fin_pfn);
+/* drain_all_pages(zone of @pfn): every pcp block of the zone back to the buddy. */
+int model_drain_zone(struct model *m, uint64_t pfn);
+
+struct model_migrate_result {
+	uint64_t migrated;		/* base pages moved out */
+	uint64_t failed;		/* base pages that stayed (unmovable or no target) */
+	uint64_t first_failed_pfn;	/* UINT64_MAX when none */
+};
+/*
+ * __alloc_contig_migrate_range(): every in-use movable folio in [start, end) gets a
+ * destination from the model's own allocator (never from isolated blocks) and its
+ * pages are freed (onto the ISOLATE lists when isolated). Gigantic hugetlb aborts with
+ * -BC_E_NOMEM, as isolate_or_dissolve_huge_folio() does.
+ */
+int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
+			struct model_migrate_result *res);
+
+/*
+ * The model's own allocator, __rmqueue() without pcp: __rmqueue_smallest(), then the
+ * claim and steal fallbacks. Used for migration targets and predictions. The block
+ * becomes allocated (kind @kind). Returns 0 and *pfn, or -BC_E_NOMEM.
+ */
+int model_alloc_block(struct model *m, unsigned int zone, unsigned int order, int mt,
+		      enum model_kind kind, uint64_t *pfn);
+
+/*
+ * alloc_contig_range() on [start, end): pfn_range_valid_contig(), isolation, pcp
+ * drain, migration, test_pages_isolated(), then the range becomes allocated (kind
+ * @kind, one allocation of order ilog2(end - start) when that is a power of two) and
+ * the isolation is undone. Returns 0, -BC_E_BUSY (with *fin_pfn) or -BC_E_NOMEM /
+ * -BC_E_INVAL. Wrap it in model_checkpoint()/model_rollback() to ask "what if".
+ */
+int model_alloc_contig_range(struct model *m, uint64_t start, uint64_t end,
+			     enum model_kind kind, uint64_t *fin_pfn);
+/* pfn_range_valid_contig() of the profiled kernel. */
+bool model_range_valid_contig(const struct model *m, uint64_t start, uint64_t end);
+/*
+ * Replay of a successful alloc_contig: [start, end) becomes allocated without any
+ * mm_page_alloc (every page must be free in the buddy; others are repaired and
+ * counted).
+ */
+int model_take_range(struct model *m, uint64_t start, uint64_t end, enum model_kind kind);
+
+/* ---- Hypothetical attempts ------------------------------------------------------- */
+
+/*
+ * model_checkpoint() starts (or nests, up to 16 deep) an undo journal: every state word
+ * changed afterwards is logged with its old value. model_rollback() restores the
+ * state of the matching checkpoint; model_commit() keeps the changes and forgets the
+ * checkpoint. Cost is proportional to what changed, not to the model's size.
+ */
+int model_checkpoint(struct model *m);
+int model_rollback(struct model *m);
+int model_commit(struct model *m);
+
+#endif

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * seed.c - state from a snapshot of /proc/kpageflags (and /proc/kpagecount).
+ *
+ * Free blocks: every page of a free buddy block reads KPF_BUDDY, but the order is not
+ * exported, so maximal BUDDY runs are split greedily into the largest naturally
+ * aligned power-of-two blocks <= MAX_PAGE_ORDER within the zone. This is exact below
+ * pageblock order, where buddies always merge (__free_one_page()); an order-10 block
+ * is only formed when both pageblocks may merge.
+ */
+#include "model/model-local.h"
+
+/* include/uapi/linux/kernel-page-flags.h and include/linux/kernel-page-flags.h */
+#define KPF_LRU			5
+#define KPF_SLAB		7
+#define KPF_BUDDY		10
+#define KPF_MMAP		11
+#define KPF_ANON		12
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define KPF_HUGE		17
+#define KPF_NOPAGE		20
+#define KPF_THP			22
+#define KPF_OFFLINE		23
+#define KPF_ZERO_PAGE		24
+#define KPF_PGTABLE		26
+#define KPF_RESERVED		32
+
+#define F(b) (1ull << (b))
+
+static enum model_kind kind_from_flags(uint64_t f, uint64_t mapcount)
+{
+	if (f & F(KPF_RESERVED))
+		return MODEL_KIND_RESERVED;
+	if (f & F(KPF_HUGE))
+		return MODEL_KIND_HUGETLB;
+	if (f & F(KPF_SLAB))
+		return MODEL_KIND_SLAB;
+	if (f & F(KPF_PGTABLE))
+		return MODEL_KIND_PGTABLE;
+	if (f & F(KPF_OFFLINE))
+		return MODEL_KIND_OFFLINE;
+	if (f & F(KPF_ZERO_PAGE))
+		return MODEL_KIND_ZERO;
+	if (f & F(KPF_THP))
+		return MODEL_KIND_THP;
+	if (f & F(KPF_LRU))
+		return (f & F(KPF_ANON)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
+	if (f & (F(KPF_COMPOUND_HEAD) | F(KPF_COMPOUND_TAIL)))
+		return MODEL_KIND_COMPOUND;
+	if (!f && !mapcount)
+		return MODEL_KIND_UNKNOWN;
+	return MODEL_KIND_KERNEL;
+}
+
+static unsigned int ilog2_exact(uint64_t n)
+{
+	unsigned int o = 0;
+
+	if (!n || (n & (n - 1)))
+		return 64;
+	while ((1ull << o) < n)
+		o++;
+	return o;
+}
+
+/* Add the BUDDY run [s, e) (indices, one zone) as greedy aligned blocks. */
+static void seed_buddy_run(struct model *m, struct mzone *z, uint32_t s, uint32_t e)
+{
+	while (s < e) {
+		unsigned int k = m->max_order;
+		int mt;
+
+		while (k && ((s & ((1u << k) - 1)) || s + (1u << k) > e))
+			k--;
+		if (k > m->pb_order) {
+			/* The pageblocks must be able to merge (__free_one_page()). */
+			uint32_t p, n = 1u << (k - m->pb_order);
+			int first = pb_eff_mt(pb_of(m, s)), ok = 1;
+
+			for (p = 1; p < n; p++) {
+				int t = pb_eff_mt(pb_of(m, s + (p << m->pb_order)));
+
+				if (t != first && (!imt_mergeable(t) || !imt_mergeable(first)))
+					ok = 0;
+			}
+			if (!ok) {
+				k = m->pb_order;
+			} else {
+				for (p = 1; p < n; p++)
+					model_pb_set_mt(m, (s >> m->pb_order) + p, first);
+			}
+		}
+		mt = pb_eff_mt(pb_of(m, s));
+		model_write_range(m, s, 1u << k, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
+		model_add_free(m, z, s, k, mt, 1);
+		s += 1u << k;
+	}
+}
+
+int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
+			 const uint64_t *kpageflags, const uint64_t *mapcount)
+{
+	uint32_t idx, end, i, mb;
+	uint64_t off = 0;
+
+	if (!kpageflags)
+		return -BC_E_INVAL;
+	if (pfn < m->base) {
+		off = m->base - pfn;
+		if (off >= n)
+			return 0;
+		pfn = m->base;
+		n -= off;
+	}
+	if (!pfn_to_idx(m, pfn, &idx))
+		return 0;
+	if (n > m->span - idx)
+		n = m->span - idx;
+	end = idx + (uint32_t)n;
+	kpageflags += off;
+	if (mapcount)
+		mapcount += off;
+
+	model_unfree_range(m, idx, (uint32_t)n);
+	mb = (uint32_t)m->layout.memory_block_pages;
+	i = idx;
+	while (i < end) {
+		uint64_t f = kpageflags[i - idx];
+		uint64_t mc = mapcount ? mapcount[i - idx] : 0;
+		int zi = model_idx_zone(m, i);
+		struct mzone *z;
+
+		if (zi < 0 || wtag(m->words[i]) == WT_HOLE) {
+			i++;
+			continue;
+		}
+		z = &m->zones[zi];
+		if (f & F(KPF_NOPAGE)) {
+			model_write_word(m, i, wmake(WT_HOLE, 0));
+			i++;
+			continue;
+		}
+		if (f & F(KPF_BUDDY)) {
+			uint32_t j = i + 1;
+
+			while (j < end && j < z->iend && (kpageflags[j - idx] & F(KPF_BUDDY)) &&
+			       !(kpageflags[j - idx] & F(KPF_NOPAGE)))
+				j++;
+			seed_buddy_run(m, z, i, j);
+			i = j;
+			continue;
+		}
+		if (!f && !mc) {
+			/* A whole memory block reading 0 is not initialised (lazy init). */
+			if (mb && !(i & (mb - 1)) && i + mb <= end) {
+				uint32_t j;
+
+				for (j = i; j < i + mb; j++)
+					if (kpageflags[j - idx] || (mapcount && mapcount[j - idx]))
+						break;
+				if (j == i + mb) {
+					for (j = i; j < i + mb; j++)
+						if (wtag(m->words[j]) != WT_HOLE)
+							model_write_word(m, j, wmake(WT_UNINIT, 0));
+					i += mb;
+					continue;
+				}
+			}
+			/* pcp page, tail of a non-compound allocation, driver page */
+			model_write_word(m, i, w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN,
+						       MODEL_GFP_UNKNOWN, W_SEEDED) | W_UNCERTAIN);
+			i++;
+			continue;
+		}
+		if (f & F(KPF_COMPOUND_HEAD)) {
+			uint32_t j = i + 1;
+			unsigned int o, kind = kind_from_flags(f, mc);
+
+			while (j < end && (kpageflags[j - idx] & F(KPF_COMPOUND_TAIL)) &&
+			       !(kpageflags[j - idx] & F(KPF_COMPOUND_HEAD)))
+				j++;
+			o = ilog2_exact(j - i);
+			if (o < 31 && !(i & ((1u << o) - 1))) {
+				uint32_t k;
+
+				model_write_word(m, i, w_alloc(o, W_MT_UNKNOWN, kind,
+							       MODEL_GFP_UNKNOWN, 0));
+				for (k = i + 1; k < j; k++)
+					model_write_word(m, k, w_tail(W_MT_UNKNOWN,
+						kind_from_flags(kpageflags[k - idx],
+								mapcount ? mapcount[k - idx] : 0)));
+				i = j;
+				continue;
+			}
+		}
+		model_write_word(m, i, w_alloc(0, W_MT_UNKNOWN, kind_from_flags(f, mc),
+					       MODEL_GFP_UNKNOWN, W_SEEDED));
+		i++;
+	}
+	return 0;
+}

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of model/ on hand-built memory maps. Each test names the kernel function
+ * it mirrors, draws the map (one cell per block, pfn offsets from Z = the zone start)
+ * and states what it expects. Every test ends with model_recount() == 0.
+ *
+ * The standard map: one zone "Normal" of 4096 pfns (8 pageblocks of 512, 4 order-10
+ * blocks), pageblock_order 9, MAX_PAGE_ORDER 10, 2 cpus, profile 6.18.44. Pages not
+ * seeded free are anonymous LRU pages (movable, in use).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "model/model.h"
+
+#define Z	0x40000ull		/* zone start, 1 GiB aligned */
+#define NPFN	4096u
+#define PB	512u
+
+#define KPF_LRU		(1ull << 5)
+#define KPF_SLAB	(1ull << 7)
+#define KPF_BUDDY	(1ull << 10)
+#define KPF_ANON	(1ull << 12)
+#define KPF_RESERVED	(1ull << 32)
+
+/* trace migratetypes on a CONFIG_CMA=n kernel */
+enum { UNMOV = 0, MOV = 1, RECL = 2, HIGHA = 3, ISO = 4 };
+
+#define GFP_KERNEL		0xcc0ull
+#define GFP_HIGHUSER_MOVABLE	0x100ccaull
+
+static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
+{
+	struct model_layout l;
+	struct model_profile p;
+	struct model *m;
+
+	memset(&l, 0, sizeof(l));
+	l.nr_zones = 1;
+	l.zones[0].nid = 0;
+	strcpy(l.zones[0].name, "Normal");
+	l.zones[0].start_pfn = start;
+	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = n;
+	l.pageblock_order = 9;
+	l.max_page_order = 10;
+	l.nr_cpus = 2;
+	l.memory_block_pages = 32768;
+	model_profile_from_release(rel, 9, &p);
+	m = model_create(&l, &p);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+/* Seed [Z + off, Z + off + n) with one flags value for every page. */
+static void seed(struct model *m, uint64_t off, uint64_t n, uint64_t flags)
+{
+	uint64_t *f = malloc(n * sizeof(*f));
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		f[i] = flags;
+	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
+	free(f);
+}
+
+/* The standard map, all anonymous LRU pages. */
+static struct model *mk(void)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+
+	seed(m, 0, NPFN, KPF_LRU | KPF_ANON);
+	return m;
+}
+
+static void recount_ok(struct model *m)
+{
+	char buf[2048];
+	long n = model_recount(m, buf, sizeof(buf));
+
+	if (n)
+		fprintf(stderr, "recount: %ld mismatches\n%s", n, buf);
+	ck_assert_int_eq(n, 0);
+}
+
+static void expect_buddy(struct model *m, uint64_t off, unsigned int order, int mt)
+{
+	struct model_pfn_info pi;
+
+	ck_assert_int_eq(model_pfn_info(m, Z + off, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_BUDDY && pi.head == Z + off && pi.order == order &&
+		      pi.mt == mt,
+		      "Z+%#llx: state %d head Z+%#llx order %u mt %d; want buddy order %u mt %d",
+		      (unsigned long long)off, pi.state, (unsigned long long)(pi.head - Z),
+		      pi.order, pi.mt, order, mt);
+}
+
+static void expect_pcp(struct model *m, uint64_t off, unsigned int order, int cpu)
+{
+	struct model_pfn_info pi;
+
+	ck_assert_int_eq(model_pfn_info(m, Z + off, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_PCP && pi.head == Z + off && pi.order == order &&
+		      pi.cpu == cpu, "Z+%#llx: state %d order %u cpu %d; want pcp order %u cpu %d",
+		      (unsigned long long)off, pi.state, pi.order, pi.cpu, order, cpu);
+}
+
+static void expect_alloc(struct model *m, uint64_t off, unsigned int order)
+{
+	struct model_pfn_info pi;
+
+	ck_assert_int_eq(model_pfn_info(m, Z + off, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_ALLOC && pi.head == Z + off && pi.order == order,
+		      "Z+%#llx: state %d head Z+%#llx order %u; want alloc order %u",
+		      (unsigned long long)off, pi.state, (unsigned long long)(pi.head - Z),
+		      pi.order, order);
+}
+
+static int pb_type(struct model *m, uint64_t off)
+{
+	int eff;
+
+	ck_assert_int_eq(model_pageblock_mt(m, Z + off, NULL, &eff, NULL), 0);
+	return eff;
+}
+
+static uint64_t list_head(struct model *m, unsigned int order, int mt)
+{
+	uint64_t p = 0;
+
+	if (model_free_list(m, 0, order, mt, &p, 1) <= 0)
+		return UINT64_MAX;
+	return p - Z;
+}
+
+static uint64_t anomalies(struct model *m, enum model_anomaly a)
+{
+	return model_anomaly_count(m, a, NULL, NULL);
+}
+
+/* ---- profile ---------------------------------------------------------------------- */
+
+START_TEST(test_profile)
+{
+	struct model_profile p;
+
+	ck_assert_int_eq(model_profile_from_release("6.18.44", 9, &p), 0);
+	ck_assert(p.isolate_bit);
+	ck_assert_int_eq(p.hugetlb_contig, MODEL_HUGETLB_CONTIG_REJECT);
+	ck_assert(p.gigantic_free_order18);
+	ck_assert_uint_eq(p.pcp_orders, 0x20fu);
+	ck_assert_int_eq(model_profile_from_release("6.12.118-amd64", 9, &p), 0);
+	ck_assert(!p.isolate_bit);
+	ck_assert(p.claim_steal);
+	ck_assert_int_eq(model_profile_from_release("6.1.0", 9, &p), 0);
+	ck_assert(!p.gigantic_free_order18);
+	ck_assert_int_eq(p.hugetlb_contig, MODEL_HUGETLB_CONTIG_IGNORE);
+	ck_assert_int_eq(model_profile_from_release("7.0.0-rc1", 9, &p), 0);
+	ck_assert_int_eq(p.hugetlb_contig, MODEL_HUGETLB_CONTIG_TWO_PASS);
+	ck_assert_int_lt(model_profile_from_release("garbage", 9, &p), 0);
+	ck_assert(p.isolate_bit);
+}
+END_TEST
+
+/* ---- seeding ---------------------------------------------------------------------- */
+
+/*
+ * Greedy reconstruction of BUDDY runs (model_seed_pfn_range()).
+ *   Z+0x000 [anon x3][BUDDY x 0x7fd ........................][anon ...]
+ * Expect: blocks 0x3 o0, 0x4 o2, 0x8 o3, ... 0x200 o9, 0x400 o10, then 0x7ff?
+ * the run [3, 0x800) = 3(o0) 4(o2) 8(o3) 0x10(o4) 0x20(o5) 0x40(o6) 0x80(o7) 0x100(o8)
+ * 0x200(o9) 0x400(o10).
+ */
+START_TEST(test_seed_greedy)
+{
+	struct model *m = mk();
+	struct model_range_counts rc;
+
+	seed(m, 3, 0x800 - 3, KPF_BUDDY);
+	expect_buddy(m, 3, 0, MOV);
+	expect_buddy(m, 4, 2, MOV);
+	expect_buddy(m, 8, 3, MOV);
+	expect_buddy(m, 0x100, 8, MOV);
+	expect_buddy(m, 0x200, 9, MOV);
+	expect_buddy(m, 0x400, 10, MOV);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + NPFN, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_FREE], 0x800 - 3);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], NPFN - (0x800 - 3));
+	ck_assert_uint_eq(rc.pageblocks[MOV], 8);
+	/* partial pageblocks at both ends are scanned */
+	ck_assert_int_eq(model_range_counts(m, Z + 1, Z + 0x201, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_FREE], 0x1fe);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], 2);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * Lazy init: a whole memory block reading 0 is uninitialised; its later frees of order
+ * 10 (__free_pages_core()) are growth, not anomalies.
+ *   [0, 32768) flags 0 -> UNINIT; 32 x mm_page_free(order 10) -> free order-10 blocks
+ */
+START_TEST(test_seed_uninit_growth)
+{
+	struct model *m = mk_layout(Z, 65536, "6.18.44");
+	struct model_range_counts rc;
+	uint64_t i;
+
+	seed(m, 0, 32768, 0);
+	seed(m, 32768, 32768, KPF_LRU | KPF_ANON);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 32768, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_UNINIT], 32768);
+	ck_assert(!model_range_valid_contig(m, Z, Z + 1024));
+	for (i = 0; i < 32; i++)
+		ck_assert_int_eq(model_page_free(m, Z + i * 1024, 10, 0), 0);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	expect_buddy(m, 0, 10, MOV);
+	expect_buddy(m, 31 * 1024, 10, MOV);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 32768, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_FREE], 32768);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- split ----------------------------------------------------------------------- */
+
+/*
+ * __rmqueue_smallest() + expand(): order-0 request served from an order-10 block.
+ *   before: [---------------- free o10 @0 ----------------]
+ *   after:  [A][1 o0][2 o1][4 o2]...[0x100 o8][0x200 o9]
+ * Expect: the caller keeps Z+0 (lowest page); upper halves on the MOVABLE lists, each
+ * at the list head; the alloc event confirms the pending block.
+ */
+START_TEST(test_split_expand)
+{
+	struct model *m = mk();
+	unsigned int o;
+
+	seed(m, 0, 1024, KPF_BUDDY);
+	expect_buddy(m, 0, 10, MOV);
+	ck_assert_int_eq(model_zone_locked(m, Z, 0, MOV, false, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	expect_alloc(m, 0, 0);
+	for (o = 0; o < 10; o++) {
+		expect_buddy(m, 1u << o, o, MOV);
+		ck_assert_uint_eq(list_head(m, o, MOV), 1u << o);
+	}
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- merge ----------------------------------------------------------------------- */
+
+/*
+ * __free_one_page() below pageblock order: buddies merge whatever their type.
+ *   [A o4 @0][free o4 @0x10][free o5 @0x20]...[free o9 @0x200][free o10 @0x400]
+ * free(Z, order 4) (not a pcp order: free_one_page())
+ * Expect: one order-10 block at Z+0 again.
+ */
+START_TEST(test_merge_below_pageblock)
+{
+	struct model *m = mk();
+
+	seed(m, 0, 1024, KPF_BUDDY);
+	ck_assert_int_eq(model_zone_locked(m, Z, 4, MOV, false, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z, 4, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	expect_alloc(m, 0, 4);
+	expect_buddy(m, 0x10, 4, MOV);
+	ck_assert_int_eq(model_page_free(m, Z, 4, 1), 0);
+	expect_buddy(m, 0, 10, MOV);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * __free_one_page() at pageblock order (the 9 -> 10 step):
+ *   pb0 MOVABLE  [free o9 @0]      pb1 UNMOVABLE [A o9 @0x200]  -> free @0x200:
+ *   both mergeable, different: merge, pb0 re-typed to the freeing type (UNMOVABLE).
+ *   pb2 MOVABLE  [free o9 @0x400]  pb3 HIGHATOMIC [A o9 @0x600] -> free @0x600:
+ *   one side non-mergeable: no merge.
+ * Expect: o10 @0 on UNMOVABLE, pb0 and pb1 UNMOVABLE; o9 @0x400 MOVABLE and o9 @0x600
+ * HIGHATOMIC side by side.
+ */
+START_TEST(test_merge_pageblock_rules)
+{
+	struct model *m = mk();
+
+	seed(m, 0, 512, KPF_BUDDY);
+	seed(m, 0x400, 512, KPF_BUDDY);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x600, HIGHA), 0);
+	/* order 9 is a pcp order: free, then drain to the buddy */
+	ck_assert_int_eq(model_page_free(m, Z + 0x200, 9, 0), 0);
+	expect_pcp(m, 0x200, 9, 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x200, 9, UNMOV, 1), 0);
+	expect_buddy(m, 0, 10, UNMOV);
+	ck_assert_int_eq(pb_type(m, 0), UNMOV);
+	ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
+
+	ck_assert_int_eq(model_page_free(m, Z + 0x600, 9, 0), 0);
+	/* HIGHATOMIC pages are filed on the MOVABLE pcp list; drain uses the block type */
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x600, 9, HIGHA, 0), 0);
+	expect_buddy(m, 0x400, 9, MOV);
+	expect_buddy(m, 0x600, 9, HIGHA);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * buddy_merge_likely(): a freed block whose next-higher buddy is free goes to the tail.
+ *   [free o0 @0][A @1][A o1 @2][free o2 @4 ...]     free @1 -> o1 @0; its higher buddy
+ *   (o2 @... ) is checked: [0,2) o1 merges with? @2 is in use -> stays o1 @0; the buddy
+ *   of the order-2 block [0,4) is @4, free order 2 -> tail.
+ * Expect: o1 @0 at the tail of the order-1 list (not the head).
+ */
+START_TEST(test_merge_likely_tail)
+{
+	struct model *m = mk();
+	uint64_t l[4];
+	long n;
+
+	seed(m, 0, 1, KPF_BUDDY);
+	seed(m, 4, 4, KPF_BUDDY);
+	seed(m, 0x20, 2, KPF_BUDDY);	/* another order-1 block, list head candidate */
+	ck_assert_int_eq(model_page_alloc(m, Z + 1, 0, GFP_KERNEL, UNMOV, 0), 0);
+	/* it was seeded in use; an alloc on an in-use page is an anomaly, repaired */
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_ALLOC_IN_USE), 1);
+	ck_assert_int_eq(model_page_free(m, Z + 1, 0, 0), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 1, 0, MOV, 0), 0);
+	expect_buddy(m, 0, 1, MOV);
+	n = model_free_list(m, 0, 1, MOV, l, 4);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(l[0] - Z, 0x20);
+	ck_assert_uint_eq(l[1] - Z, 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * free_one_page() -> split_large_buddy(): a gigantic order-18 free becomes 512 order-9
+ * frees, each with its own block's type, re-merging to order 10 where types allow.
+ *   zone of 2^18 pfns, in use; pb1 HIGHATOMIC
+ * Expect: 255 o10 blocks + o9 @0 MOVABLE + o9 @0x200 HIGHATOMIC.
+ */
+START_TEST(test_gigantic_free)
+{
+	struct model *m = mk_layout(Z, 1u << 18, "6.18.44");
+	struct model_zone_stats zs;
+
+	seed(m, 0, 1u << 18, KPF_LRU | KPF_ANON);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, HIGHA), 0);
+	ck_assert_int_eq(model_page_free(m, Z, 18, 0), 0);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_free[10][MOV], 255);
+	ck_assert_uint_eq(zs.nr_free[9][MOV], 1);
+	ck_assert_uint_eq(zs.nr_free[9][HIGHA], 1);
+	ck_assert_uint_eq(zs.free_pages, 1u << 18);
+	expect_buddy(m, 0x200, 9, HIGHA);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- pcp ------------------------------------------------------------------------- */
+
+/*
+ * rmqueue_bulk() refill (zone_locked percpu_refill=1, appended to the pcp list tail),
+ * __rmqueue_pcplist() (takes a named page), free_frozen_page_commit() (free to the
+ * head), free_pcppages_bulk() (drain recorded on another cpu than the owner).
+ *   [free o1 @0x10][...]  refill 0x10, 0x11 -> cpu0 pcp order 0 MOVABLE: [0x10, 0x11]
+ * Expect: the list in refill order; after alloc of 0x10 and its free, 0x10 is at the
+ * head; a drain on cpu 1 of cpu 0's pages puts them back and they merge.
+ */
+START_TEST(test_pcp_refill_drain)
+{
+	struct model *m = mk();
+	uint64_t l[4];
+
+	seed(m, 0x10, 2, KPF_BUDDY);
+	expect_buddy(m, 0x10, 1, MOV);
+	ck_assert_int_eq(model_zone_locked(m, Z + 0x10, 0, MOV, true, 0), 0);
+	/* expand() put 0x11 back on the buddy list, the next refill takes it */
+	expect_buddy(m, 0x11, 0, MOV);
+	ck_assert_int_eq(model_zone_locked(m, Z + 0x11, 0, MOV, true, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, l, 4), 2);
+	ck_assert_uint_eq(l[0] - Z, 0x10);
+	ck_assert_uint_eq(l[1] - Z, 0x11);
+	expect_pcp(m, 0x10, 0, 0);
+
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x10, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	expect_alloc(m, 0x10, 0);
+	ck_assert_int_eq(model_page_free(m, Z + 0x10, 0, 0), 0);
+	ck_assert_int_eq(model_free_batched(m, Z + 0x10, 0), 0);	/* confirmation only */
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, l, 4), 2);
+	ck_assert_uint_eq(l[0] - Z, 0x10);
+
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x11, 0, MOV, 1), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x10, 0, MOV, 1), 0);
+	expect_buddy(m, 0x10, 1, MOV);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- fallback ---------------------------------------------------------------------- */
+
+/*
+ * __rmqueue_steal(): UNMOVABLE order-0 request from a MOVABLE order-3 block, type kept.
+ *   pb0 MOVABLE [free o3 @8]
+ * Expect: @8 pending then allocated; 9 o0, 0xa o1, 0xc o2 on MOVABLE lists; pb0 MOVABLE.
+ */
+START_TEST(test_extfrag_steal)
+{
+	struct model *m = mk();
+
+	seed(m, 8, 8, KPF_BUDDY);
+	ck_assert_int_eq(model_extfrag(m, Z + 8, 0, 3, UNMOV, MOV, false), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 8, 0, GFP_KERNEL, UNMOV, 0), 0);
+	expect_alloc(m, 8, 0);
+	expect_buddy(m, 9, 0, MOV);
+	expect_buddy(m, 0xa, 1, MOV);
+	expect_buddy(m, 0xc, 2, MOV);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * try_to_claim_block() with found order >= pageblock_order: whole-block claim.
+ *   pb0+pb1 MOVABLE [free o10 @0]
+ * Expect: pb0, pb1 UNMOVABLE; pieces 1..0x200 on UNMOVABLE lists; no zone_locked needed.
+ */
+START_TEST(test_extfrag_claim_whole)
+{
+	struct model *m = mk();
+
+	seed(m, 0, 1024, KPF_BUDDY);
+	ck_assert_int_eq(model_extfrag(m, Z, 0, 10, UNMOV, MOV, true), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_KERNEL, UNMOV, 1), 0);
+	expect_alloc(m, 0, 0);
+	expect_buddy(m, 1, 0, UNMOV);
+	expect_buddy(m, 0x200, 9, UNMOV);
+	ck_assert_int_eq(pb_type(m, 0), UNMOV);
+	ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * try_to_claim_block() below pageblock order: free + alike >= 256, every free page of
+ * the block moves to the new type, then __rmqueue_smallest() (zone_locked with the new
+ * type) and extfrag(change_ownership=1).
+ *   pb0 MOVABLE [free o3 @8][free o8 @0x100]
+ * Expect: pb0 UNMOVABLE, @0x100 o8 on the UNMOVABLE list, @8 taken (refill to cpu 0).
+ */
+START_TEST(test_extfrag_claim_partial)
+{
+	struct model *m = mk();
+
+	seed(m, 8, 8, KPF_BUDDY);
+	seed(m, 0x100, 0x100, KPF_BUDDY);
+	ck_assert_int_eq(model_zone_locked(m, Z + 8, 3, UNMOV, true, 0), 0);
+	ck_assert_int_eq(model_extfrag(m, Z + 8, 3, 3, UNMOV, MOV, true), 0);
+	ck_assert_int_eq(pb_type(m, 0), UNMOV);
+	expect_buddy(m, 0x100, 8, UNMOV);
+	expect_pcp(m, 8, 3, 0);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- isolation -------------------------------------------------------------------- */
+
+/*
+ * start_isolate_page_range() -> __move_freepages_block_isolate(): a covering order-10
+ * buddy is split with split_large_buddy() so that only the target block's half goes to
+ * ISOLATE; frees in the isolated block bypass the pcp; undo_isolate_page_range()
+ * re-merges (__putback_isolated_page(), tail).
+ *   pb0 pb1 [free o10 @0]   pb2 [A o0 @0x400][free ...]   isolate [0x200, 0x600)
+ * Expect: o9 @0 MOVABLE, o9 @0x200 ISOLATE, pb2's free pages on ISOLATE lists, a free
+ * at @0x400 goes straight to the buddy (ISOLATE list); after undo o10 @0 MOVABLE and
+ * pb2's free pages merged back onto MOVABLE.
+ */
+START_TEST(test_isolate_undo)
+{
+	struct model *m = mk();
+	struct model_zone_stats zs;
+	uint64_t fail;
+
+	seed(m, 0, 1024, KPF_BUDDY);
+	seed(m, 0x401, 0x1ff, KPF_BUDDY);
+	ck_assert_int_eq(model_isolate_range(m, Z + 0x200, Z + 0x600, MODEL_ISOLATE_OTHER,
+					     &fail), 0);
+	expect_buddy(m, 0, 9, MOV);
+	expect_buddy(m, 0x200, 9, ISO);
+	expect_buddy(m, 0x401, 0, ISO);
+	expect_buddy(m, 0x500, 8, ISO);
+	ck_assert_int_eq(pb_type(m, 0x200), ISO);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_isolate_pageblock, 2);
+	ck_assert_uint_eq(zs.isolated_free_pages, 512 + 0x1ff);
+
+	ck_assert_int_eq(model_page_free(m, Z + 0x400, 0, 0), 0);
+	expect_buddy(m, 0x400, 9, ISO);		/* merged inside the isolated block */
+	ck_assert_int_eq(model_test_pages_isolated(m, Z + 0x200, Z + 0x600,
+						   MODEL_ISOLATE_OTHER, &fail), 0);
+	ck_assert_uint_eq(fail, Z + 0x600);
+
+	ck_assert_int_eq(model_undo_isolate_range(m, Z + 0x200, Z + 0x600), 0);
+	expect_buddy(m, 0, 10, MOV);
+	expect_buddy(m, 0x400, 9, MOV);
+	ck_assert_int_eq(pb_type(m, 0x200), MOV);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_isolate_pageblock, 0);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * has_unmovable_pages(): a slab page in the second block fails the isolation, the
+ * first block is undone, the stored type survives (6.17+ bit), and a reserved page
+ * fails too. An already isolated block fails (concurrent isolators).
+ *   pb0 [anon...]  pb1 [anon][SLAB @0x280][anon]   isolate [0, 0x400)
+ * Expect: -BUSY, fail_pfn Z+0x280, no block isolated, pb0 type unchanged (RECLAIMABLE).
+ */
+START_TEST(test_isolate_fail)
+{
+	struct model *m = mk();
+	struct model_zone_stats zs;
+	uint64_t fail;
+
+	seed(m, 0x280, 1, KPF_SLAB);
+	seed(m, 0x10, 0x10, KPF_BUDDY);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, RECL), 0);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail),
+			 -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x280);
+	ck_assert_int_eq(pb_type(m, 0), RECL);
+	expect_buddy(m, 0x10, 4, RECL);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_isolate_pageblock, 0);
+	/* a range that stops before the slab page isolates both blocks */
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x280, MODEL_ISOLATE_OTHER, &fail), 0);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_OTHER, &fail),
+			 -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x280), 0);
+	ck_assert_int_eq(pb_type(m, 0), RECL);
+	/* reserved pages are unmovable in every zone */
+	seed(m, 0x800, 1, KPF_RESERVED);
+	ck_assert_int_eq(model_isolate_range(m, Z + 0x800, Z + 0xa00, MODEL_ISOLATE_OTHER,
+					     &fail), -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x800);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * Pre-6.17 (MIGRATE_ISOLATE written into the type): undo writes MOVABLE.
+ *   pb0 UNMOVABLE [free o4 @0x10]   isolate [0, 0x200), undo
+ * Expect: pb0 MOVABLE afterwards, @0x10 on the MOVABLE list.
+ */
+START_TEST(test_isolate_old_kernel)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.12.118");
+	uint64_t fail;
+
+	seed(m, 0, NPFN, KPF_LRU | KPF_ANON);
+	seed(m, 0x10, 0x10, KPF_BUDDY);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_OTHER, &fail), 0);
+	expect_buddy(m, 0x10, 4, ISO);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x200), 0);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	expect_buddy(m, 0x10, 4, MOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * test_pages_isolated(): fin_pfn is the first busy page, or the first non-isolated
+ * block when one is met in the pageblock loop.
+ *   pb0 isolated [free o9 @0]  pb1 isolated [free ...][A @0x300][free ...]
+ * Expect: [0, 0x400) fails at Z+0x300; [0, 0x600) fails at Z+0x400 (pb2 not isolated).
+ */
+START_TEST(test_pages_isolated_fin)
+{
+	struct model *m = mk();
+	uint64_t fin, fail;
+
+	seed(m, 0, 0x300, KPF_BUDDY);
+	seed(m, 0x301, 0xff, KPF_BUDDY);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail), 0);
+	ck_assert_int_eq(model_test_pages_isolated(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fin),
+			 -BC_E_BUSY);
+	ck_assert_uint_eq(fin, Z + 0x300);
+	ck_assert_int_eq(model_test_pages_isolated(m, Z, Z + 0x600, MODEL_ISOLATE_OTHER, &fin),
+			 -BC_E_BUSY);
+	ck_assert_uint_eq(fin, Z + 0x400);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x400), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- migration and alloc_contig ---------------------------------------------------- */
+
+/*
+ * __alloc_contig_migrate_range(): in-use movable pages of an isolated range get
+ * destinations from the model's allocator outside the range, and the sources are
+ * freed onto the ISOLATE lists.
+ *   pb0..pb1 [anon x 1024]   pb4..pb7 [free o10 x 2]
+ * Expect: after isolate + migrate [0, 0x400): 1024 pages migrated, the range free
+ * (test succeeds), destinations allocated in [0x800, 0x1000).
+ */
+START_TEST(test_migrate_range)
+{
+	struct model *m = mk();
+	struct model_migrate_result r;
+	struct model_range_counts rc;
+	uint64_t fail, fin;
+
+	seed(m, 0x800, 0x800, KPF_BUDDY);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail), 0);
+	ck_assert_int_eq(model_migrate_range(m, Z, Z + 0x400, &r), 0);
+	ck_assert_uint_eq(r.migrated, 0x400);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_int_eq(model_test_pages_isolated(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fin),
+			 0);
+	ck_assert_int_eq(model_range_counts(m, Z + 0x800, Z + 0x1000, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], 0x400);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x400), 0);
+	expect_buddy(m, 0, 10, MOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+static uint64_t state_hash(struct model *m)
+{
+	uint64_t h = 1469598103934665603ull, i;
+	struct model_pfn_info pi;
+	struct model_zone_stats zs;
+	uint64_t l[64];
+	unsigned int o, t;
+	long n;
+
+	for (i = 0; i < NPFN; i++) {
+		model_pfn_info(m, Z + i, &pi);
+		h = (h ^ (pi.state | (uint64_t)pi.order << 8 | (uint64_t)(pi.mt + 1) << 16 |
+			  (uint64_t)(pi.cpu + 1) << 24 | (uint64_t)pi.kind << 32 |
+			  (uint64_t)(pi.head - Z) << 40)) * 1099511628211ull;
+		if (!(i & 511)) {
+			int e;
+
+			model_pageblock_mt(m, Z + i, NULL, &e, NULL);
+			h = (h ^ (uint64_t)e) * 1099511628211ull;
+		}
+	}
+	for (o = 0; o <= 10; o++)
+		for (t = 0; t < 5; t++) {
+			n = model_free_list(m, 0, o, (int)t, l, 64);
+			h = (h ^ (uint64_t)n) * 1099511628211ull;
+			while (n-- > 0 && n < 64)
+				h = (h ^ l[n]) * 1099511628211ull;
+		}
+	model_zone_stats(m, 0, &zs);
+	h = (h ^ zs.free_pages ^ zs.pcp_pages << 20) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * A hypothetical alloc_contig_range() under model_checkpoint()/model_rollback().
+ *   pb0..1 [anon][pcp pages on cpu1]   pb2..7 free
+ * Expect: the attempt succeeds (range allocated, one order-10 allocation) and the
+ * rollback restores the map, lists, pcp lists, types and counters exactly.
+ */
+START_TEST(test_checkpoint_rollback)
+{
+	struct model *m = mk();
+	struct model_stats st;
+	uint64_t before, fin;
+
+	seed(m, 0x400, 0xc00, KPF_BUDDY);
+	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 1), 0);
+	ck_assert_int_eq(model_page_free(m, Z + 0x30, 0, 1), 0);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0xe00, UNMOV), 0);
+	before = state_hash(m);
+	ck_assert_int_eq(model_checkpoint(m), 0);
+	ck_assert_int_eq(model_alloc_contig_range(m, Z, Z + 0x400, MODEL_KIND_HUGETLB, &fin), 0);
+	expect_alloc(m, 0, 10);
+	recount_ok(m);
+	ck_assert_uint_ne(state_hash(m), before);
+	/* nested: a failing attempt inside */
+	ck_assert_int_eq(model_checkpoint(m), 0);
+	ck_assert_int_eq(model_alloc_contig_range(m, Z, Z + 0x400, MODEL_KIND_HUGETLB, &fin),
+			 -BC_E_BUSY);
+	ck_assert_int_eq(model_rollback(m), 0);
+	ck_assert_int_eq(model_rollback(m), 0);
+	ck_assert_uint_eq(state_hash(m), before);
+	expect_pcp(m, 0x20, 0, 1);
+	recount_ok(m);
+	model_get_stats(m, &st);
+	ck_assert(st.journal_bytes > 0);
+	ck_assert_int_lt(model_rollback(m), 0);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * pfn_range_valid_contig() on 6.18: any hugetlb page rejects the range; reserved too.
+ */
+START_TEST(test_valid_contig)
+{
+	struct model *m = mk();
+
+	ck_assert(model_range_valid_contig(m, Z, Z + 0x400));
+	seed(m, 0x100, 1, (1ull << 17) | (1ull << 15));	/* HUGE | COMPOUND_HEAD */
+	ck_assert(!model_range_valid_contig(m, Z, Z + 0x400));
+	ck_assert(model_range_valid_contig(m, Z + 0x400, Z + 0x800));
+	ck_assert(!model_range_valid_contig(m, Z + 0x800, Z + 0x2000));	/* leaves the zone */
+	model_destroy(m);
+}
+END_TEST
+
+/* ---- anomalies -------------------------------------------------------------------- */
+
+/*
+ * Events the model cannot explain are counted, recorded with their event sequence and
+ * repaired: a free of a free page, an alloc of an in-use page, a pfn outside the
+ * zones, an impossible order; on an uncertain page they count as "settled".
+ */
+START_TEST(test_anomalies)
+{
+	struct model *m = mk();
+	struct model_anomaly_rec rec[MODEL_ANOM_KEEP];
+	unsigned int nr;
+
+	seed(m, 0x10, 0x10, KPF_BUDDY);
+	model_set_event(m, 42, 1000);
+	ck_assert_int_eq(model_page_free(m, Z + 0x10, 4, 0), 0);
+	ck_assert_uint_eq(model_anomaly_count(m, MODEL_ANOM_FREE_OF_FREE, rec, &nr), 1);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_uint_eq(rec[0].seq, 42);
+	ck_assert_uint_eq(rec[0].pfn, Z + 0x10);
+	ck_assert_uint_eq(rec[0].order, 4);
+	expect_buddy(m, 0x10, 4, MOV);
+
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x100, 0, GFP_KERNEL, UNMOV, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x100, 0, GFP_KERNEL, UNMOV, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_ALLOC_IN_USE), 2);	/* seeded + double */
+	ck_assert_int_eq(model_page_free(m, Z + 0x100000, 0, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_PFN_OUTSIDE), 1);
+	ck_assert_int_eq(model_page_free(m, Z + 1, 3, 0), 0);		/* misaligned */
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_BAD_ORDER), 1);
+
+	ck_assert_int_eq(model_mark_uncertain(m, Z + 0x200, 16), 0);
+	ck_assert_uint_eq(model_count_uncertain(m, Z + 0x200, 64), 16);
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x200, 0, GFP_KERNEL, UNMOV, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_UNCERTAIN), 1);
+	ck_assert_uint_eq(model_count_uncertain(m, Z + 0x200, 64), 15);
+	ck_assert_str_eq(model_anomaly_name(MODEL_ANOM_FREE_OF_FREE), "free-of-free-page");
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/* Kinds set from a snapshot move pages between the pageblock counters. */
+START_TEST(test_page_kind)
+{
+	struct model *m = mk();
+	struct model_range_counts rc;
+	struct model_stats st;
+
+	ck_assert_int_eq(model_set_page_kind(m, Z, 0x200, MODEL_KIND_SLAB), 0);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 0x400, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_UNMOVABLE], 0x200);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], 0x200);
+	model_get_stats(m, &st);
+	ck_assert(st.bytes_per_pfn > 4.0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+Suite *model_suite(void);
+
+Suite *model_suite(void)
+{
+	Suite *s = suite_create("model");
+	TCase *core = tcase_create("core");
+	TCase *iso = tcase_create("isolation");
+	TCase *lim = tcase_create("limits");
+
+	tcase_add_test(core, test_profile);
+	tcase_add_test(core, test_seed_greedy);
+	tcase_add_test(core, test_seed_uninit_growth);
+	tcase_add_test(core, test_split_expand);
+	tcase_add_test(core, test_merge_below_pageblock);
+	tcase_add_test(core, test_merge_pageblock_rules);
+	tcase_add_test(core, test_merge_likely_tail);
+	tcase_add_test(core, test_gigantic_free);
+	tcase_add_test(core, test_pcp_refill_drain);
+	tcase_add_test(core, test_extfrag_steal);
+	tcase_add_test(core, test_extfrag_claim_whole);
+	tcase_add_test(core, test_extfrag_claim_partial);
+	tcase_add_test(core, test_page_kind);
+	suite_add_tcase(s, core);
+
+	tcase_add_test(iso, test_isolate_undo);
+	tcase_add_test(iso, test_isolate_fail);
+	tcase_add_test(iso, test_isolate_old_kernel);
+	tcase_add_test(iso, test_pages_isolated_fin);
+	tcase_add_test(iso, test_migrate_range);
+	tcase_add_test(iso, test_checkpoint_rollback);
+	tcase_add_test(iso, test_valid_contig);
+	suite_add_tcase(s, iso);
+
+	tcase_add_test(lim, test_anomalies);
+	suite_add_tcase(s, lim);
+	return s;
+}
