@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checks on the model: isolation-escape on its free blocks (isolate lists, merges
+ * across isolation states, pcp pages left in isolated blocks at the test),
+ * pageblock-type (every change of a pageblock's stored type or isolation must have a
+ * kernel cause at that event), freecount (model_recount(), and the kernel's buddyinfo
+ * and pagetypeinfo at each snapshot), and the hypothetical attempts of predict.
+ *
+ * Pageblock shadow: one byte per pageblock of the model's span, the stored type and
+ * PBS_ISO, as last verified. After each event the pageblocks of the event's MAX_ORDER
+ * window are compared and each change is matched against what the event may do; a
+ * full scan at every check point (recount cadence, attempts, snapshots, the end)
+ * catches changes anywhere else, which no event explains.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/chk-local.h"
+#include "common/err.h"
+
+#define MT_MOVABLE 1
+
+static const char *mt_name(const struct chk_ctx *c, int mt)
+{
+	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable",
+					     "HighAtomic", "CMA", "Isolate" };
+
+	if (mt == c->isolate_mt)
+		return "Isolate";
+	if (mt >= 0 && mt < 6)
+		return names[mt];
+	return "?";
+}
+
+static int mt_of_name(const struct chk_ctx *c, const char *name)
+{
+	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable",
+					     "HighAtomic" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	if (!strcmp(name, "CMA"))
+		return c->isolate_mt == 5 ? 4 : -1;
+	if (!strcmp(name, "Isolate"))
+		return c->isolate_mt;
+	return -1;
+}
+
+/* ---- pageblock shadow ------------------------------------------------------------ */
+
+static uint8_t pb_read(const struct model *m, uint64_t pfn)
+{
+	int stored, eff;
+	bool iso;
+
+	if (model_pageblock_mt(m, pfn, &stored, &eff, &iso))
+		return PBS_NONE;
+	return (uint8_t)((stored & 0x7f) | (iso ? PBS_ISO : 0));
+}
+
+int chk_pbs_init(struct chk_ctx *c, const struct model *m)
+{
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t lo = UINT64_MAX, hi = 0, i;
+	unsigned int z;
+
+	for (z = 0; z < L->nr_zones; z++) {
+		if (L->zones[z].start_pfn < lo)
+			lo = L->zones[z].start_pfn;
+		if (L->zones[z].start_pfn + L->zones[z].spanned > hi)
+			hi = L->zones[z].start_pfn + L->zones[z].spanned;
+	}
+	free(c->pbs);
+	c->pbs = NULL;
+	c->nr_pbs = 0;
+	if (lo >= hi)
+		return 0;
+	c->pb_base = lo >> c->pb_order;
+	c->nr_pbs = ((hi - 1) >> c->pb_order) - c->pb_base + 1;
+	c->pbs = malloc(c->nr_pbs);
+	if (!c->pbs)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = 0; i < c->nr_pbs; i++)
+		c->pbs[i] = pb_read(m, (c->pb_base + i) << c->pb_order);
+	return 0;
+}
+
+/* The attempt (real, in progress or awaiting its undo) whose range holds @pfn. */
+static struct chk_att *att_of(struct chk_ctx *c, uint64_t pfn)
+{
+	uint64_t pb = 1ull << c->pb_order;
+	int i;
+
+	for (i = 0; i < c->nr_att; i++) {
+		struct chk_att *ca = &c->att[i];
+
+		if (!ca->begun || (ca->ended && !ca->pb_before))
+			continue;
+		if (pfn >= (ca->a.start_pfn & ~(pb - 1)) && pfn < ((ca->a.end_pfn + pb - 1) & ~(pb - 1)))
+			return ca;
+	}
+	if (c->hyp.begun && !c->hyp.ended && pfn >= (c->hyp.a.start_pfn & ~(pb - 1)) &&
+	    pfn < ((c->hyp.a.end_pfn + pb - 1) & ~(pb - 1)))
+		return &c->hyp;
+	return NULL;
+}
+
+/* Stored type the undo of @ca must leave on pageblock @pfn, -1 when unknown. */
+static int undo_type(const struct chk_ctx *c, const struct chk_att *ca, uint64_t pfn)
+{
+	uint64_t i = (pfn >> c->pb_order) - ca->pb_first;
+
+	if (!c->isolate_bit)
+		return MT_MOVABLE;	/* unset_migratetype_isolate() with the caller's type */
+	if (!ca->pb_before || i >= ca->nr_pb)
+		return -1;
+	return ca->pb_before[i] == PBS_NONE ? -1 : ca->pb_before[i] & 0x7f;
+}
+
+/* Free block at @pfn after a free: may its merge have re-typed pageblock @pbpfn? */
+static bool merge_retype_ok(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+			    uint64_t pbpfn, int new_mt)
+{
+	struct model_pfn_info pi;
+	int stored, eff;
+	bool iso;
+
+	if (model_pfn_info(m, ev->pfn, &pi) || pi.state != MODEL_PFN_BUDDY)
+		return false;
+	if (pi.order <= c->pb_order || pbpfn < pi.head || pbpfn >= pi.head + (1ull << pi.order))
+		return false;
+	if (model_pageblock_mt(m, ev->pfn, &stored, &eff, &iso))
+		return false;
+	return stored == new_mt;	/* change_pageblock_range() to the freeing type */
+}
+
+struct pb_cause {
+	const struct rp_event *ev;	/* NULL: no event explains a change (full scan) */
+	uint64_t claim_pfn;		/* the last claim (extfrag change_ownership) */
+	unsigned int claim_order;
+	int claim_mt;
+	uint64_t since_seq;
+};
+
+static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
+		      const struct pb_cause *cause)
+{
+	uint64_t pfn = (c->pb_base + pbi) << c->pb_order;
+	uint8_t old = c->pbs[pbi], now = pb_read(m, pfn);
+	const struct rp_event *ev = cause->ev;
+	struct chk_att *ca;
+	int old_mt = old & 0x7f, new_mt = now & 0x7f;
+
+	chk_count(c, CHK_PAGEBLOCK_TYPE, 1);
+	if (old == now || now == PBS_NONE)
+		return;
+	c->pbs[pbi] = now;
+	if (old == PBS_NONE)
+		return;
+	ca = att_of(c, pfn);
+	if ((old ^ now) & PBS_ISO) {
+		if (!ca)
+			chk_report_v(c, CHK_INV_PB_ISOLATE_CHANGE, false, pfn, c->pb_order,
+				     "pageblock %#llx was %s outside any contiguous attempt",
+				     (unsigned long long)pfn,
+				     (now & PBS_ISO) ? "isolated" : "un-isolated");
+		if (now & PBS_ISO)
+			return;		/* isolation: the stored type is not the question */
+		if (ca && !(now & PBS_ISO)) {
+			int want = undo_type(c, ca, pfn);
+
+			if (want >= 0 && new_mt != want)
+				chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, pfn, c->pb_order,
+					     "undoing the isolation of pageblock %#llx left it %s; "
+					     "the kernel restores %s", (unsigned long long)pfn,
+					     mt_name(c, new_mt), mt_name(c, want));
+			return;
+		}
+	}
+	if (old_mt == new_mt)
+		return;
+	if ((old & PBS_ISO) && (now & PBS_ISO))
+		return;		/* stored type of an isolated block (pre-6.17 overwrite) */
+	if (ev) {
+		switch (ev->kind) {
+		case RP_EV_EXTFRAG:
+			if (ev->change_ownership && new_mt == ev->mt)
+				return;		/* try_to_claim_block() */
+			break;
+		case RP_EV_ZONE_LOCKED:
+			if (new_mt == ev->mt)
+				return;		/* partial claim, then __rmqueue_smallest() */
+			break;
+		case RP_EV_PAGE_ALLOC:
+			if (cause->claim_pfn != UINT64_MAX && new_mt == cause->claim_mt &&
+			    pfn >> (c->max_order) == cause->claim_pfn >> c->max_order)
+				return;		/* claim seen at the extfrag just before */
+			break;
+		case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN:
+			if (merge_retype_ok(c, m, ev, pfn, new_mt))
+				return;		/* __free_one_page() 9->10 merge */
+			break;
+		default:
+			break;
+		}
+		chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, pfn, c->pb_order,
+			     "pageblock %#llx changed from %s to %s at %s%s, which may not change "
+			     "it", (unsigned long long)pfn, mt_name(c, old_mt), mt_name(c, new_mt),
+			     chk_event_name(ev),
+			     ev->kind == RP_EV_EXTFRAG && !ev->change_ownership ?
+				     " (a steal: change_ownership 0)" : "");
+		return;
+	}
+	chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, pfn, c->pb_order,
+		     "pageblock %#llx changed from %s to %s since seq %llu with no event that "
+		     "may change it", (unsigned long long)pfn, mt_name(c, old_mt),
+		     mt_name(c, new_mt), (unsigned long long)cause->since_seq);
+}
+
+static void pb_window(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	uint64_t lo, hi, pbi, mask = (1ull << c->max_order) - 1;
+	struct pb_cause cause = { .ev = ev, .claim_pfn = c->claim_pfn, .claim_mt = c->claim_mt };
+	unsigned int order = ev->kind == RP_EV_EXTFRAG ? ev->fallback_order : ev->order;
+
+	if (!c->pbs || ev->pfn == UINT64_MAX || order > 18)
+		return;
+	lo = ev->pfn & ~mask;
+	hi = ((ev->pfn + (1ull << order)) + mask) & ~mask;
+	if (ev->kind == RP_EV_EXTFRAG && ev->change_ownership) {
+		c->claim_pfn = ev->pfn;
+		c->claim_mt = ev->mt;
+	} else if (ev->kind == RP_EV_PAGE_ALLOC) {
+		c->claim_pfn = UINT64_MAX;
+	}
+	for (pbi = lo >> c->pb_order; pbi < hi >> c->pb_order; pbi++)
+		if (pbi >= c->pb_base && pbi - c->pb_base < c->nr_pbs)
+			pb_verify(c, m, pbi - c->pb_base, &cause);
+}
+
+static void pb_scan(struct chk_ctx *c, const struct model *m, uint64_t lo_pb, uint64_t hi_pb)
+{
+	struct pb_cause cause = { .since_seq = c->last_check_seq, .claim_pfn = UINT64_MAX };
+	uint64_t i;
+
+	if (!c->pbs)
+		return;
+	if (hi_pb > c->nr_pbs)
+		hi_pb = c->nr_pbs;
+	for (i = lo_pb; i < hi_pb; i++)
+		pb_verify(c, m, i, &cause);
+}
+
+/* ---- isolation-escape on the model's blocks ----------------------------------------- */
+
+static bool pb_isolated(const struct model *m, uint64_t pfn)
+{
+	int stored, eff;
+	bool iso = false;
+
+	model_pageblock_mt(m, pfn, &stored, &eff, &iso);
+	return iso;
+}
+
+/* One free block: on the right list for its pageblock, and no merge across isolation. */
+static void check_free_block(struct chk_ctx *c, const struct model *m,
+			     const struct model_pfn_info *pi)
+{
+	uint64_t pb = 1ull << c->pb_order, p;
+	bool iso = pb_isolated(m, pi->head);
+
+	chk_count(c, CHK_ISOLATION_ESCAPE, 1);
+	if (pi->order > c->pb_order) {
+		for (p = pi->head + pb; p < pi->head + (1ull << pi->order); p += pb) {
+			if (pb_isolated(m, p) == iso)
+				continue;
+			chk_report_v(c, CHK_INV_ISO_MERGE, pi->uncertain, pi->head, pi->order,
+				     "free block %#llx of order %u joins %s pageblock %#llx with %s "
+				     "pageblock %#llx", (unsigned long long)pi->head, pi->order,
+				     iso ? "isolated" : "non-isolated", (unsigned long long)pi->head,
+				     iso ? "non-isolated" : "isolated", (unsigned long long)p);
+			return;
+		}
+	}
+	if (pi->state == MODEL_PFN_BUDDY && iso != (pi->mt == c->isolate_mt))
+		chk_report_v(c, CHK_INV_ISO_FREELIST, pi->uncertain, pi->head, pi->order,
+			     "free block %#llx of order %u sits on free list %s although its "
+			     "pageblock is %sisolated", (unsigned long long)pi->head, pi->order,
+			     mt_name(c, pi->mt), iso ? "" : "not ");
+}
+
+/*
+ * Walk the blocks of [s, e): every free block is checked; with @no_pcp, a pcp page in an
+ * isolated pageblock is an escape (the drain should have returned it).
+ */
+static void scan_range(struct chk_ctx *c, const struct model *m, uint64_t s, uint64_t e,
+		       bool no_pcp)
+{
+	uint64_t pfn = s;
+
+	while (pfn < e) {
+		struct model_pfn_info pi;
+		uint64_t next = pfn + 1;
+
+		if (model_pfn_info(m, pfn, &pi))
+			break;
+		switch (pi.state) {
+		case MODEL_PFN_BUDDY:
+			check_free_block(c, m, &pi);
+			next = pi.head + (1ull << pi.order);
+			break;
+		case MODEL_PFN_PCP:
+			if (no_pcp && pb_isolated(m, pi.head))
+				chk_report_v(c, CHK_INV_ISO_FREELIST, pi.uncertain, pi.head, pi.order,
+					     "free block %#llx of an isolated pageblock is still on "
+					     "cpu %d's pcp list after the drain", (unsigned long long)pi.head,
+					     pi.cpu);
+			next = pi.head + (1ull << pi.order);
+			break;
+		case MODEL_PFN_ALLOC:
+			if (!pi.seeded)
+				next = pi.head + (1ull << pi.order);
+			break;
+		default:
+			break;
+		}
+		pfn = next > pfn ? next : pfn + 1;
+	}
+}
+
+static void att_bounds(const struct chk_ctx *c, const struct rp_attempt *a, uint64_t *s,
+		       uint64_t *e)
+{
+	uint64_t w = 1ull << c->max_order;
+
+	/* The range widened to MAX_ORDER blocks: merges across its edges are in view. */
+	*s = a->start_pfn & ~(w - 1);
+	*e = (a->end_pfn + w - 1) & ~(w - 1);
+}
+
+/* ---- per event ---------------------------------------------------------------------- */
+
+int chk_model_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	int i;
+
+	if (ev->kind != RP_EV_TEST_ISOLATED || !chk_on(c, CHK_ISOLATION_ESCAPE))
+		return 0;
+	for (i = 0; i < c->nr_att; i++) {
+		struct chk_att *ca = &c->att[i];
+		uint64_t s, e;
+
+		if (ca->a.seq_test != ev->seq || !ca->begun)
+			continue;
+		att_bounds(c, &ca->a, &s, &e);
+		scan_range(c, m, s, e, true);
+	}
+	return 0;
+}
+
+int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	struct model_pfn_info pi;
+
+	if (ev->pfn == UINT64_MAX)
+		return 0;
+	switch (ev->kind) {
+	case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN: case RP_EV_FREE_BATCHED:
+		if (chk_on(c, CHK_ISOLATION_ESCAPE) && !model_pfn_info(m, ev->pfn, &pi) &&
+		    (pi.state == MODEL_PFN_BUDDY ||
+		     (pi.state == MODEL_PFN_PCP && pb_isolated(m, pi.head))))
+			check_free_block(c, m, &pi);
+		break;
+	case RP_EV_PAGE_ALLOC: case RP_EV_ZONE_LOCKED: case RP_EV_EXTFRAG:
+		break;
+	default:
+		return 0;
+	}
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE))
+		pb_window(c, m, ev);
+	return 0;
+}
+
+/* ---- attempts ----------------------------------------------------------------------- */
+
+static int save_pb_before(struct chk_ctx *c, const struct model *m, struct chk_att *ca)
+{
+	uint64_t first = ca->a.start_pfn >> c->pb_order, i;
+	uint64_t last = (ca->a.end_pfn + (1ull << c->pb_order) - 1) >> c->pb_order;
+
+	free(ca->pb_before);
+	ca->pb_first = first;
+	ca->nr_pb = last > first ? last - first : 0;
+	ca->pb_before = malloc(ca->nr_pb ? ca->nr_pb : 1);
+	if (!ca->pb_before)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = 0; i < ca->nr_pb; i++) {
+		uint64_t pbi = first + i;
+
+		/* From the shadow (the state before isolation) when it has the block. */
+		if (c->pbs && pbi >= c->pb_base && pbi - c->pb_base < c->nr_pbs &&
+		    c->pbs[pbi - c->pb_base] != PBS_NONE)
+			ca->pb_before[i] = c->pbs[pbi - c->pb_base];
+		else
+			ca->pb_before[i] = pb_read(m, pbi << c->pb_order);
+	}
+	return 0;
+}
+
+int chk_model_attempt_begin(struct chk_ctx *c, const struct model *m, struct chk_att *ca)
+{
+	uint64_t s, e;
+	int ret;
+
+	ret = save_pb_before(c, m, ca);
+	if (ret)
+		return ret;
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE) && c->pbs) {
+		uint64_t lo = ca->pb_first, hi = ca->pb_first + ca->nr_pb;
+
+		lo = lo > c->pb_base ? lo - c->pb_base : 0;
+		hi = hi > c->pb_base ? hi - c->pb_base : 0;
+		pb_scan(c, m, lo, hi);
+	}
+	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
+		att_bounds(c, &ca->a, &s, &e);
+		scan_range(c, m, s, e, false);
+	}
+	return 0;
+}
+
+int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_att *ca)
+{
+	uint64_t s, e, pfn;
+
+	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
+		att_bounds(c, &ca->a, &s, &e);
+		scan_range(c, m, s, e, false);
+	}
+	if (ca->a.success && ca->a.kind == RP_ATTEMPT_CONTIG && chk_on(c, CHK_CONTIG_EXACT)) {
+		/* The range is allocated, all of it, and the allocation stops at its edges. */
+		chk_count(c, CHK_CONTIG_EXACT, 1);
+		for (pfn = ca->a.start_pfn; pfn < ca->a.end_pfn; pfn++) {
+			struct model_pfn_info pi;
+
+			if (model_pfn_info(m, pfn, &pi) || pi.state == MODEL_PFN_ALLOC)
+				continue;
+			if (pi.state == MODEL_PFN_HOLE)
+				continue;
+			chk_report_v(c, CHK_INV_CONTIG_RANGE, pi.uncertain || ca->lost, pfn, 0,
+				     "after the successful allocation of [%#llx, %#llx) page %#llx is "
+				     "still free in the model", (unsigned long long)ca->a.start_pfn,
+				     (unsigned long long)ca->a.end_pfn, (unsigned long long)pfn);
+			break;
+		}
+	}
+	/* Pageblocks are verified when the undo shows (now or at the next check). */
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE) && c->pbs) {
+		uint64_t lo = ca->pb_first, hi = ca->pb_first + ca->nr_pb;
+
+		lo = lo > c->pb_base ? lo - c->pb_base : 0;
+		hi = hi > c->pb_base ? hi - c->pb_base : 0;
+		pb_scan(c, m, lo, hi);
+	}
+	return 0;
+}
+
+/* ---- check points ------------------------------------------------------------------- */
+
+int chk_model(struct chk_ctx *c, const struct model *m)
+{
+	char buf[512];
+	long bad;
+
+	c->since_recount = 0;
+	if (chk_on(c, CHK_FREECOUNT)) {
+		chk_count(c, CHK_FREECOUNT, 1);
+		buf[0] = 0;
+		bad = model_recount(m, buf, sizeof(buf));
+		if (bad > 0) {
+			char *nl = strchr(buf, '\n');
+
+			if (nl)
+				*nl = 0;
+			chk_report_v(c, CHK_INV_FREECOUNT_RECOUNT, false, CHK_NO_PFN, 0,
+				     "model_recount() found %ld mismatch(es) with the incremental "
+				     "counts: %s", bad, buf[0] ? buf : "(no detail)");
+		}
+	}
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE))
+		pb_scan(c, m, 0, c->nr_pbs);
+	c->last_check_seq = c->ev ? c->ev->seq : c->last_check_seq;
+	return 0;
+}
+
+/* ---- snapshots: buddyinfo and pagetypeinfo ------------------------------------------- */
+
+static int zone_index(const struct model *m, int node, const char *name)
+{
+	const struct model_layout *L = model_get_layout(m);
+	unsigned int z;
+
+	for (z = 0; z < L->nr_zones; z++)
+		if (L->zones[z].nid == node && !strcmp(L->zones[z].name, name))
+			return (int)z;
+	return -1;
+}
+
+struct fc_worst {
+	uint64_t mismatches;
+	int64_t diff, model, kernel;
+	int zone, ord, mt;
+};
+
+static void fc_note(struct fc_worst *w, int64_t model, int64_t kernel, uint64_t tol, int zone,
+		    int ord, int mt)
+{
+	int64_t d = model - kernel;
+
+	if ((uint64_t)(d < 0 ? -d : d) <= tol)
+		return;
+	w->mismatches++;
+	if ((d < 0 ? -d : d) > (w->diff < 0 ? -w->diff : w->diff)) {
+		w->diff = d;
+		w->model = model;
+		w->kernel = kernel;
+		w->zone = zone;
+		w->ord = ord;
+		w->mt = mt;
+	}
+}
+
+int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
+			   const struct rp_score *sc)
+{
+	static const char *const q[3] = {
+		"SELECT node, zone, ord, nr_free, '' FROM buddyinfo WHERE snap = ?",
+		"SELECT node, zone, ord, nr_free, migratetype FROM pagetype_free WHERE snap = ?",
+		"SELECT node, zone, -1, nr_blocks, migratetype FROM pagetype_blocks WHERE snap = ?",
+	};
+	const struct model_layout *L = model_get_layout(m);
+	struct model_zone_stats *zs;
+	uint64_t tol = sc->pfns_changed + sc->pfns_uncertain;
+	unsigned int z;
+	int t;
+
+	zs = calloc(L->nr_zones ? L->nr_zones : 1, sizeof(*zs));
+	if (!zs)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (z = 0; z < L->nr_zones; z++)
+		model_zone_stats(m, z, &zs[z]);
+	for (t = 0; t < 3; t++) {
+		struct fc_worst w = { .zone = -1 };
+		sqlite3_stmt *st;
+
+		if (sqlite3_prepare_v2(tdb_sqlite(db), q[t], -1, &st, NULL) != SQLITE_OK)
+			continue;
+		sqlite3_bind_int64(st, 1, sc->snap);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int zi = zone_index(m, sqlite3_column_int(st, 0),
+					    (const char *)sqlite3_column_text(st, 1));
+			int ord = sqlite3_column_int(st, 2), mt = -1, k;
+			int64_t kern = sqlite3_column_int64(st, 3), mod = 0;
+
+			if (zi < 0 || kern < 0 || ord >= 16)
+				continue;
+			if (t) {
+				mt = mt_of_name(c, (const char *)sqlite3_column_text(st, 4));
+				if (mt < 0 || mt >= 8)
+					continue;
+			}
+			if (t == 0)
+				for (k = 0; k < 8; k++)
+					mod += (int64_t)zs[zi].nr_free[ord][k];
+			else if (t == 1)
+				mod = (int64_t)zs[zi].nr_free[ord][mt];
+			else
+				mod = (int64_t)zs[zi].pageblocks[mt];
+			chk_count(c, CHK_FREECOUNT, 1);
+			fc_note(&w, mod, kern, tol, zi, ord, mt);
+		}
+		sqlite3_finalize(st);
+		if (!w.mismatches)
+			continue;
+		if (t == 0)
+			chk_report_v(c, CHK_INV_FREECOUNT_BUDDYINFO, sc->pfns_uncertain > 0,
+				     CHK_NO_PFN, (unsigned int)w.ord,
+				     "snapshot %lld: %s order %d has %lld free blocks in the model, "
+				     "%lld in buddyinfo (%llu pfns changed while it was read; %llu "
+				     "entries differ)", (long long)sc->snap, L->zones[w.zone].name,
+				     w.ord, (long long)w.model, (long long)w.kernel,
+				     (unsigned long long)tol, (unsigned long long)w.mismatches);
+		else
+			chk_report_v(c, CHK_INV_FREECOUNT_PAGETYPEINFO, sc->pfns_uncertain > 0,
+				     CHK_NO_PFN, w.ord < 0 ? 0 : (unsigned int)w.ord,
+				     "snapshot %lld: %s %s %s%.0d has %lld in the model, %lld in "
+				     "pagetypeinfo (%llu pfns changed while it was read; %llu entries "
+				     "differ)", (long long)sc->snap, L->zones[w.zone].name,
+				     mt_name(c, w.mt), w.ord < 0 ? "pageblocks" : "free blocks of order ",
+				     w.ord < 0 ? 0 : w.ord, (long long)w.model, (long long)w.kernel,
+				     (unsigned long long)tol, (unsigned long long)w.mismatches);
+	}
+	free(zs);
+	return 0;
+}
+
+/* ---- hypothetical attempts ---------------------------------------------------------- */
+
+int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end)
+{
+	struct model_range_counts rc;
+	int ret;
+
+	if (!c->have_layout)
+		chk_set_layout(c, m);
+	if (!c->pbs) {
+		ret = chk_pbs_init(c, m);
+		if (ret)
+			return ret;
+	}
+	free(c->hyp.pb_before);
+	memset(&c->hyp, 0, sizeof(c->hyp));
+	c->hyp.a.kind = RP_ATTEMPT_CONTIG;
+	c->hyp.a.start_pfn = c->hyp.a.outer_start = start;
+	c->hyp.a.end_pfn = end;
+	c->hyp.a.seq_begin = c->hyp.a.seq_test = c->hyp.a.seq_end = CHK_NO_SEQ;
+	ret = save_pb_before(c, m, &c->hyp);
+	if (ret)
+		return ret;
+	c->hyp.begun = true;
+	c->hyp_unmovable = 0;
+	if (!model_range_counts(m, start, end, &rc))
+		c->hyp_unmovable = rc.pages[MODEL_PBC_UNMOVABLE] + rc.pages[MODEL_PBC_RESERVED];
+	return 0;
+}
+
+int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end,
+		     int rc)
+{
+	const struct rp_event *saved = c->ev;
+	uint64_t s, e, pfn, i;
+
+	if (!c->hyp.begun || c->hyp.a.start_pfn != start || c->hyp.a.end_pfn != end) {
+		int ret = chk_contig_begin(c, m, start, end);	/* no before-state: partial */
+
+		if (ret)
+			return ret;
+		c->hyp_unmovable = 0;
+	}
+	c->ev = NULL;
+	c->hypothetical++;
+	if (rc == 0 && chk_on(c, CHK_CONTIG_EXACT)) {
+		chk_count(c, CHK_CONTIG_EXACT, 1);
+		if (c->hyp_unmovable)
+			chk_report_v(c, CHK_INV_CONTIG_IN_USE, false, start, 0,
+				     "hypothetical alloc_contig_range(%#llx, %#llx) succeeded although "
+				     "the range held %llu unmovable page(s) that cannot be migrated",
+				     (unsigned long long)start, (unsigned long long)end,
+				     (unsigned long long)c->hyp_unmovable);
+		for (pfn = start; pfn < end; pfn++) {
+			struct model_pfn_info pi;
+
+			if (model_pfn_info(m, pfn, &pi) || pi.state == MODEL_PFN_ALLOC)
+				continue;
+			chk_report_v(c, CHK_INV_CONTIG_RANGE, false, pfn, 0,
+				     "hypothetical allocation of [%#llx, %#llx) left page %#llx not "
+				     "allocated", (unsigned long long)start, (unsigned long long)end,
+				     (unsigned long long)pfn);
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			struct model_pfn_info pi;
+			uint64_t p = i ? end : start - 1;
+
+			if ((i == 0 && !start) || model_pfn_info(m, p, &pi) ||
+			    pi.state != MODEL_PFN_ALLOC || pi.seeded)
+				continue;
+			if (pi.head + (1ull << pi.order) > start && pi.head < end)
+				chk_report_v(c, CHK_INV_CONTIG_RANGE, false, p, pi.order,
+					     "hypothetical allocation of [%#llx, %#llx) took page %#llx "
+					     "outside the range", (unsigned long long)start,
+					     (unsigned long long)end, (unsigned long long)p);
+		}
+	}
+	/* No pageblock stays isolated; the undo restores the types. */
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE)) {
+		for (i = 0; i < c->hyp.nr_pb; i++) {
+			uint64_t p = (c->hyp.pb_first + i) << c->pb_order;
+			uint8_t now = pb_read(m, p);
+			int want = undo_type(c, &c->hyp, p);
+
+			chk_count(c, CHK_PAGEBLOCK_TYPE, 1);
+			if (now == PBS_NONE)
+				continue;
+			if (now & PBS_ISO)
+				chk_report_v(c, CHK_INV_PB_ISOLATE_CHANGE, false, p, c->pb_order,
+					     "pageblock %#llx is still isolated after the hypothetical "
+					     "attempt on [%#llx, %#llx) returned %d",
+					     (unsigned long long)p, (unsigned long long)start,
+					     (unsigned long long)end, rc);
+			else if (want >= 0 && (now & 0x7f) != want)
+				chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, p, c->pb_order,
+					     "the hypothetical attempt on [%#llx, %#llx) left pageblock "
+					     "%#llx %s; the undo restores %s", (unsigned long long)start,
+					     (unsigned long long)end, (unsigned long long)p,
+					     mt_name(c, now & 0x7f), mt_name(c, want));
+			if (c->pbs && (c->hyp.pb_first + i) >= c->pb_base &&
+			    c->hyp.pb_first + i - c->pb_base < c->nr_pbs)
+				c->pbs[c->hyp.pb_first + i - c->pb_base] = now;
+		}
+	}
+	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
+		att_bounds(c, &c->hyp.a, &s, &e);
+		scan_range(c, m, s, e, false);
+	}
+	if (chk_on(c, CHK_FREECOUNT)) {
+		char buf[256];
+		long bad;
+
+		chk_count(c, CHK_FREECOUNT, 1);
+		buf[0] = 0;
+		bad = model_recount(m, buf, sizeof(buf));
+		if (bad > 0) {
+			char *nl = strchr(buf, '\n');
+
+			if (nl)
+				*nl = 0;
+			chk_report_v(c, CHK_INV_FREECOUNT_RECOUNT, false, CHK_NO_PFN, 0,
+				     "after the hypothetical attempt on [%#llx, %#llx) "
+				     "model_recount() found %ld mismatch(es): %s",
+				     (unsigned long long)start, (unsigned long long)end, bad, buf);
+		}
+	}
+	c->hyp.ended = true;
+	c->hyp.begun = false;
+	c->ev = saved;
+	return 0;
+}

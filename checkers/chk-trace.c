@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checks on the trace itself, with or without the model: buddy-sanity (orders,
+ * alignment, pfns in zones and System RAM, double frees and allocations of pages in
+ * use, from a shadow map built from the events alone), isolation-escape (a page of a
+ * range the kernel isolated handed out after the attempt drained the pcp lists),
+ * contig-exact (test success while a page of the range was in use, pages of a held
+ * range allocated again, free isolation outside the range).
+ *
+ * Also the trace-only plumbing: decoding events by field name (as replay does) and
+ * finding the contiguous attempts when there is no replay to ask.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/chk-local.h"
+#include "common/err.h"
+
+/* ---- decoding ----------------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+#define _R(k, s) [RP_EV_##k] = s,
+	RP_EVENT_KINDS
+#undef _R
+};
+
+static int field(struct tdb *db, int id, const char *a, const char *b)
+{
+	int i = tdb_field_index(db, id, a);
+
+	if (i < 0 && b)
+		i = tdb_field_index(db, id, b);
+	return i;
+}
+
+int chk_decode_init(struct chk_ctx *c, struct tdb *db)
+{
+	struct tdb_event_type **types;
+	struct model_profile prof;
+	char *rel;
+	int nr, id, k, ret;
+
+	ret = tdb_event_types(db, &types, &nr);
+	if (ret)
+		return ret;
+	free(c->types);
+	c->types = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*c->types));
+	if (!c->types)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	c->nr_types = nr;
+	for (id = 0; id < nr; id++) {
+		struct chk_type *t = &c->types[id];
+
+		t->kind = RP_EV_OTHER;
+		if (!types[id] || types[id]->missing)
+			continue;
+		for (k = 1; k < RP_NR_EVENT_KINDS; k++)
+			if (!strcmp(types[id]->name, kind_names[k]))
+				t->kind = (enum rp_event_kind)k;
+		t->pfn = field(db, id, "pfn", NULL);
+		t->order = field(db, id, "order", "alloc_order");
+		t->mt = field(db, id, "migratetype", "alloc_migratetype");
+		t->gfp = field(db, id, "gfp_flags", NULL);
+		t->percpu_refill = field(db, id, "percpu_refill", NULL);
+		t->fallback_order = field(db, id, "fallback_order", NULL);
+		t->fallback_mt = field(db, id, "fallback_migratetype", NULL);
+		t->change_ownership = field(db, id, "change_ownership", NULL);
+		t->start_pfn = field(db, id, "start_pfn", NULL);
+		t->end_pfn = field(db, id, "end_pfn", NULL);
+		t->fin_pfn = field(db, id, "fin_pfn", NULL);
+		t->nr_scanned = field(db, id, "nr_scanned", NULL);
+		t->nr_taken = field(db, id, "nr_taken", NULL);
+		t->succeeded = field(db, id, "succeeded", NULL);
+		t->failed = field(db, id, "failed", NULL);
+		t->reason = field(db, id, "reason", NULL);
+		t->mode = field(db, id, "mode", NULL);
+	}
+	rel = tdb_get_meta(db, "kernel_release");
+	model_profile_from_release(rel ? rel : "", c->pb_order, &prof);
+	free(rel);
+	c->order18 = prof.gigantic_free_order18;
+	c->isolate_mt = prof.cma ? 5 : 4;
+	c->isolate_bit = prof.isolate_bit;
+	c->pcp_orders = prof.pcp_orders;
+	return 0;
+}
+
+static int64_t fv(const struct bc_event *raw, int idx, int64_t dflt)
+{
+	return idx >= 0 && idx < raw->nfields ? raw->field[idx] : dflt;
+}
+
+void chk_decode(const struct chk_ctx *c, const struct bc_event *raw, struct rp_event *ev)
+{
+	const struct chk_type *t = raw->type < c->nr_types ? &c->types[raw->type] : NULL;
+	int64_t pfn;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->raw = raw;
+	ev->seq = raw->seq;
+	ev->ts = raw->ts;
+	ev->cpu = raw->cpu;
+	ev->pid = raw->pid;
+	ev->pfn = UINT64_MAX;
+	ev->mt = -1;
+	ev->fallback_mt = -1;
+	ev->reason = ev->mode = -1;
+	if (!t)
+		return;
+	ev->kind = t->kind;
+	pfn = fv(raw, t->pfn, -1);
+	ev->pfn = pfn < 0 ? UINT64_MAX : (uint64_t)pfn;
+	ev->order = (unsigned int)fv(raw, t->order, 0);
+	ev->mt = (int)fv(raw, t->mt, -1);
+	ev->gfp = (uint64_t)fv(raw, t->gfp, 0);
+	ev->percpu_refill = fv(raw, t->percpu_refill, 0) != 0;
+	ev->fallback_order = (unsigned int)fv(raw, t->fallback_order, 0);
+	ev->fallback_mt = (int)fv(raw, t->fallback_mt, -1);
+	ev->change_ownership = fv(raw, t->change_ownership, 0) != 0;
+	ev->start_pfn = (uint64_t)fv(raw, t->start_pfn, 0);
+	ev->end_pfn = (uint64_t)fv(raw, t->end_pfn, 0);
+	ev->fin_pfn = (uint64_t)fv(raw, t->fin_pfn, 0);
+	ev->nr_scanned = (uint64_t)fv(raw, t->nr_scanned, 0);
+	ev->nr_taken = (uint64_t)fv(raw, t->nr_taken, 0);
+	ev->succeeded = (uint64_t)fv(raw, t->succeeded, 0);
+	ev->failed = (uint64_t)fv(raw, t->failed, 0);
+	ev->reason = (int)fv(raw, t->reason, -1);
+	ev->mode = (int)fv(raw, t->mode, -1);
+}
+
+/* ---- attempts without replay ------------------------------------------------------------ */
+
+struct open_att {
+	int pid;
+	uint64_t seq_first, ts_first;
+	bool drain_only;		/* only drain events so far */
+	int reason;			/* of the attempt's migrations, -1 none */
+	uint64_t migrated, failed;
+};
+
+/*
+ * A contiguous attempt, as the trace shows it (reference §8): by one task, a drain
+ * burst (mm_page_pcpu_drain), isolate_migratepages and migrate_pages with reason
+ * contig_range (or memory_hotplug for offlining), then test_pages_isolated; after a
+ * successful test, isolate_freepages of the range. Compaction's own migrations
+ * (reason compaction) end a candidate without a test.
+ */
+int chk_find_attempts(struct chk_ctx *c, struct tdb *db)
+{
+	struct open_att *open = NULL;
+	struct rp_attempt *att = NULL;
+	struct tdb_cursor *cur;
+	int nr_open = 0, nr = 0, cap = 0, i, ret;
+	struct bc_event raw;
+	struct rp_event ev;
+
+	ret = tdb_cursor_open(db, 0, UINT64_MAX, &cur);
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		struct open_att *o = NULL;
+
+		chk_decode(c, &raw, &ev);
+		switch (ev.kind) {
+		case RP_EV_PCPU_DRAIN: case RP_EV_ISOLATE_MIGRATE: case RP_EV_MIGRATE_START:
+		case RP_EV_MIGRATE_END: case RP_EV_TEST_ISOLATED: case RP_EV_ISOLATE_FREE:
+			break;
+		default:
+			continue;
+		}
+		for (i = 0; i < nr_open; i++)
+			if (open[i].pid == ev.pid)
+				o = &open[i];
+		if (ev.kind == RP_EV_ISOLATE_FREE) {
+			/* After a successful test: extends that attempt. */
+			for (i = nr - 1; i >= 0; i--)
+				if (att[i].pid == ev.pid && att[i].success &&
+				    ev.start_pfn >= att[i].outer_start &&
+				    ev.start_pfn < att[i].end_pfn + (1ull << c->max_order)) {
+					att[i].seq_end = ev.seq;
+					break;
+				}
+			continue;
+		}
+		if (!o) {
+			struct open_att *n;
+
+			if (ev.kind == RP_EV_MIGRATE_END)
+				continue;
+			n = realloc(open, (size_t)(nr_open + 1) * sizeof(*open));
+			if (!n) {
+				ret = bc_error(BC_E_NOMEM, "out of memory");
+				break;
+			}
+			open = n;
+			o = &open[nr_open++];
+			memset(o, 0, sizeof(*o));
+			o->pid = ev.pid;
+			o->seq_first = ev.seq;
+			o->ts_first = ev.ts;
+			o->drain_only = true;
+			o->reason = -1;
+		}
+		if (ev.kind != RP_EV_PCPU_DRAIN)
+			o->drain_only = false;
+		if (ev.kind == RP_EV_MIGRATE_START || ev.kind == RP_EV_MIGRATE_END) {
+			if (ev.reason == RP_MR_COMPACTION) {
+				*o = open[--nr_open];	/* compaction, not an attempt */
+				continue;
+			}
+			o->reason = ev.reason;
+			if (ev.kind == RP_EV_MIGRATE_END) {
+				o->migrated += ev.succeeded;
+				o->failed += ev.failed;
+			}
+		}
+		if (ev.kind == RP_EV_TEST_ISOLATED) {
+			struct rp_attempt *a;
+
+			if (nr == cap) {
+				struct rp_attempt *n;
+
+				cap = cap ? 2 * cap : 16;
+				n = realloc(att, (size_t)cap * sizeof(*att));
+				if (!n) {
+					ret = bc_error(BC_E_NOMEM, "out of memory");
+					break;
+				}
+				att = n;
+			}
+			/* Offlining tests once per pass: same task, same range = same attempt. */
+			a = NULL;
+			if (nr && att[nr - 1].pid == ev.pid && att[nr - 1].end_pfn == ev.end_pfn &&
+			    att[nr - 1].kind == RP_ATTEMPT_OFFLINE && !att[nr - 1].success)
+				a = &att[nr - 1];
+			if (!a) {
+				a = &att[nr++];
+				memset(a, 0, sizeof(*a));
+				a->kind = o->reason == RP_MR_MEMORY_HOTPLUG ? RP_ATTEMPT_OFFLINE :
+									      RP_ATTEMPT_CONTIG;
+				a->outer_start = ev.start_pfn;
+				a->start_pfn = ev.start_pfn;
+				a->end_pfn = ev.end_pfn;
+				a->seq_begin = o->seq_first;
+				a->ts_begin = o->ts_first;
+				a->pid = ev.pid;
+			}
+			a->seq_test = a->seq_end = ev.seq;
+			a->ts_test = ev.ts;
+			a->fin_pfn = ev.fin_pfn;
+			a->success = ev.fin_pfn >= ev.end_pfn;
+			a->nr_tests++;
+			a->migrated += o->migrated;
+			a->migrate_failed += o->failed;
+			*o = open[--nr_open];
+		}
+	}
+	tdb_cursor_close(cur);
+	free(open);
+	if (ret < 0) {
+		free(att);
+		return ret;
+	}
+	ret = chk_set_attempts(c, att, nr);
+	free(att);
+	return ret;
+}
+
+/* ---- static rules --------------------------------------------------------------------- */
+
+bool chk_in_ram(const struct chk_ctx *c, uint64_t pfn)
+{
+	const struct model_layout *L = &c->L;
+	bool in_zone = false;
+	unsigned int i;
+
+	for (i = 0; i < L->nr_zones && !in_zone; i++)
+		in_zone = pfn >= L->zones[i].start_pfn &&
+			  pfn - L->zones[i].start_pfn < L->zones[i].spanned;
+	if (!in_zone)
+		return false;
+	if (!L->nr_ram)
+		return true;
+	for (i = 0; i < L->nr_ram; i++)
+		if (pfn >= L->ram[i].start && pfn < L->ram[i].end)
+			return true;
+	return false;
+}
+
+static bool has_pfn(const struct rp_event *ev)
+{
+	switch (ev->kind) {
+	case RP_EV_PAGE_ALLOC: case RP_EV_PAGE_FREE: case RP_EV_ZONE_LOCKED:
+	case RP_EV_PCPU_DRAIN: case RP_EV_EXTFRAG:
+		return ev->pfn != UINT64_MAX;
+	default:
+		return false;
+	}
+}
+
+const char *chk_event_name(const struct rp_event *ev)
+{
+	return (unsigned int)ev->kind < RP_NR_EVENT_KINDS ? kind_names[ev->kind] : "event";
+}
+
+/* Order of the pages the event concerns; false when the order itself is impossible. */
+static bool check_static(struct chk_ctx *c, const struct rp_event *ev, unsigned int *order)
+{
+	unsigned int o = ev->order, max = c->max_order;
+
+	if (ev->kind == RP_EV_EXTFRAG) {
+		if (ev->fallback_order > max || o > max) {
+			chk_report_v(c, CHK_INV_BUDDY_ORDER, false, ev->pfn, o,
+				     "%s: alloc order %u / fallback order %u, MAX_PAGE_ORDER is %u",
+				     chk_event_name(ev), o, ev->fallback_order, max);
+			return false;
+		}
+		o = ev->fallback_order;
+	} else if (o > max && !(ev->kind == RP_EV_PAGE_FREE && o == 18 && c->order18)) {
+		chk_report_v(c, CHK_INV_BUDDY_ORDER, false, ev->pfn, o,
+			     "%s of order %u: MAX_PAGE_ORDER is %u%s", chk_event_name(ev), o, max,
+			     ev->kind == RP_EV_PAGE_FREE ? " (18 only for gigantic frees)" : "");
+		return false;
+	}
+	*order = o;
+	if (ev->pfn & ((1ull << o) - 1)) {
+		chk_report_v(c, CHK_INV_BUDDY_ALIGN, false, ev->pfn, o,
+			     "%s: head pfn %#llx is not aligned to order %u", chk_event_name(ev),
+			     (unsigned long long)ev->pfn, o);
+		return false;
+	}
+	if (c->have_layout && (!chk_in_ram(c, ev->pfn) ||
+			       !chk_in_ram(c, ev->pfn + (1ull << o) - 1))) {
+		chk_report_v(c, CHK_INV_BUDDY_PFN, false, ev->pfn, o,
+			     "%s: pages %#llx-%#llx are not all inside one zone's System RAM",
+			     chk_event_name(ev), (unsigned long long)ev->pfn,
+			     (unsigned long long)(ev->pfn + (1ull << o) - 1));
+		return false;
+	}
+	return true;
+}
+
+/* ---- isolation-escape on the trace ------------------------------------------------------ */
+
+static void att_range(const struct chk_ctx *c, const struct chk_att *ca, uint64_t *s, uint64_t *e)
+{
+	uint64_t pb = 1ull << c->pb_order;
+
+	*s = ca->a.start_pfn & ~(pb - 1);
+	*e = (ca->a.end_pfn + pb - 1) & ~(pb - 1);
+}
+
+/* The attempt whose isolated range holds [pfn, pfn + n) now, with escapes counting. */
+static struct chk_att *isolating(struct chk_ctx *c, const struct rp_event *ev, uint64_t pfn,
+				 uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < c->nr_att; i++) {
+		struct chk_att *ca = &c->att[i];
+		uint64_t s, e, last;
+
+		if (!ca->active || !ca->drained || ev->seq <= ca->drain_end)
+			continue;
+		/* After a successful test the range belongs to the allocation (contig-exact). */
+		last = ca->a.success ? ca->a.seq_test : ca->a.seq_end;
+		if (ev->seq >= last)
+			continue;
+		att_range(c, ca, &s, &e);
+		if (pfn < e && pfn + n > s)
+			return ca;
+	}
+	return NULL;
+}
+
+static void check_escape(struct chk_ctx *c, const struct rp_event *ev, unsigned int order)
+{
+	struct chk_att *ca;
+
+	if (ev->kind != RP_EV_PAGE_ALLOC && ev->kind != RP_EV_ZONE_LOCKED)
+		return;
+	chk_count(c, CHK_ISOLATION_ESCAPE, 1);
+	ca = isolating(c, ev, ev->pfn, 1ull << order);
+	if (!ca)
+		return;
+	if (ev->kind == RP_EV_PAGE_ALLOC)
+		chk_report_v(c, CHK_INV_ISO_ALLOC, ca->lost, ev->pfn, order,
+			     "mm_page_alloc handed out a page of [%#llx, %#llx), isolated by "
+			     "task %d's attempt since seq %llu, after its pcp drain",
+			     (unsigned long long)ca->a.start_pfn, (unsigned long long)ca->a.end_pfn,
+			     ca->a.pid, (unsigned long long)ca->a.seq_begin);
+	else
+		chk_report_v(c, CHK_INV_ISO_FREELIST, ca->lost, ev->pfn, order,
+			     "mm_page_alloc_zone_locked took the block from free list %d although "
+			     "its pageblock was isolated by task %d's attempt on [%#llx, %#llx)",
+			     ev->mt, ca->a.pid, (unsigned long long)ca->a.start_pfn,
+			     (unsigned long long)ca->a.end_pfn);
+}
+
+/* ---- shadow rules ------------------------------------------------------------------------- */
+
+static bool model_uncertain(const struct model *m, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	return m && !model_pfn_info(m, pfn, &pi) && pi.uncertain;
+}
+
+/* mm_page_alloc / zone_locked: no page of the block may be in use or held. */
+static void check_take(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+		       unsigned int order)
+{
+	uint64_t n = 1ull << order, i;
+
+	chk_count(c, CHK_BUDDY_SANITY, 1);
+	for (i = 0; i < n; i++) {
+		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
+		enum sh_state st;
+		bool stale;
+
+		if (!w)
+			continue;
+		st = sh_state(*w);
+		if (st != SH_ALLOC && st != SH_CONTIG)
+			continue;
+		stale = sh_stale(c, *w) || model_uncertain(m, ev->pfn + i);
+		if (st == SH_CONTIG)
+			chk_report_v(c, CHK_INV_CONTIG_REALLOC, stale, ev->pfn + i, order,
+				     "%s of a page held by a successful contiguous allocation "
+				     "that was not freed since", chk_event_name(ev));
+		else
+			chk_report_v(c, CHK_INV_BUDDY_ALLOC_IN_USE, stale, ev->pfn + i, order,
+				     "%s of a page allocated earlier in the trace and not freed "
+				     "since", chk_event_name(ev));
+		return;
+	}
+}
+
+static void check_free(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+		       unsigned int order)
+{
+	uint64_t n = 1ull << order, i;
+
+	chk_count(c, CHK_BUDDY_SANITY, 1);
+	for (i = 0; i < n; i++) {
+		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
+
+		if (!w || sh_state(*w) != SH_BUDDY)
+			continue;
+		chk_report_v(c, CHK_INV_BUDDY_DOUBLE_FREE,
+			     sh_stale(c, *w) || model_uncertain(m, ev->pfn + i), ev->pfn + i, order,
+			     "mm_page_free of a page that was already free in the buddy (freed or "
+			     "drained earlier in the trace, not allocated since)");
+		return;
+	}
+}
+
+/* test_pages_isolated() success: every page of [outer_start, end) free or migrated. */
+static void check_test(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	int i;
+
+	for (i = 0; i < c->nr_att; i++) {
+		struct chk_att *ca = &c->att[i];
+		uint64_t pfn, in_use = 0, unsure = 0, first = 0, first_unsure = 0;
+
+		if (ca->a.seq_test != ev->seq || ev->fin_pfn < ev->end_pfn)
+			continue;
+		if (ca->a.kind != RP_ATTEMPT_CONTIG)
+			continue;	/* offlining passes PageOffline pages in use */
+		chk_count(c, CHK_CONTIG_EXACT, 1);
+		for (pfn = ev->start_pfn; pfn < ev->end_pfn; pfn++) {
+			uint32_t *w = chk_sh_word(c, pfn, false);
+			struct model_pfn_info pi;
+			bool used = false, stale = false;
+
+			if (w && (sh_state(*w) == SH_ALLOC || sh_state(*w) == SH_CONTIG)) {
+				used = true;
+				stale = sh_stale(c, *w);
+			}
+			if (m && !model_pfn_info(m, pfn, &pi) && pi.state == MODEL_PFN_ALLOC &&
+			    !pi.seeded) {
+				used = true;
+				stale = stale || pi.uncertain;
+			}
+			if (!used)
+				continue;
+			if (stale || ca->lost) {
+				if (!unsure++)
+					first_unsure = pfn;
+			} else if (!in_use++) {
+				first = pfn;
+			}
+		}
+		if (in_use)
+			chk_report_v(c, CHK_INV_CONTIG_IN_USE, false, first, 0,
+				     "test_pages_isolated(%#llx, %#llx) reported success while %llu "
+				     "page(s) of the range were in use, the first at %#llx",
+				     (unsigned long long)ev->start_pfn,
+				     (unsigned long long)ev->end_pfn, (unsigned long long)in_use,
+				     (unsigned long long)first);
+		else if (unsure)
+			chk_report_v(c, CHK_INV_CONTIG_IN_USE, true, first_unsure, 0, "lost events");
+	}
+}
+
+/* isolate_freepages after a successful test must stay inside the attempt's range. */
+static void check_isolate_free(struct chk_ctx *c, const struct rp_event *ev)
+{
+	int i;
+
+	for (i = 0; i < c->nr_att; i++) {
+		struct chk_att *ca = &c->att[i];
+		uint64_t hi;
+
+		if (!ca->active || !ca->a.success || ev->seq <= ca->a.seq_test ||
+		    ev->pid != ca->a.pid)
+			continue;
+		chk_count(c, CHK_CONTIG_EXACT, 1);
+		hi = (ca->a.end_pfn + (1ull << c->max_order) - 1) & ~((1ull << c->max_order) - 1);
+		if (ev->start_pfn < ca->a.outer_start || ev->end_pfn > hi)
+			chk_report_v(c, CHK_INV_CONTIG_RANGE, ca->lost, ev->start_pfn, 0,
+				     "isolate_freepages took [%#llx, %#llx) for the allocation of "
+				     "[%#llx, %#llx), outside the range and its outer free blocks",
+				     (unsigned long long)ev->start_pfn,
+				     (unsigned long long)ev->end_pfn,
+				     (unsigned long long)ca->a.start_pfn,
+				     (unsigned long long)ca->a.end_pfn);
+	}
+}
+
+int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	unsigned int order = 0;
+
+	if (has_pfn(ev)) {
+		chk_count(c, CHK_BUDDY_SANITY, 1);
+		if (!check_static(c, ev, &order))
+			return 0;
+		if (ev->kind == RP_EV_EXTFRAG)
+			return 0;
+		check_escape(c, ev, order);
+		if (ev->kind == RP_EV_PAGE_ALLOC || ev->kind == RP_EV_ZONE_LOCKED)
+			check_take(c, m, ev, order);
+		else if (ev->kind == RP_EV_PAGE_FREE)
+			check_free(c, m, ev, order);
+		return 0;
+	}
+	if (ev->kind == RP_EV_TEST_ISOLATED)
+		check_test(c, m, ev);
+	else if (ev->kind == RP_EV_ISOLATE_FREE)
+		check_isolate_free(c, ev);
+	return 0;
+}
+
+/* Is @pfn in a range isolated by an attempt in progress (frees bypass the pcp)? */
+static bool in_isolated(const struct chk_ctx *c, uint64_t pfn)
+{
+	int i;
+
+	for (i = 0; i < c->nr_att; i++) {
+		const struct chk_att *ca = &c->att[i];
+		uint64_t s, e;
+
+		if (!ca->active)
+			continue;
+		att_range(c, ca, &s, &e);
+		if (pfn >= s && pfn < e)
+			return true;
+	}
+	return false;
+}
+
+int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+{
+	uint64_t n;
+	int i;
+
+	switch (ev->kind) {
+	case RP_EV_PAGE_ALLOC:
+		if (ev->pfn == UINT64_MAX || ev->order > c->max_order)
+			break;
+		chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_ALLOC);
+		break;
+	case RP_EV_PAGE_FREE:
+		if (ev->pfn == UINT64_MAX || ev->order > 18)
+			break;
+		n = 1ull << ev->order;
+		/* pcp_allowed_order() and not isolated: onto a pcp list (bulk allocations
+		 * may take it from there without an event); else into the buddy. */
+		if (ev->order < 32 && ((c->pcp_orders >> ev->order) & 1) &&
+		    !(c->nr_active && in_isolated(c, ev->pfn)))
+			chk_sh_set(c, ev->pfn, n, SH_FREE);
+		else
+			chk_sh_set(c, ev->pfn, n, SH_BUDDY);
+		break;
+	case RP_EV_ZONE_LOCKED:
+		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
+			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_TAKEN);
+		break;
+	case RP_EV_PCPU_DRAIN:
+		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
+			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_BUDDY);
+		break;
+	case RP_EV_ISOLATE_FREE: {
+		uint64_t pfn;
+
+		/* Compaction's free scanner takes free pages without a per-page event. */
+		if (ev->end_pfn <= ev->start_pfn ||
+		    ev->end_pfn - ev->start_pfn > (4ull << c->max_order))
+			break;
+		for (pfn = ev->start_pfn; pfn < ev->end_pfn; pfn++) {
+			uint32_t *w = chk_sh_word(c, pfn, false);
+
+			if (w && (sh_state(*w) == SH_BUDDY || sh_state(*w) == SH_FREE))
+				*w = (c->epoch << SH_EPOCH_SHIFT) | SH_TAKEN;
+		}
+		break;
+	}
+	case RP_EV_TEST_ISOLATED:
+		for (i = 0; i < c->nr_att; i++) {
+			struct chk_att *ca = &c->att[i];
+
+			if (ca->a.seq_test != ev->seq || ev->fin_pfn < ev->end_pfn)
+				continue;
+			/* Success: the range now belongs to the allocation; offlined memory
+			 * has no pages to speak of until it is onlined (frees). */
+			chk_sh_set(c, ev->start_pfn, ev->end_pfn - ev->start_pfn,
+				   ca->a.kind == RP_ATTEMPT_CONTIG ? SH_CONTIG : SH_UNKNOWN);
+			ca->held = ca->a.kind == RP_ATTEMPT_CONTIG;
+		}
+		break;
+	default:
+		break;
+	}
+	(void)m;
+	return 0;
+}

@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * checkers/: each checker on hand-built captures (pass and fail cases), the seeded
+ * faults that each checker must catch (crafted captures reproducing a historical class
+ * of kernel bug, and run-time fault switches in the model), and the TAP and JUnit
+ * reports validated against their formats.
+ *
+ * Every fault test asserts that exactly the intended checker (and rule) fires, at the
+ * intended event. Crafted captures run twice: trace only, and replayed through the
+ * model from their snapshot.
+ *
+ * Layout of the crafted captures: one zone, Normal [0x1000, 0x2000), all System RAM,
+ * 8 pageblocks of 512 pages, 4 MAX_ORDER blocks of 1024; everything free and Movable
+ * in the seeding snapshot (seq 0) unless a test says otherwise.
+ *
+ *   0x1000        0x1400        0x1800        0x1c00       0x2000
+ *   |  block A    |  block B    |  block C    |  block D   |
+ *                               ^ attempts isolate block C [0x1800, 0x1c00)
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/chk.h"
+#include "common/err.h"
+#include "db/tdb-pages.h"
+#include "db/tdb.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "tests/fixture.h"
+
+#define ZSTART	0x1000ull
+#define ZEND	0x2000ull
+#define C_START	0x1800ull
+#define C_END	0x1c00ull
+#define KPF_BUDDY	(1ull << 10)
+#define KPF_LRU		(1ull << 5)
+#define KPF_SLAB	(1ull << 7)
+#define KPF_NOPAGE	(1ull << 20)
+#define GFP_MOVABLE	0x100ccaull
+#define CONTIG_PID	200
+#define USER_PID	100
+
+/* ---- building captures ----------------------------------------------------------- */
+
+enum { T_ALLOC, T_FREE, T_BATCHED, T_ZL, T_DRAIN, T_EXTFRAG, T_MSTART, T_MEND, T_TEST,
+       T_ISOMIG, T_ISOFREE, NR_T };
+
+static const struct {
+	const char *sys, *name;
+	int n;
+	const char *f[8];
+} types[NR_T] = {
+	[T_ALLOC] = { "kmem", "mm_page_alloc", 4, { "pfn", "order", "gfp_flags", "migratetype" } },
+	[T_FREE] = { "kmem", "mm_page_free", 2, { "pfn", "order" } },
+	[T_BATCHED] = { "kmem", "mm_page_free_batched", 1, { "pfn" } },
+	[T_ZL] = { "kmem", "mm_page_alloc_zone_locked", 4,
+		   { "pfn", "order", "migratetype", "percpu_refill" } },
+	[T_DRAIN] = { "kmem", "mm_page_pcpu_drain", 3, { "pfn", "order", "migratetype" } },
+	[T_EXTFRAG] = { "kmem", "mm_page_alloc_extfrag", 6,
+			{ "pfn", "alloc_order", "fallback_order", "alloc_migratetype",
+			  "fallback_migratetype", "change_ownership" } },
+	[T_MSTART] = { "migrate", "mm_migrate_pages_start", 2, { "mode", "reason" } },
+	[T_MEND] = { "migrate", "mm_migrate_pages", 8,
+		     { "succeeded", "failed", "thp_succeeded", "thp_failed", "thp_split",
+		       "large_folio_split", "mode", "reason" } },
+	[T_TEST] = { "page_isolation", "test_pages_isolated", 3,
+		     { "start_pfn", "end_pfn", "fin_pfn" } },
+	[T_ISOMIG] = { "compaction", "mm_compaction_isolate_migratepages", 4,
+		       { "start_pfn", "end_pfn", "nr_scanned", "nr_taken" } },
+	[T_ISOFREE] = { "compaction", "mm_compaction_isolate_freepages", 4,
+			{ "start_pfn", "end_pfn", "nr_scanned", "nr_taken" } },
+};
+
+struct cap {
+	struct tdb *db;
+	char *path;
+	int id[NR_T];
+	uint64_t ts;
+	uint64_t flags[ZEND];		/* the seeding snapshot's kpageflags */
+};
+
+static void cap_begin(struct cap *c, const char *name)
+{
+	static const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	static const bool sgn[8] = { false };
+	uint64_t p;
+	int t;
+
+	memset(c, 0, sizeof(*c));
+	c->path = fixture_tmpfile(name);
+	fixture_rm(c->path);
+	ck_assert_int_eq(tdb_create(c->path, true, &c->db), 0);
+	for (t = 0; t < NR_T; t++) {
+		c->id[t] = tdb_add_event_type(c->db, types[t].sys, types[t].name, false, NULL,
+					      types[t].n, types[t].f, sizes, sgn);
+		ck_assert_int_gt(c->id[t], 0);
+	}
+	ck_assert_int_eq(tdb_set_meta(c->db, "kernel_release", "6.18.44"), 0);
+	ck_assert_int_eq(tdb_set_meta_int(c->db, "cpus", 2), 0);
+	ck_assert_int_eq(tdb_set_meta_int(c->db, "pageblock_order", 9), 0);
+	ck_assert_int_eq(tdb_set_meta_int(c->db, "max_page_order", 10), 0);
+	for (p = 0; p < ZEND; p++)
+		c->flags[p] = p < ZSTART ? KPF_NOPAGE : KPF_BUDDY;
+	c->ts = 1000000000ull;
+}
+
+static uint64_t ev(struct cap *c, int t, int cpu, int pid, int64_t f0, int64_t f1, int64_t f2,
+		   int64_t f3, int64_t f4, int64_t f5)
+{
+	struct bc_event e = { 0 };
+	int64_t f[8] = { f0, f1, f2, f3, f4, f5, 0, 0 };
+
+	e.ts = c->ts += 1000;
+	e.cpu = (uint16_t)cpu;
+	e.pid = pid;
+	e.type = (uint16_t)c->id[t];
+	e.nfields = (uint16_t)types[t].n;
+	memcpy(e.field, f, sizeof(f));
+	if (t == T_MEND) {	/* mode, reason at 6, 7 */
+		e.field[6] = f2;
+		e.field[7] = f3;
+		e.field[2] = e.field[3] = 0;
+	}
+	ck_assert_int_eq(tdb_append_event(c->db, &e), 0);
+	return e.seq;
+}
+
+/* The usual shapes. Return the seq of the (last) event written. */
+static uint64_t alloc_page(struct cap *c, uint64_t pfn, unsigned int order, int cpu)
+{
+	ev(c, T_ZL, cpu, USER_PID, (int64_t)pfn, order, 1, order <= 3, 0, 0);
+	return ev(c, T_ALLOC, cpu, USER_PID, (int64_t)pfn, order, GFP_MOVABLE, 1, 0, 0);
+}
+
+static uint64_t free_page(struct cap *c, uint64_t pfn, unsigned int order, int cpu)
+{
+	return ev(c, T_FREE, cpu, USER_PID, (int64_t)pfn, order, 0, 0, 0, 0);
+}
+
+/* alloc_contig_range() of block C without a drain burst: isolate/migrate/test. */
+static uint64_t attempt(struct cap *c, bool drain_first, uint64_t drain_pfn, uint64_t fin)
+{
+	if (drain_first)	/* the block is isolated: drained onto the Isolate list */
+		ev(c, T_DRAIN, 1, CONTIG_PID, (int64_t)drain_pfn, 0, 4, 0, 0, 0);
+	ev(c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 0, 0, 0);
+	ev(c, T_ISOMIG, 1, CONTIG_PID, C_START + 512, C_END, 512, 0, 0, 0);
+	ev(c, T_MSTART, 1, CONTIG_PID, 2, 6, 0, 0, 0, 0);
+	ev(c, T_MEND, 1, CONTIG_PID, 0, 0, 2, 6, 0, 0);
+	return ev(c, T_TEST, 1, CONTIG_PID, C_START, C_END, (int64_t)fin, 0, 0, 0);
+}
+
+static void isolate_free(struct cap *c)
+{
+	ev(c, T_ISOFREE, 1, CONTIG_PID, C_START, C_END, 1024, 1024, 0, 0);
+}
+
+static void exec(struct tdb *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void exec(struct tdb *db, const char *fmt, ...)
+{
+	char sql[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	ck_assert_msg(tdb_exec(db, sql) == 0, "%s: %s", sql, bc_errmsg());
+}
+
+/* Free blocks per order of c->flags, as the kernel's buddyinfo would say. */
+static void buddy_counts(const struct cap *c, int64_t nr[11])
+{
+	uint64_t p = ZSTART;
+
+	memset(nr, 0, 11 * sizeof(*nr));
+	while (p < ZEND) {
+		int o;
+
+		if (!(c->flags[p] & KPF_BUDDY)) {
+			p++;
+			continue;
+		}
+		for (o = 10; o > 0; o--)
+			if (!(p & ((1ull << o) - 1)) && p + (1ull << o) <= ZEND) {
+				uint64_t q;
+
+				for (q = p; q < p + (1ull << o) && (c->flags[q] & KPF_BUDDY); q++)
+					;
+				if (q == p + (1ull << o))
+					break;
+			}
+		nr[o]++;
+		p += 1ull << o;
+	}
+}
+
+/* One snapshot row and its tables; @bias is added to buddyinfo order 3 (a kernel
+ * nr_free miscount when not 0). */
+static void add_snapshot(struct cap *c, int id, uint64_t seq, int64_t bias)
+{
+	struct tdb_pages_enc *enc;
+	const uint8_t *blob;
+	sqlite3_stmt *st;
+	int64_t nr[11];
+	size_t len;
+	int o;
+
+	exec(c->db, "INSERT INTO snapshots (id, label, ts_begin, ts_end, mono_begin, mono_end, "
+	     "seq_begin, seq_end, nr_pfns, complete) VALUES (%d, 'start', %llu, %llu, 0, 0, "
+	     "%llu, %llu, %llu, 1)", id, (unsigned long long)c->ts, (unsigned long long)c->ts,
+	     (unsigned long long)seq, (unsigned long long)seq, (unsigned long long)ZEND);
+	exec(c->db, "INSERT INTO zones (snap, node, zone, start_pfn, spanned, present, managed, "
+	     "free) VALUES (%d, 0, 'Normal', %llu, %llu, %llu, %llu, 0)", id,
+	     (unsigned long long)ZSTART, (unsigned long long)(ZEND - ZSTART),
+	     (unsigned long long)(ZEND - ZSTART), (unsigned long long)(ZEND - ZSTART));
+	exec(c->db, "INSERT INTO system_ram VALUES (%d, %llu, %llu)", id,
+	     (unsigned long long)ZSTART, (unsigned long long)ZEND);
+	exec(c->db, "INSERT INTO pagetype_blocks VALUES (%d, 0, 'Normal', 'Movable', 8)", id);
+	exec(c->db, "INSERT INTO pagetype_blocks VALUES (%d, 0, 'Normal', 'Unmovable', 0)", id);
+	exec(c->db, "INSERT INTO snapshot_files VALUES (%d, 'pagetypeinfo', 'Page block order: 9\n"
+	     "Pages per block:  512\n')", id);
+	buddy_counts(c, nr);
+	for (o = 0; o <= 10; o++) {
+		exec(c->db, "INSERT INTO buddyinfo VALUES (%d, 0, 'Normal', %d, %lld)", id, o,
+		     (long long)(nr[o] + (o == 3 ? bias : 0)));
+		exec(c->db, "INSERT INTO pagetype_free VALUES (%d, 0, 'Normal', 'Movable', %d, %lld)",
+		     id, o, (long long)nr[o]);
+	}
+	ck_assert_int_eq(tdb_pages_enc_create(&enc), 0);
+	ck_assert_int_eq(tdb_pages_encode(enc, c->flags, NULL, ZEND, &blob, &len), 0);
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(c->db), "INSERT INTO snapshot_pages "
+					    "VALUES (?, 0, ?, ?)", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)ZEND);
+	sqlite3_bind_blob(st, 3, blob, (int)len, SQLITE_TRANSIENT);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	tdb_pages_enc_destroy(enc);
+}
+
+static void cap_end(struct cap *c)
+{
+	ck_assert_int_eq(tdb_finish(c->db), 0);
+	ck_assert_int_eq(tdb_close(c->db), 0);
+	c->db = NULL;
+}
+
+/* Check @path in trace-only (@replay false) or replay mode; caller destroys. */
+static struct chk_ctx *check(const char *path, bool replay)
+{
+	struct chk_opts o = { .trace_only = !replay, .recount_every = 1 };
+	struct chk_summary s;
+	struct chk_ctx *c;
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(chk_create(&o, &c), 0);
+	ck_assert_msg(chk_run_capture(c, db) == 0, "%s", bc_errmsg());
+	tdb_close(db);
+	chk_get_summary(c, &s);
+	ck_assert_msg(s.replayed == replay, "replayed %d, wanted %d", s.replayed, replay);
+	return c;
+}
+
+static void dump(struct chk_ctx *c)
+{
+	chk_report(c, stderr, CHK_FMT_TEXT, "test");
+}
+
+/* Exactly @inv fires (@n times, 0 = at least once), the first at event @seq. */
+static void expect_only(struct chk_ctx *c, enum chk_inv inv, uint64_t n, uint64_t seq)
+{
+	const struct chk_violation *v;
+	struct chk_summary s;
+	size_t nr, i;
+
+	chk_get_summary(c, &s);
+	v = chk_violations(c, &nr);
+	if (!nr || s.violations != chk_inv_count(c, inv) || (n && s.violations != n) ||
+	    v[0].seq != seq)
+		dump(c);
+	ck_assert_uint_gt(nr, 0);
+	ck_assert_uint_eq(s.violations, chk_inv_count(c, inv));
+	if (n)
+		ck_assert_uint_eq(s.violations, n);
+	for (i = 0; i < nr; i++)
+		ck_assert_str_eq(chk_inv_name(v[i].inv), chk_inv_name(inv));
+	ck_assert_uint_eq(v[0].seq, seq);
+	ck_assert_uint_eq(s.inconclusive, 0);
+}
+
+static void expect_clean(struct chk_ctx *c)
+{
+	struct chk_summary s;
+
+	chk_get_summary(c, &s);
+	if (s.violations || s.inconclusive)
+		dump(c);
+	ck_assert_uint_eq(s.violations, 0);
+	ck_assert_uint_eq(s.inconclusive, 0);
+}
+
+/* ---- names ----------------------------------------------------------------------- */
+
+START_TEST(test_names_stable)
+{
+	ck_assert_str_eq(chk_checker_name(CHK_ISOLATION_ESCAPE), "isolation-escape");
+	ck_assert_str_eq(chk_checker_name(CHK_CONTIG_EXACT), "contig-exact");
+	ck_assert_str_eq(chk_checker_name(CHK_BUDDY_SANITY), "buddy-sanity");
+	ck_assert_str_eq(chk_checker_name(CHK_FREECOUNT), "freecount");
+	ck_assert_str_eq(chk_checker_name(CHK_PAGEBLOCK_TYPE), "pageblock-type");
+	ck_assert_int_eq(chk_checker_from_name("contig-exact"), CHK_CONTIG_EXACT);
+	ck_assert_int_eq(chk_checker_from_name("no-such"), -1);
+	ck_assert_int_eq(chk_inv_checker(CHK_INV_ISO_MERGE), CHK_ISOLATION_ESCAPE);
+	ck_assert_int_eq(chk_inv_checker(CHK_INV_FREECOUNT_RECOUNT), CHK_FREECOUNT);
+	ck_assert_str_eq(chk_inv_name(CHK_INV_BUDDY_DOUBLE_FREE), "double-free");
+}
+END_TEST
+
+/* ---- pass cases ------------------------------------------------------------------- */
+
+/*
+ * A clean trace: pcp and buddy traffic, a drain, then a successful attempt on block C
+ * with its pcp page drained first, and the pages of C freed back afterwards.
+ * Expect no violation in either mode.
+ */
+static void build_clean(struct cap *c, const char *name, int64_t bias)
+{
+	uint64_t p;
+
+	cap_begin(c, name);
+	add_snapshot(c, 1, 0, 0);
+	alloc_page(c, ZSTART, 0, 0);
+	free_page(c, ZSTART, 0, 0);			/* to cpu 0's pcp */
+	ev(c, T_DRAIN, 0, USER_PID, ZSTART, 0, 1, 0, 0, 0);	/* back to the buddy */
+	alloc_page(c, ZSTART + 0x400, 2, 0);
+	free_page(c, ZSTART + 0x400, 2, 0);
+	ev(c, T_DRAIN, 0, USER_PID, ZSTART + 0x400, 2, 1, 0, 0, 0);
+	alloc_page(c, C_START, 0, 0);
+	free_page(c, C_START, 0, 0);			/* pcp page of block C */
+	attempt(c, true, C_START, C_END);		/* drained first: fine */
+	isolate_free(c);
+	free_page(c, C_START, 10, 1);			/* the allocation is freed */
+	for (p = ZSTART; p < ZEND; p++)
+		c->flags[p] = KPF_BUDDY;
+	add_snapshot(c, 2, tdb_next_seq(c->db), bias);
+	cap_end(c);
+}
+
+START_TEST(test_clean_capture)
+{
+	struct chk_ctx *k;
+	struct cap c;
+
+	build_clean(&c, "clean.db", 0);
+	k = check(c.path, false);
+	expect_clean(k);
+	chk_destroy(k);
+	k = check(c.path, true);
+	expect_clean(k);
+	chk_destroy(k);
+}
+END_TEST
+
+/* ---- seeded faults: crafted captures ------------------------------------------------ */
+
+/*
+ * pcp page handed out from an isolated block because the lists were not drained before
+ * isolation: pfn 0x1800 sits on cpu 0's pcp list when block C is isolated, the attempt
+ * drains nothing, and cpu 0 allocates it mid-attempt.
+ * Expect isolation-escape/alloc-from-isolated at that mm_page_alloc, nothing else.
+ */
+START_TEST(test_fault_pcp_not_drained)
+{
+	uint64_t seq;
+	struct chk_ctx *k;
+	struct cap c;
+	int mode;
+
+	cap_begin(&c, "pcp.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, C_START, 0, 0);
+	free_page(&c, C_START, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 0, 0, 0);
+	seq = ev(&c, T_ALLOC, 0, USER_PID, C_START, 0, GFP_MOVABLE, 1, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START + 512, C_END, 512, 0, 0, 0);
+	ev(&c, T_MSTART, 1, CONTIG_PID, 2, 6, 0, 0, 0, 0);
+	ev(&c, T_MEND, 1, CONTIG_PID, 0, 0, 2, 6, 0, 0);
+	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_START, 0, 0, 0);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		expect_only(k, CHK_INV_ISO_ALLOC, 1, seq);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * The same page allocated while the drain burst is still running is the kernel's
+ * accepted race (test_pages_isolated catches it), not an escape.
+ */
+START_TEST(test_alloc_during_drain_ok)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	int mode;
+
+	cap_begin(&c, "drainrace.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, C_START, 0, 0);
+	free_page(&c, C_START, 0, 0);
+	alloc_page(&c, C_START + 1, 0, 0);
+	free_page(&c, C_START + 1, 0, 0);
+	ev(&c, T_DRAIN, 1, CONTIG_PID, C_START + 1, 0, 4, 0, 0, 0);
+	ev(&c, T_ALLOC, 0, USER_PID, C_START, 0, GFP_MOVABLE, 1, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 1, 0, 0);
+	ev(&c, T_MSTART, 1, CONTIG_PID, 2, 6, 0, 0, 0, 0);
+	ev(&c, T_MEND, 1, CONTIG_PID, 0, 1, 2, 6, 0, 0);
+	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_START, 0, 0, 0);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		expect_clean(k);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * Double free: a page freed, drained back to the buddy, then freed again.
+ * Expect buddy-sanity/double-free at the second mm_page_free.
+ */
+START_TEST(test_fault_double_free)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	uint64_t seq;
+	int mode;
+
+	cap_begin(&c, "dfree.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, ZSTART, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	ev(&c, T_DRAIN, 0, USER_PID, ZSTART, 0, 1, 0, 0, 0);
+	seq = free_page(&c, ZSTART, 0, 1);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		expect_only(k, CHK_INV_BUDDY_DOUBLE_FREE, 1, seq);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * A second free of a pcp page cannot be told from alloc_pages_bulk() taking it from
+ * the pcp list without an event, then freeing it: not reported.
+ */
+START_TEST(test_pcp_refree_not_reported)
+{
+	struct chk_ctx *k;
+	struct cap c;
+
+	cap_begin(&c, "bulk.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, ZSTART, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	cap_end(&c);
+	k = check(c.path, false);
+	expect_clean(k);
+	chk_destroy(k);
+}
+END_TEST
+
+/*
+ * Allocation of a page in use, and the static rules: a misaligned head, an order above
+ * MAX_PAGE_ORDER, a pfn outside the zone. Each its own rule, at its own event.
+ */
+START_TEST(test_fault_buddy_rules)
+{
+	static const struct {
+		enum chk_inv inv;
+		int t;
+		uint64_t pfn;
+		unsigned int order;
+	} cases[] = {
+		{ CHK_INV_BUDDY_ALLOC_IN_USE, T_ALLOC, ZSTART, 0 },
+		{ CHK_INV_BUDDY_ALIGN, T_ALLOC, ZSTART + 0x201, 1 },
+		{ CHK_INV_BUDDY_ORDER, T_FREE, ZSTART + 0x800, 11 },
+		{ CHK_INV_BUDDY_PFN, T_FREE, 0x100, 0 },
+	};
+	struct chk_ctx *k;
+	unsigned int i;
+	int mode;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[32];
+		struct cap c;
+		uint64_t seq;
+
+		snprintf(name, sizeof(name), "buddy%u.db", i);
+		cap_begin(&c, name);
+		add_snapshot(&c, 1, 0, 0);
+		alloc_page(&c, ZSTART, 0, 0);
+		if (cases[i].t == T_ALLOC)
+			seq = ev(&c, T_ALLOC, 1, USER_PID, (int64_t)cases[i].pfn, cases[i].order,
+				 GFP_MOVABLE, 1, 0, 0);
+		else
+			seq = ev(&c, T_FREE, 1, USER_PID, (int64_t)cases[i].pfn, cases[i].order,
+				 0, 0, 0, 0);
+		cap_end(&c);
+		for (mode = 0; mode < 2; mode++) {
+			k = check(c.path, mode);
+			expect_only(k, cases[i].inv, 1, seq);
+			chk_destroy(k);
+		}
+	}
+}
+END_TEST
+
+/*
+ * A contiguous range with one page still in use: pfn 0x1800 was allocated and never
+ * freed or migrated, yet the test reports success.
+ * Expect contig-exact/in-use-at-test at the test_pages_isolated event.
+ */
+START_TEST(test_fault_contig_in_use)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	uint64_t seq;
+	int mode;
+
+	cap_begin(&c, "inuse.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, C_START + 7, 0, 0);
+	seq = attempt(&c, false, 0, C_END);
+	isolate_free(&c);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		expect_only(k, CHK_INV_CONTIG_IN_USE, 1, seq);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * A page of a successful contiguous allocation allocated again before it was freed.
+ * Expect contig-exact/allocated-while-held there.
+ */
+START_TEST(test_fault_contig_realloc)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	uint64_t seq;
+	int mode;
+
+	cap_begin(&c, "realloc.db");
+	add_snapshot(&c, 1, 0, 0);
+	attempt(&c, false, 0, C_END);
+	isolate_free(&c);
+	seq = ev(&c, T_ALLOC, 0, USER_PID, C_START + 0x10, 0, GFP_MOVABLE, 1, 0, 0);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		expect_only(k, CHK_INV_CONTIG_REALLOC, 1, seq);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * The kernel's nr_free miscounted: at the end snapshot, buddyinfo claims 3 more free
+ * order-3 blocks than the pages show (kpageflags), with nothing changing meanwhile.
+ * Expect freecount/buddyinfo at that snapshot (replay only; trace only cannot run it).
+ */
+START_TEST(test_fault_buddyinfo_miscount)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	uint64_t last;
+
+	build_clean(&c, "miscount.db", 3);
+	k = check(c.path, true);
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &c.db), 0);
+	last = (uint64_t)tdb_event_count(c.db);
+	tdb_close(c.db);
+	expect_only(k, CHK_INV_FREECOUNT_BUDDYINFO, 1, last);
+	chk_destroy(k);
+	k = check(c.path, false);
+	expect_clean(k);
+	chk_destroy(k);
+}
+END_TEST
+
+/* Lost events inside the attempt: the escape is inconclusive, not a pass or a failure. */
+START_TEST(test_lost_window_inconclusive)
+{
+	struct chk_ctx *k;
+	struct chk_summary s;
+	struct cap c;
+	uint64_t seq;
+	int mode;
+
+	cap_begin(&c, "lost.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, C_START, 0, 0);
+	free_page(&c, C_START, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 0, 0, 0);
+	seq = ev(&c, T_ALLOC, 0, USER_PID, C_START, 0, GFP_MOVABLE, 1, 0, 0);
+	ck_assert_int_eq(tdb_add_lost(c.db, 0, c.ts - 2000, c.ts, 5, seq), 0);
+	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_START, 0, 0, 0);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		k = check(c.path, mode);
+		chk_get_summary(k, &s);
+		if (s.violations)
+			dump(k);
+		ck_assert_uint_eq(s.violations, 0);
+		ck_assert_uint_eq(s.lost_windows, 1);
+		ck_assert_uint_ge(s.r[CHK_ISOLATION_ESCAPE].inconclusive, 1);
+		ck_assert_int_eq(s.r[CHK_ISOLATION_ESCAPE].status, CHK_INCONCLUSIVE);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/* ---- reports: TAP grammar, JUnit XML ------------------------------------------------ */
+
+/* TAP version 13 as produced: version, plan, test points, diagnostics; the plan
+ * matches the number of points, numbered from 1. Returns the "not ok" count. */
+static int tap_validate(const char *out)
+{
+	const char *p = out;
+	int plan = -1, n = 0, notok = 0, line = 0;
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		char buf[1024];
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		int num, used = 0;
+
+		ck_assert_uint_lt(len, sizeof(buf));
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		line++;
+		if (line == 1) {
+			ck_assert_str_eq(buf, "TAP version 13");
+		} else if (line == 2) {
+			ck_assert_int_eq(sscanf(buf, "1..%d%n", &plan, &used), 1);
+			ck_assert_uint_eq((size_t)used, len);
+		} else if (!strncmp(buf, "ok ", 3) || !strncmp(buf, "not ok ", 7)) {
+			const char *q = buf + (buf[0] == 'n' ? 7 : 3);
+
+			ck_assert_int_eq(sscanf(q, "%d%n", &num, &used), 1);
+			ck_assert_int_eq(num, ++n);
+			ck_assert_msg(q[used] == 0 || !strncmp(q + used, " - ", 3), "%s", buf);
+			notok += buf[0] == 'n' && !strstr(buf, "# TODO");
+		} else {
+			ck_assert_msg(buf[0] == '#', "not TAP: '%s'", buf);
+		}
+		p = e ? e + 1 : p + len;
+	}
+	ck_assert_int_eq(plan, n);
+	return notok;
+}
+
+START_TEST(test_report_formats)
+{
+	char cmd[4096], *out = NULL, *xml;
+	struct cap c;
+	int rc;
+
+	cap_begin(&c, "fmt.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, ZSTART, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	ev(&c, T_DRAIN, 0, USER_PID, ZSTART, 0, 1, 0, 0, 0);
+	free_page(&c, ZSTART, 0, 1);		/* a double free: "<&>" escaping below */
+	cap_end(&c);
+
+	snprintf(cmd, sizeof(cmd), "%s check %s --format tap 2>/dev/null", fixture_bigchunk(),
+		 c.path);
+	rc = fixture_run(cmd, &out);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(tap_validate(out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "not ok 3 - buddy-sanity"));
+	ck_assert_ptr_nonnull(strstr(out, "# buddy-sanity/double-free at seq 4"));
+	free(out);
+
+	xml = fixture_tmpfile("fmt.xml");
+	snprintf(cmd, sizeof(cmd), "%s check %s --format junit -o %s 2>/dev/null",
+		 fixture_bigchunk(), c.path, xml);
+	ck_assert_int_eq(fixture_run(cmd, NULL), 1);
+	snprintf(cmd, sizeof(cmd), "command -v xmllint >/dev/null || exit 77; xmllint --noout %s",
+		 xml);
+	rc = fixture_run(cmd, &out);
+	ck_assert_msg(rc == 0, "xmllint (package libxml2-utils) failed or is missing: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath 'string(/testsuites/@failures)' %s", xml);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_int_eq(atoi(out), 1);
+	free(out);
+
+	/* Exit 0 on a clean capture, 2 on an unusable one. */
+	build_clean(&c, "fmt-clean.db", 0);
+	snprintf(cmd, sizeof(cmd), "%s check %s --format tap", fixture_bigchunk(), c.path);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_int_eq(tap_validate(out), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s check %s/no-such.db", fixture_bigchunk(), c.path);
+	ck_assert_int_eq(fixture_run(cmd, NULL), 2);
+	snprintf(cmd, sizeof(cmd), "%s check %s --checker nope", fixture_bigchunk(), c.path);
+	ck_assert_int_eq(fixture_run(cmd, NULL), 2);
+}
+END_TEST
+
+Suite *checkers_suite(void)
+{
+	Suite *s = suite_create("checkers");
+	TCase *core = tcase_create("core");
+	TCase *inv = tcase_create("invariants");
+
+	tcase_set_timeout(core, 60);
+	tcase_set_timeout(inv, 60);
+	tcase_add_test(core, test_names_stable);
+	tcase_add_test(core, test_clean_capture);
+	tcase_add_test(core, test_alloc_during_drain_ok);
+	tcase_add_test(core, test_pcp_refree_not_reported);
+	tcase_add_test(core, test_report_formats);
+	suite_add_tcase(s, core);
+	tcase_add_test(inv, test_fault_pcp_not_drained);
+	tcase_add_test(inv, test_fault_double_free);
+	tcase_add_test(inv, test_fault_buddy_rules);
+	tcase_add_test(inv, test_fault_contig_in_use);
+	tcase_add_test(inv, test_fault_contig_realloc);
+	tcase_add_test(inv, test_fault_buddyinfo_miscount);
+	tcase_add_test(inv, test_lost_window_inconclusive);
+	suite_add_tcase(s, inv);
+	return s;
+}
