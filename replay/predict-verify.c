@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * predict-verify: every real attempt of a capture against the prediction made from
+ * the model state just before it.
+ *
+ * Attempts come from two places: the probes table (record --probe / --probe-offline,
+ * placed in the trace by their begin markers) and rp_attempts() (test_pages_isolated
+ * of any alloc_contig_range() user, and memory offline passes). Each is predicted in
+ * the after_event hook of the event just before it, so no attempt_begin has isolated
+ * anything yet. Pages that an attempt failed on are remembered as likely pinned for
+ * the later ones (attempt_end, offline probes' "migrating pfn ... failed").
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "replay/predict-local.h"
+#include "replay/replay.h"
+
+static const char *const vk_names[PR_NR_VK] = { "hugetlb_1g", "offline", "trace_attempt" };
+
+const char *pr_attempt_class_name(enum pr_attempt_class k)
+{
+	return k < PR_NR_VK ? vk_names[k] : "?";
+}
+
+/* A pin to note when the replay reaches @seq (an offline probe's culprit). */
+struct pin_note {
+	uint64_t seq, pfn;
+};
+
+struct vctx {
+	struct pr_ctx *c;
+	struct replay *rp;
+	enum pr_policy policy;
+	struct pr_verify *v;
+	unsigned int next;		/* next item to predict (items sorted by seq) */
+	struct pin_note *pins;
+	unsigned int nr_pins, next_pin;
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct pr_verify_item *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static int grow(struct pr_verify *v, unsigned int *cap)
+{
+	if (v->nr == *cap) {
+		unsigned int n = *cap ? 2 * *cap : 16;
+		struct pr_verify_item *g = realloc(v->items, n * sizeof(*g));
+
+		if (!g)
+			return bc_error(BC_E_NOMEM, "verify: out of memory");
+		v->items = g;
+		*cap = n;
+	}
+	memset(&v->items[v->nr], 0, sizeof(v->items[0]));
+	v->items[v->nr].p_pfn = UINT64_MAX;
+	v->items[v->nr].k_pfn = UINT64_MAX;
+	v->items[v->nr].probe_id = -1;
+	return 0;
+}
+
+static bool table_exists(struct tdb *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT 1 FROM sqlite_master WHERE type = 'table' "
+			       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* seq/ts of the marker "bigchunk probe ID KIND WHAT" (first match). */
+static bool probe_marker(struct tdb *db, int64_t id, const char *kind, const char *what,
+			 uint64_t *seq, uint64_t *ts)
+{
+	char prefix[128];
+	sqlite3_stmt *st;
+	bool ok = false;
+
+	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " %s %s ", id, kind, what);
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq, ts FROM markers WHERE substr(text, 1, "
+			       "length(?1)) = ?1 ORDER BY seq LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*seq = (uint64_t)sqlite3_column_int64(st, 0);
+		*ts = (uint64_t)sqlite3_column_int64(st, 1);
+		ok = true;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+static int load_probes(struct vctx *V, unsigned int *cap)
+{
+	struct tdb *db = rp_tdb(V->rp);
+	struct pr_verify *v = V->v;
+	sqlite3_stmt *st, *pp;
+	int ret = 0;
+
+	if (!table_exists(db, "probes"))
+		return 0;
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT id, kind, requested, obtained, success, "
+			       "start_pfn, end_pfn, culprit_pfn, coalesce(culprit, '') FROM probes "
+			       "WHERE kind IN ('hugetlb_1g', 'offline') AND (kind = 'hugetlb_1g' OR "
+			       "start_pfn IS NOT NULL) ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "verify: probes: %s", sqlite3_errmsg(tdb_sqlite(db)));
+	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT start_pfn FROM probe_pages WHERE probe = ? "
+			       "ORDER BY idx", -1, &pp, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return bc_error(BC_E_DB, "verify: probe_pages: %s", sqlite3_errmsg(tdb_sqlite(db)));
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+		bool huge = !strcmp(kind, "hugetlb_1g");
+		struct pr_verify_item *it;
+		uint64_t seq, ts, eseq, ets;
+
+		if (!probe_marker(db, id, kind, "begin", &seq, &ts))
+			continue;	/* not placed in the trace (no markers) */
+		ret = grow(v, cap);
+		if (ret)
+			break;
+		it = &v->items[v->nr];
+		it->kind = huge ? PR_VK_HUGETLB_1G : PR_VK_OFFLINE;
+		it->probe_id = id;
+		it->seq = seq;
+		it->ts = ts;
+		it->k_success = sqlite3_column_int(st, 4);
+		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s", sqlite3_column_text(st, 8));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			it->k_pfn = (uint64_t)sqlite3_column_int64(st, 7);
+		if (huge) {
+			unsigned int req = (unsigned int)sqlite3_column_int(st, 2), n = 0;
+
+			it->k_nr = (unsigned int)sqlite3_column_int(st, 3);
+			it->start_pfn = req;	/* K asked for, kept in start_pfn */
+			it->end_pfn = 0;
+			it->k_ranges = calloc(it->k_nr + 1, sizeof(uint64_t));
+			if (!it->k_ranges) {
+				ret = bc_error(BC_E_NOMEM, "verify: out of memory");
+				break;
+			}
+			sqlite3_bind_int64(pp, 1, id);
+			while (sqlite3_step(pp) == SQLITE_ROW && n < it->k_nr)
+				it->k_ranges[n++] = (uint64_t)sqlite3_column_int64(pp, 0);
+			sqlite3_reset(pp);
+			it->k_nr = n < it->k_nr ? n : it->k_nr;
+		} else {
+			it->start_pfn = (uint64_t)sqlite3_column_int64(st, 5);
+			it->end_pfn = (uint64_t)sqlite3_column_int64(st, 6);
+			/* a page it could not migrate is likely pinned for later attempts */
+			if (!it->k_success && it->k_pfn != UINT64_MAX &&
+			    !strcmp(it->k_culprit, "migration failed") &&
+			    probe_marker(db, id, kind, "end", &eseq, &ets)) {
+				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
+
+				if (g) {
+					V->pins = g;
+					g[V->nr_pins].seq = eseq;
+					g[V->nr_pins].pfn = it->k_pfn;
+					V->nr_pins++;
+				}
+			}
+		}
+		v->nr++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(pp);
+	return ret;
+}
+
+static int load_attempts(struct vctx *V, unsigned int *cap)
+{
+	const struct rp_attempt *a;
+	int n, i, ret;
+
+	a = rp_attempts(V->rp, &n);
+	for (i = 0; i < n; i++) {
+		struct pr_verify_item *it;
+
+		ret = grow(V->v, cap);
+		if (ret)
+			return ret;
+		it = &V->v->items[V->v->nr++];
+		it->kind = PR_VK_TRACE;
+		it->seq = a[i].seq_begin;
+		it->ts = a[i].ts_begin;
+		it->start_pfn = a[i].start_pfn;
+		it->end_pfn = a[i].end_pfn;
+		it->k_success = a[i].success;
+		if (!a[i].success)
+			it->k_pfn = a[i].fin_pfn;
+		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s",
+			 a[i].kind == RP_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
+		/* offline attempts are predicted with offline_pages() semantics */
+		it->k_nr = a[i].kind == RP_ATTEMPT_OFFLINE;
+	}
+	return 0;
+}
+
+static bool same_ranges(const uint64_t *a, unsigned int na, const uint64_t *b, unsigned int nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
+}
+
+/* Could the kernel's outcome hinge on a pin the capture cannot show? */
+static bool pin_possible(struct pr_ctx *c, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	if (pfn == UINT64_MAX || model_pfn_info(c->m, pfn, &pi))
+		return false;
+	if (pi.state != MODEL_PFN_ALLOC)
+		return false;
+	return pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
+	       pi.kind == MODEL_KIND_THP || (pi.kind == MODEL_KIND_UNKNOWN && pi.mt == 1);
+}
+
+static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_seq, uint64_t ts)
+{
+	struct pr_opts o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 };
+	struct pr_answer *ans = NULL;
+	unsigned int nr = 0, i;
+	int ret;
+
+	switch (it->kind) {
+	case PR_VK_HUGETLB_1G:
+		o.policy = V->policy;
+		o.nr_pages = 262144;
+		o.count = (unsigned int)it->start_pfn;
+		break;
+	case PR_VK_OFFLINE:
+		o.offline = true;
+		o.has_range = true;
+		o.range_start = it->start_pfn;
+		o.range_end = it->end_pfn;
+		o.nr_pages = it->end_pfn - it->start_pfn;
+		break;
+	case PR_VK_TRACE:
+		o.offline = it->k_nr == 1;
+		o.has_range = true;
+		o.range_start = it->start_pfn;
+		o.range_end = it->end_pfn;
+		o.nr_pages = it->end_pfn - it->start_pfn;
+		break;
+	default:
+		return 0;
+	}
+	ret = pr_ask(V->c, &o, at_seq, ts, &ans, &nr);
+	if (ret)
+		return ret;
+	it->p_ranges = calloc(nr + 1, sizeof(uint64_t));
+	if (!it->p_ranges) {
+		pr_answers_free(ans, nr);
+		return bc_error(BC_E_NOMEM, "verify: out of memory");
+	}
+	for (i = 0; i < nr; i++) {
+		it->p_assumptions |= ans[i].assumptions;
+		if (ans[i].success) {
+			it->p_ranges[it->p_nr++] = ans[i].start_pfn;
+		} else if (ans[i].has_blocker) {
+			it->p_pfn = ans[i].blocker.pfn;
+			snprintf(it->p_reason, sizeof(it->p_reason), "%s", ans[i].blocker.reason);
+		}
+	}
+	if (it->kind == PR_VK_HUGETLB_1G) {
+		it->p_success = it->p_nr == o.count;
+		it->agree = same_ranges(it->p_ranges, it->p_nr, it->k_ranges, it->k_nr);
+		if (!it->agree) {
+			unsigned int k;
+
+			for (k = 0; k < it->p_nr && k < it->k_nr && it->p_ranges[k] == it->k_ranges[k]; k++)
+				;
+			if (it->p_nr > it->k_nr && k == it->k_nr)
+				snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
+					 "page %u predicted at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
+					 it->p_ranges[k]);
+			else if (it->p_nr < it->k_nr && k == it->p_nr)
+				snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
+					 "page %u landed at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
+					 it->k_ranges[k]);
+			else
+				snprintf(it->why, sizeof(it->why), "page %u: predicted %#" PRIx64
+					 ", the kernel %#" PRIx64, k + 1,
+					 k < it->p_nr ? it->p_ranges[k] : 0,
+					 k < it->k_nr ? it->k_ranges[k] : 0);
+			/* more predicted than obtained, and the extra one needed migration */
+			it->depends_on_pins = it->p_nr > it->k_nr &&
+					      (it->p_assumptions & PR_ASSUME_MOVABLE_UNPINNED);
+		}
+	} else {
+		it->p_success = nr && ans[0].success;
+		if (it->p_success != it->k_success) {
+			it->agree = false;
+			snprintf(it->why, sizeof(it->why), "predicted %s%s%s, the kernel %s",
+				 it->p_success ? "success" : "failure", it->p_reason[0] ? ": " : "",
+				 it->p_reason, it->k_success ? "succeeded" : "failed");
+			if (it->p_success && !it->k_success &&
+			    (!strcmp(it->k_culprit, "migration failed") ||
+			     !strcmp(it->k_culprit, "timeout") || pin_possible(V->c, it->k_pfn)))
+				it->depends_on_pins = true;
+		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
+			it->agree = false;
+			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
+				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
+				 it->k_pfn, it->k_culprit);
+			it->depends_on_pins = pin_possible(V->c, it->k_pfn);
+		} else {
+			it->agree = true;
+		}
+	}
+	pr_answers_free(ans, nr);
+	return 0;
+}
+
+/* Predict every item due before the event @seq (state: everything before it). */
+static int due(struct vctx *V, uint64_t seq, uint64_t ts)
+{
+	struct pr_verify *v = V->v;
+	int ret;
+
+	while (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= seq) {
+		pr_note_pinned(V->c, V->pins[V->next_pin].pfn, V->pins[V->next_pin].seq,
+			       "an offline probe could not migrate it");
+		V->next_pin++;
+	}
+	while (V->next < v->nr && v->items[V->next].seq <= seq) {
+		ret = predict_item(V, &v->items[V->next], v->items[V->next].seq,
+				   v->items[V->next].ts ? v->items[V->next].ts : ts);
+		if (ret)
+			return ret;
+		V->next++;
+	}
+	return 0;
+}
+
+static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
+{
+	struct vctx *V = arg;
+
+	/* only items at or before the very first event land here */
+	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq)
+		return due(V, ev->seq, ev->ts);
+	return 0;
+}
+
+static int h_after(void *arg, struct replay *rp, const struct rp_event *ev)
+{
+	struct vctx *V = arg;
+
+	pr_after_event(V->c, ev);
+	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq + 1)
+		return due(V, ev->seq + 1, ev->ts);
+	if (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq + 1)
+		return due(V, ev->seq + 1, ev->ts);
+	return 0;
+}
+
+static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *a)
+{
+	pr_attempt_end(((struct vctx *)arg)->c, a);
+	return 0;
+}
+
+static int pin_cmp(const void *a, const void *b)
+{
+	const struct pin_note *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
+{
+	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
+			      .attempt_end = h_attempt_end };
+	struct vctx V = { .rp = rp, .policy = policy, .v = out };
+	unsigned int cap = 0, i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = pr_create(rp, &V.c);
+	if (ret)
+		return ret;
+	ret = load_probes(&V, &cap);
+	if (!ret)
+		ret = load_attempts(&V, &cap);
+	if (ret)
+		goto out;
+	if (out->nr)
+		qsort(out->items, out->nr, sizeof(out->items[0]), item_cmp);
+	if (V.nr_pins)
+		qsort(V.pins, V.nr_pins, sizeof(V.pins[0]), pin_cmp);
+	h.arg = &V;
+	ret = rp_run(rp, &h);
+	if (ret)
+		goto out;
+	/* items after the last event: the final state */
+	ret = due(&V, UINT64_MAX, 0);
+	if (ret)
+		goto out;
+	for (i = 0; i < out->nr; i++) {
+		struct pr_verify_item *it = &out->items[i];
+
+		out->by_kind[it->kind][0]++;
+		out->by_kind[it->kind][1] += it->agree;
+		out->agree += it->agree;
+		if (it->depends_on_pins) {
+			out->pin_dependent++;
+			out->pin_dependent_agree += it->agree;
+		}
+	}
+out:
+	free(V.pins);
+	pr_destroy(V.c);
+	if (ret)
+		pr_verify_release(out);
+	return ret;
+}
+
+void pr_verify_release(struct pr_verify *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nr; i++) {
+		free(v->items[i].k_ranges);
+		free(v->items[i].p_ranges);
+	}
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * predict: the two search policies and the hypothetical attempts behind every
+ * answer (see predict.h).
+ *
+ * One attempt on a candidate [s, e) mirrors alloc_contig_range() on the model, inside
+ * a checkpoint that is always rolled back:
+ *
+ *   model_range_valid_contig()                      -> invalid-range
+ *   model_isolate_range() (has_unmovable_pages)     -> isolation-fails (fail pfn)
+ *   model_drain_zone(); likely-pinned pages in range -> migration-fails
+ *   model_migrate_range() -ENOMEM (gigantic, no target) -> migration-fails
+ *   model_test_pages_isolated(outer_start, e)       -> migration-fails (fin pfn)
+ *
+ * A success that is kept (the next of --count K) is then applied for real, still
+ * inside the question's outer checkpoint, with model_alloc_contig_range().
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "model/model.h"
+#include "replay/predict-local.h"
+#include "replay/replay.h"
+
+#define _V(v, s) [PR_V_##v] = s,
+static const char *const verdict_names[] = { PR_VERDICTS };
+#undef _V
+
+const char *pr_verdict_name(enum pr_verdict v)
+{
+	return v < PR_NR_VERDICTS ? verdict_names[v] : "?";
+}
+
+const char *pr_policy_name(enum pr_policy p)
+{
+	return p == PR_POLICY_V4 ? "v4" : "mainline";
+}
+
+int pr_policy_parse(const char *s, enum pr_policy *p)
+{
+	if (!strcmp(s, "mainline"))
+		*p = PR_POLICY_MAINLINE;
+	else if (!strcmp(s, "v4"))
+		*p = PR_POLICY_V4;
+	else
+		return bc_error(BC_E_INVAL, "policy '%s' is not mainline or v4", s);
+	return 0;
+}
+
+static const char *const assume_names[PR_NR_ASSUME] = {
+	"movable-unpinned", "likely-pinned", "uncertain-pages", "seeded-unknown",
+	"v4-undo-quirk",
+};
+
+static const char *const assume_texts[PR_NR_ASSUME] = {
+	"the success migrates in-use pages: pins are invisible to tracepoints and "
+	"snapshots, so a pinned page among them would make it fail",
+	"a page that an earlier real attempt in the capture failed to migrate is taken as "
+	"still pinned",
+	"some pages of the range lie in lost-event windows: their state is a guess",
+	"pages of unknown use from the snapshot (refcount 0 or a driver page) decided it",
+	"v4: the seed's undo_isolate_page_range() with a count as end pfn (a no-op) is not "
+	"modelled: failed candidates are un-isolated",
+};
+
+const char *pr_assumption_name(unsigned int bit)
+{
+	return bit < PR_NR_ASSUME ? assume_names[bit] : "?";
+}
+
+const char *pr_assumption_text(unsigned int bit)
+{
+	return bit < PR_NR_ASSUME ? assume_texts[bit] : "?";
+}
+
+int pr_opts_check(const struct pr_opts *o)
+{
+	if (!o->nr_pages)
+		return bc_error(BC_E_INVAL, "the size must be at least one page");
+	if (o->has_range && o->range_end <= o->range_start)
+		return bc_error(BC_E_INVAL, "empty range [%#" PRIx64 ", %#" PRIx64 ")",
+				o->range_start, o->range_end);
+	if (o->has_range && !o->offline && o->range_end - o->range_start < o->nr_pages)
+		return bc_error(BC_E_INVAL, "the range [%#" PRIx64 ", %#" PRIx64 ") is smaller "
+				"than the size (%" PRIu64 " pages)", o->range_start, o->range_end,
+				o->nr_pages);
+	if (o->align_order > 30)
+		return bc_error(BC_E_INVAL, "--align %d is too large", o->align_order);
+	if (o->count > 1u << 20)
+		return bc_error(BC_E_INVAL, "--count %u is too large", o->count);
+	return 0;
+}
+
+/* ---- context ----------------------------------------------------------------------- */
+
+int pr_create(struct replay *rp, struct pr_ctx **out)
+{
+	struct pr_ctx *c;
+	const struct model_layout *L;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned int i;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return bc_error(BC_E_NOMEM, "predict: out of memory");
+	c->rp = rp;
+	c->m = rp_model(rp);
+	c->db = rp_tdb(rp);
+	L = model_get_layout(c->m);
+	c->L = L;
+	for (i = 0; i < L->nr_zones; i++) {
+		if (!L->zones[i].spanned)
+			continue;
+		if (L->zones[i].start_pfn < lo)
+			lo = L->zones[i].start_pfn;
+		if (L->zones[i].start_pfn + L->zones[i].spanned > hi)
+			hi = L->zones[i].start_pfn + L->zones[i].spanned;
+	}
+	if (lo >= hi) {
+		free(c);
+		return bc_error(BC_E_INVAL, "predict: the model has no zones");
+	}
+	c->base = lo;
+	c->span = hi - lo;
+	c->alloc_seq = calloc(c->span, sizeof(*c->alloc_seq));
+	if (!c->alloc_seq) {
+		free(c);
+		return bc_error(BC_E_NOMEM, "predict: out of memory (%" PRIu64 " pfns)", hi - lo);
+	}
+	*out = c;
+	return 0;
+}
+
+void pr_destroy(struct pr_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->alloc_seq);
+	free(c->pins);
+	free(c);
+}
+
+static inline bool in_span(const struct pr_ctx *c, uint64_t pfn)
+{
+	return pfn >= c->base && pfn - c->base < c->span;
+}
+
+/* seq + 1 of the last allocation event whose head is @head, 0 when none. */
+uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head)
+{
+	return in_span(c, head) ? c->alloc_seq[head - c->base] : 0;
+}
+
+void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
+{
+	unsigned int order = ev->order;
+
+	switch (ev->kind) {
+	case RP_EV_PAGE_ALLOC:
+		if (ev->pfn == UINT64_MAX)
+			return;
+		if (in_span(c, ev->pfn))
+			c->alloc_seq[ev->pfn - c->base] = ev->seq + 1 > UINT32_MAX ? UINT32_MAX :
+							   (uint32_t)(ev->seq + 1);
+		break;
+	case RP_EV_PAGE_FREE:
+		if (ev->pfn != UINT64_MAX && in_span(c, ev->pfn))
+			c->alloc_seq[ev->pfn - c->base] = 0;
+		break;
+	case RP_EV_EXTFRAG:
+		order = ev->fallback_order;
+		break;
+	case RP_EV_ZONE_LOCKED:
+	case RP_EV_PCPU_DRAIN:
+	case RP_EV_FREE_BATCHED:
+		break;
+	case RP_EV_ISOLATE_MIGRATE:
+	case RP_EV_ISOLATE_FREE:
+	case RP_EV_TEST_ISOLATED:
+		if (c->ix && ev->end_pfn > ev->start_pfn && ev->end_pfn != UINT64_MAX)
+			pr_index_touch(c->ix, ev->start_pfn, ev->end_pfn - ev->start_pfn);
+		return;
+	default:
+		return;
+	}
+	if (c->ix && ev->pfn != UINT64_MAX) {
+		/* a free block of up to MAX_PAGE_ORDER around pfn may split or merge */
+		uint64_t blk = 1ull << c->L->max_page_order;
+		uint64_t s = ev->pfn & ~(blk - 1), n = order < 40 ? 1ull << order : 1;
+		uint64_t e = ev->pfn + n;
+
+		if (e < s + blk)
+			e = s + blk;
+		pr_index_touch(c->ix, s, e - s);
+	}
+}
+
+void pr_touch_all(struct pr_ctx *c)
+{
+	if (c->ix)
+		pr_index_touch_all(c->ix);
+}
+
+void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *why)
+{
+	struct model_pfn_info pi;
+	struct pr_pin *p;
+	unsigned int i;
+
+	if (model_pfn_info(c->m, pfn, &pi) || pi.state != MODEL_PFN_ALLOC)
+		return;		/* the model has it free: nothing to remember */
+	for (i = 0; i < c->nr_pins; i++)
+		if (c->pins[i].pfn == pfn)
+			break;
+	if (i == c->nr_pins) {
+		if (c->nr_pins == c->cap_pins) {
+			unsigned int cap = c->cap_pins ? 2 * c->cap_pins : 16;
+			struct pr_pin *g = realloc(c->pins, cap * sizeof(*g));
+
+			if (!g)
+				return;
+			c->pins = g;
+			c->cap_pins = cap;
+		}
+		c->nr_pins++;
+	}
+	p = &c->pins[i];
+	p->pfn = pfn;
+	p->head = pi.head;
+	p->alloc = pr_alloc_seq_at(c, pi.head);
+	p->seq = seq;
+	snprintf(p->why, sizeof(p->why), "%s", why ? why : "");
+	c->pins_gen++;
+}
+
+void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a)
+{
+	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn)
+		pr_note_pinned(c, a->fin_pfn, a->seq_test, "earlier attempt failed here");
+	pr_touch_all(c);
+}
+
+/* The first likely-pinned page in [s, e) that is still the same allocation. */
+static bool pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
+{
+	struct model_pfn_info pi;
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_pins; i++) {
+		const struct pr_pin *p = &c->pins[i];
+
+		if (p->pfn < s || p->pfn >= e || (found && p->pfn >= *pfn))
+			continue;
+		if (model_pfn_info(c->m, p->pfn, &pi) || pi.state != MODEL_PFN_ALLOC ||
+		    pi.head != p->head || pr_alloc_seq_at(c, pi.head) != p->alloc)
+			continue;
+		*pfn = p->pfn;
+		found = true;
+	}
+	return found;
+}
+
+/* ---- one attempt --------------------------------------------------------------------- */
+
+/* Why the page at @pfn blocks (static text). */
+static const char *page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v)
+{
+	struct model_pfn_info pi;
+
+	if (model_pfn_info(c->m, pfn, &pi))
+		return "outside the model";
+	switch (pi.state) {
+	case MODEL_PFN_HOLE:
+		return "hole (no memmap / not System RAM)";
+	case MODEL_PFN_UNINIT:
+		return "uninitialised memory (lazy struct page init)";
+	case MODEL_PFN_BUDDY:
+		return v == PR_V_ISOLATION ? "free page in an already isolated pageblock" :
+		       "free page";
+	case MODEL_PFN_PCP:
+		return "page on a per-cpu list";
+	default:
+		break;
+	}
+	switch (pi.kind) {
+	case MODEL_KIND_RESERVED:
+		return "reserved page";
+	case MODEL_KIND_HUGETLB:
+		return v == PR_V_INVALID ? "hugetlb page (pfn_range_valid_contig rejects it)" :
+		       "gigantic hugetlb page (cannot be migrated)";
+	case MODEL_KIND_SLAB:
+		return "slab page (unmovable)";
+	case MODEL_KIND_PGTABLE:
+		return "page table (unmovable)";
+	case MODEL_KIND_KERNEL:
+		return "kernel page (unmovable)";
+	case MODEL_KIND_ZERO:
+		return "zero page (unmovable)";
+	case MODEL_KIND_COMPOUND:
+		return "non-LRU compound page (unmovable)";
+	case MODEL_KIND_UNKNOWN:
+		if (pi.mt < 0)
+			return "in-use page of unknown use (from the snapshot)";
+		return pi.mt == 1 ? "movable allocation not yet confirmed" :
+		       "non-movable allocation (unmovable)";
+	case MODEL_KIND_ANON:
+	case MODEL_KIND_FILE:
+	case MODEL_KIND_THP:
+		return v == PR_V_MIGRATION ? "LRU page that could not be migrated" : "LRU page";
+	default:
+		return model_kind_name(pi.kind);
+	}
+}
+
+/* First pfn of [s, e) that makes pfn_range_valid_contig() fail (scan). */
+static uint64_t first_invalid(struct pr_ctx *c, uint64_t s, uint64_t e, bool offline)
+{
+	const struct model_profile *prof = model_get_profile(c->m);
+	int zone = model_pfn_zone(c->m, s);
+	struct model_pfn_info pi;
+	uint64_t p;
+
+	for (p = s; p < e; p++) {
+		if (model_pfn_info(c->m, p, &pi))
+			return p;
+		if (pi.state == MODEL_PFN_HOLE || (!offline && pi.state == MODEL_PFN_UNINIT))
+			return p;
+		if (model_pfn_zone(c->m, p) != zone)
+			return p;
+		if (offline)
+			continue;
+		if (pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_RESERVED)
+			return p;
+		if (pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_HUGETLB &&
+		    prof->hugetlb_contig != MODEL_HUGETLB_CONTIG_IGNORE)
+			return p;
+		if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP ||
+		    (pi.state == MODEL_PFN_ALLOC && pi.head == p && !pi.seeded))
+			p = pi.head + (1ull << pi.order) - 1;
+	}
+	return s;
+}
+
+/* In-use pages of [s, e) by kind, counted per allocation. */
+static void count_in_use(struct pr_ctx *c, uint64_t s, uint64_t e, struct pr_attempt_info *ai)
+{
+	struct model_pfn_info pi;
+	uint64_t p = s, n;
+
+	while (p < e) {
+		if (model_pfn_info(c->m, p, &pi)) {
+			p++;
+			continue;
+		}
+		if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) {
+			p = pi.head + (1ull << pi.order);
+			continue;
+		}
+		if (pi.state != MODEL_PFN_ALLOC) {
+			p++;
+			continue;
+		}
+		n = 1;
+		if (pi.head == p && !pi.seeded && pi.order < 40)
+			n = 1ull << pi.order;
+		if (p + n > e)
+			n = e - p;
+		ai->in_use += n;
+		if (pi.kind == MODEL_KIND_THP)
+			ai->thp += n;
+		else if (pi.kind == MODEL_KIND_FILE)
+			ai->file += n;
+		else if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+			ai->unknown += n;
+		p += n;
+	}
+}
+
+/*
+ * alloc_contig_range() (or offline_pages() with @o->offline) on [s, e) as a
+ * hypothetical attempt: the model is left as it was. Fills @cd and @ai.
+ */
+int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e,
+		 struct pr_candidate *cd, struct pr_attempt_info *ai)
+{
+	enum model_isolate_mode mode = o->offline ? MODEL_ISOLATE_MEM_OFFLINE :
+				       MODEL_ISOLATE_OTHER;
+	struct model_migrate_result mr;
+	struct model_pfn_info pi;
+	uint64_t fail = UINT64_MAX, outer = s, pin = UINT64_MAX;
+	int ret, ret2;
+
+	memset(ai, 0, sizeof(*ai));
+	cd->start_pfn = s;
+	cd->end_pfn = e;
+	cd->pfn = UINT64_MAX;
+	cd->migrate_pages = 0;
+	cd->cheap = false;
+	c->attempts_run++;
+	if (model_count_uncertain(c->m, s, e - s))
+		ai->assumptions |= PR_ASSUME_UNCERTAIN;
+	if (o->offline) {
+		struct model_range_counts rc;
+
+		model_range_counts(c->m, s, e, &rc);
+		if (rc.pages[MODEL_PBC_HOLE] || model_pfn_zone(c->m, s) != model_pfn_zone(c->m, e - 1)) {
+			cd->verdict = PR_V_INVALID;
+			cd->pfn = first_invalid(c, s, e, true);
+			ai->reason = page_reason(c, cd->pfn, cd->verdict);
+			return 0;
+		}
+	} else if (!model_range_valid_contig(c->m, s, e)) {
+		cd->verdict = PR_V_INVALID;
+		cd->pfn = first_invalid(c, s, e, false);
+		ai->reason = page_reason(c, cd->pfn, cd->verdict);
+		return 0;
+	}
+	ret = model_checkpoint(c->m);
+	if (ret)
+		return ret;
+	ret = model_isolate_range(c->m, s, e, mode, &fail);
+	if (ret == -BC_E_BUSY) {
+		cd->verdict = PR_V_ISOLATION;
+		cd->pfn = fail;
+		ai->reason = page_reason(c, fail, cd->verdict);
+		if (!model_pfn_info(c->m, fail, &pi) && pi.state == MODEL_PFN_ALLOC &&
+		    pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	model_drain_zone(c->m, s);
+	count_in_use(c, s, e, ai);
+	if (pinned_in(c, s, e, &pin)) {
+		cd->verdict = PR_V_MIGRATION;
+		cd->pfn = pin;
+		ai->reason = "likely pinned (an earlier real attempt could not migrate it)";
+		ai->assumptions |= PR_ASSUME_LIKELY_PINNED;
+		goto out;
+	}
+	ret = model_migrate_range(c->m, s, e, &mr);
+	cd->migrate_pages = mr.migrated;
+	ai->migrated = mr.migrated;
+	if (ret == -BC_E_NOMEM) {
+		cd->verdict = PR_V_MIGRATION;
+		cd->pfn = mr.first_failed_pfn;
+		ai->reason = !model_pfn_info(c->m, cd->pfn, &pi) && pi.state == MODEL_PFN_ALLOC &&
+			     pi.kind == MODEL_KIND_HUGETLB ? "gigantic hugetlb page (cannot be migrated)" :
+			     "no free memory for a migration target";
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	if (!model_pfn_info(c->m, s, &pi) && pi.state == MODEL_PFN_BUDDY && pi.head < s)
+		outer = pi.head;
+	ret = model_test_pages_isolated(c->m, outer, e, mode, &fail);
+	if (ret == -BC_E_BUSY) {
+		cd->verdict = PR_V_MIGRATION;
+		cd->pfn = fail;
+		ai->reason = page_reason(c, fail, cd->verdict);
+		if (!model_pfn_info(c->m, fail, &pi) && pi.state == MODEL_PFN_ALLOC &&
+		    pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	cd->verdict = PR_V_SUCCESS;
+	if (ai->migrated)
+		ai->assumptions |= PR_ASSUME_MOVABLE_UNPINNED;
+out:
+	ret2 = model_rollback(c->m);
+	return ret ? ret : ret2;
+}
+
+/* v4 pre-screen: the first page of [s, e) that is not free, refcount 0 or LRU. */
+static bool v4_prescreen(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *bad)
+{
+	struct model_pfn_info pi;
+	uint64_t p = s;
+
+	while (p < e) {
+		if (model_pfn_info(c->m, p, &pi))
+			goto fail;
+		switch (pi.state) {
+		case MODEL_PFN_HOLE:
+		case MODEL_PFN_UNINIT:
+			goto fail;
+		case MODEL_PFN_BUDDY:
+		case MODEL_PFN_PCP:
+			p = pi.head + (1ull << pi.order);
+			continue;
+		default:
+			break;
+		}
+		switch (pi.kind) {
+		case MODEL_KIND_ANON:
+		case MODEL_KIND_FILE:
+		case MODEL_KIND_THP:
+			break;		/* PageLRU */
+		case MODEL_KIND_UNKNOWN:
+			if (pi.mt < 0)
+				break;	/* seeded flags 0: refcount 0 (pcp, tail) */
+			if (pi.mt == 1)
+				break;	/* a movable allocation: user or page cache */
+			goto fail;
+		default:
+			goto fail;
+		}
+		if (pi.head == p && !pi.seeded && pi.order < 40)
+			p += 1ull << pi.order;
+		else
+			p++;
+	}
+	return true;
+fail:
+	*bad = p;
+	return false;
+}
+
+/* ---- the searches ------------------------------------------------------------------- */
+
+struct search {
+	struct pr_answer *a;
+	unsigned int cap;
+	struct pr_attempt_info best_ai;	/* of the best failed candidate */
+	int best;			/* its index, -1 */
+	struct pr_attempt_info win_ai;
+};
+
+static int rank(enum pr_verdict v)
+{
+	switch (v) {
+	case PR_V_MIGRATION: return 4;
+	case PR_V_ISOLATION: return 3;
+	case PR_V_PRESCREEN: return 2;
+	case PR_V_INVALID: return 1;
+	default: return 0;
+	}
+}
+
+static struct pr_candidate *add_cand(struct search *S)
+{
+	struct pr_answer *a = S->a;
+
+	if (a->nr_cand == S->cap) {
+		unsigned int cap = S->cap ? 2 * S->cap : 32;
+		struct pr_candidate *g = realloc(a->cand, cap * sizeof(*g));
+
+		if (!g)
+			return NULL;
+		a->cand = g;
+		S->cap = cap;
+	}
+	memset(&a->cand[a->nr_cand], 0, sizeof(a->cand[0]));
+	return &a->cand[a->nr_cand++];
+}
+
+static void note_result(struct search *S, const struct pr_candidate *cd,
+			const struct pr_attempt_info *ai)
+{
+	int i = (int)(cd - S->a->cand);
+
+	if (cd->verdict == PR_V_SUCCESS) {
+		S->win_ai = *ai;
+		return;
+	}
+	if (S->best < 0 || rank(cd->verdict) > rank(S->a->cand[S->best].verdict)) {
+		S->best = i;
+		S->best_ai = *ai;
+	}
+}
+
+/* Zones in the order alloc_contig_pages() walks them for GFP_HIGHUSER: highest
+ * first, never ZONE_MOVABLE (gfp_zone() is ZONE_NORMAL). */
+static int zone_order(const struct model_layout *L, int *z)
+{
+	int i, n = 0;
+
+	for (i = (int)L->nr_zones - 1; i >= 0; i--) {
+		if (!L->zones[i].spanned || L->zones[i].movable ||
+		    !strcmp(L->zones[i].name, "Movable"))
+			continue;
+		z[n++] = i;
+	}
+	return n;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a ? (v + a - 1) / a * a : v;
+}
+
+static uint64_t align_down(uint64_t v, uint64_t a)
+{
+	return a ? v / a * a : v;
+}
+
+/* Candidates of the mainline search, in order; calls @fn until it returns non-zero. */
+int pr_mainline_candidates(const struct model_layout *L, const struct pr_opts *o,
+			   int (*fn)(void *arg, uint64_t s, uint64_t e), void *arg)
+{
+	uint64_t nr = o->nr_pages, step, pfn;
+	int zones[MODEL_MAX_ZONES], nz, i, ret;
+
+	step = o->align_order >= 0 ? 1ull << o->align_order : nr;
+	if (o->has_range) {
+		pfn = o->align_order >= 0 ? align_up(o->range_start, step) : o->range_start;
+		if (o->align_order < 0)
+			step = nr;
+		for (; pfn + nr <= o->range_end; pfn += step) {
+			ret = fn(arg, pfn, pfn + nr);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	nz = zone_order(L, zones);
+	for (i = 0; i < nz; i++) {
+		const struct model_zone_layout *z = &L->zones[zones[i]];
+		uint64_t zend = z->start_pfn + z->spanned;
+
+		/* zone_spans_last_pfn(): the last pfn inside the zone span */
+		for (pfn = align_up(z->start_pfn, step); pfn + nr - 1 < zend; pfn += step) {
+			ret = fn(arg, pfn, pfn + nr);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct ml_arg {
+	struct pr_ctx *c;
+	const struct pr_opts *o;
+	struct search *S;
+	int err;
+	bool found;
+};
+
+static int ml_try(void *arg, uint64_t s, uint64_t e)
+{
+	struct ml_arg *A = arg;
+	struct pr_attempt_info ai;
+	struct pr_candidate *cd = add_cand(A->S);
+
+	if (!cd) {
+		A->err = bc_error(BC_E_NOMEM, "predict: out of memory");
+		return 1;
+	}
+	A->err = pr_try_range(A->c, A->o, s, e, cd, &ai);
+	if (A->err)
+		return 1;
+	note_result(A->S, cd, &ai);
+	if (cd->verdict == PR_V_SUCCESS) {
+		A->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int search_mainline(struct pr_ctx *c, const struct pr_opts *o, struct search *S,
+			   uint64_t *win_s, uint64_t *win_e)
+{
+	struct ml_arg A = { c, o, S, 0, false };
+
+	pr_mainline_candidates(c->L, o, ml_try, &A);
+	if (A.err)
+		return A.err;
+	if (A.found) {
+		*win_s = S->a->cand[S->a->nr_cand - 1].start_pfn;
+		*win_e = S->a->cand[S->a->nr_cand - 1].end_pfn;
+	}
+	return 0;
+}
+
+#define V4_MAX_ORDER	11	/* MAX_ORDER of 2010 (exclusive): 2048 pages */
+
+static int search_v4(struct pr_ctx *c, const struct pr_opts *o, struct search *S,
+		     uint64_t *win_s, uint64_t *win_e)
+{
+	const struct model_layout *L = c->L;
+	unsigned int align_order = o->align_order > V4_MAX_ORDER ? (unsigned int)o->align_order :
+				   V4_MAX_ORDER;
+	uint64_t align = 1ull << align_order, maxb = 1ull << V4_MAX_ORDER;
+	uint64_t nr = align_up(o->nr_pages, maxb);
+	uint64_t base = o->has_range ? o->range_start : 0;
+	uint64_t end = o->has_range ? o->range_end : UINT64_MAX;
+	int zones[MODEL_MAX_ZONES], nz, i, ret;
+	unsigned int r;
+
+	nz = zone_order(L, zones);
+	for (i = 0; i < nz; i++) {
+		const struct model_zone_layout *z = &L->zones[zones[i]];
+		uint64_t zs = z->start_pfn, ze = z->start_pfn + z->spanned;
+		uint64_t ss = align_up(base > zs ? base : zs, align), se = end < ze ? end : ze;
+		unsigned int nram = L->nr_ram ? L->nr_ram : 1;
+
+		for (r = 0; r < nram; r++) {
+			uint64_t cs = L->nr_ram ? L->ram[r].start : zs;
+			uint64_t ce = L->nr_ram ? L->ram[r].end : ze;
+			uint64_t pos, bad;
+
+			/* walk_system_ram_range(): start aligned up, end down to MAX_ORDER */
+			cs = align_up(cs > ss ? cs : ss, align);
+			ce = align_down(ce < se ? ce : se, maxb);
+			pos = cs;
+			while (pos + nr <= ce) {
+				struct pr_attempt_info ai;
+				struct pr_candidate *cd = add_cand(S);
+
+				if (!cd)
+					return bc_error(BC_E_NOMEM, "predict: out of memory");
+				if (!v4_prescreen(c, pos, pos + nr, &bad)) {
+					cd->start_pfn = pos;
+					cd->end_pfn = pos + nr;
+					cd->verdict = PR_V_PRESCREEN;
+					cd->pfn = bad;
+					memset(&ai, 0, sizeof(ai));
+					ai.reason = page_reason(c, bad, PR_V_PRESCREEN);
+					note_result(S, cd, &ai);
+					pos = align_up(bad + 1, align);
+					continue;
+				}
+				ret = pr_try_range(c, o, pos, pos + nr, cd, &ai);
+				if (ret)
+					return ret;
+				ai.assumptions |= PR_ASSUME_V4_UNDO_QUIRK;
+				note_result(S, cd, &ai);
+				if (cd->verdict == PR_V_SUCCESS) {
+					*win_s = pos;
+					*win_e = pos + nr;
+					return 0;
+				}
+				if (cd->verdict == PR_V_ISOLATION || cd->pfn == UINT64_MAX ||
+				    cd->pfn < pos || cd->pfn >= pos + nr)
+					pos += align;
+				else	/* resume after the page that stayed */
+					pos = align_up(cd->pfn + 1, align);
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- describing the blocker ---------------------------------------------------------- */
+
+static int read_event(struct pr_ctx *c, uint64_t seq, struct rp_event *ev)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	int ret;
+
+	ret = tdb_cursor_open(c->db, seq, seq + 1, &cur);
+	if (ret)
+		return ret;
+	ret = tdb_cursor_next(cur, &raw);
+	if (ret == 1)
+		rp_decode(c->rp, &raw, ev);
+	tdb_cursor_close(cur);
+	return ret == 1 ? 0 : -BC_E_NOENT;
+}
+
+static void lookup_text(struct pr_ctx *c, const char *sql, int64_t key, char *buf, size_t size,
+			char **dup)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(c->db), sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, key);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		if (buf)
+			snprintf(buf, size, "%s", t);
+		if (dup)
+			*dup = strdup(t);
+	}
+	sqlite3_finalize(st);
+}
+
+void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
+			 struct pr_blocker *b)
+{
+	struct model_pfn_info pi;
+	uint32_t aseq;
+	int eff = -1;
+
+	memset(b, 0, sizeof(*b));
+	b->pfn = pfn;
+	b->reason = reason ? reason : "";
+	b->mt = -1;
+	b->pageblock_mt = -1;
+	if (model_pfn_info(c->m, pfn, &pi))
+		return;
+	b->state = pi.state;
+	b->kind = pi.kind;
+	b->head = pi.head;
+	b->order = pi.order;
+	b->mt = pi.mt;
+	b->uncertain = pi.uncertain;
+	if (!model_pageblock_mt(c->m, pfn, NULL, &eff, NULL))
+		b->pageblock_mt = eff;
+	if (pi.state != MODEL_PFN_ALLOC)
+		return;
+	aseq = pr_alloc_seq_at(c, pi.head);
+	if (aseq && aseq != UINT32_MAX) {
+		struct rp_event ev;
+
+		if (!read_event(c, aseq - 1, &ev) && ev.kind == RP_EV_PAGE_ALLOC &&
+		    ev.pfn <= pfn && ev.order < 40 && pfn < ev.pfn + (1ull << ev.order)) {
+			b->ev.found = true;
+			b->ev.seq = ev.seq;
+			b->ev.ts = ev.ts;
+			b->ev.cpu = ev.cpu;
+			b->ev.pid = ev.pid;
+			b->ev.order = ev.order;
+			b->ev.gfp = ev.gfp;
+			b->ev.mt = ev.mt;
+			lookup_text(c, "SELECT comm FROM comms WHERE pid = ?", ev.pid, b->ev.comm,
+				    sizeof(b->ev.comm), NULL);
+			lookup_text(c, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)ev.seq,
+				    NULL, 0, &b->ev.stack);
+		}
+	}
+}
+
+/* ---- questions ------------------------------------------------------------------------ */
+
+void pr_answers_free(struct pr_answer *a, unsigned int nr)
+{
+	unsigned int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < nr; i++) {
+		free(a[i].cand);
+		free(a[i].blocker.ev.stack);
+	}
+	free(a);
+}
+
+/* Apply a success to the hypothetical state (inside the question's checkpoint). */
+static int apply_success(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e)
+{
+	uint64_t fin = 0, p, want;
+	int ret;
+
+	if (o->offline) {
+		/* __offline_isolated_pages(): the range leaves the allocator */
+		ret = model_isolate_range(c->m, s, e, MODEL_ISOLATE_MEM_OFFLINE, &fin);
+		if (!ret) {
+			model_drain_zone(c->m, s);
+			model_migrate_range(c->m, s, e, NULL);
+			model_undo_isolate_range(c->m, s, e);
+		}
+		return model_set_uninit(c->m, s, e - s);
+	}
+	ret = model_alloc_contig_range(c->m, s, e, MODEL_KIND_HUGETLB, &fin);
+	if (ret)
+		return ret == -BC_E_BUSY || ret == -BC_E_NOMEM ? 1 : ret;
+	/* v4: nr_pages was rounded up to MAX_ORDER; the tail goes back */
+	want = s + o->nr_pages;
+	for (p = want; p < e;) {
+		unsigned int order = 0;
+
+		while (order < 10 && !(p & ((2ull << order) - 1)) && p + (2ull << order) <= e)
+			order++;
+		model_page_free(c->m, p, order, 0);
+		p += 1ull << order;
+	}
+	return 0;
+}
+
+int pr_ask(struct pr_ctx *c, const struct pr_opts *opts, uint64_t at_seq, uint64_t at_ts,
+	   struct pr_answer **out, unsigned int *nr)
+{
+	unsigned int count = opts->count ? opts->count : 1, i;
+	struct pr_answer *ans;
+	struct pr_opts o = *opts;
+	int ret, ret2;
+
+	*out = NULL;
+	*nr = 0;
+	ret = pr_opts_check(&o);
+	if (ret)
+		return ret;
+	if (o.offline)
+		count = 1;
+	ans = calloc(count, sizeof(*ans));
+	if (!ans)
+		return bc_error(BC_E_NOMEM, "predict: out of memory");
+	ret = model_checkpoint(c->m);
+	if (ret) {
+		free(ans);
+		return ret;
+	}
+	for (i = 0; i < count; i++) {
+		struct pr_answer *a = &ans[i];
+		struct search S = { .a = a, .best = -1 };
+		uint64_t ws = UINT64_MAX, we = UINT64_MAX;
+
+		a->at_seq = at_seq;
+		a->at_ts = at_ts;
+		a->index = i;
+		a->policy = o.policy;
+		a->nr_pages = o.nr_pages;
+		a->start_pfn = a->end_pfn = UINT64_MAX;
+		(*nr)++;
+		if (o.offline) {
+			struct pr_attempt_info ai;
+			struct pr_candidate *cd = add_cand(&S);
+
+			ret = cd ? pr_try_range(c, &o, o.range_start, o.range_end, cd, &ai) :
+			      bc_error(BC_E_NOMEM, "predict: out of memory");
+			if (!ret) {
+				note_result(&S, cd, &ai);
+				if (cd->verdict == PR_V_SUCCESS)
+					ws = o.range_start, we = o.range_end;
+			}
+		} else if (o.policy == PR_POLICY_V4) {
+			ret = search_v4(c, &o, &S, &ws, &we);
+		} else {
+			ret = search_mainline(c, &o, &S, &ws, &we);
+		}
+		if (ret)
+			break;
+		if (ws != UINT64_MAX) {
+			a->success = true;
+			a->start_pfn = ws;
+			a->end_pfn = we;
+			a->migrate_pages = S.win_ai.migrated;
+			a->migrate_thp = S.win_ai.thp;
+			a->migrate_file = S.win_ai.file;
+			a->assumptions = S.win_ai.assumptions;
+			if (i + 1 < count) {
+				ret = apply_success(c, &o, ws, we);
+				if (ret > 0) {
+					/* the model's own alloc_contig_range() disagrees: stop */
+					ret = 0;
+					break;
+				}
+				if (ret)
+					break;
+			}
+			continue;
+		}
+		if (S.best >= 0) {
+			const struct pr_candidate *cd = &a->cand[S.best];
+
+			a->assumptions = S.best_ai.assumptions;
+			if (cd->pfn != UINT64_MAX) {
+				a->has_blocker = true;
+				pr_describe_blocker(c, cd->pfn, S.best_ai.reason, &a->blocker);
+			}
+		}
+		break;		/* the pool stops growing at the first failure */
+	}
+	ret2 = model_rollback(c->m);
+	if (!ret)
+		ret = ret2;
+	if (ret) {
+		pr_answers_free(ans, *nr);
+		*nr = 0;
+		return ret;
+	}
+	*out = ans;
+	return 0;
+}
