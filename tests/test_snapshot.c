@@ -330,10 +330,10 @@ static void check_syn_pages(struct tdb *db, int64_t snap, uint64_t nr)
 		if (n > nr - at)
 			n = nr - at;
 		ck_assert_msg(!snap_pages_read(db, snap, at, n, f, c), "%s", bc_errmsg());
-		for (i = 0; i < n; i++) {
-			ck_assert_msg(f[i] == syn_flags(at + i), "flags of PFN %" PRIu64, at + i);
-			ck_assert_msg(c[i] == syn_count(at + i), "count of PFN %" PRIu64, at + i);
-		}
+		for (i = 0; i < n; i++)
+			if (f[i] != syn_flags(at + i) || c[i] != syn_count(at + i))
+				break;
+		ck_assert_msg(i == n, "PFN %" PRIu64 " differs", at + i);
 		at += n;
 	}
 	ck_assert_int_eq(snap_pages_read(db, snap, nr - 1, 2, f, c), -BC_E_INVAL);
@@ -355,7 +355,9 @@ static void check_syn_runs(struct tdb *db, int64_t snap, uint64_t from, uint64_t
 		ck_assert(r.npfns > 0);
 		ck_assert(at == from || prev.flags != r.flags || prev.count != r.count);
 		for (i = r.pfn; i < r.pfn + r.npfns; i++)
-			ck_assert(syn_flags(i) == r.flags && syn_count(i) == r.count);
+			if (syn_flags(i) != r.flags || syn_count(i) != r.count)
+				break;
+		ck_assert_msg(i == r.pfn + r.npfns, "PFN %" PRIu64 " differs from its run", i);
 		at += r.npfns;
 		prev = r;
 	}
