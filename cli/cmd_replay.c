@@ -71,7 +71,10 @@ static void print_text(struct replay *rp, const char *path)
 			       s->buddy_worst_order, (long long)s->buddy_worst_model,
 			       (long long)s->buddy_worst_kernel);
 		putchar('\n');
-		printf("  pagetypeinfo     max relative error %.4f\n", s->pagetypeinfo_max_rel_err);
+		printf("  pagetypeinfo     max relative error %.4f", s->pagetypeinfo_max_rel_err);
+		if (s->pagetypeinfo_max_rel_err > 0)
+			printf("  (worst: %s)", s->ptype_worst);
+		putchar('\n');
 		printf("  apart            %llu pfns changed while it was read, %llu uncertain "
 		       "(lost events)\n", (unsigned long long)s->pfns_changed,
 		       (unsigned long long)s->pfns_uncertain);

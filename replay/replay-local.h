@@ -65,6 +65,7 @@ struct replay {
 	uint64_t snapshot_anomalies;	/* anomalies while a snapshot was read */
 	uint64_t attempt_isolation_mismatch;	/* kernel isolated, model could not */
 	uint64_t uncertain_marks;
+	bool lost_since_snapshot;	/* a lost-event window since the last resync */
 
 	/* pfns touched by events while the snapshot being scored was read (bitmap) */
 	uint64_t *touched;

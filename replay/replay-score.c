@@ -229,8 +229,13 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 		if (z < 0 || mt < 0 || mt >= 8)
 			continue;
 		e = rel_err((int64_t)zs[z].pageblocks[mt], sqlite3_column_int64(st, 3));
-		if (e > sc->pagetypeinfo_max_rel_err)
+		if (e > sc->pagetypeinfo_max_rel_err) {
 			sc->pagetypeinfo_max_rel_err = e;
+			snprintf(sc->ptype_worst, sizeof(sc->ptype_worst), "%s %s: model %llu, kernel %lld",
+				 rp->layout.zones[z].name, (const char *)sqlite3_column_text(st, 2),
+				 (unsigned long long)zs[z].pageblocks[mt],
+				 (long long)sqlite3_column_int64(st, 3));
+		}
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -261,6 +266,7 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;
 	sc.buddy_worst_model = rp->pending.buddy_worst_model;
 	sc.buddy_worst_kernel = rp->pending.buddy_worst_kernel;
+	memcpy(sc.ptype_worst, rp->pending.ptype_worst, sizeof(sc.ptype_worst));
 	rp->pending_zones = false;
 	if (!rp->opts.no_score) {
 		ret = score_pages(rp, s, &sc);

@@ -319,6 +319,12 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 	unsigned int zi;
 	int ret = 0, i;
 
+	/*
+	 * Windows of a memory block: no free block crosses one, and the seed can only
+	 * recognise lazily uninitialised memory (a whole block reading 0) at that size.
+	 */
+	if (L->memory_block_pages > win && !(L->memory_block_pages & (L->memory_block_pages - 1)))
+		win = L->memory_block_pages;
 	*resynced = 0;
 	for (i = 0; i < rp->nr_snaps; i++)
 		if (rp->snaps[i].id == snap)
@@ -343,7 +349,7 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 			ret = snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
 			if (ret)
 				goto out;
-			/* Windows are MAX_ORDER aligned: no free block crosses one. */
+			/* Windows are aligned: no free block crosses one. */
 			for (w = pfn; w < end;) {
 				uint64_t wend = (w / win + 1) * win, j;
 				bool differ = false;
@@ -360,6 +366,9 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 						continue;
 					differ = kfree != (pi.state == MODEL_PFN_BUDDY);
 				}
+				/* After lost events, the snapshot settles uncertain pages too. */
+				if (!differ && rp->lost_since_snapshot)
+					differ = model_count_uncertain(rp->m, w, wend - w) > 0;
 				if (differ && !touched_any(rp, w, wend - w)) {
 					ret = model_seed_pfn_range(rp->m, w, wend - w, flags + (w - pfn),
 								   count + (w - pfn));
@@ -372,6 +381,7 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 			pfn = end;
 		}
 	}
+	rp->lost_since_snapshot = false;
 out:
 	free(flags);
 	free(count);

@@ -348,6 +348,7 @@ static void lost_window(struct replay *rp)
 		model_mark_uncertain(rp->m, rp->layout.zones[zi].start_pfn,
 				     rp->layout.zones[zi].spanned);
 	rp->uncertain_marks++;
+	rp->lost_since_snapshot = true;
 }
 
 static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)

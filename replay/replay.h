@@ -111,6 +111,7 @@ struct rp_score {
 	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
 	int buddy_worst_order;
 	int64_t buddy_worst_model, buddy_worst_kernel;
+	char ptype_worst[64];		/* "ZONE Type: model N, kernel M" */
 	/* What the state disagreement consists of (pfns). */
 	uint64_t model_free_kernel_used, model_used_kernel_free;
 	uint64_t resynced_pfns;
