@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #define TDB_PAGE_CHUNK		65536	/* PFNs per snapshot_pages row */
 #define TDB_PAGES_FORMAT	1
 
@@ -67,5 +69,13 @@ struct tdb_page_run {
  */
 int tdb_pages_runs(const uint8_t *blob, size_t len, uint32_t n, uint64_t base_pfn,
 		   struct tdb_page_run **runs, size_t *nr);
+
+/**
+ * tdb_pages_register_vtab() - register the eponymous virtual table
+ * page_runs(snap, pfn, npfns, flags, count) on @sq: one row per run of each
+ * snapshot_pages row (runs are split at 65536-PFN chunk boundaries).
+ * Return: 0 or -BC_E_DB.
+ */
+int tdb_pages_register_vtab(sqlite3 *sq);
 
 #endif

@@ -647,6 +647,31 @@ START_TEST(test_load_mini)
 	check_syn_runs(db, id, 65530, 65600);
 	check_syn_runs(db, id, 99999, 100000);
 	check_syn_runs(db, id, 5, 5);
+	/* the page_runs virtual table shows the same runs (split at 65536-PFN rows) */
+	ck_assert(!tdb_pages_register_vtab(tdb_sqlite(db)));
+	ck_assert_int_eq(q1(db, "SELECT sum(npfns) FROM page_runs WHERE snap = 1"), MINI_PFNS);
+	ck_assert_int_eq(q1(db, "SELECT sum(npfns) FROM page_runs"), MINI_PFNS);
+	ck_assert_int_eq(q1(db, "SELECT count(*) FROM page_runs WHERE snap = 2"), 0);
+	{
+		uint64_t pfn, buddy = 0, lo = 30000, hi = 70000;
+		char sql[256];
+
+		for (pfn = 0; pfn < MINI_PFNS; pfn++)
+			buddy += syn_flags(pfn) == KPF_BUDDY;
+		ck_assert_int_eq(q1(db, "SELECT sum(npfns) FROM page_runs WHERE snap = 1 AND "
+				    "flags = 1024"), (int64_t)buddy);
+		/* runs starting in [lo, hi) by the vtab's bounds and by a full scan agree */
+		snprintf(sql, sizeof(sql), "SELECT (SELECT count(*) || '/' || total(npfns) FROM "
+			 "page_runs WHERE snap = 1 AND pfn >= %" PRIu64 " AND pfn < %" PRIu64 ") = "
+			 "(SELECT count(*) || '/' || total(npfns) FROM (SELECT * FROM page_runs "
+			 "WHERE snap + 0 = 1) WHERE pfn + 0 >= %" PRIu64 " AND pfn + 0 < %" PRIu64 ")",
+			 lo, hi, lo, hi);
+		ck_assert_int_eq(q1(db, sql), 1);
+		ck_assert_int_eq(q1(db, "SELECT count(*) FROM page_runs WHERE snap = 1 AND "
+				    "pfn = 65536"), 1);
+		ck_assert_int_eq(q1(db, "SELECT min(pfn) FROM (SELECT pfn FROM page_runs WHERE "
+				    "snap = 1 ORDER BY pfn LIMIT 1)"), 0);
+	}
 	/* the same directory loads again as a second snapshot */
 	ck_assert(!snap_load_dir(db, dir, "again", &id));
 	ck_assert_int_eq(id, 2);
