@@ -24,7 +24,7 @@ struct tdb_pages_enc {
 	uint64_t dcount[TDB_PAGE_CHUNK];
 	uint32_t run_idx[TDB_PAGE_CHUNK];
 	uint32_t run_len[TDB_PAGE_CHUNK];
-	uint8_t buf[1 + VARINT_MAX + TDB_PAGE_CHUNK * (3 * VARINT_MAX)];
+	uint8_t buf[1 + VARINT_MAX + TDB_PAGE_CHUNK * (3 * VARINT_MAX)];	/* >= raw size */
 };
 
 int tdb_pages_enc_create(struct tdb_pages_enc **out)
@@ -38,6 +38,24 @@ int tdb_pages_enc_create(struct tdb_pages_enc **out)
 void tdb_pages_enc_destroy(struct tdb_pages_enc *enc)
 {
 	free(enc);
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
 }
 
 static inline uint32_t pair_hash(uint64_t flags, uint64_t count)
@@ -105,6 +123,15 @@ int tdb_pages_encode(struct tdb_pages_enc *e, const uint64_t *flags, const uint6
 			pos += bc_put_uvarint(e->buf + pos, e->run_len[i] - 2);
 		}
 	}
+	if (pos > 1 + (size_t)n * 16) {
+		/* incompressible (every page different, wide values): store it raw */
+		pos = 0;
+		e->buf[pos++] = TDB_PAGES_RAW;
+		for (i = 0; i < n; i++, pos += 8)
+			put_le64(e->buf + pos, flags[i]);
+		for (i = 0; i < n; i++, pos += 8)
+			put_le64(e->buf + pos, count ? count[i] : 0);
+	}
 	*blob = e->buf;
 	*len = pos;
 	return 0;
@@ -123,9 +150,27 @@ static int walk_blob(const uint8_t *blob, size_t len, uint32_t n, run_fn emit, v
 	size_t pos = 1, at;
 	int ret = 0;
 
+	if (len >= 1 && blob[0] == TDB_PAGES_RAW) {
+		uint32_t i, start = 0;
+
+		if (len != 1 + (size_t)n * 16)
+			return bc_error(BC_E_FORMAT, "page chunk: raw chunk of %zu bytes, expected "
+					"%zu for %u PFNs", len, 1 + (size_t)n * 16, n);
+		for (i = 1; i <= n; i++) {
+			const uint8_t *f = blob + 1, *c = blob + 1 + (size_t)n * 8;
+
+			if (i < n && get_le64(f + 8 * (size_t)i) == get_le64(f + 8 * (size_t)start) &&
+			    get_le64(c + 8 * (size_t)i) == get_le64(c + 8 * (size_t)start))
+				continue;
+			emit(arg, start, i - start, get_le64(f + 8 * (size_t)start),
+			     get_le64(c + 8 * (size_t)start));
+			start = i;
+		}
+		return 0;
+	}
 	if (len < 1 || blob[0] != TDB_PAGES_FORMAT)
-		return bc_error(BC_E_FORMAT, "page chunk: format byte %d at offset 0, expected %d",
-				len ? blob[0] : -1, TDB_PAGES_FORMAT);
+		return bc_error(BC_E_FORMAT, "page chunk: format byte %d at offset 0, expected %d "
+				"or %d", len ? blob[0] : -1, TDB_PAGES_FORMAT, TDB_PAGES_RAW);
 	if (bc_get_uvarint(blob, len, &pos, &ndict) || ndict < 1 || ndict > n)
 		return bc_error(BC_E_FORMAT, "page chunk: bad dictionary size at offset 1");
 	dict = malloc(ndict * 2 * sizeof(*dict));

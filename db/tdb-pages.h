@@ -18,6 +18,11 @@
  * The runs must cover exactly npfns PFNs and end exactly at the end of the blob. The
  * encoder never writes two neighbouring runs with the same idx; the decoder accepts them.
  *
+ * When that would be longer than the raw words (every page different with wide values),
+ * the chunk is stored raw instead:
+ *   byte    format            TDB_PAGES_RAW (0)
+ *   npfns x u64 flags, then npfns x u64 count, little-endian (1 + 16 x npfns bytes)
+ *
  * This module sits in db/ (not capture/) so the page_runs virtual table can decode rows.
  */
 #ifndef BC_TDB_PAGES_H
@@ -29,7 +34,8 @@
 #include <sqlite3.h>
 
 #define TDB_PAGE_CHUNK		65536	/* PFNs per snapshot_pages row */
-#define TDB_PAGES_FORMAT	1
+#define TDB_PAGES_FORMAT	1	/* dictionary + runs */
+#define TDB_PAGES_RAW		0	/* incompressible chunk, raw words */
 
 struct tdb_pages_enc;
 

@@ -398,6 +398,12 @@ START_TEST(test_codec_roundtrip)
 			ck_assert(!tdb_pages_encode(enc, f, pat == 5 ? NULL : c, n, &blob, &len));
 			if (pat == 0)
 				ck_assert_uint_le(len, 8);
+			/* never longer than the raw words; all-distinct 64-bit values go raw */
+			ck_assert_uint_le(len, 1 + (size_t)n * 16);
+			if (pat == 1 && n > 100)
+				ck_assert_int_eq(blob[0], TDB_PAGES_RAW);
+			if (pat == 3)
+				ck_assert_int_eq(blob[0], TDB_PAGES_FORMAT);
 			memset(f2, 0xaa, n * 8);
 			memset(c2, 0xaa, n * 8);
 			ck_assert_msg(!tdb_pages_decode(blob, len, n, f2, c2), "%s", bc_errmsg());
