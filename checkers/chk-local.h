@@ -88,7 +88,9 @@ struct chk_ctx {
 
 	/* hypothetical attempt in progress */
 	struct chk_att hyp;
-	uint64_t hyp_unmovable;
+	uint64_t hyp_unmovable;		/* unmovable/reserved pages in the range before */
+	uint64_t hyp_free;		/* free pages of the range's zone before */
+	bool hyp_have_free;		/* the range lies in one zone */
 
 	struct replay *rp;
 	struct tdb *db;

@@ -406,11 +406,21 @@ static bool model_uncertain(const struct model *m, uint64_t pfn)
 	return m && !model_pfn_info(m, pfn, &pi) && pi.uncertain;
 }
 
-/* mm_page_alloc / zone_locked: no page of the block may be in use or held. */
+/* Was the shadow word written before the last lost window (its page may have changed)? */
+static bool stale_known(const struct chk_ctx *c, const uint32_t *w)
+{
+	return w && sh_state(*w) != SH_UNKNOWN && sh_stale(c, *w);
+}
+
+/*
+ * mm_page_alloc / zone_locked: no page of the block may be in use or held. A check that
+ * relies on pages last seen before a lost window is inconclusive, never passed.
+ */
 static void check_take(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
 		       unsigned int order)
 {
 	uint64_t n = 1ull << order, i;
+	bool unsure = false;
 
 	chk_count(c, CHK_BUDDY_SANITY, 1);
 	for (i = 0; i < n; i++) {
@@ -420,6 +430,7 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct rp
 
 		if (!w)
 			continue;
+		unsure = unsure || stale_known(c, w);
 		st = sh_state(*w);
 		if (st != SH_ALLOC && st != SH_CONTIG)
 			continue;
@@ -434,17 +445,21 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct rp
 				     "since", chk_event_name(ev));
 		return;
 	}
+	if (unsure)
+		c->r[CHK_BUDDY_SANITY].inconclusive++;
 }
 
 static void check_free(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
 		       unsigned int order)
 {
 	uint64_t n = 1ull << order, i;
+	bool unsure = false;
 
 	chk_count(c, CHK_BUDDY_SANITY, 1);
 	for (i = 0; i < n; i++) {
 		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
 
+		unsure = unsure || stale_known(c, w);
 		if (!w || sh_state(*w) != SH_BUDDY)
 			continue;
 		chk_report_v(c, CHK_INV_BUDDY_DOUBLE_FREE,
@@ -453,6 +468,8 @@ static void check_free(struct chk_ctx *c, const struct model *m, const struct rp
 			     "drained earlier in the trace, not allocated since)");
 		return;
 	}
+	if (unsure)
+		c->r[CHK_BUDDY_SANITY].inconclusive++;
 }
 
 /* test_pages_isolated() success: every page of [outer_start, end) free or migrated. */
@@ -474,6 +491,8 @@ static void check_test(struct chk_ctx *c, const struct model *m, const struct rp
 			struct model_pfn_info pi;
 			bool used = false, stale = false;
 
+			if (stale_known(c, w) && !unsure++)
+				first_unsure = pfn;
 			if (w && (sh_state(*w) == SH_ALLOC || sh_state(*w) == SH_CONTIG)) {
 				used = true;
 				stale = sh_stale(c, *w);
@@ -499,7 +518,7 @@ static void check_test(struct chk_ctx *c, const struct model *m, const struct rp
 				     (unsigned long long)ev->start_pfn,
 				     (unsigned long long)ev->end_pfn, (unsigned long long)in_use,
 				     (unsigned long long)first);
-		else if (unsure)
+		else if (unsure || ca->lost)
 			chk_report_v(c, CHK_INV_CONTIG_IN_USE, true, first_unsure, 0, "lost events");
 	}
 }

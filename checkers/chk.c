@@ -236,7 +236,7 @@ int chk_set_layout(struct chk_ctx *c, const struct model *m)
 	c->isolate_mt = p->cma ? 5 : 4;
 	c->isolate_bit = p->isolate_bit;
 	c->pcp_orders = p->pcp_orders;
-	return 0;
+	return chk_pbs_init(c, m);
 }
 
 static int cmp_att(const void *a, const void *b)
@@ -372,15 +372,13 @@ int chk_attach_replay(struct chk_ctx *c, struct replay *rp)
 	c->rp = rp;
 	c->db = rp_tdb(rp);
 	c->replayed = true;
-	chk_set_layout(c, rp_model(rp));
-	ret = read_lost(c, c->db);
+	ret = chk_set_layout(c, rp_model(rp));
+	if (!ret)
+		ret = read_lost(c, c->db);
 	if (ret)
 		return ret;
 	a = rp_attempts(rp, &nr);
-	ret = chk_set_attempts(c, a, nr);
-	if (ret)
-		return ret;
-	return chk_pbs_init(c, rp_model(rp));
+	return chk_set_attempts(c, a, nr);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------- */

@@ -136,9 +136,9 @@ void chk_replay_hooks(struct chk_ctx *c, struct rp_hooks *h);
 int chk_attach_trace(struct chk_ctx *c, struct tdb *db);
 
 /*
- * Without a capture (tests, predict): the layout to check pfns against, and real
- * attempts / lost windows (seq of the first event after each gap) to honour.
- * @attempts is copied.
+ * Without a capture (tests, predict): the layout to check pfns against and the
+ * pageblock types to follow (taken from @m now), and real attempts / lost windows
+ * (seq of the first event after each gap) to honour. @attempts is copied.
  */
 int chk_set_layout(struct chk_ctx *c, const struct model *m);
 int chk_set_attempts(struct chk_ctx *c, const struct rp_attempt *attempts, int nr);
