@@ -550,3 +550,12 @@ long model_pcp_list(const struct model *m, unsigned int zone, unsigned int cpu,
 	return walk_list(m, &m->zones[zone].pcp[cpu * NR_PCP_LISTS + pcp_pindex(m, order, imt)],
 			 pfns, max);
 }
+
+/* move_freepages_block() + set_pageblock_migratetype(), after cutting a covering buddy. */
+void model_retype_block(struct model *m, uint32_t pbi, int mt)
+{
+	model_split_cover(m, pbi);
+	if (!(m->pb[pbi].flags & PB_ISOLATE))
+		model_move_freepages_block(m, pbi, mt);
+	model_pb_set_mt(m, pbi, mt);
+}

@@ -67,6 +67,17 @@ static int valid_cpu(const struct model *m, int cpu)
 	return cpu >= 0 && (unsigned int)cpu < m->nr_cpus ? cpu : 0;
 }
 
+/* Every page after the head of [idx, idx + n) is an allocation tail. */
+static int tails_clean(const struct model *m, uint32_t idx, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = idx + 1; i < idx + n; i++)
+		if (wtag(m->words[i]) != WT_TAIL)
+			return 0;
+	return 1;
+}
+
 static uint32_t alloc_word(unsigned int order, int imt, unsigned int kind, unsigned int gfp)
 {
 	return w_alloc(order, imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt, kind, gfp, 0);
@@ -121,7 +132,8 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		return 0;
 	}
 	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
-	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING && w_order(w) == order) {
+	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING && w_order(w) == order &&
+	    tails_clean(m, idx, n)) {
 		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 		return 0;
 	}
@@ -183,7 +195,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	n = 1u << order;
 	w = m->words[idx];
 	if (!(wtag(w) == WT_ALLOC && w_order(w) == order && !(w & W_SEEDED) &&
-	      w_gfp(w) != MODEL_GFP_PENDING)) {
+	      w_gfp(w) != MODEL_GFP_PENDING && tails_clean(m, idx, n))) {
 		uint32_t nr_uninit, mask = scan_tags(m, idx, n, &nr_uninit), head;
 
 		if (mask & TAGBIT(WT_HOLE)) {
@@ -207,8 +219,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	 * free_frozen_pages(): pcp orders go to the head of this cpu's list unless the
 	 * block is isolated; other orders and isolated blocks go to free_one_page().
 	 */
-	if ((force_pcp || model_pcp_allowed(m, order)) && order <= m->pb_order &&
-	    eff != IMT_ISOLATE) {
+	if (model_pcp_allowed(m, order) && (force_pcp || eff != IMT_ISOLATE)) {
 		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0);
 		return 0;
 	}
@@ -311,8 +322,7 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 				 * __rmqueue_smallest() emits this event. The extfrag
 				 * event follows it.
 				 */
-				model_move_freepages_block(m, idx >> m->pb_order, imt);
-				model_pb_set_mt(m, idx >> m->pb_order, imt);
+				model_retype_block(m, idx >> m->pb_order, imt);
 				m->implicit_claims++;
 			} else {
 				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
@@ -378,7 +388,7 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 			model_del_free(m, idx);
 		}
 	} else if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING &&
-		   w_order(w) == order) {
+		   w_order(w) == order && tails_clean(m, idx, n)) {
 		/* A claimed/stolen block that rmqueue_bulk() put on a pcp list. */
 	} else if (wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) {
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
@@ -438,10 +448,8 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 		 * block): its zone_locked came first and normally re-typed the block
 		 * already; make sure of it.
 		 */
-		if (pb_eff_mt(pb_of(m, idx)) == f) {
-			model_move_freepages_block(m, pbi, a);
-			model_pb_set_mt(m, pbi, a);
-		}
+		if (pb_eff_mt(pb_of(m, idx)) == f)
+			model_retype_block(m, pbi, a);
 		return 0;
 	}
 	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING)
@@ -474,8 +482,10 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 		model_unfree_range(m, idx, 1u << alloc_order);
 	} else {
 		model_anomaly(m, MODEL_ANOM_TAKE_NOT_FREE, idx, alloc_order);
-		if (wtag(w) == WT_HOLE || wtag(w) == WT_UNINIT)
+		if (scan_tags(m, idx, 1u << alloc_order, NULL) &
+		    (TAGBIT(WT_HOLE) | TAGBIT(WT_UNINIT)))
 			return 0;
+		model_unfree_range(m, idx, 1u << alloc_order);
 	}
 	write_alloc(m, idx, alloc_order, a, MODEL_KIND_UNKNOWN, MODEL_GFP_PENDING);
 	return 0;
@@ -556,9 +566,6 @@ int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 	b = &m->pb[pbi];
 	if (b->mt == imt)
 		return 0;
-	model_split_cover(m, pbi);
-	if (!(b->flags & PB_ISOLATE))
-		model_move_freepages_block(m, pbi, imt);
-	model_pb_set_mt(m, pbi, imt);
+	model_retype_block(m, pbi, imt);
 	return 0;
 }

@@ -363,8 +363,7 @@ static uint32_t try_claim(struct model *m, struct mzone *z, uint32_t h, unsigned
 	else
 		alike = 0;
 	if (free_pages + alike >= pbn / 2) {
-		model_move_freepages_block(m, pbi, start_mt);
-		model_pb_set_mt(m, pbi, start_mt);
+		model_retype_block(m, pbi, start_mt);
 		return rmqueue_smallest(m, z, order, start_mt);
 	}
 	return NIL;
@@ -499,6 +498,14 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 		}
 		if (order > m->max_order)
 			order = 0, n = 1;
+		for (tries = 1; tries < n; tries++)
+			if (wtag(m->words[head + tries]) != WT_TAIL) {
+				/* a repaired folio: migrate the named page alone */
+				head = p;
+				order = 0;
+				n = 1;
+				break;
+			}
 		/* alloc_migration_target(): the preferred zone first, then the others */
 		z = zone_of_idx(m, head);
 		zi = z ? (unsigned int)(z - m->zones) : 0;

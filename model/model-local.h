@@ -358,6 +358,9 @@ uint32_t model_find_large_buddy(const struct model *m, uint32_t pbi);
  * each on its own block's list, without merging. */
 void model_split_cover(struct model *m, uint32_t pbi);
 
+/* Re-type a pageblock and move its free pages (split a covering buddy first). */
+void model_retype_block(struct model *m, uint32_t pbi, int mt);
+
 /* pcp helpers (buddy.c) */
 int model_pcp_allowed(const struct model *m, unsigned int order);
 void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,

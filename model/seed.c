@@ -93,7 +93,8 @@ static void seed_buddy_run(struct model *m, struct mzone *z, uint32_t s, uint32_
 		}
 		mt = pb_eff_mt(pb_of(m, s));
 		model_write_range(m, s, 1u << k, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-		model_add_free(m, z, s, k, mt, 1);
+		/* merges with free buddies just outside the seeded range too */
+		model_free_one(m, z, s, k, mt, 1);
 		s += 1u << k;
 	}
 }
