@@ -1201,6 +1201,8 @@ int cap_live_record(struct tdb *db, const struct cap_live_opts *o, struct cap_li
 	}
 	ret = record_loop(&lv);
 	end_child(&lv);
+	if (!ret && o->before_end)
+		ret = o->before_end(db, lv.marker_fd, o->before_end_arg);
 	if (!ret && !o->no_snapshots)
 		ret = take_snapshot(&lv, "end");
 stop:

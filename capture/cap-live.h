@@ -68,6 +68,14 @@ struct cap_live_opts {
 	void (*progress)(const struct cap_live_progress *p, void *arg);
 	void (*note)(const char *msg, void *arg);	/* one line, no newline */
 	void *arg;
+	/*
+	 * Optional: called once when recording ends (the command has ended), before the
+	 * "end" snapshot, while tracing is still on, with the instance's trace_marker
+	 * (e.g. cap_probe_run() of capture/cap-probe.h). A negative return is the
+	 * recording's error.
+	 */
+	int (*before_end)(struct tdb *db, int marker_fd, void *arg);
+	void *before_end_arg;
 };
 
 struct cap_live_result {

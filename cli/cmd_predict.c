@@ -545,7 +545,7 @@ static void ranges_text(const uint64_t *r, unsigned int n, char *buf, size_t siz
 	unsigned int i;
 
 	buf[0] = 0;
-	for (i = 0; i < n && len < size; i++)
+	for (i = 0; r && i < n && len < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%#" PRIx64, i ? "," : "", r[i]);
 }
 
@@ -599,6 +599,7 @@ static void json_item(struct json *j, const struct pr_verify_item *it)
 	json_obj_end(j);
 	json_kbool(j, "agree", it->agree);
 	json_kbool(j, "depends_on_pins", it->depends_on_pins);
+	json_kstr(j, "invisible", it->invisible);
 	if (it->why[0])
 		json_kstr(j, "why", it->why);
 	json_obj_end(j);
@@ -718,7 +719,8 @@ static int run_verify(struct run *R, const char *cmdline)
 		for (k = 0; k < PR_NR_VK; k++)
 			printf("  %-14s %4u attempts, %4u agree\n", pr_attempt_class_name(k),
 			       v.by_kind[k][0], v.by_kind[k][1]);
-		printf("  %u disagreement%s may depend on pins (invisible to the trace)\n",
+		printf("  %u disagreement%s may depend on pins or refcounts (invisible to the "
+		       "trace)\n",
 		       v.pin_dependent - v.pin_dependent_agree,
 		       v.pin_dependent - v.pin_dependent_agree == 1 ? "" : "s");
 		for (i = 0; i < v.nr; i++) {
@@ -731,8 +733,9 @@ static int run_verify(struct run *R, const char *cmdline)
 				printf(" probe %" PRId64, it->probe_id);
 			if (it->kind != PR_VK_HUGETLB_1G)
 				printf(" [%#" PRIx64 ", %#" PRIx64 ")", it->start_pfn, it->end_pfn);
-			printf(" at ts %" PRIu64 ": %s%s\n", it->ts, it->why,
-			       it->depends_on_pins ? " (may depend on pins)" : "");
+			printf(" at ts %" PRIu64 ": %s%s%s%s\n", it->ts, it->why,
+			       it->invisible ? " (may depend on an invisible " : "",
+			       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
 		}
 	}
 	rc = v.agree == v.nr ? EXIT_OK : EXIT_NO;

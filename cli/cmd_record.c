@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "capture/cap-live.h"
+#include "capture/cap-probe.h"
 #include "capture/capture.h"
 #include "cli/cli.h"
 #include "common/err.h"
@@ -43,6 +44,15 @@ const char cmd_record_usage[] =
 	"  -b, --buffer KB             ring buffer per CPU in KiB, or with a unit (64M);\n"
 	"                              default 32768 (32 MiB)\n"
 	"  -q, --quiet                 no progress line\n"
+	"      --probe 1G[:K]          at the end, while still tracing, ask the kernel for K\n"
+	"                              (default 8) 1 GiB hugetlb pages one by one, record\n"
+	"                              where each landed, then shrink the pool back\n"
+	"      --probe-offline N       at the end, offline and at once online N memory blocks\n"
+	"                              (evenly among the online, initialised Normal ones),\n"
+	"                              recording success or the culprit pfn\n"
+	"      --probe-timeout SECONDS time limit per offline block (default 3)\n"
+	"                              Probes are ground truth for 'bigchunk predict --verify';\n"
+	"                              pools and blocks are restored, also on errors and Ctrl-C\n"
 	"      --list-events           print the events recorded by default and exit\n"
 	"  -h, --help                  this text\n"
 	"\n"
@@ -64,6 +74,9 @@ enum {
 	OPT_SNAP_EVERY,
 	OPT_NO_SNAPSHOTS,
 	OPT_LIST_EVENTS,
+	OPT_PROBE,
+	OPT_PROBE_OFFLINE,
+	OPT_PROBE_TIMEOUT,
 };
 
 static const struct option record_options[] = {
@@ -77,6 +90,9 @@ static const struct option record_options[] = {
 	{ "buffer",		required_argument,	NULL, 'b' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "list-events",	no_argument,		NULL, OPT_LIST_EVENTS },
+	{ "probe",		required_argument,	NULL, OPT_PROBE },
+	{ "probe-offline",	required_argument,	NULL, OPT_PROBE_OFFLINE },
+	{ "probe-timeout",	required_argument,	NULL, OPT_PROBE_TIMEOUT },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -212,8 +228,27 @@ static void summary(const char *path, const struct cap_live_result *r, bool comp
 		fprintf(stderr, "bigchunk record: %s is incomplete (meta complete=0)\n", path);
 }
 
+/* The probes (capture/cap-probe.h), run by cap_live_record() before the end snapshot. */
+static int run_probes(struct tdb *db, int marker_fd, void *arg)
+{
+	struct cap_probe_opts *p = arg;
+	int ret;
+
+	/* A stop signal ended the recording: probe anyway; another one stops the probes. */
+	cli_stop = 0;
+	p->stop = &cli_stop;
+	ret = cap_probe_run(db, marker_fd, p);
+	if (ret == -BC_E_INTR) {
+		if (p->note)
+			p->note(bc_errmsg(), p->arg);
+		ret = 0;	/* what was probed is stored, the rest restored */
+	}
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
+	struct cap_probe_opts probe = { 0 };
 	struct cap_live_opts o = { .stop = &cli_stop };
 	struct cap_live_result res;
 	struct record_ui ui = { 0 };
@@ -277,6 +312,30 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case OPT_PROBE:
+			if (cap_probe_parse_1g(optarg, &probe.hugetlb_1g)) {
+				rc = cli_fail("record");
+				goto out;
+			}
+			break;
+		case OPT_PROBE_OFFLINE: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > 256) {
+				rc = cli_error("record", "--probe-offline: '%s' is not 1..256", optarg);
+				goto out;
+			}
+			probe.offline_blocks = (unsigned int)n;
+			break;
+		}
+		case OPT_PROBE_TIMEOUT:
+			if (parse_seconds(optarg, &probe.offline_timeout_ns)) {
+				rc = cli_error("record", "--probe-timeout: '%s' is not a number of "
+					       "seconds > 0", optarg);
+				goto out;
+			}
+			break;
 		case OPT_LIST_EVENTS:
 			for (i = 0; cap_default_events[i]; i++)
 				printf("%s\n", cap_default_events[i]);
@@ -315,6 +374,13 @@ int cmd_record(int argc, char **argv)
 	o.progress = on_progress;
 	o.note = on_note;
 	o.arg = &ui;
+	if (probe.hugetlb_1g || probe.offline_blocks) {
+		probe.snapshot_before = !o.no_snapshots;
+		probe.note = on_note;
+		probe.arg = &ui;
+		o.before_end = run_probes;
+		o.before_end_arg = &probe;
+	}
 
 	ret = tdb_create(out, force, &db);
 	if (ret) {

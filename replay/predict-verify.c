@@ -209,7 +209,7 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s",
 			 a[i].kind == RP_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
-		it->k_nr = a[i].kind == RP_ATTEMPT_OFFLINE;
+		it->offline_semantics = a[i].kind == RP_ATTEMPT_OFFLINE;
 	}
 	return 0;
 }
@@ -219,17 +219,24 @@ static bool same_ranges(const uint64_t *a, unsigned int na, const uint64_t *b, u
 	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
 }
 
-/* Could the kernel's outcome hinge on a pin the capture cannot show? */
-static bool pin_possible(struct pr_ctx *c, uint64_t pfn)
+/*
+ * Could the kernel's outcome at @pfn hinge on state the capture cannot show? A pin
+ * on an LRU page, or the refcount of a page of unknown use. Return: what, or NULL.
+ */
+static const char *invisible_at(struct pr_ctx *c, uint64_t pfn)
 {
 	struct model_pfn_info pi;
 
 	if (pfn == UINT64_MAX || model_pfn_info(c->m, pfn, &pi))
-		return false;
+		return NULL;
 	if (pi.state != MODEL_PFN_ALLOC)
-		return false;
-	return pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
-	       pi.kind == MODEL_KIND_THP || (pi.kind == MODEL_KIND_UNKNOWN && pi.mt == 1);
+		return NULL;
+	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+		return "refcount";
+	if (pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
+	    pi.kind == MODEL_KIND_THP || (pi.kind == MODEL_KIND_UNKNOWN && pi.mt == 1))
+		return "pin";
+	return NULL;
 }
 
 static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_seq, uint64_t ts)
@@ -253,7 +260,7 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 		o.nr_pages = it->end_pfn - it->start_pfn;
 		break;
 	case PR_VK_TRACE:
-		o.offline = it->k_nr == 1;
+		o.offline = it->offline_semantics;
 		o.has_range = true;
 		o.range_start = it->start_pfn;
 		o.range_end = it->end_pfn;
@@ -301,8 +308,8 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 					 k < it->p_nr ? it->p_ranges[k] : 0,
 					 k < it->k_nr ? it->k_ranges[k] : 0);
 			/* more predicted than obtained, and the extra one needed migration */
-			it->depends_on_pins = it->p_nr > it->k_nr &&
-					      (it->p_assumptions & PR_ASSUME_MOVABLE_UNPINNED);
+			if (it->p_nr > it->k_nr && (it->p_assumptions & PR_ASSUME_MOVABLE_UNPINNED))
+				it->invisible = "pin";
 		}
 	} else {
 		it->p_success = nr && ans[0].success;
@@ -311,20 +318,24 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 			snprintf(it->why, sizeof(it->why), "predicted %s%s%s, the kernel %s",
 				 it->p_success ? "success" : "failure", it->p_reason[0] ? ": " : "",
 				 it->p_reason, it->k_success ? "succeeded" : "failed");
-			if (it->p_success && !it->k_success &&
-			    (!strcmp(it->k_culprit, "migration failed") ||
-			     !strcmp(it->k_culprit, "timeout") || pin_possible(V->c, it->k_pfn)))
-				it->depends_on_pins = true;
+			if (it->p_success && !it->k_success) {
+				if (!strcmp(it->k_culprit, "migration failed") ||
+				    !strcmp(it->k_culprit, "timeout"))
+					it->invisible = "pin";
+				else
+					it->invisible = invisible_at(V->c, it->k_pfn);
+			}
 		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
 			it->agree = false;
 			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
 				 it->k_pfn, it->k_culprit);
-			it->depends_on_pins = pin_possible(V->c, it->k_pfn);
+			it->invisible = invisible_at(V->c, it->k_pfn);
 		} else {
 			it->agree = true;
 		}
 	}
+	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);
 	return 0;
 }

@@ -228,6 +228,7 @@ struct pr_verify_item {
 	uint64_t seq;			/* predicted from the state before this event */
 	uint64_t ts;
 	uint64_t start_pfn, end_pfn;	/* offline / trace: the range; hugetlb: 0 */
+	bool offline_semantics;		/* predicted as offline_pages() */
 	/* the kernel */
 	bool k_success;
 	unsigned int k_nr;		/* hugetlb: pages obtained */
@@ -243,7 +244,13 @@ struct pr_verify_item {
 	unsigned int p_assumptions;
 	/* the comparison */
 	bool agree;
-	bool depends_on_pins;		/* the kernel's outcome may hinge on invisible pins */
+	/*
+	 * The kernel's outcome may hinge on state no trace or snapshot shows: "pin" (a
+	 * GUP pin keeps an LRU page from migrating) or "refcount" (a page of unknown
+	 * use from the snapshot: refcount 0 on a pcp list, or a kernel page). NULL: no.
+	 */
+	const char *invisible;
+	bool depends_on_pins;		/* invisible != NULL */
 	char why[256];			/* disagreement: what differs */
 };
 
