@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/tdb-pages.h"	/* struct tdb_page_run */
+
 struct tdb;
 
 /*
@@ -128,13 +130,13 @@ int snap_list(struct tdb *db, struct snap_info **out, int *nr);
 /**
  * snap_pages_read() - flags and counts of PFNs [@pfn_from, @pfn_from + @n) of snapshot
  * @snap into @flags[n] and @count[n] (either may be NULL). PFNs at or beyond the
- * snapshot's nr_pfns are not allowed.
+ * snapshot's nr_pfns are not allowed. Counts are u64 like kpagecount itself, so both
+ * come back bit for bit.
  * Return: 0, or a negative bc_err (-BC_E_INVAL out of range, -BC_E_FORMAT corrupt row).
  */
 int snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
 		    uint64_t *flags, uint64_t *count);
 
-struct tdb_page_run;
 struct snap_runs;
 
 /**
