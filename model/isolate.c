@@ -6,6 +6,7 @@
  * alloc_contig_range() as a whole. All of it runs on the replayed state; wrap it in
  * model_checkpoint()/model_rollback() for a hypothetical attempt.
  */
+#include "model/model-fault.h"
 #include "model/model-local.h"
 
 static struct mzone *zone_of_idx(struct model *m, uint32_t idx)
@@ -153,6 +154,8 @@ static void unisolate_block(struct model *m, uint32_t pbi)
 
 	if (!(b->flags & PB_ISOLATE))
 		return;
+	if (model_fault(m, MODEL_FAULT_UNDO_RETYPE))	/* fault: type lost on undo */
+		model_pb_set_mt(m, pbi, IMT_MOVABLE);
 	if (wtag(w) == WT_BUDDY) {
 		unsigned int order = node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK;
 		uint32_t buddy = s ^ (1u << order);
@@ -267,6 +270,8 @@ int model_test_pages_isolated(const struct model *m, uint64_t start, uint64_t en
 			 (wtag(w) == WT_ALLOC || wtag(w) == WT_TAIL) &&
 			 w_kind(w) == MODEL_KIND_OFFLINE)
 			p++;
+		else if (model_fault(m, MODEL_FAULT_TEST_SKIPS_USED) && wtag(w) != WT_HOLE)
+			p++;	/* fault: a page in use does not stop the walk */
 		else
 			break;
 	}
