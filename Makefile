@@ -28,7 +28,7 @@ endif
 
 # Packages a fresh Debian 12 needs; `make deps` installs the missing ones.
 DEB_PKGS := build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
-	    libsqlite3-dev check trace-cmd zstd
+	    libsqlite3-dev check trace-cmd zstd libxml2-utils
 
 CFLAGS ?= -g -O2
 BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
