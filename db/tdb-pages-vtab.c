@@ -17,7 +17,7 @@
 enum { PR_SNAP, PR_PFN, PR_NPFNS, PR_FLAGS, PR_COUNT };
 
 /* idxNum bits: which bounds were passed, in this argv order */
-enum { B_SNAP = 1, B_LO = 2, B_HI = 4 };
+enum { B_SNAP = 1, B_LO = 2, B_HI = 4, B_EQ = 8 };	/* B_EQ: the B_LO bound is pfn = */
 
 struct pr_vtab {
 	sqlite3_vtab base;
@@ -83,6 +83,8 @@ static int pr_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 		/* snap = is exact; pfn bounds are widened below, so SQLite re-checks */
 		info->aConstraintUsage[use[i]].omit = i == 0;
 	}
+	if (use[1] >= 0 && info->aConstraint[use[1]].op == SQLITE_INDEX_CONSTRAINT_EQ)
+		idx |= B_EQ;
 	info->idxNum = idx;
 	info->estimatedCost = idx & B_SNAP ? (idx & (B_LO | B_HI) ? 10 : 1000) : 100000;
 	/* rows come in (snap, pfn) order */
@@ -179,6 +181,8 @@ static int pr_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 		lo = sqlite3_value_int64(argv[a++]);
 	if (idx & B_HI)
 		hi = sqlite3_value_int64(argv[a++]);
+	if ((idx & B_EQ) && lo < hi)
+		hi = lo;
 	sqlite3_bind_int64(c->st, 2, lo);
 	sqlite3_bind_int64(c->st, 3, hi);
 	return pr_load_row(c);
