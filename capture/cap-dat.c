@@ -72,7 +72,7 @@ static int check_header(const char *path, int *version)
 	if (n == 0)
 		return bc_error(BC_E_FORMAT, "%s: empty file, not a trace.dat", path);
 	if (n < DAT_MAGIC_LEN || memcmp(buf, DAT_MAGIC, DAT_MAGIC_LEN)) {
-		if (!memcmp(buf, DAT_MAGIC, (size_t)n))
+		if (n < DAT_MAGIC_LEN && !memcmp(buf, DAT_MAGIC, (size_t)n))
 			return bc_error(BC_E_TRUNCATED, "%s: truncated trace.dat (%zd bytes)",
 					path, n);
 		return bc_error(BC_E_FORMAT, "%s: not a trace.dat file (no trace-cmd magic at the start)",
