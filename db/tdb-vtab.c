@@ -11,6 +11,7 @@
 
 #include "common/err.h"
 #include "db/tdb-local.h"
+#include "db/tdb-pages.h"
 
 enum ev_col {
 	COL_SEQ, COL_TS, COL_CPU, COL_PID, COL_TYPE, COL_EVENT, COL_PFN, COL_ORDER, COL_MT,
@@ -320,5 +321,7 @@ int tdb_register_vtabs(struct tdb *db)
 {
 	if (sqlite3_create_module(db->sq, "events", &events_module, db) != SQLITE_OK)
 		return tdb_sql_error(db, "events module");
+	if (tdb_pages_register_vtab(db->sq) != 0)
+		return tdb_sql_error(db, "page_runs module");
 	return create_views(db);
 }
