@@ -97,7 +97,7 @@ int pr_opts_check(const struct pr_opts *o)
 
 /* ---- context ----------------------------------------------------------------------- */
 
-int pr_create(struct replay *rp, struct pr_ctx **out)
+static int ctx_create(struct replay *rp, struct model *m, struct pr_ctx **out)
 {
 	struct pr_ctx *c;
 	const struct model_layout *L;
@@ -109,8 +109,8 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 	if (!c)
 		return bc_error(BC_E_NOMEM, "predict: out of memory");
 	c->rp = rp;
-	c->m = rp_model(rp);
-	c->db = rp_tdb(rp);
+	c->m = m;
+	c->db = rp ? rp_tdb(rp) : NULL;
 	L = model_get_layout(c->m);
 	c->L = L;
 	for (i = 0; i < L->nr_zones; i++) {
@@ -134,6 +134,16 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 	}
 	*out = c;
 	return 0;
+}
+
+int pr_create(struct replay *rp, struct pr_ctx **out)
+{
+	return ctx_create(rp, rp_model(rp), out);
+}
+
+int pr_create_model(struct model *m, struct pr_ctx **out)
+{
+	return ctx_create(NULL, m, out);
 }
 
 void pr_destroy(struct pr_ctx *c)
@@ -911,7 +921,8 @@ void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 	if (pi.state != MODEL_PFN_ALLOC)
 		return;
 	aseq = pr_alloc_seq_at(c, pi.head);
-	if (aseq && aseq != UINT32_MAX) {
+	b->ev.seq = aseq ? aseq - 1 : 0;
+	if (aseq && aseq != UINT32_MAX && c->rp) {
 		struct rp_event ev;
 
 		if (!read_event(c, aseq - 1, &ev) && ev.kind == RP_EV_PAGE_ALLOC &&

@@ -106,7 +106,7 @@ struct pr_candidate {
 /* The allocation event behind a blocking page (from the capture). */
 struct pr_alloc_event {
 	bool found;			/* false: allocated before the capture (snapshot) */
-	uint64_t seq, ts;
+	uint64_t seq, ts;		/* seq: also without a capture (pr_create_model()) */
 	int cpu, pid;
 	char comm[32];
 	unsigned int order;
@@ -154,6 +154,9 @@ struct pr_ctx;
  * Return: 0 and *@out (caller frees with pr_destroy()), or a negative bc_err.
  */
 int pr_create(struct replay *rp, struct pr_ctx **out);
+/* The same on a bare model (tests, tools): no capture, so blockers carry only the
+ * seq of their allocation event (pr_blocker.ev.seq, found = false). */
+int pr_create_model(struct model *m, struct pr_ctx **out);
 void pr_destroy(struct pr_ctx *c);
 
 /* Feed from the replay hooks: after_event (every event), attempt_end, at_snapshot. */
