@@ -39,6 +39,15 @@ struct tdb;
 #define SNAP_LABEL_MAX		64
 #define SNAP_MARKER_MAX		(sizeof(SNAP_MARKER_PREFIX) + SNAP_LABEL_MAX + 32)
 
+/*
+ * While the page files are read with markers on, one more line per TDB_PAGE_CHUNK PFNs,
+ * written just before reading from PFN on (decimal):
+ *   "bigchunk snapshot LABEL pages PFN"
+ * snap_marker_parse() does not match these; snap_marker_parse_pages() does (returns 1
+ * and *@pfn).
+ */
+int snap_marker_parse_pages(const char *text, uint64_t *pfn);
+
 /* Return: true if @label is a valid marker label. */
 bool snap_label_valid(const char *label);
 

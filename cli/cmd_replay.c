@@ -97,6 +97,8 @@ static void print_text(struct replay *rp, const char *path)
 	}
 	printf("  of which while a snapshot was read: %llu\n",
 	       (unsigned long long)rp_anomalies_during_snapshots(rp));
+	printf("events while the first snapshot was read that it already showed: %llu\n",
+	       (unsigned long long)rp_seed_reconciled(rp));
 	(void)att;
 }
 
@@ -143,6 +145,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, model_anomaly_name(i), model_anomaly_count(rp_model(rp), i, NULL, NULL));
 	json_obj_end(&j);
 	json_kuint(&j, "anomalies_during_snapshot_reads", rp_anomalies_during_snapshots(rp));
+	json_kuint(&j, "seed_reconciled_events", rp_seed_reconciled(rp));
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -60,6 +60,12 @@ struct replay {
 	struct rp_score pending;
 	bool pending_zones;
 
+	/* Page-reading progress of the seed snapshot ("pages PFN" markers): an event
+	 * during the reading whose page was read after it is already in the seed. */
+	uint64_t *seed_mark_seq, *seed_mark_pfn;
+	int nr_seed_marks, seed_mark;
+	uint64_t seed_skipped;		/* events already reflected in the seed */
+
 	uint64_t applied;
 	uint64_t next_seq;
 	uint64_t snapshot_anomalies;	/* anomalies while a snapshot was read */

@@ -168,6 +168,68 @@ static int load_snaps(struct replay *rp)
 	return 0;
 }
 
+static int load_seed_marks(struct replay *rp)
+{
+	const struct rp_snap *sn = &rp->snaps[rp->seed_snap];
+	sqlite3_stmt *st;
+	int cap = 0;
+
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text FROM markers WHERE seq >= ? "
+			       "AND seq <= ? AND text LIKE 'bigchunk snapshot % pages %' ORDER BY seq, ts",
+			       -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "markers: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
+	sqlite3_bind_int64(st, 1, sn->seq_begin);
+	sqlite3_bind_int64(st, 2, sn->seq_end);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint64_t pfn;
+
+		if (!snap_marker_parse_pages((const char *)sqlite3_column_text(st, 1), &pfn))
+			continue;
+		if (rp->nr_seed_marks == cap) {
+			uint64_t *a, *b;
+
+			cap = cap ? cap * 2 : 128;
+			a = realloc(rp->seed_mark_seq, cap * sizeof(*a));
+			if (a)
+				rp->seed_mark_seq = a;
+			b = realloc(rp->seed_mark_pfn, cap * sizeof(*b));
+			if (b)
+				rp->seed_mark_pfn = b;
+			if (!a || !b) {
+				sqlite3_finalize(st);
+				return bc_error(BC_E_NOMEM, "out of memory");
+			}
+		}
+		rp->seed_mark_seq[rp->nr_seed_marks] = (uint64_t)sqlite3_column_int64(st, 0);
+		rp->seed_mark_pfn[rp->nr_seed_marks++] = pfn;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * An event while the seed snapshot was read: was its page read after the event (then
+ * the seed shows its effect and the event must not be applied again)? Pages below the
+ * latest "pages" marker were read before it; pages from the next marker's pfn on were
+ * read after; the chunk in between is undecided and the event is applied.
+ */
+static bool seed_already_has(struct replay *rp, const struct rp_event *ev)
+{
+	int k;
+
+	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == RP_EV_OTHER ||
+	    ev->kind > RP_EV_EXTFRAG)
+		return false;
+	while (rp->seed_mark < rp->nr_seed_marks && rp->seed_mark_seq[rp->seed_mark] <= ev->seq)
+		rp->seed_mark++;
+	k = rp->seed_mark;		/* markers [0, k) came before the event */
+	if (k == 0)
+		return true;		/* page reading had not begun */
+	if (k == rp->nr_seed_marks)
+		return false;		/* in the last chunk, or after the reading */
+	return ev->pfn >= rp->seed_mark_pfn[k];
+}
+
 static int load_lost(struct replay *rp)
 {
 	sqlite3_stmt *st;
@@ -239,6 +301,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	}
 	ret = rp_seed(rp, rp->snaps[rp->seed_snap].id);
 	if (!ret)
+		ret = load_seed_marks(rp);
+	if (!ret)
 		ret = load_lost(rp);
 	if (!ret && !rp->opts.no_attempts)
 		ret = rp_find_attempts(rp);
@@ -276,6 +340,8 @@ void rp_destroy(struct replay *rp)
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
+	free(rp->seed_mark_seq);
+	free(rp->seed_mark_pfn);
 	free(rp);
 }
 
@@ -284,6 +350,7 @@ struct tdb *rp_tdb(struct replay *rp) { return rp->db; }
 uint64_t rp_events_applied(const struct replay *rp) { return rp->applied; }
 uint64_t rp_next_seq(const struct replay *rp) { return rp->next_seq; }
 uint64_t rp_anomalies_during_snapshots(const struct replay *rp) { return rp->snapshot_anomalies; }
+uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
 
 const struct rp_attempt *rp_attempts(const struct replay *rp, int *nr)
 {
@@ -475,7 +542,12 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		if (s && s->seq_begin >= 0 && (int64_t)raw.seq >= s->seq_begin &&
 		    ev.pfn != UINT64_MAX && ev.kind != RP_EV_OTHER)
 			touch(rp, ev.pfn, ev.kind == RP_EV_EXTFRAG ? ev.fallback_order : ev.order);
-		ret = apply(rp, &ev);
+		if (in_seed_read && seed_already_has(rp, &ev)) {
+			rp->seed_skipped++;
+			ret = 0;
+		} else {
+			ret = apply(rp, &ev);
+		}
 		if (ret)
 			goto out;
 		if (in_seed_read)

@@ -170,6 +170,10 @@ uint64_t rp_anomalies_during_snapshots(const struct replay *rp);
  */
 int rp_apply_event(struct replay *rp, const struct bc_event *raw);
 
+/* Events recorded while the seed snapshot was read whose page it read afterwards:
+ * already in the seed, so not applied again. */
+uint64_t rp_seed_reconciled(const struct replay *rp);
+
 /* Decode one stored event (for consumers that read events themselves). */
 void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_event *ev);
 
