@@ -26,8 +26,18 @@ uint32_t model_node_alloc(struct model *m)
 		if ((n >> POOL_CHUNK_SHIFT) >= m->nr_chunks) {
 			struct fnode *c;
 
-			if (m->nr_chunks >= POOL_MAX_CHUNKS ||
-			    !(c = calloc(POOL_CHUNK, sizeof(*c)))) {
+			if (m->nr_chunks == m->cap_chunks) {
+				uint32_t cap = m->cap_chunks ? m->cap_chunks * 2 : 64;
+				struct fnode **a = realloc(m->chunks, cap * sizeof(*a));
+
+				if (!a || cap > POOL_MAX_CHUNKS) {
+					fprintf(stderr, "model: free-list node pool exhausted\n");
+					abort();
+				}
+				m->chunks = a;
+				m->cap_chunks = cap;
+			}
+			if (!(c = calloc(POOL_CHUNK, sizeof(*c)))) {
 				fprintf(stderr, "model: free-list node pool exhausted\n");
 				abort();
 			}
@@ -140,8 +150,20 @@ void model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 }
 
 /* Add a block to a pcp list: head (free_frozen_page_commit) or tail (rmqueue_bulk). */
+/* Move the @n - 1 tails of the pcp block at @idx between the FREE and PCP counters. */
+static void pcp_tails(struct model *m, uint32_t idx, uint32_t n, int to_pcp)
+{
+	struct pblock *b = pb_of(m, idx);
+	int32_t d = to_pcp ? (int32_t)(n - 1) : -(int32_t)(n - 1);
+
+	if (n < 2)
+		return;
+	jset16(m, &b->cnt[MODEL_PBC_FREE], (uint16_t)(b->cnt[MODEL_PBC_FREE] - d));
+	jset16(m, &b->cnt[MODEL_PBC_PCP], (uint16_t)(b->cnt[MODEL_PBC_PCP] + d));
+}
+
 void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		   int mt, int cpu, int tail)
+		   int mt, int cpu, int tail, int tails_free)
 {
 	uint32_t n = model_node_alloc(m);
 	struct fnode *nd = node_of(m, n);
@@ -155,7 +177,12 @@ void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
 		mt = IMT_UNMOVABLE;
 	info = order | ((uint32_t)mt << FN_MT_SHIFT) | FN_PCP | ((uint32_t)cpu << FN_CPU_SHIFT);
 	jset32(m, &nd->info, info);
-	model_write_range(m, idx, 1u << order, wmake(WT_PCP, n), wmake(WT_PCP_TAIL, 0));
+	MODEL_BUG_ON(order > m->pb_order, m, idx_to_pfn(m, idx));
+	if (tails_free)
+		model_write_word(m, idx, wmake(WT_PCP, n));
+	else
+		model_write_range(m, idx, 1u << order, wmake(WT_PCP, n), wmake(WT_FREE_TAIL, 0));
+	pcp_tails(m, idx, 1u << order, 1);
 	list_add(m, &z->pcp[(unsigned int)cpu * NR_PCP_LISTS + pcp_pindex(m, order, mt)],
 		 idx, nd, tail);
 	jadd32(m, &z->pcp_count[cpu], (int32_t)(1u << order));
@@ -177,6 +204,7 @@ uint32_t model_del_free(struct model *m, uint32_t idx)
 
 		jadd32(m, &z->pcp_count[cpu], -(int32_t)(1u << order));
 		jadd32(m, &z->pcp_pages, -(int32_t)(1u << order));
+		pcp_tails(m, idx, 1u << order, 0);
 	} else {
 		jadd32(m, &z->free_pages[(info >> FN_MT_SHIFT) & 7], -(int32_t)(1u << order));
 	}
@@ -339,25 +367,24 @@ void model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned i
 int model_find_free_head(const struct model *m, uint32_t idx, uint32_t *head)
 {
 	uint32_t w = m->words[idx];
-	unsigned int k, tag = wtag(w), want;
+	unsigned int k, tag = wtag(w);
 
 	if (tag == WT_BUDDY || tag == WT_PCP) {
 		*head = idx;
-		return 1;
+		return (int)tag;
 	}
-	if (tag != WT_FREE_TAIL && tag != WT_PCP_TAIL)
+	if (tag != WT_FREE_TAIL)
 		return 0;
-	want = tag == WT_FREE_TAIL ? WT_BUDDY : WT_PCP;
 	for (k = 1; k <= m->max_order; k++) {
 		uint32_t h = idx & ~((1u << k) - 1);
 		uint32_t hw = m->words[h];
 
-		if (wtag(hw) == want) {
+		if (wtag(hw) == WT_BUDDY || wtag(hw) == WT_PCP) {
 			unsigned int o = node_of(m, hw & W_PAYLOAD)->info & FN_ORDER_MASK;
 
 			if (h + (1u << o) > idx) {
 				*head = h;
-				return 1;
+				return (int)wtag(hw);
 			}
 			return 0;
 		}

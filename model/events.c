@@ -8,7 +8,7 @@
 #include "model/model-local.h"
 
 #define TAGBIT(t) (1u << (t))
-#define FREE_TAGS (TAGBIT(WT_BUDDY) | TAGBIT(WT_FREE_TAIL) | TAGBIT(WT_PCP) | TAGBIT(WT_PCP_TAIL))
+#define FREE_TAGS (TAGBIT(WT_BUDDY) | TAGBIT(WT_FREE_TAIL) | TAGBIT(WT_PCP))
 #define USED_TAGS (TAGBIT(WT_ALLOC) | TAGBIT(WT_TAIL))
 
 /* Largest order an event may carry: a gigantic (1 GiB) folio. */
@@ -139,7 +139,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	}
 	/* A buddy block without zone_locked: claim/steal whose extfrag we did not see. */
 	if (wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) {
-		if (model_find_free_head(m, idx, &head)) {
+		if (model_find_free_head(m, idx, &head) == WT_BUDDY) {
 			const struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
 
 			if (head + (1u << (nd->info & FN_ORDER_MASK)) >= idx + n) {
@@ -220,7 +220,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	 * block is isolated; other orders and isolated blocks go to free_one_page().
 	 */
 	if (model_pcp_allowed(m, order) && (force_pcp || eff != IMT_ISOLATE)) {
-		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0);
+		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
 		return 0;
 	}
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
@@ -256,7 +256,7 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 		if (!model_pcp_allowed(m, order))
 			return 0;
 		model_del_free(m, idx);
-		model_pcp_add(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), valid_cpu(m, cpu), 0);
+		model_pcp_add(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), valid_cpu(m, cpu), 0, 1);
 		return 0;
 	}
 	if (wtag(w) == WT_ALLOC) {
@@ -268,7 +268,7 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, 0);
 		return 0;
 	}
-	if (wtag(w) != WT_PCP_TAIL && wtag(w) != WT_FREE_TAIL)
+	if (wtag(w) != WT_FREE_TAIL)
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, 0);
 	return 0;
 }
@@ -279,8 +279,8 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		      bool percpu_refill, int cpu)
 {
 	struct mzone *z;
-	uint32_t idx, w, head, n;
-	int imt;
+	uint32_t idx, w, head = 0, n;
+	int imt, hk, tails_free = 1;
 
 	m->ops++;
 	if (order > m->max_order) {
@@ -300,16 +300,18 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 		imt = pb_eff_mt(pb_of(m, idx));
 	}
-	if ((wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) &&
-	    model_find_free_head(m, idx, &head)) {
+	hk = model_find_free_head(m, idx, &head);
+	if (hk == WT_BUDDY) {
 		struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
 		unsigned int k = nd->info & FN_ORDER_MASK;
 		int lmt = (nd->info >> FN_MT_SHIFT) & 7;
 
 		if (head != idx || head + (1u << k) < idx + n) {
 			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
-			if (head + (1u << k) < idx + n)
+			if (head + (1u << k) < idx + n) {
+				tails_free = 0;
 				goto generic;
+			}
 		}
 		if (lmt != imt) {
 			struct pblock *b = pb_of(m, idx);
@@ -331,7 +333,8 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		model_carve(m, z, head, idx, order, -1);
 		goto place;
 	}
-	if (wtag(w) == WT_PCP || wtag(w) == WT_PCP_TAIL) {
+	tails_free = 0;
+	if (hk == WT_PCP) {
 		/* A free that looked like a pcp free went to the buddy (trylock failed). */
 		model_anomaly(m, MODEL_ANOM_PCP_IN_BUDDY, idx, order);
 	} else if (wtag(w) == WT_UNINIT) {
@@ -347,7 +350,7 @@ generic:
 place:
 	if (percpu_refill && imt < IMT_HIGHATOMIC && model_pcp_allowed(m, order)) {
 		/* rmqueue_bulk(): appended to the pcp list of the requested type. */
-		model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1);
+		model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1, tails_free);
 	} else {
 		write_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,
 			    MODEL_GFP_PENDING);
@@ -385,7 +388,13 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
 			model_unfree_range(m, idx, n);
 		} else {
+			/* the usual case: the tails are free words already */
 			model_del_free(m, idx);
+			if (imt != eff)
+				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
+			model_write_word(m, idx, wmake(WT_FREE_TAIL, 0));
+			model_free_one(m, z, idx, order, eff, 0);
+			return 0;
 		}
 	} else if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING &&
 		   w_order(w) == order && tails_clean(m, idx, n)) {
@@ -417,8 +426,8 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 		  bool change_ownership)
 {
 	struct mzone *z;
-	uint32_t idx, w, head, pbi;
-	int a, f;
+	uint32_t idx, w, head = 0, pbi;
+	int a, f, hk;
 	unsigned int k;
 
 	m->ops++;
@@ -454,8 +463,8 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 	}
 	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING)
 		return 0;
-	if ((wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) &&
-	    model_find_free_head(m, idx, &head)) {
+	hk = model_find_free_head(m, idx, &head);
+	if (hk == WT_BUDDY) {
 		struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
 		int lmt = (nd->info >> FN_MT_SHIFT) & 7;
 
@@ -477,7 +486,7 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 			/* __rmqueue_steal(): expand() onto the fallback list, type kept. */
 			model_carve(m, z, head, idx, alloc_order, -1);
 		}
-	} else if (wtag(w) == WT_PCP || wtag(w) == WT_PCP_TAIL) {
+	} else if (hk == WT_PCP) {
 		/* compaction_capture() of a page we put on a pcp list. */
 		model_unfree_range(m, idx, 1u << alloc_order);
 	} else {

@@ -63,7 +63,6 @@ static uint32_t has_unmovable(const struct model *m, uint32_t s, uint32_t e,
 			continue;
 		case WT_FREE_TAIL:
 		case WT_PCP:
-		case WT_PCP_TAIL:
 			continue;	/* refcount 0 */
 		default:
 			break;
@@ -295,8 +294,7 @@ int model_drain_zone(struct model *m, uint64_t pfn)
 			uint32_t h = fl->tail, info = model_del_free(m, h);
 			unsigned int order = info & FN_ORDER_MASK;
 
-			model_write_range(m, h, 1u << order, wmake(WT_FREE_TAIL, 0),
-					  wmake(WT_FREE_TAIL, 0));
+			model_write_word(m, h, wmake(WT_FREE_TAIL, 0));
 			model_free_one(m, z, h, order, pb_eff_mt(pb_of(m, h)), 0);
 		}
 	}

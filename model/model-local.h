@@ -12,7 +12,10 @@
  *   pool        free-list nodes, one per free block (buddy or pcp), in fixed chunks so
  *               that their addresses never move (the journal keeps pointers)
  *   pb[]        one struct pblock per pageblock: stored type, isolate bit, zone,
- *               page counters per enum model_pb_counter
+ *               page counters per enum model_pb_counter (the tails of a pcp block are
+ *               WT_FREE_TAIL words but counted as PCP: model_pcp_add() and
+ *               model_del_free() move them, so pcp refills and drains of THP-order
+ *               blocks rewrite one word, not 512)
  *   zones[]     per zone: free lists [order][mt], per-cpu lists [cpu][pindex],
  *               pageblock counts per type
  *   anomalies   counts and first occurrences per class
@@ -52,10 +55,9 @@ static inline int imt_mergeable(int mt)
 enum wtag {
 	WT_HOLE,		/* no memmap */
 	WT_UNINIT,		/* present, uninitialised */
-	WT_FREE_TAIL,		/* non-first page of a free buddy block */
+	WT_FREE_TAIL,		/* non-first page of a free block (buddy or pcp: see the head) */
 	WT_BUDDY,		/* first page of a free buddy block; payload = node */
 	WT_PCP,			/* first page of a pcp block; payload = node */
-	WT_PCP_TAIL,		/* non-first page of a pcp block */
 	WT_ALLOC,		/* first page of an allocation; payload = W_* fields */
 	WT_TAIL,		/* other pages of an allocation; kind and mt valid */
 };
@@ -129,9 +131,9 @@ struct fnode {
 #define FN_PCP		(1u << 8)
 #define FN_CPU_SHIFT	12		/* bits 12-31: cpu (pcp) */
 
-#define POOL_CHUNK_SHIFT 16
+#define POOL_CHUNK_SHIFT 12
 #define POOL_CHUNK	(1u << POOL_CHUNK_SHIFT)
-#define POOL_MAX_CHUNKS	2048		/* 2^27 nodes */
+#define POOL_MAX_CHUNKS	32768		/* 2^27 nodes */
 
 struct flist {
 	uint32_t head;		/* pfn index, NIL when empty */
@@ -196,8 +198,8 @@ struct model {
 	unsigned int nr_zones;
 
 	/* node pool */
-	struct fnode *chunks[POOL_MAX_CHUNKS];
-	uint32_t nr_chunks;
+	struct fnode **chunks;		/* grows; the chunks themselves never move */
+	uint32_t nr_chunks, cap_chunks;
 	uint32_t pool_top;		/* nodes ever handed out (journaled) */
 	uint32_t pool_free;		/* free node list head (journaled), NIL if none */
 	uint32_t pool_used;		/* journaled */
@@ -306,7 +308,18 @@ int model_imt_to_trace(const struct model *m, int imt);
 
 /* ---- page categories (pageblock counters) --------------------------------------- */
 
-enum model_pb_counter model_word_cat(uint32_t w);
+/* Category tables (model.c): by tag below WT_ALLOC, else by (kind << 3 | mt). */
+extern const uint8_t model_tag_cat[WT_ALLOC];
+extern uint8_t model_kind_mt_cat[128];
+
+static inline enum model_pb_counter model_word_cat(uint32_t w)
+{
+	unsigned int t = wtag(w);
+
+	if (t < WT_ALLOC)
+		return (enum model_pb_counter)model_tag_cat[t];
+	return (enum model_pb_counter)model_kind_mt_cat[(w >> W_MT_SHIFT) & 0x7f];
+}
 
 /* Change the words of [idx, idx + n) to @w (first) and @tailw (the rest), keeping the
  * pageblock counters. Pass tailw == w for uniform ranges. */
@@ -331,7 +344,8 @@ void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 /* free_one_page() -> split_large_buddy(): pieces of at most pageblock order, each with
  * its own block's type. */
 void model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order);
-/* Find the free block (buddy or pcp) holding @idx: returns 1 and its head, else 0. */
+/* Find the free block holding @idx: returns WT_BUDDY or WT_PCP (the head's tag) and
+ * its head, else 0. */
 int model_find_free_head(const struct model *m, uint32_t idx, uint32_t *head);
 /* Find the allocation head holding @idx (scan down aligned heads). */
 int model_find_alloc_head(const struct model *m, uint32_t idx, uint32_t *head);
@@ -363,8 +377,10 @@ void model_retype_block(struct model *m, uint32_t pbi, int mt);
 
 /* pcp helpers (buddy.c) */
 int model_pcp_allowed(const struct model *m, unsigned int order);
+/* @tails_free: the block's tails are WT_FREE_TAIL already (a refill or a move from
+ * the buddy), else they are rewritten. */
 void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		   int mt, int cpu, int tail);
+		   int mt, int cpu, int tail, int tails_free);
 
 /* ---- anomalies ------------------------------------------------------------------ */
 

@@ -130,24 +130,20 @@ enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 
 /* ---- categories and word writes ------------------------------------------------ */
 
-/* The pageblock counter a page's word falls in. */
-enum model_pb_counter model_word_cat(uint32_t w)
+const uint8_t model_tag_cat[WT_ALLOC] = {
+	[WT_HOLE] = MODEL_PBC_HOLE,
+	[WT_UNINIT] = MODEL_PBC_UNINIT,
+	[WT_FREE_TAIL] = MODEL_PBC_FREE,
+	[WT_BUDDY] = MODEL_PBC_FREE,
+	[WT_PCP] = MODEL_PBC_PCP,
+};
+
+uint8_t model_kind_mt_cat[128];
+
+/* The pageblock counter of an in-use page of @kind requested as @mt. */
+static enum model_pb_counter alloc_cat(unsigned int kind, unsigned int mt)
 {
-	switch (wtag(w)) {
-	case WT_HOLE:
-		return MODEL_PBC_HOLE;
-	case WT_UNINIT:
-		return MODEL_PBC_UNINIT;
-	case WT_BUDDY:
-	case WT_FREE_TAIL:
-		return MODEL_PBC_FREE;
-	case WT_PCP:
-	case WT_PCP_TAIL:
-		return MODEL_PBC_PCP;
-	default:
-		break;
-	}
-	switch (w_kind(w)) {
+	switch (kind) {
 	case MODEL_KIND_RESERVED:
 		return MODEL_PBC_RESERVED;
 	case MODEL_KIND_ANON:
@@ -157,12 +153,21 @@ enum model_pb_counter model_word_cat(uint32_t w)
 	case MODEL_KIND_OFFLINE:	/* balloon pages have movable_ops */
 		return MODEL_PBC_MOVABLE;
 	case MODEL_KIND_UNKNOWN:
-		if (w_mt(w) == W_MT_UNKNOWN)
+		if (mt == W_MT_UNKNOWN)
 			return MODEL_PBC_UNKNOWN;
-		return w_mt(w) == IMT_MOVABLE ? MODEL_PBC_MOVABLE : MODEL_PBC_UNMOVABLE;
+		return mt == IMT_MOVABLE ? MODEL_PBC_MOVABLE : MODEL_PBC_UNMOVABLE;
 	default:
 		return MODEL_PBC_UNMOVABLE;
 	}
+}
+
+static void __attribute__((constructor)) init_cat_table(void)
+{
+	unsigned int k, mt;
+
+	for (k = 0; k < 16; k++)
+		for (mt = 0; mt < 8; mt++)
+			model_kind_mt_cat[k << 3 | mt] = (uint8_t)alloc_cat(k, mt);
 }
 
 void model_write_word(struct model *m, uint32_t idx, uint32_t w)
@@ -181,7 +186,7 @@ void model_write_word(struct model *m, uint32_t idx, uint32_t w)
 
 void model_write_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uint32_t tailw)
 {
-	enum model_pb_counter cw = model_word_cat(w), ct = model_word_cat(tailw);
+	enum model_pb_counter ct = model_word_cat(tailw);
 	int32_t delta[MODEL_NR_PBC];
 	uint32_t i, end = idx + n;
 	uint32_t pbmask = (1u << m->pb_order) - 1;
@@ -191,25 +196,30 @@ void model_write_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, ui
 	model_write_word(m, idx, w);
 	i = idx + 1;
 	while (i < end) {
-		uint32_t stop = (i | pbmask) + 1;
+		uint32_t stop = (i | pbmask) + 1, cnt;
 		struct pblock *b = pb_of(m, i);
 		int c;
 
 		if (stop > end)
 			stop = end;
+		cnt = stop - i;
 		memset(delta, 0, sizeof(delta));
-		for (; i < stop; i++) {
-			uint32_t old = m->words[i];
-
-			delta[model_word_cat(old)]--;
-			delta[ct]++;
-			jset32(m, &m->words[i], tailw);
+		if (!m->nr_cp) {
+			for (; i < stop; i++) {
+				delta[model_word_cat(m->words[i])]--;
+				m->words[i] = tailw;
+			}
+		} else {
+			for (; i < stop; i++) {
+				delta[model_word_cat(m->words[i])]--;
+				jset32(m, &m->words[i], tailw);
+			}
 		}
+		delta[ct] += (int32_t)cnt;
 		for (c = 0; c < MODEL_NR_PBC; c++)
 			if (delta[c])
 				jset16(m, &b->cnt[c], (uint16_t)(b->cnt[c] + delta[c]));
 	}
-	(void)cw;
 }
 
 /* ---- journal ------------------------------------------------------------------- */
@@ -526,6 +536,7 @@ void model_destroy(struct model *m)
 	}
 	for (i = 0; i < m->nr_chunks; i++)
 		free(m->chunks[i]);
+	free(m->chunks);
 	free(m->words);
 	free(m->pb);
 	free(m->jr);
@@ -565,8 +576,7 @@ int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *o
 		return 0;
 	case WT_BUDDY:
 	case WT_FREE_TAIL:
-	case WT_PCP:
-	case WT_PCP_TAIL: {
+	case WT_PCP: {
 		const struct fnode *nd;
 
 		if (!model_find_free_head(m, idx, &head))
@@ -628,8 +638,16 @@ int model_range_counts(const struct model *m, uint64_t start, uint64_t end,
 		} else {
 			uint32_t stop = be < e ? be : e, k;
 
-			for (k = i; k < stop; k++)
-				out->pages[model_word_cat(m->words[k])]++;
+			for (k = i; k < stop; k++) {
+				uint32_t h;
+				enum model_pb_counter c2 = model_word_cat(m->words[k]);
+
+				/* pcp tails are free words counted as pcp */
+				if (wtag(m->words[k]) == WT_FREE_TAIL &&
+				    model_find_free_head(m, k, &h) == WT_PCP)
+					c2 = MODEL_PBC_PCP;
+				out->pages[c2]++;
+			}
 		}
 		if (b->cnt[MODEL_PBC_HOLE] < pbn) {
 			t = model_imt_to_trace(m, pb_eff_mt(b));
@@ -706,7 +724,8 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->pool_nodes = m->pool_used;
 	bytes += (size_t)m->span * sizeof(*m->words);
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);
-	bytes += (size_t)m->nr_chunks * POOL_CHUNK * sizeof(struct fnode);
+	bytes += (size_t)m->nr_chunks * POOL_CHUNK * sizeof(struct fnode) +
+		 (size_t)m->cap_chunks * sizeof(struct fnode *);
 	for (i = 0; i < m->nr_zones; i++)
 		bytes += (size_t)m->nr_orders * NR_IMT * sizeof(struct flist) +
 			 (size_t)m->nr_cpus * (NR_PCP_LISTS * sizeof(struct flist) + 4);

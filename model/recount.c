@@ -128,8 +128,21 @@ long model_recount(const struct model *m, char *buf, size_t len)
 		int k;
 
 		memset(cnt, 0, sizeof(cnt));
-		for (i = b * pbn; i < (b + 1) * pbn && i < m->span; i++)
-			cnt[model_word_cat(m->words[i])]++;
+		for (i = b * pbn; i < (b + 1) * pbn && i < m->span; i++) {
+			uint32_t w = m->words[i], j, n;
+
+			cnt[model_word_cat(w)]++;
+			if (wtag(w) != WT_PCP || (w & W_PAYLOAD) >= m->pool_top)
+				continue;
+			/* the tails of a pcp block are free words counted as pcp */
+			n = 1u << (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK);
+			for (j = i + 1; j < i + n && j < (b + 1) * pbn; j++) {
+				enum model_pb_counter c = model_word_cat(m->words[j]);
+
+				cnt[c == MODEL_PBC_FREE ? MODEL_PBC_PCP : c]++;
+			}
+			i = j - 1;
+		}
 		for (k = 0; k < MODEL_NR_PBC; k++)
 			if (cnt[k] != pb->cnt[k])
 				bad(&rc, "pageblock %#llx: %s counter %u, recount %u",
@@ -147,7 +160,7 @@ long model_recount(const struct model *m, char *buf, size_t len)
 		const struct fnode *nd;
 		int z;
 
-		if (tag == WT_FREE_TAIL || tag == WT_PCP_TAIL) {
+		if (tag == WT_FREE_TAIL) {
 			bad(&rc, "pfn %#llx: free tail without a head",
 			    (unsigned long long)idx_to_pfn(m, i));
 			i++;
@@ -179,7 +192,7 @@ long model_recount(const struct model *m, char *buf, size_t len)
 			bad(&rc, "pfn %#llx: node pcp flag disagrees with the tag",
 			    (unsigned long long)idx_to_pfn(m, i));
 		for (k = 1; k < n; k++)
-			if (wtag(m->words[i + k]) != (tag == WT_PCP ? WT_PCP_TAIL : WT_FREE_TAIL)) {
+			if (wtag(m->words[i + k]) != WT_FREE_TAIL) {
 				bad(&rc, "pfn %#llx: page %u of the free block has tag %u",
 				    (unsigned long long)idx_to_pfn(m, i), k,
 				    wtag(m->words[i + k]));
