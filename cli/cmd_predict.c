@@ -332,8 +332,10 @@ static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *
 
 static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
 {
-	pr_touch_all(((struct run *)arg)->pc);
-	return 0;
+	struct run *R = arg;
+
+	pr_touch_all(R->pc);
+	return pr_refresh_kinds(R->pc, sc->snap);
 }
 
 static int h_attempt_begin(void *arg, struct replay *rp, const struct rp_attempt *a)

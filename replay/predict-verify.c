@@ -389,6 +389,11 @@ static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *
 	return 0;
 }
 
+static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
+{
+	return pr_refresh_kinds(((struct vctx *)arg)->c, sc->snap);
+}
+
 static int pin_cmp(const void *a, const void *b)
 {
 	const struct pin_note *x = a, *y = b;
@@ -399,7 +404,7 @@ static int pin_cmp(const void *a, const void *b)
 int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
 {
 	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
-			      .attempt_end = h_attempt_end };
+			      .attempt_end = h_attempt_end, .at_snapshot = h_snapshot };
 	struct vctx V = { .rp = rp, .policy = policy, .v = out };
 	unsigned int cap = 0, i;
 	int ret;

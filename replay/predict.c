@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/snapshot.h"
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-pages.h"
 #include "model/model.h"
 #include "replay/predict-local.h"
 #include "replay/replay.h"
@@ -274,6 +276,80 @@ static bool pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
 		found = true;
 	}
 	return found;
+}
+
+/*
+ * Page kinds from a later snapshot. Replay resynchronises pages whose state (free or
+ * in use) disagrees with a snapshot; an in-use page whose kind the first snapshot
+ * could only guess (no LRU flag yet: an anonymous page still in a per-cpu LRU batch
+ * reads as a kernel page; flags 0) keeps the guess, because no event tells when it
+ * joins the LRU. Isolation decides on exactly that, so before answering, such pages
+ * take the kind the newest snapshot shows. Pages the model has from events keep
+ * theirs.
+ */
+#define KPF_SLAB_B	7
+#define KPF_BUDDY_B	10
+static enum model_kind snap_kind(uint64_t f, uint64_t mapcount)
+{
+	if (f & (1ull << 32))
+		return MODEL_KIND_RESERVED;
+	if (f & (1ull << 17))
+		return MODEL_KIND_HUGETLB;
+	if (f & (1ull << KPF_SLAB_B))
+		return MODEL_KIND_SLAB;
+	if (f & (1ull << 26))
+		return MODEL_KIND_PGTABLE;
+	if (f & (1ull << 23))
+		return MODEL_KIND_OFFLINE;
+	if (f & (1ull << 24))
+		return MODEL_KIND_ZERO;
+	if (f & (1ull << 22))
+		return MODEL_KIND_THP;
+	if (f & (1ull << 5))
+		return (f & (1ull << 12)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
+	if (f & ((1ull << 15) | (1ull << 16)))
+		return MODEL_KIND_COMPOUND;
+	if (!f && !mapcount)
+		return MODEL_KIND_UNKNOWN;
+	return MODEL_KIND_KERNEL;
+}
+
+int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
+{
+	struct model_pfn_info pi;
+	struct tdb_page_run run;
+	struct snap_runs *it;
+	uint64_t p, changed = 0;
+	int ret;
+
+	if (!c->db)
+		return 0;
+	ret = snap_runs_open(c->db, snap, c->base, c->base + c->span, &it);
+	if (ret)
+		return ret;
+	while ((ret = snap_runs_next(it, &run)) == 1) {
+		enum model_kind k = snap_kind(run.flags, run.count);
+
+		if (k == MODEL_KIND_UNKNOWN || k == MODEL_KIND_KERNEL ||
+		    (run.flags & (1ull << KPF_BUDDY_B)) || (run.flags & (1ull << 20)))
+			continue;
+		for (p = run.pfn; p < run.pfn + run.npfns; p++) {
+			if (model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC ||
+			    pi.kind == k)
+				continue;
+			if (pi.kind != MODEL_KIND_KERNEL && pi.kind != MODEL_KIND_COMPOUND &&
+			    !(pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0))
+				continue;
+			if (!pi.seeded && pr_alloc_seq_at(c, pi.head))
+				continue;	/* known from its allocation event */
+			model_set_page_kind(c->m, p, 1, k);
+			changed++;
+		}
+	}
+	snap_runs_close(it);
+	if (changed)
+		pr_touch_all(c);
+	return ret < 0 ? ret : 0;
 }
 
 /* ---- one attempt --------------------------------------------------------------------- */

@@ -165,6 +165,12 @@ void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a);
 /* Everything may have changed (snapshot resync, attempt isolation). */
 void pr_touch_all(struct pr_ctx *c);
 /*
+ * at_snapshot: in-use pages whose kind the model only guessed from an earlier
+ * snapshot (kernel page, flags 0) take the kind snapshot @snap shows. Changes the
+ * replayed model (kinds only). Return: 0 or a negative bc_err.
+ */
+int pr_refresh_kinds(struct pr_ctx *c, int64_t snap);
+/*
  * Remember @pfn as likely pinned: a real attempt (@why) could not migrate it. Kept
  * while the page stays the same allocation.
  */

@@ -713,6 +713,7 @@ START_TEST(test_live_probe_verify)
 	waitpid(w, NULL, 0);
 	fixture_rm(file);
 	printf("%s", out);
+	fflush(stdout);
 	ck_assert_msg(rc == 0, "record --probe failed: %s", out);
 	free(out);
 
@@ -727,6 +728,7 @@ START_TEST(test_live_probe_verify)
 	snprintf(cmd, sizeof(cmd), "%s predict %s --verify", fixture_bigchunk(), db);
 	rc = fixture_run(cmd, &out);
 	printf("%s", out);
+	fflush(stdout);
 	ck_assert_msg(rc == 0 || rc == 1, "predict --verify failed: %s", out);
 	p = strstr(out, "real attempts, ");
 	ck_assert_ptr_nonnull(p);
@@ -740,7 +742,8 @@ START_TEST(test_live_probe_verify)
 	p = strchr(out, '\n');
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(sscanf(p + 1, "%d %d", &attempts, &agree), 2);
-	printf("live probe agreement: %d of %d probes\n", agree, attempts);
+	printf("live probe agreement: %d of %d probes (capture %s)\n", agree, attempts, db);
+	fflush(stdout);
 	free(out);
 	ck_assert_int_ge(attempts, 2);
 	snprintf(cmd, sizeof(cmd), "%s query %s \"SELECT count(*) FROM verify_results WHERE run = "
