@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/model-fault.h"
 #include "model/model-local.h"
 
 /* ---- node pool ----------------------------------------------------------------- */
@@ -146,7 +147,8 @@ void model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 	jset32(m, &nd->info, info);
 	model_write_word(m, idx, wmake(WT_BUDDY, n));
 	list_add(m, free_list(m, z, order, mt), idx, nd, tail);
-	jadd32(m, &z->free_pages[mt], (int32_t)(1u << order));
+	if (!model_fault(m, MODEL_FAULT_NR_FREE))	/* fault: the block is not counted */
+		jadd32(m, &z->free_pages[mt], (int32_t)(1u << order));
 }
 
 /* Add a block to a pcp list: head (free_frozen_page_commit) or tail (rmqueue_bulk). */
@@ -323,12 +325,13 @@ void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 			break;
 		if (order >= m->pb_order) {
 			buddy_mt = pb_eff_mt(pb_of(m, buddy));
-			if (mt != buddy_mt && (!imt_mergeable(mt) || !imt_mergeable(buddy_mt)))
+			if (mt != buddy_mt && (!imt_mergeable(mt) || !imt_mergeable(buddy_mt)) &&
+			    !model_fault(m, MODEL_FAULT_MERGE_ISOLATED))	/* fault: merge anyway */
 				break;
 		}
 		model_del_free(m, buddy);
 		model_write_word(m, buddy, wmake(WT_FREE_TAIL, 0));
-		if (buddy_mt != mt) {
+		if (buddy_mt != mt && !model_fault(m, MODEL_FAULT_MERGE_ISOLATED)) {
 			uint32_t p = buddy >> m->pb_order, n = 1u << (order - m->pb_order);
 
 			while (n--)

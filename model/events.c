@@ -326,6 +326,26 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 				 */
 				model_retype_block(m, idx >> m->pb_order, imt);
 				m->implicit_claims++;
+			} else if (k >= m->pb_order - 1 && imt == IMT_MOVABLE &&
+				   imt_mergeable(lmt)) {
+				/*
+				 * __isolate_free_page() of a block of order >= pageblock_order
+				 * - 1 re-types its mergeable pageblocks to MOVABLE without a
+				 * tracepoint: free page reporting (virtio-balloon) and the
+				 * compaction free scanner do this on this machine.
+				 */
+				uint32_t p = head >> m->pb_order;
+				uint32_t nb = k > m->pb_order ? 1u << (k - m->pb_order) : 1;
+
+				model_anomaly(m, MODEL_ANOM_REPORT_RETYPE, idx, order);
+				if (k < m->pb_order) {
+					model_retype_block(m, p, IMT_MOVABLE);
+				} else {
+					/* the block covers its pageblocks: move it, type them */
+					model_move_freepages_block(m, p, IMT_MOVABLE);
+					while (nb--)
+						model_pb_set_mt(m, p++, IMT_MOVABLE);
+				}
 			} else {
 				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 			}

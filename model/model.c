@@ -266,6 +266,7 @@ int model_rollback(struct model *m)
 
 		memcpy(e->p, &e->old, sizeof(e->old));
 	}
+	MODEL_ASSERT_EXPENSIVE(model_recount(m, NULL, 0) == 0);
 	return 0;
 }
 

@@ -786,6 +786,38 @@ START_TEST(test_anomalies)
 }
 END_TEST
 
+/*
+ * Free page reporting (page_reporting_process_zone() -> __isolate_free_page()) re-types
+ * a free order-10 block's pageblocks to MOVABLE without a tracepoint; the next
+ * zone_locked names the MOVABLE list.
+ *   pb0 pb1 UNMOVABLE [free o10 @0]    zone_locked(@0, order 0, MOVABLE)
+ * Expect: counted as free-block-retyped-movable, both pageblocks MOVABLE, pieces on
+ * the MOVABLE lists.
+ */
+START_TEST(test_reporting_retype)
+{
+	struct model *m = mk();
+
+	seed(m, 0, 1024, KPF_BUDDY);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
+	/* re-typing both halves one by one splits the block; free them again to merge */
+	expect_buddy(m, 0, 9, UNMOV);
+	ck_assert_int_eq(model_zone_locked(m, Z + 0x200, 9, UNMOV, false, 0), 0);
+	ck_assert_int_eq(model_page_free(m, Z + 0x200, 9, 0), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x200, 9, UNMOV, 0), 0);
+	expect_buddy(m, 0, 10, UNMOV);
+	ck_assert_int_eq(model_zone_locked(m, Z, 0, MOV, false, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_REPORT_RETYPE), 1);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	ck_assert_int_eq(pb_type(m, 0x200), MOV);
+	expect_buddy(m, 0x200, 9, MOV);
+	expect_buddy(m, 1, 0, MOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 /* Kinds set from a snapshot move pages between the pageblock counters. */
 START_TEST(test_page_kind)
 {
@@ -838,6 +870,7 @@ Suite *model_suite(void)
 	suite_add_tcase(s, iso);
 
 	tcase_add_test(lim, test_anomalies);
+	tcase_add_test(lim, test_reporting_retype);
 	suite_add_tcase(s, lim);
 	return s;
 }
