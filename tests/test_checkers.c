@@ -27,6 +27,7 @@
 #include "common/err.h"
 #include "db/tdb-pages.h"
 #include "db/tdb.h"
+#include "model/model-fault.h"
 #include "model/model.h"
 #include "replay/replay.h"
 #include "tests/fixture.h"
@@ -629,6 +630,258 @@ START_TEST(test_lost_window_inconclusive)
 }
 END_TEST
 
+
+/* ---- seeded faults: model fault switches (model/model-fault.h) ---------------------- */
+
+/* A model of the crafted layout, seeded from @flags (ZEND entries, pfn 0 up). */
+static struct model *mk_model(const uint64_t *flags)
+{
+	struct model_layout L = { 0 };
+	struct model_profile prof;
+	struct model *m;
+
+	L.nr_zones = 1;
+	snprintf(L.zones[0].name, sizeof(L.zones[0].name), "Normal");
+	L.zones[0].start_pfn = ZSTART;
+	L.zones[0].spanned = L.zones[0].present = L.zones[0].managed = ZEND - ZSTART;
+	L.pageblock_order = 9;
+	L.max_page_order = 10;
+	L.nr_cpus = 2;
+	ck_assert_int_eq(model_profile_from_release("6.18.44", 9, &prof), 0);
+	m = model_create(&L, &prof);
+	ck_assert_msg(m != NULL, "%s", bc_errmsg());
+	ck_assert_int_eq(model_seed_pfn_range(m, ZSTART, ZEND - ZSTART, flags + ZSTART, NULL), 0);
+	return m;
+}
+
+static void flags_all(uint64_t *flags, uint64_t f)
+{
+	uint64_t p;
+
+	for (p = 0; p < ZEND; p++)
+		flags[p] = p < ZSTART ? KPF_NOPAGE : f;
+}
+
+/* Checkers on @m; @recount_every events between full recounts (1: after each). */
+static struct chk_ctx *mk_chk(struct model *m, uint64_t recount_every)
+{
+	struct chk_opts o = { .recount_every = recount_every };
+	struct chk_ctx *c;
+
+	ck_assert_int_eq(chk_create(&o, &c), 0);
+	ck_assert_int_eq(chk_set_layout(c, m), 0);
+	return c;
+}
+
+/* Apply one free through the checkers, as replay does. */
+static void chk_free(struct chk_ctx *c, struct model *m, uint64_t seq, uint64_t pfn,
+		     unsigned int order)
+{
+	struct rp_event e = { .kind = RP_EV_PAGE_FREE, .seq = seq, .ts = 1000 * seq, .cpu = 0,
+			      .pid = USER_PID, .pfn = pfn, .order = order, .mt = -1 };
+
+	ck_assert_int_eq(chk_before_event(c, m, &e), 0);
+	model_set_event(m, seq, e.ts);
+	ck_assert_int_eq(model_page_free(m, pfn, order, 0), 0);
+	ck_assert_int_eq(chk_after_event(c, m, &e), 0);
+}
+
+/*
+ * A free page of an isolated pageblock merged into its non-isolated buddy.
+ *
+ *   0x1800          0x1a00          0x1c00
+ *   | isolated (X)  | free, Movable |     X = 0x1800 in use, then freed
+ *
+ * The kernel stops the merge at order 9 (ISOLATE is not mergeable); with
+ * MODEL_FAULT_MERGE_ISOLATED the model makes one order-10 block of both.
+ * Expect isolation-escape/merge-across-isolation at the free, and nothing without the
+ * fault. The model's own free-list hygiene (a Movable block on the Isolate list) then
+ * also fails the next full recount, freecount/recount, at the next check point.
+ */
+START_TEST(test_fault_merge_isolated)
+{
+	static uint64_t flags[ZEND];
+	struct rp_attempt a = { .kind = RP_ATTEMPT_CONTIG, .start_pfn = C_START,
+				.end_pfn = C_START + 512, .outer_start = C_START, .seq_begin = 1,
+				.seq_test = 5, .seq_end = 5, .pid = CONTIG_PID };
+	int fault;
+
+	for (fault = 0; fault < 2; fault++) {
+		struct chk_ctx *c;
+		struct model *m;
+		uint64_t fail;
+
+		flags_all(flags, KPF_BUDDY);
+		flags[C_START] = KPF_LRU;
+		m = mk_model(flags);
+		c = mk_chk(m, 1000000);
+		ck_assert_int_eq(chk_set_attempts(c, &a, 1), 0);
+		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_MERGE_ISOLATED : 0), 0);
+		ck_assert_int_eq(model_isolate_range(m, a.start_pfn, a.end_pfn,
+						     MODEL_ISOLATE_OTHER, &fail), 0);
+		ck_assert_int_eq(chk_attempt_begin(c, m, &a), 0);
+		chk_free(c, m, 2, C_START, 0);
+		if (fault)
+			expect_only(c, CHK_INV_ISO_MERGE, 1, 2);
+		else
+			expect_clean(c);
+		ck_assert_int_eq(chk_model(c, m), 0);	/* the next check point */
+		ck_assert_uint_eq(chk_inv_count(c, CHK_INV_FREECOUNT_RECOUNT), fault);
+		model_set_faults(m, 0);
+		chk_destroy(c);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
+ * nr_free miscount: with MODEL_FAULT_NR_FREE a block freed onto a free list is not
+ * added to the zone's free count. Expect freecount/recount at that free (the model is
+ * recounted after every event here), nothing without the fault.
+ */
+START_TEST(test_fault_nr_free)
+{
+	static uint64_t flags[ZEND];
+	int fault;
+
+	for (fault = 0; fault < 2; fault++) {
+		struct chk_ctx *c;
+		struct model *m;
+		uint64_t p;
+
+		flags_all(flags, KPF_BUDDY);
+		for (p = ZSTART; p < ZSTART + 16; p++)
+			flags[p] = KPF_LRU;
+		m = mk_model(flags);
+		c = mk_chk(m, 1);
+		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_NR_FREE : 0), 0);
+		chk_free(c, m, 1, ZSTART, 4);	/* order 4: not a pcp order, to the buddy */
+		if (fault)
+			expect_only(c, CHK_INV_FREECOUNT_RECOUNT, 1, 1);
+		else
+			expect_clean(c);
+		model_set_faults(m, 0);
+		chk_destroy(c);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
+ * A migratetype changed without cause: block 0x1800 is Unmovable; a (hypothetical)
+ * alloc_contig_range of block C isolates and un-isolates it. Since v6.17 the undo keeps
+ * the stored type; MODEL_FAULT_UNDO_RETYPE writes MOVABLE over it as older kernels did.
+ * Expect pageblock-type/type-changed-without-cause from chk_after_contig(), nothing
+ * without the fault. The allocation itself is freed first, so the range is free again
+ * when the attempt is made.
+ */
+START_TEST(test_fault_undo_retype)
+{
+	static uint64_t flags[ZEND];
+	int fault;
+
+	for (fault = 0; fault < 2; fault++) {
+		struct chk_ctx *c;
+		struct model *m;
+		uint64_t fin;
+
+		flags_all(flags, KPF_BUDDY);
+		m = mk_model(flags);
+		ck_assert_int_eq(model_set_pageblock_mt(m, C_START, 0), 0);
+		c = mk_chk(m, 1);
+		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_UNDO_RETYPE : 0), 0);
+		ck_assert_int_eq(model_checkpoint(m), 0);
+		ck_assert_int_eq(chk_contig_begin(c, m, C_START, C_END), 0);
+		ck_assert_int_eq(model_alloc_contig_range(m, C_START, C_END, MODEL_KIND_HUGETLB,
+							  &fin), 0);
+		ck_assert_int_eq(chk_after_contig(c, m, C_START, C_END, 0), 0);
+		ck_assert_int_eq(model_rollback(m), 0);
+		if (fault)
+			expect_only(c, CHK_INV_PB_TYPE_CHANGE, 1, CHK_NO_SEQ);
+		else
+			expect_clean(c);
+		model_set_faults(m, 0);
+		chk_destroy(c);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
+ * A contiguous range taken with one page still in use: page 0x1810 of block C is in
+ * use with no flags (a driver page or a tail of a non-compound allocation), which
+ * isolation accepts (refcount-0 look) and migration skips silently. The kernel's test
+ * fails there; with
+ * MODEL_FAULT_TEST_SKIPS_USED the model's test steps over it and the attempt succeeds.
+ * Expect contig-exact/in-use-at-test from chk_after_contig(), and a clean failure
+ * without the fault.
+ */
+START_TEST(test_fault_test_skips_used)
+{
+	static uint64_t flags[ZEND];
+	int fault;
+
+	for (fault = 0; fault < 2; fault++) {
+		struct chk_ctx *c;
+		struct model *m;
+		uint64_t fin, p;
+		int rc;
+
+		flags_all(flags, KPF_BUDDY);
+		for (p = ZSTART; p < ZSTART + 0x100; p++)
+			flags[p] = KPF_LRU;
+		flags[C_START + 0x10] = 0;
+		m = mk_model(flags);
+		c = mk_chk(m, 1);
+		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_TEST_SKIPS_USED : 0), 0);
+		ck_assert_int_eq(model_checkpoint(m), 0);
+		ck_assert_int_eq(chk_contig_begin(c, m, C_START, C_END), 0);
+		rc = model_alloc_contig_range(m, C_START, C_END, MODEL_KIND_HUGETLB, &fin);
+		ck_assert_int_eq(rc, fault ? 0 : -BC_E_BUSY);
+		ck_assert_int_eq(chk_after_contig(c, m, C_START, C_END, rc), 0);
+		ck_assert_int_eq(model_rollback(m), 0);
+		if (fault)
+			expect_only(c, CHK_INV_CONTIG_IN_USE, 1, CHK_NO_SEQ);
+		else
+			expect_clean(c);
+		model_set_faults(m, 0);
+		chk_destroy(c);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/* A hypothetical attempt on a free range, and one on a range with a slab page: both
+ * pass every checker (success, and a clean failure at isolation). */
+START_TEST(test_hypothetical_clean)
+{
+	static uint64_t flags[ZEND];
+	struct chk_summary s;
+	struct chk_ctx *c;
+	struct model *m;
+	uint64_t fin;
+	int rc;
+
+	flags_all(flags, KPF_BUDDY);
+	flags[ZSTART + 3] = KPF_SLAB;
+	flags[C_START + 5] = KPF_LRU;
+	m = mk_model(flags);
+	c = mk_chk(m, 1);
+	ck_assert_int_eq(chk_contig_begin(c, m, C_START, C_END), 0);
+	ck_assert_int_eq(model_alloc_contig_range(m, C_START, C_END, MODEL_KIND_HUGETLB, &fin), 0);
+	ck_assert_int_eq(chk_after_contig(c, m, C_START, C_END, 0), 0);
+	ck_assert_int_eq(chk_contig_begin(c, m, ZSTART, ZSTART + 1024), 0);
+	rc = model_alloc_contig_range(m, ZSTART, ZSTART + 1024, MODEL_KIND_HUGETLB, &fin);
+	ck_assert_int_ne(rc, 0);
+	ck_assert_int_eq(chk_after_contig(c, m, ZSTART, ZSTART + 1024, rc), 0);
+	expect_clean(c);
+	chk_get_summary(c, &s);
+	ck_assert_uint_eq(s.hypothetical, 2);
+	chk_destroy(c);
+	model_destroy(m);
+}
+END_TEST
+
 /* ---- reports: TAP grammar, JUnit XML ------------------------------------------------ */
 
 /* TAP version 13 as produced: version, plan, test points, diagnostics; the plan
@@ -740,6 +993,11 @@ Suite *checkers_suite(void)
 	tcase_add_test(inv, test_fault_contig_realloc);
 	tcase_add_test(inv, test_fault_buddyinfo_miscount);
 	tcase_add_test(inv, test_lost_window_inconclusive);
+	tcase_add_test(inv, test_fault_merge_isolated);
+	tcase_add_test(inv, test_fault_nr_free);
+	tcase_add_test(inv, test_fault_undo_retype);
+	tcase_add_test(inv, test_fault_test_skips_used);
+	tcase_add_test(core, test_hypothetical_clean);
 	suite_add_tcase(s, inv);
 	return s;
 }
