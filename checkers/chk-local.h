@@ -122,8 +122,16 @@ void chk_report_v(struct chk_ctx *c, enum chk_inv inv, bool inconclusive, uint64
 bool chk_on(const struct chk_ctx *c, enum chk_checker k);
 void chk_count(struct chk_ctx *c, enum chk_checker k, uint64_t n);
 
-/* Shadow map. */
-uint32_t *chk_sh_word(struct chk_ctx *c, uint64_t pfn, bool create);
+/* Shadow map: the word of @pfn, NULL when never written (unless @create). */
+uint32_t *chk_sh_word_slow(struct chk_ctx *c, uint64_t pfn, bool create);
+static inline uint32_t *chk_sh_word(struct chk_ctx *c, uint64_t pfn, bool create)
+{
+	uint64_t d = pfn >> SH_PAGE_SHIFT;
+
+	if (d < c->nr_dir && c->dir[d])
+		return &c->dir[d][pfn & (SH_PAGE - 1)];
+	return create ? chk_sh_word_slow(c, pfn, true) : NULL;
+}
 static inline enum sh_state sh_state(uint32_t w)
 {
 	return (enum sh_state)(w & SH_STATE_MASK);

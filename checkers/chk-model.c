@@ -379,24 +379,40 @@ int chk_model_before(struct chk_ctx *c, const struct model *m, const struct rp_e
 
 int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
 {
+	bool pbt = chk_on(c, CHK_PAGEBLOCK_TYPE) && c->pbs;
 	struct model_pfn_info pi;
 
 	if (ev->pfn == UINT64_MAX)
 		return 0;
 	switch (ev->kind) {
-	case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN: case RP_EV_FREE_BATCHED:
-		if (chk_on(c, CHK_ISOLATION_ESCAPE) && !model_pfn_info(m, ev->pfn, &pi) &&
-		    (pi.state == MODEL_PFN_BUDDY ||
-		     (pi.state == MODEL_PFN_PCP && pb_isolated(m, pi.head))))
+	case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN:
+		if (model_pfn_info(m, ev->pfn, &pi))
+			return 0;
+		/*
+		 * Only a block above pageblock order can join pageblocks (or re-type one by
+		 * the 9->10 merge); only while an attempt holds blocks isolated can a block
+		 * below it sit on the wrong list.
+		 */
+		if (chk_on(c, CHK_ISOLATION_ESCAPE) &&
+		    ((pi.state == MODEL_PFN_BUDDY && (pi.order > c->pb_order || c->nr_active)) ||
+		     (pi.state == MODEL_PFN_PCP && c->nr_active && pb_isolated(m, pi.head))))
 			check_free_block(c, m, &pi);
+		if (pbt && (c->nr_active ||
+			    (pi.state == MODEL_PFN_BUDDY && pi.order > c->pb_order)))
+			pb_window(c, m, ev);
 		break;
-	case RP_EV_PAGE_ALLOC: case RP_EV_ZONE_LOCKED: case RP_EV_EXTFRAG:
+	case RP_EV_ZONE_LOCKED: case RP_EV_EXTFRAG:
+		if (pbt)
+			pb_window(c, m, ev);
+		break;
+	case RP_EV_PAGE_ALLOC:
+		/* Re-typing by an allocation follows a claim (extfrag) or none at all. */
+		if (pbt && (c->claim_pfn != UINT64_MAX || c->nr_active))
+			pb_window(c, m, ev);
 		break;
 	default:
-		return 0;
+		break;
 	}
-	if (chk_on(c, CHK_PAGEBLOCK_TYPE))
-		pb_window(c, m, ev);
 	return 0;
 }
 

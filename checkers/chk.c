@@ -82,7 +82,7 @@ int chk_create(const struct chk_opts *opts, struct chk_ctx **out)
 	if (!c->o.max_errors)
 		c->o.max_errors = 100;
 	if (!c->o.recount_every)
-		c->o.recount_every = 65536;
+		c->o.recount_every = 1u << 18;
 	c->viol = calloc(c->o.max_errors, sizeof(*c->viol));
 	if (!c->viol) {
 		free(c);
@@ -173,7 +173,7 @@ void chk_report_v(struct chk_ctx *c, enum chk_inv inv, bool inconclusive, uint64
 
 /* ---- shadow pfn map ------------------------------------------------------------- */
 
-uint32_t *chk_sh_word(struct chk_ctx *c, uint64_t pfn, bool create)
+uint32_t *chk_sh_word_slow(struct chk_ctx *c, uint64_t pfn, bool create)
 {
 	uint64_t d = pfn >> SH_PAGE_SHIFT;
 
