@@ -1,0 +1,71 @@
+#!/bin/sh
+# Import throughput: 'bigchunk import' on the largest bundled trace.dat (or
+# BC_BENCH_DAT), next to 'trace-cmd report > /dev/null' and bare libtracecmd iteration
+# (bench/dat-iterate.c) on the same file, measured in the same run (best of N each).
+# Target: import >= 2 M events/s.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+BC=${BIGCHUNK:-./bigchunk}
+BUILD=${BUILD:-build}
+RUNS=${BC_BENCH_RUNS:-5}
+dat=${BC_BENCH_DAT:-$(ls -S traces/*.dat 2>/dev/null | head -1)}
+[ -n "$dat" ] && [ -e "$dat" ] || { echo "bench-import: no trace.dat to measure"; exit 0; }
+[ -x "$BC" ] || { echo "bench-import: $BC not built"; exit 1; }
+make --no-print-directory -s BUILD="$BUILD" "$BUILD/bench/dat-iterate" >/dev/null ||
+	{ echo "bench-import: cannot build $BUILD/bench/dat-iterate"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# best_ns N CMD...: the fastest of N runs of CMD (stdout discarded), in ns; fails if
+# any run fails.
+best_ns() {
+	n=$1
+	shift
+	b=""
+	i=0
+	while [ $i -lt "$n" ]; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+		t1=$(date +%s%N)
+		d=$((t1 - t0))
+		if [ -z "$b" ] || [ "$d" -lt "$b" ]; then b=$d; fi
+		i=$((i + 1))
+	done
+	echo "$b"
+}
+
+"$BC" import -q -f -o "$tmp/bench.db" "$dat" || { echo "bench-import: import failed"; exit 1; }
+events=$("$BC" query "$tmp/bench.db" "SELECT count(*) FROM events" 2>/dev/null | tail -1)
+case "$events" in
+''|*[!0-9]*) events=$(sqlite3 "$tmp/bench.db" "SELECT sum(n) FROM event_chunks" 2>/dev/null) ;;
+esac
+records=$("$BUILD/bench/dat-iterate" "$dat" | awk '{print $2}')
+# tracecmd_open() alone (best of N): the fixed cost every reader of this file pays
+open_ns=$(i=0; while [ $i -lt "$RUNS" ]; do "$BUILD/bench/dat-iterate" "$dat"; i=$((i + 1)); done |
+	awk '{ ns = $6 * 1e9; if (b == "" || ns < b) b = ns } END { printf "%d", b }')
+
+imp=$(best_ns "$RUNS" "$BC" import -q -f -o "$tmp/bench.db" "$dat") || exit 1
+bare=$(best_ns "$RUNS" "$BUILD/bench/dat-iterate" "$dat") || exit 1
+if command -v trace-cmd >/dev/null; then
+	rep=$(best_ns 3 trace-cmd report -i "$dat") || rep=""
+else
+	rep=""
+fi
+
+echo "trace: $dat ($(stat -c %s "$dat") bytes, $records records, $events events stored)"
+awk -v ev="$events" -v rec="$records" -v imp="$imp" -v bare="$bare" -v rep="$rep" \
+    -v open="$open_ns" 'BEGIN {
+	printf "  bigchunk import:        %8.1f ms  %6.2f M events/s\n", imp / 1e6, ev / imp * 1e3
+	if (imp > open)
+		printf "    of which tracecmd_open %.1f ms; after it: %.2f M events/s\n", open / 1e6,
+		       ev / (imp - open) * 1e3
+	printf "  libtracecmd iteration:  %8.1f ms  %6.2f M records/s  (import takes %.2fx)\n",
+	       bare / 1e6, rec / bare * 1e3, imp / bare
+	if (rep != "")
+		printf "  trace-cmd report:       %8.1f ms  %6.2f M records/s  (import is %.1fx faster)\n",
+		       rep / 1e6, rec / rep * 1e3, rep / imp
+	else
+		printf "  trace-cmd report:       not installed, no ratio\n"
+	rate = ev / imp * 1e3
+	printf "  target >= 2.00 M events/s: %s (%.2f)\n", (rate >= 2 ? "met" : "NOT met"), rate
+}'
