@@ -183,6 +183,18 @@ static void init_growth(struct model *m, uint32_t idx, uint32_t n, uint32_t nr_u
 	}
 }
 
+/*
+ * Before v6.12 a gigantic folio goes back with free_contig_range(): 262,144 order-0
+ * frees, not one order-18 free. @head is the allocation's head.
+ */
+static int gigantic_piece(const struct model *m, uint32_t head, unsigned int order)
+{
+	uint32_t w = m->words[head];
+
+	return !m->prof.gigantic_free_order18 && wtag(w) == WT_ALLOC &&
+	       w_order(w) > m->max_order && order < w_order(w);
+}
+
 static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, int force_pcp)
 {
 	struct mzone *z;
@@ -203,15 +215,23 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 			return 0;
 		}
 		if (mask & FREE_TAGS) {
-			model_anomaly(m, MODEL_ANOM_FREE_OF_FREE, idx, order);
+			uint32_t h;
+
+			/*
+			 * A page we hold on a pcp list: alloc_pages_bulk() takes pcp pages
+			 * with no mm_page_alloc, so their frees land here.
+			 */
+			model_anomaly(m, model_find_free_head(m, idx, &h) == WT_PCP ?
+				      MODEL_ANOM_FREE_OF_PCP : MODEL_ANOM_FREE_OF_FREE, idx, order);
 			model_unfree_range(m, idx, n);
 		}
 		if (nr_uninit)
 			init_growth(m, idx, n, nr_uninit);
-		if (wtag(w) == WT_ALLOC && !(w & W_SEEDED) && w_order(w) != order)
+		if (wtag(w) == WT_ALLOC && !(w & W_SEEDED) && w_order(w) != order &&
+		    !gigantic_piece(m, idx, order))
 			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
 		else if (wtag(w) == WT_TAIL && model_find_alloc_head(m, idx, &head) &&
-			 !(m->words[head] & W_SEEDED))
+			 !(m->words[head] & W_SEEDED) && !gigantic_piece(m, head, order))
 			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
 	}
 	eff = pb_eff_mt(pb_of(m, idx));

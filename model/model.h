@@ -291,6 +291,7 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 	_A(ALLOC_IN_USE,	"alloc-of-in-use-page")				\
 	_A(ALLOC_UNINIT,	"alloc-of-uninit-page")				\
 	_A(FREE_OF_FREE,	"free-of-free-page")				\
+	_A(FREE_OF_PCP,		"free-of-pcp-page")	/* alloc_pages_bulk() is untraced */ \
 	_A(FREE_ORDER,		"free-order-mismatch")				\
 	_A(TAKE_NOT_FREE,	"page-appeared-without-event")	/* buddy takes a page held in use */ \
 	_A(TAKE_ORDER,		"free-block-order-mismatch")			\

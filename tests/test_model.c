@@ -372,6 +372,32 @@ START_TEST(test_gigantic_free)
 }
 END_TEST
 
+/*
+ * Gigantic frees of older kernels (free_contig_range(), before 6.12): the 1 GiB range
+ * taken by alloc_contig comes back as 262,144 order-0 frees, not one order-18 free.
+ *   profile 6.1.0, zone of 2^18 pfns free; take_range(all) then order-0 frees
+ * Expect: no anomaly, 256 order-10 blocks at the end (after draining the pcp lists).
+ */
+START_TEST(test_gigantic_free_old)
+{
+	struct model *m = mk_layout(Z, 1u << 18, "6.1.0");
+	struct model_zone_stats zs;
+	uint64_t i;
+
+	seed(m, 0, 1u << 18, KPF_BUDDY);
+	ck_assert_int_eq(model_take_range(m, Z, Z + (1u << 18), MODEL_KIND_HUGETLB), 0);
+	expect_alloc(m, 0, 18);
+	for (i = 0; i < (1u << 18); i++)
+		ck_assert_int_eq(model_page_free(m, Z + i, 0, (int)(i & 1)), 0);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	ck_assert_int_eq(model_drain_zone(m, Z), 0);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_free[10][MOV], 256);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 /* ---- pcp ------------------------------------------------------------------------- */
 
 /*
@@ -853,6 +879,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_merge_pageblock_rules);
 	tcase_add_test(core, test_merge_likely_tail);
 	tcase_add_test(core, test_gigantic_free);
+	tcase_add_test(core, test_gigantic_free_old);
 	tcase_add_test(core, test_pcp_refill_drain);
 	tcase_add_test(core, test_extfrag_steal);
 	tcase_add_test(core, test_extfrag_claim_whole);

@@ -365,6 +365,12 @@ START_TEST(test_random_612)
 }
 END_TEST
 
+START_TEST(test_random_61)
+{
+	run_seed(seeds[_i] ^ 0x61, 1500, "6.1.0");
+}
+END_TEST
+
 Suite *model_random_suite(void);
 
 Suite *model_random_suite(void)
@@ -375,6 +381,7 @@ Suite *model_random_suite(void)
 	tcase_set_timeout(inv, 120);
 	tcase_add_loop_test(inv, test_random_618, 0, (int)(sizeof(seeds) / sizeof(seeds[0])));
 	tcase_add_loop_test(inv, test_random_612, 0, 3);
+	tcase_add_loop_test(inv, test_random_61, 0, 2);
 	suite_add_tcase(s, inv);
 	return s;
 }
