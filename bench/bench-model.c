@@ -282,8 +282,9 @@ int main(int argc, char **argv)
 	g.m = mk(tib, seed);
 	t1 = now();
 	model_get_stats(g.m, &st);
-	printf("model: %llu spanned pfns, seeded in %.2f s, %.3f bytes/pfn (%zu bytes, %llu free-list nodes)\n",
-	       (unsigned long long)st.spanned_pfns, t1 - t0, st.bytes_per_pfn, st.bytes,
+	printf("model: %llu spanned pfns (%llu present), seeded in %.2f s, %.3f bytes/spanned pfn, %.3f bytes/present pfn (%zu bytes, %llu free-list nodes)\n",
+	       (unsigned long long)st.spanned_pfns, (unsigned long long)st.present_pfns, t1 - t0,
+	       st.bytes_per_pfn, st.bytes_per_present_pfn, st.bytes,
 	       (unsigned long long)st.pool_nodes);
 	if (tib) {
 		model_destroy(g.m);

@@ -192,6 +192,8 @@ struct model {
 	unsigned int nr_orders;		/* max_order + 1 */
 	unsigned int nr_cpus;
 	uint32_t *words;
+	uint32_t present_pfns;		/* RAM pfns in zones at creation */
+	uint32_t map_pages;		/* 4 KiB pages of words[] holding them */
 	struct pblock *pb;
 	uint32_t nr_pb;
 	struct mzone zones[MODEL_MAX_ZONES];

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "model/model-local.h"
 
@@ -439,7 +440,14 @@ struct model *model_create(const struct model_layout *layout,
 	m->nr_zones = layout->nr_zones;
 	m->pool_free = NIL;
 	m->nr_pb = (m->span + (1u << m->pb_order) - 1) >> m->pb_order;
-	m->words = calloc(m->span, sizeof(*m->words));
+	/*
+	 * Anonymous zero pages: a hole's words (WT_HOLE is 0) are never written, so the
+	 * parts of the map over holes take no memory.
+	 */
+	m->words = mmap(NULL, (size_t)m->span * sizeof(*m->words), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m->words == MAP_FAILED)
+		m->words = NULL;
 	m->pb = calloc(m->nr_pb, sizeof(*m->pb));
 	if (!m->words || !m->pb)
 		goto nomem;
@@ -510,6 +518,20 @@ struct model *model_create(const struct model_layout *layout,
 	}
 	for (i = 0; i < m->span; i++)
 		m->pb[i >> m->pb_order].cnt[model_word_cat(m->words[i])]++;
+	/* 4 KiB pages of the map that hold a RAM pfn (the rest stay untouched) */
+	{
+		uint32_t per = 4096 / sizeof(*m->words), pg, last = UINT32_MAX;
+
+		for (i = 0; i < m->span; i++) {
+			if (!m->words[i])
+				continue;
+			m->present_pfns++;
+			pg = i / per;
+			if (pg != last)
+				m->map_pages++;
+			last = pg;
+		}
+	}
 	for (i = 0; i < m->nr_pb; i++) {
 		struct pblock *b = &m->pb[i];
 		uint32_t present = (1u << m->pb_order) - b->cnt[MODEL_PBC_HOLE];
@@ -538,7 +560,8 @@ void model_destroy(struct model *m)
 	for (i = 0; i < m->nr_chunks; i++)
 		free(m->chunks[i]);
 	free(m->chunks);
-	free(m->words);
+	if (m->words)
+		munmap(m->words, (size_t)m->span * sizeof(*m->words));
 	free(m->pb);
 	free(m->jr);
 	free(m);
@@ -723,7 +746,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->init_pages = m->init_pages;
 	out->implicit_claims = m->implicit_claims;
 	out->pool_nodes = m->pool_used;
-	bytes += (size_t)m->span * sizeof(*m->words);
+	bytes += (size_t)m->map_pages * 4096;
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);
 	bytes += (size_t)m->nr_chunks * POOL_CHUNK * sizeof(struct fnode) +
 		 (size_t)m->cap_chunks * sizeof(struct fnode *);
@@ -734,6 +757,9 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->journal_bytes = m->jr_cap * sizeof(struct jentry);
 	out->spanned_pfns = m->span;
 	out->bytes_per_pfn = (double)bytes / (double)m->span;
+	out->present_pfns = m->present_pfns;
+	out->bytes_per_present_pfn = m->present_pfns ? (double)bytes / (double)m->present_pfns : 0;
+	out->map_bytes_full = (size_t)m->span * sizeof(*m->words);
 }
 
 void model_dump_pfn(const struct model *m, unsigned long long pfn, const char *why,

@@ -342,8 +342,11 @@ struct model_stats {
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* heap bytes held by the model (excl. journal) */
 	size_t journal_bytes;
-	double bytes_per_pfn;		/* bytes / spanned pfns */
-	uint64_t spanned_pfns;
+	double bytes_per_pfn;		/* bytes / spanned pfns (holes' map pages untouched) */
+	uint64_t spanned_pfns;		/* incl. the alignment of the map's start */
+	double bytes_per_present_pfn;	/* bytes / RAM pfns inside zones */
+	uint64_t present_pfns;
+	size_t map_bytes_full;		/* the pfn map with hole pages counted: 4 * spanned */
 };
 void model_get_stats(const struct model *m, struct model_stats *out);
 
