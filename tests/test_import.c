@@ -100,6 +100,28 @@ static char *sql_text(struct tdb *db, const char *sql)
 	return v;
 }
 
+/* Events of type @name in a full in-process import of @dat. */
+static int64_t count_type(const char *dat, const char *name)
+{
+	struct tdb_event_type **types;
+	struct cap_decode_stats st;
+	struct tdb_cursor *cur;
+	struct bc_event ev;
+	int64_t n = 0;
+	struct tdb *db;
+	int nr;
+
+	db = import_lib(dat, "count.db", &st);
+	ck_assert_int_eq(tdb_event_types(db, &types, &nr), 0);
+	ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+	while (tdb_cursor_next(cur, &ev) == 1)
+		n += !strcmp(types[ev.type]->name, name);
+	tdb_cursor_close(cur);
+	tdb_close(db);
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
 /* No "<out>.importing-*" temporaries and no <out> left. */
 static void assert_no_output(const char *out)
 {
@@ -478,8 +500,9 @@ START_TEST(test_import_cli_meta)
 	/* only what was asked for; the absent cma system is registered missing */
 	ck_assert_int_eq(sql_int(db, "SELECT missing FROM event_types WHERE system = 'cma' AND name = '*'"), 1);
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM event_types WHERE missing = 0"), 2);
-	ck_assert_int_eq(tdb_event_count(db), 110771);
-	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM markers"), 2);
+	ck_assert_int_eq(tdb_event_count(db), count_type(fixture_path("traces/frag.dat"),
+							 "mm_page_alloc"));
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM markers WHERE text LIKE 'bigchunk-fixture frag %'"), 2);
 	tdb_close(db);
 
 	/* no clobbering without -f */
@@ -494,6 +517,42 @@ START_TEST(test_import_cli_meta)
 	ck_assert_int_eq(rc, 2);
 	ck_assert_ptr_nonnull(strstr(out, "nosuch"));
 	ck_assert_ptr_nonnull(strstr(out, "bcfix"));
+	free(out);
+	assert_no_output(dbpath);
+}
+END_TEST
+
+/* --snapshot: both snapshot directories of frag.dat load and align by their markers. */
+START_TEST(test_import_snapshots)
+{
+	const char *dat = fixture_path("traces/frag.dat");
+	char *dbpath = fixture_tmpfile("snap.db"), *out, extra[2200];
+	struct tdb *db;
+	int rc;
+
+	snprintf(extra, sizeof(extra), "--snapshot '%s' --snapshot '%s'",
+		 fixture_path("traces/frag.snap/begin"), fixture_path("traces/frag.snap/end"));
+	rc = import_bin(dat, dbpath, extra, &out);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, out);
+	ck_assert_msg(!strstr(out, "warning"), "%s", out);
+	free(out);
+	ck_assert_int_eq(tdb_open(dbpath, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM snapshots WHERE complete = 1"), 2);
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM snapshots WHERE ts_begin IS NULL "
+				     "OR seq_begin IS NULL OR seq_end IS NULL"), 0);
+	/* begin is before end, both inside the trace, in order */
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM snapshots a, snapshots b "
+				     "WHERE a.id < b.id AND a.seq_end <= b.seq_begin"), 1);
+	ck_assert_int_gt(sql_int(db, "SELECT min(seq_begin) FROM snapshots"), 0);
+	ck_assert_int_lt(sql_int(db, "SELECT max(seq_end) FROM snapshots"), tdb_event_count(db));
+	ck_assert_int_gt(sql_int(db, "SELECT count(*) FROM zones"), 0);
+	tdb_close(db);
+
+	/* a missing snapshot directory fails the whole import */
+	fixture_rm(dbpath);
+	rc = import_bin(dat, dbpath, "--snapshot /nonexistent/snap", &out);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/snap"));
 	free(out);
 	assert_no_output(dbpath);
 }
@@ -539,17 +598,19 @@ static void make_bad(const char *dst, const char *src, long len, long junk)
 START_TEST(test_import_bad_input)
 {
 	static const struct {
-		long keep;		/* bytes of frag.dat kept (-1 all, 0 none) */
+		long keep;		/* bytes of frag.dat kept (0 none; < 0: -permille) */
 		long junk;		/* random bytes appended */
 		const char *what;	/* expected in the message */
 	} cases[] = {
-		{ 1500000, 0, "truncated" },	/* cut in the middle */
-		{ 2900000, 0, "truncated" },	/* cut near the end */
+		{ -500, 0, "truncated" },	/* cut in the middle */
+		{ -950, 0, "truncated" },	/* cut near the end */
+		{ -100, 0, "truncated" },	/* cut in the headers */
 		{ 5, 0, "truncated" },		/* cut in the magic */
 		{ 0, 5000, "not a trace.dat" },	/* garbage */
 		{ 4096, 100000, "corrupt" },	/* trace.dat header, garbage after */
 		{ 0, 0, "not a trace.dat" },	/* empty */
 	};
+	struct stat sb;
 	const char *frag = fixture_path("traces/frag.dat");
 	char *bad = fixture_tmpfile("bad.dat"), *dbpath = fixture_tmpfile("bad.db"), *out;
 	char *keep = fixture_tmpfile("keep.db");
@@ -557,8 +618,12 @@ START_TEST(test_import_bad_input)
 	FILE *fp;
 	int rc;
 
+	ck_assert_int_eq(stat(frag, &sb), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		make_bad(bad, cases[i].keep ? frag : NULL, cases[i].keep, cases[i].junk);
+		long keep = cases[i].keep < 0 ? (long)sb.st_size * -cases[i].keep / 1000 :
+			    cases[i].keep;
+
+		make_bad(bad, keep ? frag : NULL, keep, cases[i].junk);
 		rc = import_bin(bad, dbpath, NULL, &out);
 		ck_assert_msg(rc == 2, "case %zu: rc %d: %s", i, rc, out);
 		ck_assert_msg(strstr(out, bad) && strstr(out, cases[i].what),
@@ -573,7 +638,7 @@ START_TEST(test_import_bad_input)
 	ck_assert_ptr_nonnull(fp);
 	fputs("keep me\n", fp);
 	fclose(fp);
-	make_bad(bad, frag, 1500000, 0);
+	make_bad(bad, frag, (long)sb.st_size / 2, 0);
 	rc = import_bin(bad, keep, "-f", &out);
 	ck_assert_int_eq(rc, 2);
 	free(out);
@@ -599,7 +664,7 @@ START_TEST(test_import_lib_errors)
 	ck_assert_int_eq(tdb_create(path, false, &db), 0);
 	ck_assert_int_eq(cap_import_dat(db, bad, NULL, NULL, NULL, NULL), -BC_E_FORMAT);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), bad));
-	make_bad(bad, fixture_path("traces/frag.dat"), 1500000, 0);
+	make_bad(bad, fixture_path("traces/frag.dat"), 1000000, 0);
 	ck_assert_int_eq(cap_import_dat(db, bad, NULL, NULL, NULL, NULL), -BC_E_TRUNCATED);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "truncated"));
 	ck_assert_int_eq(cap_import_dat(db, fixture_path("traces/frag.dat"), "nosuch", NULL, NULL,
@@ -621,6 +686,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);
 	tcase_add_test(core, test_import_cli_meta);
+	tcase_add_test(core, test_import_snapshots);
 	tcase_add_test(core, test_import_help);
 	suite_add_tcase(s, core);
 
