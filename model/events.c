@@ -83,6 +83,16 @@ static uint32_t alloc_word(unsigned int order, int imt, unsigned int kind, unsig
 	return w_alloc(order, imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt, kind, gfp, 0);
 }
 
+/* write_alloc() over a block whose tails are free words (just unlinked or carved). */
+static void fill_alloc(struct model *m, uint32_t idx, unsigned int order, int imt,
+		       unsigned int kind, unsigned int gfp)
+{
+	unsigned int mt = imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt;
+
+	model_fill_range(m, idx, 1u << order, alloc_word(order, imt, kind, gfp),
+			 w_tail(mt, kind), MODEL_PBC_FREE);
+}
+
 static void write_alloc(struct model *m, uint32_t idx, unsigned int order, int imt,
 			unsigned int kind, unsigned int gfp)
 {
@@ -128,7 +138,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (wtag(w) == WT_PCP &&
 	    (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK) == order) {
 		model_del_free(m, idx);
-		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 		return 0;
 	}
 	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
@@ -144,7 +154,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 
 			if (head + (1u << (nd->info & FN_ORDER_MASK)) >= idx + n) {
 				model_carve(m, z, head, idx, order, -1);
-				write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+				fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 				return 0;
 			}
 		}
@@ -391,6 +401,9 @@ place:
 	if (percpu_refill && imt < IMT_HIGHATOMIC && model_pcp_allowed(m, order)) {
 		/* rmqueue_bulk(): appended to the pcp list of the requested type. */
 		model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1, tails_free);
+	} else if (tails_free) {
+		fill_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,
+			   MODEL_GFP_PENDING);
 	} else {
 		write_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,
 			    MODEL_GFP_PENDING);

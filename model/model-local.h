@@ -326,6 +326,10 @@ static inline enum model_pb_counter model_word_cat(uint32_t w)
 /* Change the words of [idx, idx + n) to @w (first) and @tailw (the rest), keeping the
  * pageblock counters. Pass tailw == w for uniform ranges. */
 void model_write_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uint32_t tailw);
+/* model_write_range() when every tail's old word is known to be of @old_tail_cat
+ * (e.g. the free tails of a block just unlinked): no per-word category lookups. */
+void model_fill_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uint32_t tailw,
+		      enum model_pb_counter old_tail_cat);
 /* Write one word, keeping counters. */
 void model_write_word(struct model *m, uint32_t idx, uint32_t w);
 

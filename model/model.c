@@ -223,6 +223,37 @@ void model_write_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, ui
 	}
 }
 
+void model_fill_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uint32_t tailw,
+		      enum model_pb_counter old_tail_cat)
+{
+	enum model_pb_counter ct = model_word_cat(tailw);
+	uint32_t i = idx + 1, end = idx + n, pbmask = (1u << m->pb_order) - 1;
+
+	model_write_word(m, idx, w);
+	while (i < end) {
+		uint32_t stop = (i | pbmask) + 1, cnt, k;
+		struct pblock *b = pb_of(m, i);
+
+		if (stop > end)
+			stop = end;
+		cnt = stop - i;
+		if (!m->nr_cp) {
+			uint32_t *p = &m->words[i];
+
+			for (k = 0; k < cnt; k++)
+				p[k] = tailw;
+		} else {
+			for (k = i; k < stop; k++)
+				jset32(m, &m->words[k], tailw);
+		}
+		if (ct != old_tail_cat) {
+			jset16(m, &b->cnt[old_tail_cat], (uint16_t)(b->cnt[old_tail_cat] - cnt));
+			jset16(m, &b->cnt[ct], (uint16_t)(b->cnt[ct] + cnt));
+		}
+		i = stop;
+	}
+}
+
 /* ---- journal ------------------------------------------------------------------- */
 
 void model_journal_push(struct model *m, void *p)
