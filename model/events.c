@@ -376,6 +376,14 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 					while (nb--)
 						model_pb_set_mt(m, p++, IMT_MOVABLE);
 				}
+			} else if (k >= m->pb_order && imt_mergeable(imt) && imt_mergeable(lmt)) {
+				/* The free list is the block's type (v6.10+): adopt it. */
+				uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
+
+				model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
+				model_move_freepages_block(m, p, imt);
+				while (nb--)
+					model_pb_set_mt(m, p++, imt);
 			} else {
 				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 			}
@@ -434,6 +442,15 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 	w = m->words[idx];
 	imt = model_imt_from_trace(m, mt);
 	eff = pb_eff_mt(pb_of(m, idx));
+	if (imt >= 0 && imt != eff && imt_mergeable(imt) && imt_mergeable(eff)) {
+		/*
+		 * The drain names the block's type at drain time: the seeded (inferred)
+		 * type was wrong, or an untraced re-type happened. Adopt it.
+		 */
+		model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
+		model_retype_block(m, idx >> m->pb_order, imt);
+		eff = imt;
+	}
 	if (wtag(w) == WT_PCP) {
 		uint32_t info = node_of(m, w & W_PAYLOAD)->info;
 

@@ -319,7 +319,9 @@ void model_anomaly(struct model *m, enum model_anomaly a, uint32_t idx, unsigned
 	struct anom *an = &m->an;
 	uint32_t nr;
 
-	if (idx < m->span && (m->words[idx] & W_UNCERTAIN))
+	/* page-level surprises on an uncertain page are explained by the lost events */
+	if (idx < m->span && (m->words[idx] & W_UNCERTAIN) && a != MODEL_ANOM_PB_TYPE_LEARNED &&
+	    a != MODEL_ANOM_REPORT_RETYPE)
 		a = MODEL_ANOM_UNCERTAIN;
 	jset64(m, &an->count[a], an->count[a] + 1);
 	nr = an->nrec[a];

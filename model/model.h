@@ -300,7 +300,8 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 	_A(PCP_IN_BUDDY,	"pcp-page-taken-from-buddy")	/* pcp trylock failed on free */ \
 	_A(UNCERTAIN,		"uncertain-page-settled")	/* explained by lost events */ \
 	_A(REPORT_RETYPE,	"free-block-retyped-movable")	/* __isolate_free_page(), reporting */ \
-	_A(SEED_CONFLICT,	"seed-conflict")
+	_A(SEED_CONFLICT,	"seed-conflict")					\
+	_A(PB_TYPE_LEARNED,	"pageblock-type-corrected")	/* an event named another type */
 
 #define _A(a, s) MODEL_ANOM_##a,
 enum model_anomaly { MODEL_ANOMALIES MODEL_NR_ANOM };

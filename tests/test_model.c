@@ -440,6 +440,29 @@ START_TEST(test_pcp_refill_drain)
 }
 END_TEST
 
+/*
+ * free_pcppages_bulk() names the block's type at drain time; a seeded (inferred) type
+ * that disagrees is corrected, moving the block's free pages (move_freepages_block()).
+ *   pb0 MOVABLE (inferred) [free o4 @0x10] [pcp @0x20 cpu0]  drain(@0x20, UNMOVABLE)
+ * Expect: pb0 UNMOVABLE, o4 @0x10 and o0 @0x20 on UNMOVABLE lists, one
+ * pageblock-type-corrected.
+ */
+START_TEST(test_drain_learns_type)
+{
+	struct model *m = mk();
+
+	seed(m, 0x10, 0x10, KPF_BUDDY);
+	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 0), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x20, 0, UNMOV, 1), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_PB_TYPE_LEARNED), 1);
+	ck_assert_int_eq(pb_type(m, 0), UNMOV);
+	expect_buddy(m, 0x10, 4, UNMOV);
+	expect_buddy(m, 0x20, 0, UNMOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 /* ---- fallback ---------------------------------------------------------------------- */
 
 /*
@@ -881,6 +904,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_gigantic_free);
 	tcase_add_test(core, test_gigantic_free_old);
 	tcase_add_test(core, test_pcp_refill_drain);
+	tcase_add_test(core, test_drain_learns_type);
 	tcase_add_test(core, test_extfrag_steal);
 	tcase_add_test(core, test_extfrag_claim_whole);
 	tcase_add_test(core, test_extfrag_claim_partial);
