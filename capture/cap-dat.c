@@ -291,19 +291,25 @@ static int store_meta(struct tdb *db, const char *path, int version,
 	return ret;
 }
 
+/*
+ * Iteration callback. libtracecmd 3.1 stops iterating only on a negative return (later
+ * versions on any non-zero one), so return -1, and keep the first error.
+ */
 static int import_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct import_ctx *ctx = data;
 	struct cap_decode_stats st;
 
+	if (ctx->err)
+		return -1;
 	ctx->err = cap_decode_record(ctx->dec, rec, cpu);
 	if (ctx->err)
-		return 1;
+		return -1;
 	if (++ctx->records % PROGRESS_EVERY == 0 && ctx->opts && ctx->opts->progress) {
 		cap_decoder_stats(ctx->dec, &st);
 		if (ctx->opts->progress(&st, ctx->records, ctx->opts->progress_arg)) {
 			ctx->err = bc_error(BC_E_INTR, "interrupted");
-			return 1;
+			return -1;
 		}
 	}
 	return 0;

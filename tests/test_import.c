@@ -673,6 +673,32 @@ START_TEST(test_import_lib_errors)
 }
 END_TEST
 
+static int stop_at_first(const struct cap_decode_stats *st, uint64_t records, void *arg)
+{
+	*(uint64_t *)arg = records;
+	return 1;
+}
+
+/* A progress callback that says stop ends the import with -BC_E_INTR, early. */
+START_TEST(test_import_progress_stop)
+{
+	char *path = fixture_tmpfile("stop.db");
+	struct cap_import_opts opts = { .progress = stop_at_first };
+	struct cap_decode_stats st;
+	uint64_t at = 0;
+	struct tdb *db;
+
+	opts.progress_arg = &at;
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ck_assert_int_eq(cap_import_dat(db, fixture_path("traces/frag.dat"), NULL, NULL, &opts, &st),
+			 -BC_E_INTR);
+	ck_assert_uint_gt(at, 0);
+	/* stopped at the first progress call, not at the end of the file */
+	ck_assert_uint_le(st.events, at);
+	tdb_close(db);
+}
+END_TEST
+
 Suite *import_suite(void)
 {
 	Suite *s = suite_create("import");
@@ -693,6 +719,7 @@ Suite *import_suite(void)
 	tcase_set_timeout(limits, 120);
 	tcase_add_test(limits, test_import_bad_input);
 	tcase_add_test(limits, test_import_lib_errors);
+	tcase_add_test(limits, test_import_progress_stop);
 	suite_add_tcase(s, limits);
 	return s;
 }
