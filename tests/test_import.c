@@ -276,19 +276,53 @@ START_TEST(test_decode_field_names)
 }
 END_TEST
 
-/* Stacks are symbolised, one "sym+0xoff" per line, innermost first. */
+/*
+ * Stacks are symbolised, one "sym+0xoff" per line, innermost first, and belong to the
+ * event before them on their CPU: with record -T the innermost frame is the event's
+ * own trace_event_raw_event_<name>.
+ */
 START_TEST(test_decode_stacks)
 {
+	struct tdb_event_type **types;
 	struct cap_decode_stats st;
+	struct tdb_cursor *cur;
+	uint64_t checked = 0;
+	struct bc_event ev;
+	sqlite3_stmt *q;
 	struct tdb *db;
-	char *frames;
+	int nr;
 
 	db = import_lib(fixture_path("traces/idle.dat"), "stacks.db", &st);
 	ck_assert_uint_gt(st.stacks, 100);
-	frames = sql_text(db, "SELECT frames FROM stacks ORDER BY seq LIMIT 1");
-	ck_assert_ptr_nonnull(frames);
-	ck_assert_msg(strstr(frames, "+0x") && strchr(frames, '\n'), "frames: %s", frames);
-	free(frames);
+	ck_assert_int_eq(tdb_event_types(db, &types, &nr), 0);
+	ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq, frames FROM stacks ORDER BY seq",
+					    -1, &q, NULL), SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		uint64_t seq = (uint64_t)sqlite3_column_int64(q, 0);
+		const char *frames = (const char *)sqlite3_column_text(q, 1);
+		char want[128];
+
+		do
+			ck_assert_int_eq(tdb_cursor_next(cur, &ev), 1);
+		while (ev.seq < seq);
+		ck_assert_uint_eq(ev.seq, seq);
+		ck_assert_msg(strstr(frames, "+0x") && strchr(frames, '\n'), "frames: %s", frames);
+		/* the function is named after the event's class: a prefix of its name */
+		if (!strncmp(frames, "trace_event_raw_event_", 22)) {
+			const char *cls = frames + 22, *end = strstr(cls, "+0x");
+
+			ck_assert_ptr_nonnull(end);
+			snprintf(want, sizeof(want), "%.*s", (int)(end - cls), cls);
+			ck_assert_msg(!strncmp(types[ev.type]->name, want, strlen(want)),
+				      "stack of seq %llu (%s) starts in %s",
+				      (unsigned long long)seq, types[ev.type]->name, want);
+			checked++;
+		}
+	}
+	sqlite3_finalize(q);
+	tdb_cursor_close(cur);
+	ck_assert_uint_gt(checked, st.stacks / 2);
 	tdb_close(db);
 }
 END_TEST
