@@ -499,6 +499,33 @@ START_TEST(test_import_lost_preserved)
 }
 END_TEST
 
+/* File version 6 (trace-cmd convert --file-version 6) imports the same. */
+START_TEST(test_import_v6)
+{
+	char *v6 = fixture_tmpfile("lost-v6.dat"), *cmd, *out;
+	struct cap_decode_stats st6, st7;
+	struct tdb *db6, *db7;
+
+	if (!have_trace_cmd("import_v6"))
+		return;
+	ck_assert_int_ge(asprintf(&cmd, "trace-cmd convert --file-version 6 -i '%s' -o '%s'",
+				  fixture_path("traces/lost.dat"), v6), 0);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	free(cmd);
+	free(out);
+	db6 = import_lib(v6, "v6.db", &st6);
+	db7 = import_lib(fixture_path("traces/lost.dat"), "v7.db", &st7);
+	ck_assert_int_eq(tdb_get_meta_int(db6, "trace_file_version", 0), 6);
+	ck_assert_uint_eq(st6.events, st7.events);
+	ck_assert_uint_eq(st6.markers, st7.markers);
+	ck_assert_uint_eq(st6.gaps, st7.gaps);
+	ck_assert_uint_eq(st6.lost, st7.lost);
+	tdb_close(db6);
+	tdb_close(db7);
+	fixture_rm(v6);
+}
+END_TEST
+
 /* ---- the command ---- */
 
 START_TEST(test_import_cli_meta)
@@ -745,6 +772,7 @@ Suite *import_suite(void)
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);
+	tcase_add_test(core, test_import_v6);
 	tcase_add_test(core, test_import_cli_meta);
 	tcase_add_test(core, test_import_snapshots);
 	tcase_add_test(core, test_import_help);
