@@ -442,7 +442,8 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 	w = m->words[idx];
 	imt = model_imt_from_trace(m, mt);
 	eff = pb_eff_mt(pb_of(m, idx));
-	if (imt >= 0 && imt != eff && imt_mergeable(imt) && imt_mergeable(eff)) {
+	if ((m->opts & MODEL_OPT_DRAIN_TYPES) && imt >= 0 && imt != eff && imt_mergeable(imt) &&
+	    imt_mergeable(eff)) {
 		/*
 		 * The drain names the block's type at drain time: the seeded (inferred)
 		 * type was wrong, or an untraced re-type happened. Adopt it.

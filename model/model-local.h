@@ -214,6 +214,7 @@ struct model {
 	struct anom an;
 
 	uint64_t seq, ts;		/* current event (not journaled) */
+	unsigned int opts;		/* MODEL_OPT_* */
 
 	/* journal */
 	struct jentry *jr;

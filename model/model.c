@@ -360,6 +360,16 @@ uint64_t model_anomaly_total(const struct model *m)
 	return t;
 }
 
+void model_set_options(struct model *m, unsigned int opts)
+{
+	m->opts = opts;
+}
+
+unsigned int model_get_options(const struct model *m)
+{
+	return m->opts;
+}
+
 void model_set_event(struct model *m, uint64_t seq, uint64_t ts)
 {
 	m->seq = seq;

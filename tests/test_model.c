@@ -444,8 +444,8 @@ END_TEST
  * free_pcppages_bulk() names the block's type at drain time; a seeded (inferred) type
  * that disagrees is corrected, moving the block's free pages (move_freepages_block()).
  *   pb0 MOVABLE (inferred) [free o4 @0x10] [pcp @0x20 cpu0]  drain(@0x20, UNMOVABLE)
- * Expect: pb0 UNMOVABLE, o4 @0x10 and o0 @0x20 on UNMOVABLE lists, one
- * pageblock-type-corrected.
+ * Expect: with MODEL_OPT_DRAIN_TYPES, pb0 UNMOVABLE, o4 @0x10 and o0 @0x20 on
+ * UNMOVABLE lists, one pageblock-type-corrected; without it a migratetype-mismatch.
  */
 START_TEST(test_drain_learns_type)
 {
@@ -453,6 +453,14 @@ START_TEST(test_drain_learns_type)
 
 	seed(m, 0x10, 0x10, KPF_BUDDY);
 	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 0), 0);
+	/* off by default: a mismatch */
+	ck_assert_int_eq(model_checkpoint(m), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x20, 0, UNMOV, 1), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_MT_MISMATCH), 1);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	ck_assert_int_eq(model_rollback(m), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_MT_MISMATCH), 0);
+	model_set_options(m, MODEL_OPT_DRAIN_TYPES);
 	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x20, 0, UNMOV, 1), 0);
 	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_PB_TYPE_LEARNED), 1);
 	ck_assert_int_eq(pb_type(m, 0), UNMOV);

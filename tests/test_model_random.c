@@ -66,6 +66,8 @@ static struct model *mk_random(const char *rel)
 	model_profile_from_release(rel, 9, &p);
 	m = model_create(&l, &p);
 	ck_assert_ptr_nonnull(m);
+	if (p.version < MODEL_KVER(6, 17, 0))
+		model_set_options(m, MODEL_OPT_DRAIN_TYPES);	/* both ways get covered */
 
 	f = calloc(NPFN, sizeof(*f));
 	for (i = 0; i < NPFN; ) {
