@@ -66,6 +66,17 @@ static void seed(struct model *m, uint64_t off, uint64_t n, uint64_t flags)
 	free(f);
 }
 
+/* A compound page: COMPOUND_HEAD then COMPOUND_TAIL pages, all with @extra flags. */
+static void seed_compound(struct model *m, uint64_t off, uint64_t n, uint64_t extra)
+{
+	uint64_t *f = malloc(n * sizeof(*f)), i;
+
+	for (i = 0; i < n; i++)
+		f[i] = extra | (i ? 1ull << 16 : 1ull << 15);
+	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
+	free(f);
+}
+
 /* The standard map, all anonymous LRU pages. */
 static struct model *mk(void)
 {
@@ -543,6 +554,44 @@ START_TEST(test_extfrag_claim_partial)
 }
 END_TEST
 
+/*
+ * The model's own allocator (__rmqueue()): __rmqueue_claim() takes the largest
+ * fallback block; with a found order >= 4 a MOVABLE request may claim the block when
+ * free + alike (LRU) pages >= 256 (try_to_claim_block()). Otherwise __rmqueue_steal()
+ * takes the smallest fallback block and keeps the type.
+ *   pb0 UNMOVABLE [anon ...][free o5 @0x20][anon ...]      no MOVABLE free page
+ *   pb1 UNMOVABLE [slab ...][free o2 @0x204][slab ...]
+ * Expect: 1st MOVABLE order-0 alloc claims pb0 (-> MOVABLE) and gets Z+0x20;
+ * after pb0 is exhausted the next steals Z+0x204 with pb1 left UNMOVABLE.
+ */
+START_TEST(test_alloc_block_claim_steal)
+{
+	struct model *m = mk();
+	uint64_t pfn, i;
+
+	seed(m, 0x200, 0x200, KPF_SLAB);
+	seed(m, 0x20, 0x20, KPF_BUDDY);
+	seed(m, 0x204, 4, KPF_BUDDY);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
+	ck_assert_int_eq(model_alloc_block(m, 0, 0, MOV, MODEL_KIND_ANON, &pfn), 0);
+	ck_assert_uint_eq(pfn, Z + 0x20);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	expect_buddy(m, 0x21, 0, MOV);
+	expect_buddy(m, 0x30, 4, MOV);
+	for (i = 0; i < 31; i++)
+		ck_assert_int_eq(model_alloc_block(m, 0, 0, MOV, MODEL_KIND_ANON, &pfn), 0);
+	ck_assert_int_eq(model_alloc_block(m, 0, 0, MOV, MODEL_KIND_ANON, &pfn), 0);
+	ck_assert_uint_eq(pfn, Z + 0x204);
+	ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
+	expect_buddy(m, 0x205, 0, UNMOV);
+	expect_buddy(m, 0x206, 1, UNMOV);
+	ck_assert_int_eq(model_alloc_block(m, 0, 2, MOV, MODEL_KIND_ANON, &pfn), -BC_E_NOMEM);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 /* ---- isolation -------------------------------------------------------------------- */
 
 /*
@@ -676,6 +725,32 @@ START_TEST(test_pages_isolated_fin)
 			 -BC_E_BUSY);
 	ck_assert_uint_eq(fin, Z + 0x400);
 	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x400), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * isolate_single_pageblock(): a compound page that is not hugetlb and straddles the
+ * range's pageblock-aligned edge fails the isolation (-EBUSY); a straddling hugetlb
+ * folio is skipped.
+ *   [compound o10 @0x400 (head | 1023 tails), non-LRU]   isolate [0x600, 0x800)
+ *   same with HUGE flags                                  -> isolates
+ * Expect: -BUSY with fail_pfn = the head Z+0x400; then success for hugetlb.
+ */
+START_TEST(test_isolate_straddle)
+{
+	struct model *m = mk();
+	uint64_t fail;
+
+	seed_compound(m, 0x400, 1024, 0);
+	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
+					     &fail), -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x400);
+	seed_compound(m, 0x400, 1024, 1ull << 17);	/* KPF_HUGE */
+	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
+					     &fail), 0);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z + 0x600, Z + 0x800), 0);
 	recount_ok(m);
 	model_destroy(m);
 }
@@ -916,12 +991,14 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_extfrag_steal);
 	tcase_add_test(core, test_extfrag_claim_whole);
 	tcase_add_test(core, test_extfrag_claim_partial);
+	tcase_add_test(core, test_alloc_block_claim_steal);
 	tcase_add_test(core, test_page_kind);
 	suite_add_tcase(s, core);
 
 	tcase_add_test(iso, test_isolate_undo);
 	tcase_add_test(iso, test_isolate_fail);
 	tcase_add_test(iso, test_isolate_old_kernel);
+	tcase_add_test(iso, test_isolate_straddle);
 	tcase_add_test(iso, test_pages_isolated_fin);
 	tcase_add_test(iso, test_migrate_range);
 	tcase_add_test(iso, test_checkpoint_rollback);
