@@ -15,7 +15,40 @@
  *     kernel has CONFIG_CMA, then ISOLATE); see model_profile.cma;
  *   - an "order" is log2 of the number of pages.
  *
- * State is opaque (struct model); internals live in model/model-local.h.
+ * State is opaque (struct model); internals live in model/model-local.h. A model is
+ * not thread-safe: one caller at a time.
+ *
+ * Kernel rules mirrored (mm/page_alloc.c unless noted), and where:
+ *   expand(), page_del_and_expand()         buddy.c model_carve(): caller keeps the
+ *                                           lowest pages, halves to the list head
+ *   __free_one_page(), buddy_merge_likely() buddy.c model_free_one(): merge below
+ *                                           pageblock order always; at/above not
+ *                                           across HIGHATOMIC/CMA/ISOLATE, mergeable
+ *                                           buddy re-typed; tail when merge likely
+ *   free_one_page(), split_large_buddy()    buddy.c model_free_split()
+ *   __move_freepages_block(),               buddy.c model_move_freepages_block(),
+ *   find_large_buddy()                      model_find_large_buddy()
+ *   free_frozen_pages() (6.12
+ *   free_unref_page()), pcp_allowed_order() events.c do_free(): pcp head unless the
+ *                                           block is isolated or the order is not pcp
+ *   rmqueue_bulk(), __rmqueue_pcplist()     events.c model_zone_locked() (refill =
+ *                                           list tail), model_page_alloc()
+ *   free_pcppages_bulk()                    events.c model_pcpu_drain()
+ *   try_to_claim_block(), __rmqueue_steal() events.c model_extfrag(); isolate.c
+ *   __rmqueue_claim(), __rmqueue()          rmqueue()/try_claim() for model_alloc_block()
+ *   __isolate_free_page() re-type           events.c (free-block-retyped-movable)
+ *   start_isolate_page_range(),             isolate.c model_isolate_range()
+ *   isolate_single_pageblock(),             (mm/page_isolation.c)
+ *   has_unmovable_pages()
+ *   unset_migratetype_isolate()             isolate.c model_undo_isolate_range()
+ *   test_pages_isolated()                   isolate.c model_test_pages_isolated()
+ *   __alloc_contig_migrate_range()          isolate.c model_migrate_range()
+ *   alloc_contig_range(),                   isolate.c model_alloc_contig_range(),
+ *   pfn_range_valid_contig()                model_range_valid_contig()
+ *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
+ *
+ * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
+ * per free block; model_get_stats() reports the total per spanned and per present pfn.
  */
 #ifndef BC_MODEL_H
 #define BC_MODEL_H
