@@ -78,6 +78,24 @@ static int tails_clean(const struct model *m, uint32_t idx, uint32_t n)
 	return 1;
 }
 
+/*
+ * Every page of [idx, idx + n) was seeded with flags 0: a page on a pcp list at the
+ * snapshot, a tail of a non-compound allocation or a driver page. An alloc or a drain
+ * of such a page settles what it was; it is not an anomaly.
+ */
+static int seeded_unknown(struct model *m, uint32_t idx, uint32_t n)
+{
+	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
+				      W_SEEDED);
+	uint32_t i;
+
+	for (i = idx; i < idx + n; i++)
+		if ((m->words[i] & ~W_UNCERTAIN) != want)
+			return 0;
+	m->unknown_settled += n;
+	return 1;
+}
+
 static uint32_t alloc_word(unsigned int order, int imt, unsigned int kind, unsigned int gfp)
 {
 	return w_alloc(order, imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt, kind, gfp, 0);
@@ -164,7 +182,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
 		return 0;
 	}
-	if (mask & USED_TAGS)
+	if ((mask & USED_TAGS) && !(mask == TAGBIT(WT_ALLOC) && seeded_unknown(m, idx, n)))
 		model_anomaly(m, MODEL_ANOM_ALLOC_IN_USE, idx, order);
 	else if (mask & TAGBIT(WT_UNINIT))
 		model_anomaly(m, MODEL_ANOM_ALLOC_UNINIT, idx, order);
@@ -290,8 +308,9 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 		return 0;
 	}
 	if (wtag(w) == WT_ALLOC) {
-		/* The mm_page_free was lost. */
-		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, w_order(w));
+		/* The mm_page_free was lost (or the page was seeded with flags 0). */
+		if (!seeded_unknown(m, idx, 1))
+			model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, w_order(w));
 		return do_free(m, pfn, w_order(w), cpu, 1);
 	}
 	if (wtag(w) == WT_TAIL && model_find_alloc_head(m, idx, &head)) {
@@ -476,6 +495,8 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 	} else if (wtag(w) == WT_UNINIT || wtag(w) == WT_HOLE) {
 		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, idx, order);
 		return 0;
+	} else if (seeded_unknown(m, idx, n)) {
+		/* it was on a pcp list when the snapshot was read */
 	} else {
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
 		if (scan_tags(m, idx, n, NULL) & FREE_TAGS)

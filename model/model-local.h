@@ -211,6 +211,7 @@ struct model {
 	uint64_t alloc_failed;
 	uint64_t init_pages;
 	uint64_t implicit_claims;
+	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
 	struct anom an;
 
 	uint64_t seq, ts;		/* current event (not journaled) */

@@ -321,7 +321,7 @@ void model_anomaly(struct model *m, enum model_anomaly a, uint32_t idx, unsigned
 
 	/* page-level surprises on an uncertain page are explained by the lost events */
 	if (idx < m->span && (m->words[idx] & W_UNCERTAIN) && a != MODEL_ANOM_PB_TYPE_LEARNED &&
-	    a != MODEL_ANOM_REPORT_RETYPE)
+	    a != MODEL_ANOM_REPORT_RETYPE && a != MODEL_ANOM_MT_MISMATCH)
 		a = MODEL_ANOM_UNCERTAIN;
 	jset64(m, &an->count[a], an->count[a] + 1);
 	nr = an->nrec[a];
@@ -788,6 +788,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->alloc_failed = m->alloc_failed;
 	out->init_pages = m->init_pages;
 	out->implicit_claims = m->implicit_claims;
+	out->unknown_settled = m->unknown_settled;
 	out->pool_nodes = m->pool_used;
 	bytes += (size_t)m->map_pages * 4096;
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);

@@ -387,6 +387,7 @@ struct model_stats {
 	uint64_t alloc_failed;		/* mm_page_alloc with pfn -1 */
 	uint64_t init_pages;		/* uninitialised pages freed (lazy init growth) */
 	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
+	uint64_t unknown_settled;	/* flags-0 seeded pages an alloc/drain resolved */
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* heap bytes held by the model (excl. journal) */
 	size_t journal_bytes;
