@@ -649,6 +649,7 @@ int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 	for (i = idx; i < idx + n; i++)
 		if (wtag(m->words[i]) != WT_HOLE)
 			model_write_word(m, i, wmake(WT_UNINIT, 0));
+	model_release_uninit(m, idx, (uint32_t)n);
 	return 0;
 }
 

@@ -53,8 +53,9 @@ static inline int imt_mergeable(int mt)
 }
 
 enum wtag {
+	WT_UNINIT,		/* present, uninitialised: 0, so that a released map page of
+				 * uninitialised memory reads right and costs nothing */
 	WT_HOLE,		/* no memmap */
-	WT_UNINIT,		/* present, uninitialised */
 	WT_FREE_TAIL,		/* non-first page of a free block (buddy or pcp: see the head) */
 	WT_BUDDY,		/* first page of a free buddy block; payload = node */
 	WT_PCP,			/* first page of a pcp block; payload = node */
@@ -193,7 +194,6 @@ struct model {
 	unsigned int nr_cpus;
 	uint32_t *words;
 	uint32_t present_pfns;		/* RAM pfns in zones at creation */
-	uint32_t map_pages;		/* 4 KiB pages of words[] holding them */
 	struct pblock *pb;
 	uint32_t nr_pb;
 	struct mzone zones[MODEL_MAX_ZONES];
@@ -295,6 +295,9 @@ static inline int pb_eff_mt(const struct pblock *b)
 {
 	return (b->flags & PB_ISOLATE) ? IMT_ISOLATE : b->mt;
 }
+
+/* Give back the map pages of [idx, idx + n) whose words are all 0 (uninitialised). */
+void model_release_uninit(struct model *m, uint32_t idx, uint32_t n);
 
 /* Zone index of @idx, -1 when none. */
 int model_idx_zone(const struct model *m, uint32_t idx);

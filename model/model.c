@@ -484,8 +484,9 @@ struct model *model_create(const struct model_layout *layout,
 	m->pool_free = NIL;
 	m->nr_pb = (m->span + (1u << m->pb_order) - 1) >> m->pb_order;
 	/*
-	 * Anonymous zero pages: a hole's words (WT_HOLE is 0) are never written, so the
-	 * parts of the map over holes take no memory.
+	 * Anonymous zero pages: WT_UNINIT words are 0, so the map pages of memory that
+	 * is not initialised yet (lazy struct-page init) can be given back
+	 * (model_release_uninit()) and cost nothing until the memory grows.
 	 */
 	m->words = mmap(NULL, (size_t)m->span * sizeof(*m->words), PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -539,6 +540,8 @@ struct model *model_create(const struct model_layout *layout,
 	}
 
 	/* Words: RAM inside a zone is "unknown, in use" until seeded; the rest holes. */
+	for (i = 0; i < m->span; i++)
+		m->words[i] = wmake(WT_HOLE, 0);
 	for (i = 0; i < m->nr_zones; i++) {
 		struct mzone *z = &m->zones[i];
 		uint64_t pfn = z->start;
@@ -561,20 +564,8 @@ struct model *model_create(const struct model_layout *layout,
 	}
 	for (i = 0; i < m->span; i++)
 		m->pb[i >> m->pb_order].cnt[model_word_cat(m->words[i])]++;
-	/* 4 KiB pages of the map that hold a RAM pfn (the rest stay untouched) */
-	{
-		uint32_t per = 4096 / sizeof(*m->words), pg, last = UINT32_MAX;
-
-		for (i = 0; i < m->span; i++) {
-			if (!m->words[i])
-				continue;
-			m->present_pfns++;
-			pg = i / per;
-			if (pg != last)
-				m->map_pages++;
-			last = pg;
-		}
-	}
+	for (i = 0; i < m->span; i++)
+		m->present_pfns += wtag(m->words[i]) != WT_HOLE;
 	for (i = 0; i < m->nr_pb; i++) {
 		struct pblock *b = &m->pb[i];
 		uint32_t present = (1u << m->pb_order) - b->cnt[MODEL_PBC_HOLE];
@@ -778,6 +769,39 @@ int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone
 	return 0;
 }
 
+/* Bytes of the pfn map in pages holding a non-zero word (released pages read 0). */
+static size_t map_resident(const struct model *m)
+{
+	const uint32_t per = 4096 / sizeof(*m->words);
+	size_t bytes = 0;
+	uint32_t pg, i;
+
+	for (pg = 0; pg < (m->span + per - 1) / per; pg++) {
+		uint32_t end = (pg + 1) * per < m->span ? (pg + 1) * per : m->span;
+
+		for (i = pg * per; i < end; i++)
+			if (m->words[i]) {
+				bytes += 4096;
+				break;
+			}
+	}
+	return bytes;
+}
+
+void model_release_uninit(struct model *m, uint32_t idx, uint32_t n)
+{
+	const uint32_t per = 4096 / sizeof(*m->words);
+	uint32_t pg = (idx + per - 1) / per, last = (idx + n) / per, i;
+
+	for (; pg < last; pg++) {
+		for (i = pg * per; i < (pg + 1) * per; i++)
+			if (m->words[i])
+				break;
+		if (i == (pg + 1) * per)
+			madvise(&m->words[pg * per], 4096, MADV_DONTNEED);
+	}
+}
+
 void model_get_stats(const struct model *m, struct model_stats *out)
 {
 	unsigned int i;
@@ -790,7 +814,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->implicit_claims = m->implicit_claims;
 	out->unknown_settled = m->unknown_settled;
 	out->pool_nodes = m->pool_used;
-	bytes += (size_t)m->map_pages * 4096;
+	bytes += map_resident(m);
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);
 	bytes += (size_t)m->nr_chunks * POOL_CHUNK * sizeof(struct fnode) +
 		 (size_t)m->cap_chunks * sizeof(struct fnode *);

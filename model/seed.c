@@ -164,6 +164,7 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 					for (j = i; j < i + mb; j++)
 						if (wtag(m->words[j]) != WT_HOLE)
 							model_write_word(m, j, wmake(WT_UNINIT, 0));
+					model_release_uninit(m, i, mb);
 					i += mb;
 					continue;
 				}
