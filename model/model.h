@@ -331,24 +331,49 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 
 /* ---- Anomalies ----------------------------------------------------------------- */
 
-/* Events the model cannot explain. Stable numbers and names. */
+/*
+ * Events the model cannot explain, and untraced changes it detects. Stable names (new
+ * classes are appended). Each is counted, its first MODEL_ANOM_KEEP occurrences kept,
+ * and the state repaired so that replay continues:
+ *   pfn-outside-zones        the event's range leaves every zone or hits a hole: dropped
+ *   impossible-order         order above the maximum, or a pfn not aligned to it: dropped
+ *   alloc-of-in-use-page     mm_page_alloc of a page the model holds in use (a lost free)
+ *   alloc-of-uninit-page     allocation in memory the model holds uninitialised
+ *   free-of-free-page        mm_page_free of a page free in the buddy (a lost alloc)
+ *   free-of-pcp-page         ... of a page on a pcp list: alloc_pages_bulk() takes pcp
+ *                            pages without mm_page_alloc
+ *   free-order-mismatch      a free whose order differs from the allocation's
+ *   page-appeared-without-event  zone_locked/extfrag took a block the model holds in use
+ *   free-block-order-mismatch    the named free block is smaller/elsewhere than modelled
+ *   migratetype-mismatch     the event's list/block type differs from the model's
+ *   pcp-page-not-on-pcp      a drain or free_batched of a page not on any pcp list
+ *   pcp-page-taken-from-buddy    the buddy handed out a page modelled on a pcp list (the
+ *                            free's pcp trylock failed and it went to the buddy)
+ *   uncertain-page-settled   any page-level class above on an uncertain page (inside a
+ *                            lost-event window): explained by the lost events
+ *   free-block-retyped-movable   a free block of order >= pageblock_order - 1 found
+ *                            re-typed MOVABLE: __isolate_free_page() by free page
+ *                            reporting (virtio-balloon) or the compaction free scanner
+ *   pageblock-type-corrected an event named the block's type and the model adopted it
+ *                            (zone_locked of a whole block; drains with
+ *                            MODEL_OPT_DRAIN_TYPES)
+ */
 #define MODEL_ANOMALIES								\
-	_A(PFN_OUTSIDE,		"pfn-outside-zones")	/* pfn in no zone, or a hole */	\
+	_A(PFN_OUTSIDE,		"pfn-outside-zones")				\
 	_A(BAD_ORDER,		"impossible-order")				\
 	_A(ALLOC_IN_USE,	"alloc-of-in-use-page")				\
 	_A(ALLOC_UNINIT,	"alloc-of-uninit-page")				\
 	_A(FREE_OF_FREE,	"free-of-free-page")				\
-	_A(FREE_OF_PCP,		"free-of-pcp-page")	/* alloc_pages_bulk() is untraced */ \
+	_A(FREE_OF_PCP,		"free-of-pcp-page")				\
 	_A(FREE_ORDER,		"free-order-mismatch")				\
-	_A(TAKE_NOT_FREE,	"page-appeared-without-event")	/* buddy takes a page held in use */ \
+	_A(TAKE_NOT_FREE,	"page-appeared-without-event")			\
 	_A(TAKE_ORDER,		"free-block-order-mismatch")			\
 	_A(MT_MISMATCH,		"migratetype-mismatch")				\
 	_A(PCP_MISSING,		"pcp-page-not-on-pcp")				\
-	_A(PCP_IN_BUDDY,	"pcp-page-taken-from-buddy")	/* pcp trylock failed on free */ \
-	_A(UNCERTAIN,		"uncertain-page-settled")	/* explained by lost events */ \
-	_A(REPORT_RETYPE,	"free-block-retyped-movable")	/* __isolate_free_page(), reporting */ \
-	_A(SEED_CONFLICT,	"seed-conflict")					\
-	_A(PB_TYPE_LEARNED,	"pageblock-type-corrected")	/* an event named another type */
+	_A(PCP_IN_BUDDY,	"pcp-page-taken-from-buddy")			\
+	_A(UNCERTAIN,		"uncertain-page-settled")			\
+	_A(REPORT_RETYPE,	"free-block-retyped-movable")			\
+	_A(PB_TYPE_LEARNED,	"pageblock-type-corrected")
 
 #define _A(a, s) MODEL_ANOM_##a,
 enum model_anomaly { MODEL_ANOMALIES MODEL_NR_ANOM };
