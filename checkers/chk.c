@@ -82,7 +82,7 @@ int chk_create(const struct chk_opts *opts, struct chk_ctx **out)
 	if (!c->o.max_errors)
 		c->o.max_errors = 100;
 	if (!c->o.recount_every)
-		c->o.recount_every = 1u << 18;
+		c->o.recount_every = 1u << 20;
 	c->viol = calloc(c->o.max_errors, sizeof(*c->viol));
 	if (!c->viol) {
 		free(c);

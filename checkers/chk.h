@@ -73,7 +73,7 @@ struct chk_violation {
 struct chk_opts {
 	unsigned int checkers;		/* bit (1 << enum chk_checker) per checker; 0 = all */
 	uint64_t max_errors;		/* violations kept (all are counted); 0 = 100 */
-	uint64_t recount_every;		/* events between full model recounts; 0 = 262144 */
+	uint64_t recount_every;		/* events between full model recounts; 0 = 1048576 */
 	bool trace_only;		/* do not replay, even when the capture could be */
 	bool progress;			/* replay progress on stderr */
 };

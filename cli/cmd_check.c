@@ -47,7 +47,7 @@ const char cmd_check_usage[] =
 	"  -m, --max-errors N   keep and print at most N violations (default 100; all are\n"
 	"                       counted)\n"
 	"      --trace-only     do not replay through the model\n"
-	"      --recount-every N  events between full model recounts (default 262144)\n"
+	"      --recount-every N  events between full model recounts (default 1048576)\n"
 	"  -o, --output FILE    write the report to FILE instead of stdout\n"
 	"  -h, --help           this text\n"
 	"\n"
