@@ -48,7 +48,9 @@
  *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
- * per free block; model_get_stats() reports the total per spanned and per present pfn.
+ * per free block; the words of uninitialised memory are 0 and their map pages are given
+ * back until the memory grows. model_get_stats() reports the total per spanned and per
+ * present pfn.
  */
 #ifndef BC_MODEL_H
 #define BC_MODEL_H
@@ -414,9 +416,10 @@ struct model_stats {
 	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
 	uint64_t unknown_settled;	/* flags-0 seeded pages an alloc/drain resolved */
 	uint64_t pool_nodes;		/* free-list nodes in use */
-	size_t bytes;			/* heap bytes held by the model (excl. journal) */
+	size_t bytes;			/* bytes held by the model (excl. journal); map pages
+					 * of uninitialised memory are given back and not counted */
 	size_t journal_bytes;
-	double bytes_per_pfn;		/* bytes / spanned pfns (holes' map pages untouched) */
+	double bytes_per_pfn;		/* bytes / spanned pfns */
 	uint64_t spanned_pfns;		/* incl. the alignment of the map's start */
 	double bytes_per_present_pfn;	/* bytes / RAM pfns inside zones */
 	uint64_t present_pfns;
