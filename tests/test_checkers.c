@@ -365,6 +365,38 @@ START_TEST(test_clean_capture)
 }
 END_TEST
 
+
+/*
+ * pageblock-type pass case: a whole-block claim (extfrag with change_ownership, found
+ * order 10: blocks A re-typed Unmovable) and a steal (change_ownership 0: block B keeps
+ * Movable), each followed by its allocation. Expect no violation.
+ */
+START_TEST(test_pageblock_claim_and_steal_ok)
+{
+	struct chk_ctx *k;
+	struct cap c;
+	int mode;
+
+	cap_begin(&c, "claim.db");
+	add_snapshot(&c, 1, 0, 0);
+	ev(&c, T_EXTFRAG, 0, USER_PID, ZSTART, 0, 10, 0, 1, 1);
+	ev(&c, T_ALLOC, 0, USER_PID, ZSTART, 0, 0xcc0, 0, 0, 0);
+	ev(&c, T_EXTFRAG, 0, USER_PID, ZSTART + 0x400, 0, 10, 0, 1, 0);
+	ev(&c, T_ALLOC, 0, USER_PID, ZSTART + 0x400, 0, 0xcc0, 0, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	cap_end(&c);
+	for (mode = 0; mode < 2; mode++) {
+		struct chk_summary s;
+
+		k = check(c.path, mode);
+		expect_clean(k);
+		chk_get_summary(k, &s);
+		ck_assert_int_eq(s.r[CHK_PAGEBLOCK_TYPE].status, mode ? CHK_PASS : CHK_NOT_RUN);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
 /* ---- seeded faults: crafted captures ------------------------------------------------ */
 
 /*
@@ -984,6 +1016,7 @@ Suite *checkers_suite(void)
 	tcase_add_test(core, test_clean_capture);
 	tcase_add_test(core, test_alloc_during_drain_ok);
 	tcase_add_test(core, test_pcp_refree_not_reported);
+	tcase_add_test(core, test_pageblock_claim_and_steal_ok);
 	tcase_add_test(core, test_report_formats);
 	suite_add_tcase(s, core);
 	tcase_add_test(inv, test_fault_pcp_not_drained);
