@@ -269,6 +269,13 @@ static const char *step_once(struct model *m, struct iso *iso, unsigned int *nr_
 
 		for (i = 0; i < n; i++)
 			f[i] = rn(3) ? (1ull << 10) : (rn(2) ? 0 : (1ull << 5));
+		if (rn(4) == 0) {
+			/* a whole memory block reading 0: uninitialised (lazy init) */
+			free(f);
+			n = 2048;
+			f = calloc(n, sizeof(*f));
+			pfn &= ~2047ull;
+		}
 		model_seed_pfn_range(m, pfn, n, f, NULL);
 		free(f);
 		return "seed";
