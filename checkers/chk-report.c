@@ -238,3 +238,114 @@ int chk_report(const struct chk_ctx *c, FILE *fp, enum chk_format fmt, const cha
 		return bc_error(BC_E_IO, "writing the report: %m");
 	return 0;
 }
+
+/* ---- results as rows of the capture ------------------------------------------------- */
+
+static const char *const store_sql =
+	"CREATE TABLE IF NOT EXISTS check_runs (run INTEGER PRIMARY KEY, events INTEGER, "
+	" attempts INTEGER, lost_windows INTEGER, replayed INTEGER);"
+	"CREATE TABLE IF NOT EXISTS check_results (run INTEGER NOT NULL, checker TEXT NOT NULL,"
+	" status TEXT NOT NULL, checks INTEGER, violations INTEGER, inconclusive INTEGER,"
+	" PRIMARY KEY (run, checker));"
+	"CREATE TABLE IF NOT EXISTS check_violations (run INTEGER NOT NULL, checker TEXT NOT NULL,"
+	" rule TEXT NOT NULL, seq INTEGER, ts INTEGER, cpu INTEGER, pfn INTEGER, ord INTEGER,"
+	" text TEXT NOT NULL);";
+
+static int step_done(sqlite3 *sq, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return bc_error(BC_E_DB, "storing check results: %s", sqlite3_errmsg(sq));
+	return 0;
+}
+
+int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	sqlite3_stmt *st = NULL;
+	struct chk_summary s;
+	int64_t id;
+	size_t i;
+	int k, ret;
+
+	chk_get_summary(c, &s);
+	ret = tdb_exec(db, "BEGIN");
+	if (!ret)
+		ret = tdb_exec(db, store_sql);
+	if (ret)
+		goto out;
+	if (sqlite3_prepare_v2(sq, "INSERT INTO check_runs (events, attempts, lost_windows, "
+			       "replayed) VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	sqlite3_bind_int64(st, 1, (int64_t)s.events);
+	sqlite3_bind_int64(st, 2, (int64_t)s.attempts);
+	sqlite3_bind_int64(st, 3, (int64_t)s.lost_windows);
+	sqlite3_bind_int(st, 4, s.replayed);
+	ret = step_done(sq, st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (ret)
+		goto out;
+	id = sqlite3_last_insert_rowid(sq);
+	if (sqlite3_prepare_v2(sq, "INSERT INTO check_results VALUES (?, ?, ?, ?, ?, ?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto dberr;
+	for (k = 0; k < CHK_NR_CHECKERS && !ret; k++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, chk_checker_name(k), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, status_word(s.r[k].status), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (int64_t)s.r[k].checks);
+		sqlite3_bind_int64(st, 5, (int64_t)s.r[k].violations);
+		sqlite3_bind_int64(st, 6, (int64_t)s.r[k].inconclusive);
+		ret = step_done(sq, st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (ret)
+		goto out;
+	if (sqlite3_prepare_v2(sq, "INSERT INTO check_violations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	for (i = 0; i < c->nr_viol && !ret; i++) {
+		const struct chk_violation *v = &c->viol[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, chk_checker_name(chk_inv_checker(v->inv)), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, chk_inv_name(v->inv), -1, SQLITE_STATIC);
+		if (v->seq == CHK_NO_SEQ) {
+			sqlite3_bind_null(st, 4);
+			sqlite3_bind_null(st, 5);
+		} else {
+			sqlite3_bind_int64(st, 4, (int64_t)v->seq);
+			sqlite3_bind_int64(st, 5, (int64_t)v->ts);
+		}
+		if (v->cpu < 0)
+			sqlite3_bind_null(st, 6);
+		else
+			sqlite3_bind_int(st, 6, v->cpu);
+		if (v->pfn == CHK_NO_PFN)
+			sqlite3_bind_null(st, 7);
+		else
+			sqlite3_bind_int64(st, 7, (int64_t)v->pfn);
+		sqlite3_bind_int(st, 8, (int)v->order);
+		sqlite3_bind_text(st, 9, v->text, -1, SQLITE_STATIC);
+		ret = step_done(sq, st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!ret)
+		ret = tdb_exec(db, "COMMIT");
+	if (!ret && run)
+		*run = id;
+	if (!ret)
+		return 0;
+	goto out;
+dberr:
+	ret = bc_error(BC_E_DB, "storing check results: %s", sqlite3_errmsg(sq));
+out:
+	sqlite3_finalize(st);
+	tdb_exec(db, "ROLLBACK");
+	return ret;
+}

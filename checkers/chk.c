@@ -139,7 +139,8 @@ bool chk_on(const struct chk_ctx *c, enum chk_checker k)
 
 void chk_count(struct chk_ctx *c, enum chk_checker k, uint64_t n)
 {
-	c->r[k].checks += n;
+	if (chk_on(c, k))
+		c->r[k].checks += n;
 }
 
 void chk_report_v(struct chk_ctx *c, enum chk_inv inv, bool inconclusive, uint64_t pfn,

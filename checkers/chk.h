@@ -187,6 +187,16 @@ const struct chk_violation *chk_violations(const struct chk_ctx *c, size_t *nr);
 uint64_t chk_inv_count(const struct chk_ctx *c, enum chk_inv i);
 void chk_get_summary(const struct chk_ctx *c, struct chk_summary *out);
 
+/**
+ * chk_store() - append the results to @db (opened with TDB_WRITE) as one run: tables
+ * check_runs (run, events, attempts, lost_windows, replayed), check_results (run,
+ * checker, status, checks, violations, inconclusive) and check_violations (run,
+ * checker, rule, seq, ts, cpu, pfn, ord, text) with the kept violations. Names are
+ * those of invariants.def; seq/pfn are NULL when the violation has none.
+ * Return: 0 and *@run (may be NULL), or a negative bc_err.
+ */
+int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run);
+
 enum chk_format { CHK_FMT_TEXT, CHK_FMT_TAP, CHK_FMT_JUNIT };
 
 /**

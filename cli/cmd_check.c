@@ -16,7 +16,7 @@
 
 const char cmd_check_usage[] =
 	"usage: bigchunk check FILE.db [--checker NAME]... [--format text|tap|junit]\n"
-	"                      [--max-errors N] [--trace-only] [-o FILE]\n"
+	"                      [--max-errors N] [--trace-only] [--store] [-o FILE]\n"
 	"\n"
 	"Check the rules of the buddy allocator and of pageblock isolation over a capture.\n"
 	"The trace itself is checked event by event; when the capture has a snapshot to\n"
@@ -47,6 +47,8 @@ const char cmd_check_usage[] =
 	"  -m, --max-errors N   keep and print at most N violations (default 100; all are\n"
 	"                       counted)\n"
 	"      --trace-only     do not replay through the model\n"
+	"      --store          also write the results into FILE.db (tables check_runs,\n"
+	"                       check_results, check_violations; see checkers/README.md)\n"
 	"      --recount-every N  events between full model recounts (default 1048576)\n"
 	"  -o, --output FILE    write the report to FILE instead of stdout\n"
 	"  -h, --help           this text\n"
@@ -65,6 +67,7 @@ int cmd_check(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "max-errors", required_argument, NULL, 'm' },
 		{ "trace-only", no_argument, NULL, 'T' },
+		{ "store", no_argument, NULL, 'S' },
 		{ "recount-every", required_argument, NULL, 'R' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -77,6 +80,7 @@ int cmd_check(int argc, char **argv)
 	struct chk_ctx *c = NULL;
 	struct tdb *db = NULL;
 	FILE *out = stdout;
+	bool store = false;
 	int opt, k, ret;
 	char *end;
 
@@ -114,6 +118,9 @@ int cmd_check(int argc, char **argv)
 		case 'T':
 			co.trace_only = true;
 			break;
+		case 'S':
+			store = true;
+			break;
 		case 'o':
 			out_path = optarg;
 			break;
@@ -128,7 +135,7 @@ int cmd_check(int argc, char **argv)
 	path = argv[optind];
 	co.progress = true;
 
-	ret = tdb_open(path, TDB_READONLY, &db);
+	ret = tdb_open(path, store ? TDB_WRITE : TDB_READONLY, &db);
 	if (ret)
 		return cli_fail("check");
 	ret = chk_create(&co, &c);
@@ -146,6 +153,10 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	if (chk_report(c, out, fmt, path)) {
+		ret = cli_fail("check");
+		goto out;
+	}
+	if (store && chk_store(c, db, NULL)) {
 		ret = cli_fail("check");
 		goto out;
 	}
