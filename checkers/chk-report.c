@@ -18,6 +18,9 @@ static void where(const struct chk_violation *v, char *buf, size_t len)
 
 	if (v->seq == CHK_NO_SEQ)
 		n = snprintf(buf, len, "model check");
+	else if (v->cpu < 0)
+		n = snprintf(buf, len, "seq %" PRIu64 " (ts %" PRIu64 ".%09" PRIu64 ")", v->seq,
+			     v->ts / 1000000000u, v->ts % 1000000000u);
 	else
 		n = snprintf(buf, len, "seq %" PRIu64 " (ts %" PRIu64 ".%09" PRIu64 ", cpu %d)",
 			     v->seq, v->ts / 1000000000u, v->ts % 1000000000u, v->cpu);

@@ -468,29 +468,59 @@ int chk_after_event(struct chk_ctx *c, const struct model *m, const struct rp_ev
 	}
 	if (!ret && m && ++c->since_recount >= c->o.recount_every)
 		ret = chk_model(c, m);
+	c->ev = NULL;		/* borrowed from the caller for this event only */
 	return ret;
+}
+
+/* Violations at an attempt's edges are placed at its first / last event. */
+static const struct rp_event *at_event(struct chk_ctx *c, struct rp_event *at, uint64_t seq,
+				       uint64_t ts, int cpu)
+{
+	const struct rp_event *saved = c->ev;
+
+	memset(at, 0, sizeof(*at));
+	at->kind = RP_EV_OTHER;
+	at->pfn = UINT64_MAX;
+	at->seq = seq;
+	at->ts = ts;
+	at->cpu = cpu;
+	c->ev = at;
+	return saved;
 }
 
 int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
+	const struct rp_event *saved;
+	struct rp_event at;
+	int ret = 0;
 
 	if (!ca)
 		return 0;
 	att_activate(c, ca);
-	return m ? chk_model_attempt_begin(c, m, ca) : 0;
+	saved = at_event(c, &at, a->seq_begin, a->ts_begin, -1);
+	if (m)
+		ret = chk_model_attempt_begin(c, m, ca);
+	c->ev = saved;
+	return ret;
 }
 
 int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
+	const struct rp_event *saved;
+	struct rp_event at;
 	int ret = 0;
 
 	if (!ca)
 		return 0;
+	saved = c->ev;
+	if (!saved || saved->seq != a->seq_end)
+		saved = at_event(c, &at, a->seq_end, a->ts_test, -1);
 	if (m)
 		ret = chk_model_attempt_end(c, m, ca);
 	att_deactivate(c, ca);
+	c->ev = saved;
 	return ret;
 }
 
@@ -504,7 +534,7 @@ int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 	/* Violations found here are placed where the model was compared. */
 	at.seq = sc->seq;
 	at.ts = sc->ts;
-	c->ev = &at;
+	c->ev = &at;	/* restored below */
 	if (m) {
 		ret = chk_model(c, m);
 		if (!ret && db && chk_on(c, CHK_FREECOUNT))
