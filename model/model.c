@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "model/model-local.h"
 
@@ -421,6 +422,47 @@ static int is_ram(const struct model_layout *l, uint64_t pfn, uint64_t *until)
 	return 0;
 }
 
+#define WORDS_PER_PAGE (4096 / sizeof(uint32_t))
+
+/*
+ * The words still 0 after the RAM was written are holes. A map page holding only
+ * holes is mapped copy-on-write from one shared page of WT_HOLE words, so holes cost
+ * no memory either (a write, which only a repair could do, gets a private copy). Other
+ * hole words are written.
+ */
+static void map_holes(struct model *m)
+{
+	uint32_t *hole = NULL, pg, i, npages = (m->span + WORDS_PER_PAGE - 1) / WORDS_PER_PAGE;
+	int fd = memfd_create("bigchunk-holes", MFD_CLOEXEC);
+
+	if (fd >= 0 && !ftruncate(fd, 4096))
+		hole = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (hole == MAP_FAILED)
+		hole = NULL;
+	if (hole)
+		for (i = 0; i < WORDS_PER_PAGE; i++)
+			hole[i] = wmake(WT_HOLE, 0);
+	for (pg = 0; pg < npages; pg++) {
+		uint32_t a = pg * WORDS_PER_PAGE, b = a + WORDS_PER_PAGE;
+
+		if (b > m->span)
+			b = m->span;
+		for (i = a; i < b && !m->words[i]; i++)
+			;
+		if (i == b && b - a == WORDS_PER_PAGE && hole &&
+		    mmap(&m->words[a], 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+			 fd, 0) != MAP_FAILED)
+			continue;
+		for (i = a; i < b; i++)
+			if (!m->words[i])
+				m->words[i] = wmake(WT_HOLE, 0);
+	}
+	if (hole)
+		munmap(hole, 4096);
+	if (fd >= 0)
+		close(fd);
+}
+
 struct model *model_create(const struct model_layout *layout,
 			   const struct model_profile *profile)
 {
@@ -540,8 +582,6 @@ struct model *model_create(const struct model_layout *layout,
 	}
 
 	/* Words: RAM inside a zone is "unknown, in use" until seeded; the rest holes. */
-	for (i = 0; i < m->span; i++)
-		m->words[i] = wmake(WT_HOLE, 0);
 	for (i = 0; i < m->nr_zones; i++) {
 		struct mzone *z = &m->zones[i];
 		uint64_t pfn = z->start;
@@ -562,6 +602,7 @@ struct model *model_create(const struct model_layout *layout,
 			pfn = stop;
 		}
 	}
+	map_holes(m);
 	for (i = 0; i < m->span; i++)
 		m->pb[i >> m->pb_order].cnt[model_word_cat(m->words[i])]++;
 	for (i = 0; i < m->span; i++)
@@ -769,10 +810,13 @@ int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone
 	return 0;
 }
 
-/* Bytes of the pfn map in pages holding a non-zero word (released pages read 0). */
+/*
+ * Bytes of the pfn map in pages holding a word other than 0 (uninitialised, released)
+ * and WT_HOLE (the shared hole page).
+ */
 static size_t map_resident(const struct model *m)
 {
-	const uint32_t per = 4096 / sizeof(*m->words);
+	const uint32_t per = WORDS_PER_PAGE, holew = wmake(WT_HOLE, 0);
 	size_t bytes = 0;
 	uint32_t pg, i;
 
@@ -780,7 +824,7 @@ static size_t map_resident(const struct model *m)
 		uint32_t end = (pg + 1) * per < m->span ? (pg + 1) * per : m->span;
 
 		for (i = pg * per; i < end; i++)
-			if (m->words[i]) {
+			if (m->words[i] && m->words[i] != holew) {
 				bytes += 4096;
 				break;
 			}

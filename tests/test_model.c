@@ -242,6 +242,57 @@ START_TEST(test_seed_uninit_growth)
 }
 END_TEST
 
+/*
+ * Holes: map pages holding only holes share one read-only page (no memory); events in
+ * a hole are dropped as pfn-outside-zones.
+ *   zone [Z, Z+8192), System RAM [Z, Z+2048) and [Z+6144, Z+8192)
+ * Expect: Z+0x1000 is a hole, a free there is counted and dropped, the model holds
+ * 16 KiB less map than without the hole.
+ */
+START_TEST(test_holes)
+{
+	struct model_layout l;
+	struct model_profile p;
+	struct model *m, *full;
+	struct model_pfn_info pi;
+	struct model_stats a, b;
+	struct model_range_counts rc;
+
+	memset(&l, 0, sizeof(l));
+	l.nr_zones = 1;
+	strcpy(l.zones[0].name, "Normal");
+	l.zones[0].start_pfn = Z;
+	l.zones[0].spanned = 8192;
+	l.pageblock_order = 9;
+	l.max_page_order = 10;
+	l.nr_cpus = 2;
+	model_profile_from_release("6.18.44", 9, &p);
+	full = model_create(&l, &p);
+	l.nr_ram = 2;
+	l.ram[0].start = Z;
+	l.ram[0].end = Z + 2048;
+	l.ram[1].start = Z + 6144;
+	l.ram[1].end = Z + 8192;
+	m = model_create(&l, &p);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(full);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x1000, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_HOLE);
+	ck_assert_int_eq(model_page_free(m, Z + 0x1000, 0, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_PFN_OUTSIDE), 1);
+	ck_assert_int_eq(model_mark_uncertain(m, Z, 8192), 0);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 8192, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_HOLE], 4096);
+	model_get_stats(m, &a);
+	model_get_stats(full, &b);
+	ck_assert_uint_eq(b.bytes - a.bytes, 4096 * 4);
+	ck_assert_uint_eq(a.present_pfns, 4096);
+	recount_ok(m);
+	model_destroy(m);
+	model_destroy(full);
+}
+END_TEST
+
 /* ---- split ----------------------------------------------------------------------- */
 
 /*
@@ -985,6 +1036,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_profile);
 	tcase_add_test(core, test_seed_greedy);
 	tcase_add_test(core, test_seed_uninit_growth);
+	tcase_add_test(core, test_holes);
 	tcase_add_test(core, test_split_expand);
 	tcase_add_test(core, test_merge_below_pageblock);
 	tcase_add_test(core, test_merge_pageblock_rules);
