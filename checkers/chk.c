@@ -500,6 +500,8 @@ int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct rp_
 	att_activate(c, ca);
 	saved = at_event(c, &at, a->seq_begin, a->ts_begin, -1);
 	if (m)
+		ret = chk_model(c, m);		/* a check point */
+	if (m && !ret)
 		ret = chk_model_attempt_begin(c, m, ca);
 	c->ev = saved;
 	return ret;
@@ -519,6 +521,8 @@ int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct rp_at
 		saved = at_event(c, &at, a->seq_end, a->ts_test, -1);
 	if (m)
 		ret = chk_model_attempt_end(c, m, ca);
+	if (m && !ret)
+		ret = chk_model(c, m);		/* a check point */
 	att_deactivate(c, ca);
 	c->ev = saved;
 	return ret;
