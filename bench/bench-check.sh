@@ -1,9 +1,10 @@
 #!/bin/sh
 # bigchunk check against plain bigchunk replay on the same capture, measured in the
 # same run (best of 3 each): the checkers may cost at most 2x replay.
-# Capture: BC_BENCH_CAPTURE, else the largest bundled traces/*.db, else (root with
-# tracefs) a 12 s recording under a mixed workload, else the largest traces/*.dat
-# imported (trace-only check, no replay to compare with).
+# Capture: BC_BENCH_CAPTURE, else the largest bundled traces/*.db, else the largest
+# bundled traces/*.dat that has snapshot directories (traces/NAME.snap/), imported with
+# them, else (root with tracefs) a 12 s recording under a mixed workload, else the
+# largest traces/*.dat imported alone (trace-only check, no replay to compare with).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BC=${BIGCHUNK:-./bigchunk}
@@ -12,6 +13,18 @@ trap 'rm -rf "$tmp"' EXIT
 cap=${BC_BENCH_CAPTURE:-}
 if [ -z "$cap" ]; then
 	cap=$(ls -S traces/*.db 2>/dev/null | head -1)
+fi
+# A bundled trace.dat with its snapshot directories (traces/NAME.snap/*) replays too.
+if [ -z "$cap" ]; then
+	for dat in $(ls -S traces/*.dat 2>/dev/null); do
+		snapdir=${dat%.dat}.snap
+		[ -d "$snapdir" ] || continue
+		set --
+		for d in "$snapdir"/*/; do set -- "$@" --snapshot "${d%/}"; done
+		cap=$tmp/bundled.db
+		"$BC" import -q -o "$cap" --clock mono "$@" "$dat" || cap=""
+		[ -n "$cap" ] && break
+	done
 fi
 if [ -z "$cap" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/trace ] &&
    [ -x build/workload ]; then
