@@ -865,9 +865,6 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 					     "%#llx %s; the undo restores %s", (unsigned long long)start,
 					     (unsigned long long)end, (unsigned long long)p,
 					     mt_name(c, now & 0x7f), mt_name(c, want));
-			if (c->pbs && (c->hyp.pb_first + i) >= c->pb_base &&
-			    c->hyp.pb_first + i - c->pb_base < c->nr_pbs)
-				c->pbs[c->hyp.pb_first + i - c->pb_base] = now;
 		}
 	}
 	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {

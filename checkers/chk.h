@@ -173,7 +173,9 @@ int chk_model(struct chk_ctx *c, const struct model *m);
  * Checks: contig-exact (exactly the range allocated, nothing unmovable was in it),
  * isolation-escape (no isolated pageblock left, no free block crossing the range
  * edges of another isolation state), pageblock-type (types restored by the undo), and
- * freecount (recount). Nest them pairwise with model_checkpoint()/model_rollback().
+ * freecount (recount). Nest them pairwise with model_checkpoint()/model_rollback():
+ * the pageblock shadow keeps the state from before the attempt, so after a
+ * model_commit() of one call chk_set_layout() to take the new state.
  */
 int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end);
 int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end,
