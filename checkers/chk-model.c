@@ -894,3 +894,16 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 	c->ev = saved;
 	return 0;
 }
+
+int chk_alloc_contig_range(struct chk_ctx *c, struct model *m, uint64_t start, uint64_t end,
+			   int kind, uint64_t *fin_pfn)
+{
+	int rc;
+
+	if (c && chk_contig_begin(c, m, start, end))
+		c = NULL;	/* out of memory: the attempt still runs, unchecked */
+	rc = model_alloc_contig_range(m, start, end, (enum model_kind)kind, fin_pfn);
+	if (c)
+		chk_after_contig(c, m, start, end, rc);
+	return rc;
+}

@@ -180,6 +180,13 @@ int chk_model(struct chk_ctx *c, const struct model *m);
 int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end);
 int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end,
 		     int rc);
+/*
+ * model_alloc_contig_range() checked: chk_contig_begin(), the attempt, chk_after_contig().
+ * A drop-in for predict; @c may be NULL (then it is model_alloc_contig_range() alone).
+ * Return: what model_alloc_contig_range() returned (the checkers' findings are in @c).
+ */
+int chk_alloc_contig_range(struct chk_ctx *c, struct model *m, uint64_t start, uint64_t end,
+			   int kind, uint64_t *fin_pfn);
 
 /* ---- results ---------------------------------------------------------------------- */
 
