@@ -64,6 +64,13 @@ struct pr_index {
 	uint32_t *reclass;		/* candidates to re-classify */
 	uint32_t nr_reclass;
 	uint8_t *in_reclass;
+	uint32_t *pb_first;		/* per pageblock: first by_start[] position that may
+					 * contain it (candidates ending after it) */
+	bool sig_valid;			/* nothing changed since last_sig */
+	uint64_t last_sig;
+	uint32_t last_pins_gen;
+	uint64_t free_cache;		/* free pages, refreshed every FREE_EVERY questions */
+	uint64_t free_age;
 	uint64_t nonce;			/* for unusable indexes: every signature differs */
 	struct pr_index_stats st;
 };
@@ -137,6 +144,10 @@ static void classify(struct pr_index *ix, uint32_t i)
 	const uint32_t *s = cd->sum;
 	uint8_t cls;
 
+	/* a MIXED candidate's movable count matters to its cached attempt */
+	if (cd->cls == CL_MIXED)
+		ix->sig_valid = false;
+
 	if (s[MODEL_PBC_HOLE] || s[MODEL_PBC_UNINIT] || s[MODEL_PBC_RESERVED] ||
 	    s[MODEL_PBC_UNMOVABLE] || cd->isolated ||
 	    (ix->o.policy == PR_POLICY_MAINLINE && s[MODEL_PBC_UNKNOWN]))
@@ -145,6 +156,8 @@ static void classify(struct pr_index *ix, uint32_t i)
 		cls = CL_FREE;
 	else
 		cls = CL_MIXED;
+	if (cls != cd->cls)
+		ix->sig_valid = false;
 	cd->cls = cls;
 	if (cls == CL_FAIL)
 		ix->nonfail[i / 64] &= ~(1ull << (i % 64));
@@ -167,7 +180,7 @@ static void refresh_pb(struct pr_index *ix, uint32_t p)
 	struct model_range_counts rc;
 	int32_t d[MODEL_NR_PBC], diso;
 	bool changed = false;
-	uint32_t lo, hi, mid, k;
+	uint32_t k;
 	int c;
 
 	model_range_counts(ix->c->m, pfn, pfn + pbn, &rc);
@@ -187,16 +200,7 @@ static void refresh_pb(struct pr_index *ix, uint32_t p)
 	if (!changed)
 		return;
 	/* candidates with pb0 <= p < pb0 + npb: starts in (pfn - size, pfn] */
-	lo = 0;
-	hi = ix->nr_cand;
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (ix->cand[ix->by_start[mid]].e <= pfn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = lo; k < ix->nr_cand; k++) {
+	for (k = ix->pb_first[p]; k < ix->nr_cand; k++) {
 		struct ix_cand *cd = &ix->cand[ix->by_start[k]];
 
 		if (cd->s > pfn)
@@ -263,6 +267,7 @@ void pr_index_touch(struct pr_index *ix, uint64_t pfn, uint64_t n)
 void pr_index_touch_all(struct pr_index *ix)
 {
 	ix->all_dirty = true;
+	ix->sig_valid = false;
 }
 
 void pr_index_destroy(struct pr_index *ix)
@@ -280,6 +285,7 @@ void pr_index_destroy(struct pr_index *ix)
 	free(ix->nonfail);
 	free(ix->reclass);
 	free(ix->in_reclass);
+	free(ix->pb_first);
 	free(ix);
 }
 
@@ -299,6 +305,7 @@ int pr_index_create(struct pr_ctx *c, const struct pr_opts *o, struct pr_index *
 		return bc_error(BC_E_NOMEM, "predict: out of memory");
 	ix->c = c;
 	ix->o = *o;
+	ix->free_cache = UINT64_MAX;
 	ix->pb_order = c->L->pageblock_order;
 	pbn = 1ull << ix->pb_order;
 	ix->pb_base = c->base >> ix->pb_order;
@@ -331,12 +338,28 @@ int pr_index_create(struct pr_ctx *c, const struct pr_opts *o, struct pr_index *
 	keys = calloc(ix->nr_cand + 1, sizeof(*keys));
 	if (!ix->by_start || !ix->nonfail || !ix->reclass || !ix->in_reclass || !keys)
 		goto nomem;
+	for (i = 0; i < ix->nr_cand; i++)
+		ix->cand[i].cls = 0xff;	/* unclassified */
 	for (i = 0; i < ix->nr_cand; i++) {
 		ix->by_start[i] = i;
 		keys[i] = ix->cand[i].s;
 	}
 	qsort_r(ix->by_start, ix->nr_cand, sizeof(*ix->by_start), cmp_start, keys);
 	free(keys);
+	ix->pb_first = calloc(ix->nr_pb + 1, sizeof(*ix->pb_first));
+	if (!ix->pb_first)
+		goto nomem;
+	{
+		uint32_t k = 0;
+
+		for (i = 0; i < ix->nr_pb; i++) {
+			uint64_t pfn = (ix->pb_base + i) << ix->pb_order;
+
+			while (k < ix->nr_cand && ix->cand[ix->by_start[k]].e <= pfn)
+				k++;
+			ix->pb_first[i] = k;
+		}
+	}
 	/* initial sums: every pageblock once (the copies start at 0) */
 	ix->all_dirty = true;
 	refresh(ix);
@@ -378,8 +401,14 @@ static bool mixed_ok(struct pr_index *ix, uint32_t i, uint64_t *free_cache)
 	    movable + 16 >= cd->cached_movable / 2) {
 		if (!cd->cached_ok)
 			return false;
-		if (*free_cache == UINT64_MAX)
-			*free_cache = free_total(ix);
+		if (*free_cache == UINT64_MAX) {
+			/* a slightly stale figure is good enough for the slack test below */
+			if (ix->free_cache == UINT64_MAX || ix->st.questions - ix->free_age >= 1024) {
+				ix->free_cache = free_total(ix);
+				ix->free_age = ix->st.questions;
+			}
+			*free_cache = ix->free_cache;
+		}
 		/* enough room for the targets outside: the cached success still holds */
 		if (*free_cache >= cd->sum[MODEL_PBC_FREE] + 2 * movable + 1024)
 			return true;
@@ -426,7 +455,10 @@ uint64_t pr_index_sig(struct pr_index *ix)
 	ix->st.questions++;
 	if (!ix->usable)
 		return ++ix->nonce;
-	refresh(ix);
+	if (ix->nr_dirty || ix->all_dirty)
+		refresh(ix);
+	if (ix->sig_valid && ix->last_pins_gen == ix->c->pins_gen)
+		return ix->last_sig;
 	for (w = 0; w < nw && found < want; w++) {
 		uint64_t bits = ix->nonfail[w];
 
@@ -450,6 +482,9 @@ uint64_t pr_index_sig(struct pr_index *ix)
 		}
 	}
 	h = (h ^ (0x9e3779b97f4a7c15ull * (found + 1))) * 1099511628211ull;
+	ix->last_sig = h;
+	ix->last_pins_gen = ix->c->pins_gen;
+	ix->sig_valid = true;
 	return h;
 }
 

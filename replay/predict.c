@@ -200,16 +200,12 @@ void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
 	default:
 		return;
 	}
-	if (c->ix && ev->pfn != UINT64_MAX) {
-		/* a free block of up to MAX_PAGE_ORDER around pfn may split or merge */
-		uint64_t blk = 1ull << c->L->max_page_order;
-		uint64_t s = ev->pfn & ~(blk - 1), n = order < 40 ? 1ull << order : 1;
-		uint64_t e = ev->pfn + n;
-
-		if (e < s + blk)
-			e = s + blk;
-		pr_index_touch(c->ix, s, e - s);
-	}
+	/*
+	 * The counters the index reads change only for the pages of the event: splits and
+	 * merges around them move free pages between free blocks, not between counters.
+	 */
+	if (c->ix && ev->pfn != UINT64_MAX)
+		pr_index_touch(c->ix, ev->pfn, order < 40 ? 1ull << order : 1);
 }
 
 void pr_touch_all(struct pr_ctx *c)
