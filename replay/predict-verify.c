@@ -231,7 +231,7 @@ static const char *invisible_at(struct pr_ctx *c, uint64_t pfn)
 		return NULL;
 	if (pi.state != MODEL_PFN_ALLOC)
 		return NULL;
-	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+	if ((pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0) || pr_guessed(c, pfn))
 		return "refcount";
 	if (pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
 	    pi.kind == MODEL_KIND_THP || (pi.kind == MODEL_KIND_UNKNOWN && pi.mt == 1))
@@ -325,12 +325,16 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 				else
 					it->invisible = invisible_at(V->c, it->k_pfn);
 			}
+			if (!it->invisible && !it->p_success && pr_guessed(V->c, it->p_pfn))
+				it->invisible = "refcount";
 		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
 			it->agree = false;
 			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
 				 it->k_pfn, it->k_culprit);
 			it->invisible = invisible_at(V->c, it->k_pfn);
+			if (!it->invisible && pr_guessed(V->c, it->p_pfn))
+				it->invisible = "refcount";
 		} else {
 			it->agree = true;
 		}

@@ -153,6 +153,7 @@ void pr_destroy(struct pr_ctx *c)
 	if (!c)
 		return;
 	free(c->alloc_seq);
+	free(c->guessed);
 	free(c->pins);
 	free(c);
 }
@@ -160,6 +161,13 @@ void pr_destroy(struct pr_ctx *c)
 static inline bool in_span(const struct pr_ctx *c, uint64_t pfn)
 {
 	return pfn >= c->base && pfn - c->base < c->span;
+}
+
+bool pr_guessed(const struct pr_ctx *c, uint64_t pfn)
+{
+	uint64_t i = pfn - c->base;
+
+	return c->guessed && in_span(c, pfn) && (c->guessed[i / 64] >> (i % 64) & 1);
 }
 
 /* seq + 1 of the last allocation event whose head is @head, 0 when none. */
@@ -303,6 +311,19 @@ static enum model_kind snap_kind(uint64_t f, uint64_t mapcount)
 		return MODEL_KIND_THP;
 	if (f & (1ull << 5))
 		return (f & (1ull << 12)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
+	/*
+	 * Anonymous or mapped but not (yet) on the LRU: a user page waiting in a per-cpu
+	 * LRU batch (lru_add), on the LRU by the time anything isolates it. Measured: an
+	 * offline probe migrated such pages.
+	 */
+	if (f & (1ull << 12))
+		return MODEL_KIND_ANON;
+	if (mapcount && (f & (1ull << 11)))
+		return MODEL_KIND_FILE;
+	/* page-cache state (uptodate, dirty, writeback, buffer heads) off the LRU: a
+	 * file page taken off it for a moment (writeback, reclaim); measured movable */
+	if (f & ((1ull << 3) | (1ull << 4) | (1ull << 8) | (1ull << 35)))
+		return MODEL_KIND_FILE;
 	if (f & ((1ull << 15) | (1ull << 16)))
 		return MODEL_KIND_COMPOUND;
 	if (!f && !mapcount)
@@ -325,13 +346,36 @@ int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 		return ret;
 	while ((ret = snap_runs_next(it, &run)) == 1) {
 		enum model_kind k = snap_kind(run.flags, run.count);
+		bool still_zero = k == MODEL_KIND_UNKNOWN;
 
-		if (k == MODEL_KIND_UNKNOWN || k == MODEL_KIND_KERNEL ||
+		if ((!still_zero && k == MODEL_KIND_KERNEL) ||
 		    (run.flags & (1ull << KPF_BUDDY_B)) || (run.flags & (1ull << 20)))
 			continue;
 		for (p = run.pfn; p < run.pfn + run.npfns; p++) {
-			if (model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC ||
-			    pi.kind == k)
+			if (model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC)
+				continue;
+			if (still_zero) {
+				/*
+				 * Flags 0 in both snapshots, no event in between: not a page
+				 * passing through a per-cpu list but kernel memory with a
+				 * refcount (vmalloc, driver, non-compound high order), which
+				 * has_unmovable_pages() stops at. Measured on offline probes.
+				 */
+				if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0 && pi.seeded &&
+				    !pr_alloc_seq_at(c, pi.head) && in_span(c, p)) {
+					uint64_t i = p - c->base;
+
+					if (!c->guessed)
+						c->guessed = calloc(c->span / 64 + 1, 8);
+					if (!c->guessed)
+						continue;
+					c->guessed[i / 64] |= 1ull << (i % 64);
+					model_set_page_kind(c->m, p, 1, MODEL_KIND_KERNEL);
+					changed++;
+				}
+				continue;
+			}
+			if (pi.kind == k)
 				continue;
 			if (pi.kind != MODEL_KIND_KERNEL && pi.kind != MODEL_KIND_COMPOUND &&
 			    !(pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0))
@@ -606,6 +650,8 @@ int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t
 		cd->verdict = PR_V_ISOLATION;
 		cd->pfn = fail;
 		ai->reason = page_reason(c, fail, cd->verdict);
+		if (pr_guessed(c, fail))
+			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
 		if (!model_pfn_info(c->m, fail, &pi) && pi.state == MODEL_PFN_ALLOC &&
 		    pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
 			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
@@ -978,6 +1024,9 @@ void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 	memset(b, 0, sizeof(*b));
 	b->pfn = pfn;
 	b->reason = reason ? reason : "";
+	if (pr_guessed(c, pfn))
+		b->reason = "page of unknown use (flags 0 in two snapshots, no event): taken "
+			    "as kernel memory";
 	b->mt = -1;
 	b->pageblock_mt = -1;
 	if (model_pfn_info(c->m, pfn, &pi))

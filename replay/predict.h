@@ -249,7 +249,7 @@ struct pr_verify_item {
 	unsigned int p_nr;
 	uint64_t *p_ranges;
 	uint64_t p_pfn;
-	char p_reason[64];
+	char p_reason[128];
 	unsigned int p_assumptions;
 	/* the comparison */
 	bool agree;
@@ -260,7 +260,7 @@ struct pr_verify_item {
 	 */
 	const char *invisible;
 	bool depends_on_pins;		/* invisible != NULL */
-	char why[256];			/* disagreement: what differs */
+	char why[384];			/* disagreement: what differs */
 };
 
 struct pr_verify {
