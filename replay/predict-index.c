@@ -8,11 +8,12 @@
  * only those, applies the differences to the candidates that contain them, and
  * re-classifies those candidates:
  *
- *   FAIL   a hole, uninitialised, reserved, unmovable or unknown page, or an isolated
+ *   FAIL   a hole, uninitialised, reserved or unmovable page, or an isolated
  *          pageblock: pfn_range_valid_contig(), has_unmovable_pages() or the test
  *          fail in the model whatever else happens (v4: the pre-screen fails);
  *   FREE   nothing in use: isolation, drain and test succeed;
- *   MIXED  movable pages in use: the outcome depends on migration, so a real
+ *   MIXED  movable (or unknown, pcp-like) pages in use: the outcome depends on
+ *          migration, so a real
  *          hypothetical attempt decides it; its result is cached until the pins
  *          change, the movable count grows by an eighth, or free memory gets short.
  *
@@ -149,8 +150,7 @@ static void classify(struct pr_index *ix, uint32_t i)
 		ix->sig_valid = false;
 
 	if (s[MODEL_PBC_HOLE] || s[MODEL_PBC_UNINIT] || s[MODEL_PBC_RESERVED] ||
-	    s[MODEL_PBC_UNMOVABLE] || cd->isolated ||
-	    (ix->o.policy == PR_POLICY_MAINLINE && s[MODEL_PBC_UNKNOWN]))
+	    s[MODEL_PBC_UNMOVABLE] || cd->isolated)
 		cls = CL_FAIL;
 	else if (!s[MODEL_PBC_MOVABLE] && !s[MODEL_PBC_UNKNOWN])
 		cls = CL_FREE;

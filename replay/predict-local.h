@@ -29,7 +29,6 @@ struct pr_ctx {
 	unsigned int nr_pins, cap_pins;
 	uint32_t pins_gen;		/* bumped when a pin is added */
 	struct pr_index *ix;		/* the one index fed by pr_after_event(), or NULL */
-	uint64_t *guessed;		/* bit per pfn: kind KERNEL guessed by pr_refresh_kinds() */
 	uint64_t attempts_run;		/* hypothetical attempts, all callers */
 };
 
@@ -42,7 +41,6 @@ struct pr_attempt_info {
 };
 
 uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head);
-bool pr_guessed(const struct pr_ctx *c, uint64_t pfn);
 int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e,
 		 struct pr_candidate *cd, struct pr_attempt_info *ai);
 void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,

@@ -6,8 +6,9 @@
  * Attempts come from two places: the probes table (record --probe / --probe-offline,
  * placed in the trace by their begin markers) and rp_attempts() (test_pages_isolated
  * of any alloc_contig_range() user, and memory offline passes). Each is predicted in
- * the after_event hook of the event just before it, so no attempt_begin has isolated
- * anything yet. Pages that an attempt failed on are remembered as likely pinned for
+ * the before_event hook of the event it begins at (snapshots ending there are scored
+ * and resynchronised by then), leaving out the isolation replay has just applied for
+ * a real attempt beginning at that event. Pages that an attempt failed on are remembered as likely pinned for
  * the later ones (attempt_end, offline probes' "migrating pfn ... failed").
  */
 #include <inttypes.h>
@@ -231,7 +232,7 @@ static const char *invisible_at(struct pr_ctx *c, uint64_t pfn)
 		return NULL;
 	if (pi.state != MODEL_PFN_ALLOC)
 		return NULL;
-	if ((pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0) || pr_guessed(c, pfn))
+	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
 		return "refcount";
 	if (pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
 	    pi.kind == MODEL_KIND_THP || (pi.kind == MODEL_KIND_UNKNOWN && pi.mt == 1))
@@ -239,7 +240,7 @@ static const char *invisible_at(struct pr_ctx *c, uint64_t pfn)
 	return NULL;
 }
 
-static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_seq, uint64_t ts)
+static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct rp_event *ev)
 {
 	struct pr_opts o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 };
 	struct pr_answer *ans = NULL;
@@ -269,7 +270,11 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 	default:
 		return 0;
 	}
-	ret = pr_ask(V->c, &o, at_seq, ts, &ans, &nr);
+	if (ev) {
+		ret = pr_ask_before(V->c, &o, ev, &ans, &nr);
+	} else {
+		ret = pr_ask(V->c, &o, it->seq, it->ts, &ans, &nr);
+	}
 	if (ret)
 		return ret;
 	it->p_ranges = calloc(nr + 1, sizeof(uint64_t));
@@ -325,16 +330,12 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 				else
 					it->invisible = invisible_at(V->c, it->k_pfn);
 			}
-			if (!it->invisible && !it->p_success && pr_guessed(V->c, it->p_pfn))
-				it->invisible = "refcount";
 		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
 			it->agree = false;
 			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
 				 it->k_pfn, it->k_culprit);
 			it->invisible = invisible_at(V->c, it->k_pfn);
-			if (!it->invisible && pr_guessed(V->c, it->p_pfn))
-				it->invisible = "refcount";
 		} else {
 			it->agree = true;
 		}
@@ -344,8 +345,9 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, uint64_t at_s
 	return 0;
 }
 
-/* Predict every item due before the event @seq (state: everything before it). */
-static int due(struct vctx *V, uint64_t seq, uint64_t ts)
+/* Predict every item due before the event @seq (state: everything before it);
+ * @ev: that event (from before_event), NULL at the end of the trace. */
+static int due(struct vctx *V, uint64_t seq, const struct rp_event *ev)
 {
 	struct pr_verify *v = V->v;
 	int ret;
@@ -356,8 +358,7 @@ static int due(struct vctx *V, uint64_t seq, uint64_t ts)
 		V->next_pin++;
 	}
 	while (V->next < v->nr && v->items[V->next].seq <= seq) {
-		ret = predict_item(V, &v->items[V->next], v->items[V->next].seq,
-				   v->items[V->next].ts ? v->items[V->next].ts : ts);
+		ret = predict_item(V, &v->items[V->next], ev);
 		if (ret)
 			return ret;
 		V->next++;
@@ -369,21 +370,15 @@ static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
 {
 	struct vctx *V = arg;
 
-	/* only items at or before the very first event land here */
-	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq)
-		return due(V, ev->seq, ev->ts);
+	if ((V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq) ||
+	    (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq))
+		return due(V, ev->seq, ev);
 	return 0;
 }
 
 static int h_after(void *arg, struct replay *rp, const struct rp_event *ev)
 {
-	struct vctx *V = arg;
-
-	pr_after_event(V->c, ev);
-	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq + 1)
-		return due(V, ev->seq + 1, ev->ts);
-	if (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq + 1)
-		return due(V, ev->seq + 1, ev->ts);
+	pr_after_event(((struct vctx *)arg)->c, ev);
 	return 0;
 }
 
@@ -431,7 +426,7 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 	if (ret)
 		goto out;
 	/* items after the last event: the final state */
-	ret = due(&V, UINT64_MAX, 0);
+	ret = due(&V, UINT64_MAX, NULL);
 	if (ret)
 		goto out;
 	for (i = 0; i < out->nr; i++) {

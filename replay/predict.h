@@ -166,7 +166,7 @@ void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a);
 void pr_touch_all(struct pr_ctx *c);
 /*
  * at_snapshot: in-use pages whose kind the model only guessed from an earlier
- * snapshot (kernel page, flags 0) take the kind snapshot @snap shows. Changes the
+ * snapshot (a kernel page, flags 0) take the kind snapshot @snap shows. Changes the
  * replayed model (kinds only). Return: 0 or a negative bc_err.
  */
 int pr_refresh_kinds(struct pr_ctx *c, int64_t snap);
@@ -186,6 +186,13 @@ void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *wh
 int pr_ask(struct pr_ctx *c, const struct pr_opts *o, uint64_t at_seq, uint64_t at_ts,
 	   struct pr_answer **out, unsigned int *nr);
 void pr_answers_free(struct pr_answer *a, unsigned int nr);
+/*
+ * pr_ask() from a before_event hook: the state before @ev, with the snapshots that end
+ * at @ev already scored (and resynchronised), and the isolation of a real attempt
+ * beginning at @ev (done by replay just before) left out.
+ */
+int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct rp_event *ev,
+		  struct pr_answer **out, unsigned int *nr);
 
 /*
  * Cheap index for asking at every event: per-pageblock counter copies summed per
