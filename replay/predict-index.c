@@ -15,7 +15,7 @@
  *   MIXED  movable (or unknown, pcp-like) pages in use: the outcome depends on
  *          migration, so a real
  *          hypothetical attempt decides it; its result is cached until the pins
- *          change, the movable count grows by an eighth, or free memory gets short.
+ *          change, the movable count grows by half, or free memory gets short.
  *
  * The candidates that are not FAIL are a bitmap in search order, so the signature
  * (the first K likely successes) is found with a few word scans. Candidates must be
@@ -396,9 +396,13 @@ static bool mixed_ok(struct pr_index *ix, uint32_t i, uint64_t *free_cache)
 	struct pr_candidate pc;
 	uint64_t bad;
 
+	/*
+	 * An attempt over a 1 GiB range with its migration costs milliseconds: re-run it
+	 * only when the movable pages grew by half (or 4096), or halved.
+	 */
 	if (cd->cached && cd->cached_pins_gen == ix->c->pins_gen &&
-	    movable <= cd->cached_movable + cd->cached_movable / 8 + 16 &&
-	    movable + 16 >= cd->cached_movable / 2) {
+	    movable <= cd->cached_movable + cd->cached_movable / 2 + 4096 &&
+	    movable + 4096 >= cd->cached_movable / 2) {
 		if (!cd->cached_ok)
 			return false;
 		if (*free_cache == UINT64_MAX) {

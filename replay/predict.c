@@ -579,7 +579,13 @@ static int free_seeded_unknown(struct pr_ctx *c, uint64_t s, uint64_t e,
 		if (!rc.pages[MODEL_PBC_UNKNOWN])
 			continue;
 		for (p = b; p < be; p++) {
-			if (model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC ||
+			if (model_pfn_info(c->m, p, &pi))
+				continue;
+			if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) {
+				p = pi.head + (1ull << pi.order) - 1;
+				continue;
+			}
+			if (pi.state != MODEL_PFN_ALLOC ||
 			    pi.kind != MODEL_KIND_UNKNOWN || pi.mt >= 0 || !pi.seeded ||
 			    pr_alloc_seq_at(c, p))
 				continue;
@@ -650,8 +656,6 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	cd->migrate_pages = 0;
 	cd->cheap = false;
 	c->attempts_run++;
-	if (model_count_uncertain(c->m, s, e - s))
-		ai->assumptions |= PR_ASSUME_UNCERTAIN;
 	if (o->offline) {
 		struct model_range_counts rc;
 
@@ -671,13 +675,30 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	ret = model_checkpoint(c->m);
 	if (ret)
 		return ret;
-	if (slab_refcount_zero(c)) {
-		ret = hide_slab0(c, s, e, &hid);
-		if (ret)
-			goto out;
-	}
+	/*
+	 * Most candidates fail on a page table or kernel page before any slab page
+	 * matters: isolate as the model would, and only when it stops at an order-0 slab
+	 * page start again with those pages shown as movable (a scan of the range).
+	 */
+	ret = model_checkpoint(c->m);
+	if (ret)
+		goto out;
 	ret = isolate_kernel_order(c, s, e, mode, &fail);
-	unhide_slab0(c, &hid);
+	if (ret == -BC_E_BUSY && slab_refcount_zero(c) && !model_pfn_info(c->m, fail, &pi) &&
+	    pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_SLAB && !pi.order &&
+	    pi.head == fail) {
+		ret = model_rollback(c->m);
+		if (!ret)
+			ret = model_checkpoint(c->m);
+		if (!ret)
+			ret = hide_slab0(c, s, e, &hid);
+		if (!ret)
+			ret = isolate_kernel_order(c, s, e, mode, &fail);
+		unhide_slab0(c, &hid);
+	}
+	ret2 = model_commit(c->m);
+	if (!ret)
+		ret = ret2;
 	if (ret == -BC_E_BUSY) {
 		cd->verdict = PR_V_ISOLATION;
 		cd->pfn = fail;
@@ -1213,6 +1234,8 @@ int pr_ask(struct pr_ctx *c, const struct pr_opts *opts, uint64_t at_seq, uint64
 			a->migrate_thp = S.win_ai.thp;
 			a->migrate_file = S.win_ai.file;
 			a->assumptions = S.win_ai.assumptions;
+			if (model_count_uncertain(c->m, ws, we - ws))
+				a->assumptions |= PR_ASSUME_UNCERTAIN;
 			if (i + 1 < count) {
 				ret = apply_success(c, &o, ws, we);
 				if (ret > 0) {
@@ -1229,6 +1252,8 @@ int pr_ask(struct pr_ctx *c, const struct pr_opts *opts, uint64_t at_seq, uint64
 			const struct pr_candidate *cd = &a->cand[S.best];
 
 			a->assumptions = S.best_ai.assumptions;
+			if (model_count_uncertain(c->m, cd->start_pfn, cd->end_pfn - cd->start_pfn))
+				a->assumptions |= PR_ASSUME_UNCERTAIN;
 			if (cd->pfn != UINT64_MAX) {
 				a->has_blocker = true;
 				pr_describe_blocker(c, cd->pfn, S.best_ai.reason, &a->blocker);
