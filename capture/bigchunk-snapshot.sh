@@ -8,7 +8,8 @@
 # usage: bigchunk-snapshot.sh [-m INSTANCE|top|PATH] [-l LABEL] DIR
 #
 #   -m INSTANCE  while tracing, write "bigchunk snapshot LABEL begin NS" before reading
-#                and "bigchunk snapshot LABEL end NS" after, to the trace_marker of
+#                and "bigchunk snapshot LABEL end NS" after ("... pages 0" between
+#                the zone files and the pages), to the trace_marker of
 #                tracefs instance INSTANCE ('top': the top-level buffer; a path
 #                containing '/': that trace_marker file)
 #   -l LABEL     marker label (default 'snapshot'; A-Z a-z 0-9 _ . : + -)
@@ -161,6 +162,10 @@ if [ -d "$huge" ]; then
 	done
 fi
 
+# The zone files are read: events from here on may be newer than them (and than the
+# pages, which are read next, in one piece).
+[ -z "$marker" ] || printf 'bigchunk snapshot %s pages 0' "$label" > "$mfile" ||
+	die "$mfile: cannot write the pages marker"
 for f in kpageflags kpagecount; do
 	dd if="$root/proc/$f" of="$dir/$f" bs=4194304 2>/dev/null ||
 		die "$root/proc/$f: cannot read (snapshot $dir incomplete)"

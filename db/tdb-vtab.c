@@ -5,6 +5,7 @@
  * skip whole chunks by their stored bounds; SQLite re-checks every row, so a bound is
  * only ever an optimisation. Per-event views (e.g. mm_page_alloc) name the fields.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,40 +91,60 @@ static int ev_disconnect(sqlite3_vtab *base)
  * idxNum encodes, per bound column (seq=0, ts=1, pfn=2), two bits: 1 = lower bound
  * (>, >=, =), 2 = upper bound (<, <=, =). Arguments come in that order.
  */
+/* idxNum: per bound column b, bit 2b a lower bound, 2b+1 an upper one, EQ_BIT an equality. */
+#define EQ_BIT(b)	(1 << (2 * NR_BOUND_COLS + (b)))
+
 static int ev_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 {
 	static const int cols[NR_BOUND_COLS] = { COL_SEQ, COL_TS, COL_PFN };
 	int i, b, argv = 0, mask = 0;
 
+	(void)base;
+	/*
+	 * Per column: an equality, or a lower and/or an upper bound. xFilter reads their
+	 * values in this order (column by column; lower before upper), whatever order
+	 * the constraints come in. GT/LT are taken as GE/LE: SQLite re-checks every
+	 * constraint (omit stays 0), the bound only narrows the chunks read.
+	 */
 	for (b = 0; b < NR_BOUND_COLS; b++) {
+		int use[3] = { -1, -1, -1 };	/* lo, hi, eq */
+
 		for (i = 0; i < info->nConstraint; i++) {
 			const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-			int bit = 0;
 
 			if (!c->usable || c->iColumn != cols[b])
 				continue;
 			switch (c->op) {
 			case SQLITE_INDEX_CONSTRAINT_GT:
 			case SQLITE_INDEX_CONSTRAINT_GE:
-				bit = 1;
+				if (use[0] < 0)
+					use[0] = i;
 				break;
 			case SQLITE_INDEX_CONSTRAINT_LT:
 			case SQLITE_INDEX_CONSTRAINT_LE:
-				bit = 2;
+				if (use[1] < 0)
+					use[1] = i;
 				break;
 			case SQLITE_INDEX_CONSTRAINT_EQ:
-				bit = 3;
+				if (use[2] < 0)
+					use[2] = i;
 				break;
 			default:
-				continue;
+				break;
 			}
-			/* One constraint per direction per column. */
-			if ((mask >> (2 * b)) & bit)
-				continue;
-			if (bit == 3 && ((mask >> (2 * b)) & 3))
-				continue;
-			mask |= bit << (2 * b);
-			info->aConstraintUsage[i].argvIndex = ++argv;
+		}
+		if (use[2] >= 0) {
+			mask |= EQ_BIT(b);
+			info->aConstraintUsage[use[2]].argvIndex = ++argv;
+			continue;
+		}
+		if (use[0] >= 0) {
+			mask |= 1 << (2 * b);
+			info->aConstraintUsage[use[0]].argvIndex = ++argv;
+		}
+		if (use[1] >= 0) {
+			mask |= 2 << (2 * b);
+			info->aConstraintUsage[use[1]].argvIndex = ++argv;
 		}
 	}
 	info->idxNum = mask;
@@ -172,6 +193,27 @@ static int ev_fetch(struct ev_cursor *c)
 	return SQLITE_OK;
 }
 
+/*
+ * A bound from a constraint's value, rounded outwards (floor; SQLite re-checks). Text,
+ * blobs and NULL compare in SQLite's own way: such a constraint does not narrow.
+ */
+static void bound_of(sqlite3_value *v, int64_t *out, int64_t none)
+{
+	double d;
+
+	switch (sqlite3_value_numeric_type(v)) {
+	case SQLITE_INTEGER:
+		*out = sqlite3_value_int64(v);
+		return;
+	case SQLITE_FLOAT:
+		d = floor(sqlite3_value_double(v));
+		*out = d <= -9.2e18 ? INT64_MIN : d >= 9.2e18 ? INT64_MAX : (int64_t)d;
+		return;
+	default:
+		*out = none;
+	}
+}
+
 static int ev_filter(sqlite3_vtab_cursor *base, int idxnum, const char *idxstr, int argc,
 		     sqlite3_value **argv)
 {
@@ -181,17 +223,26 @@ static int ev_filter(sqlite3_vtab_cursor *base, int idxnum, const char *idxstr, 
 	uint64_t from = 0, to = UINT64_MAX;
 
 	for (b = 0; b < NR_BOUND_COLS; b++) {
+		int m = (idxnum >> (2 * b)) & 3;
+
 		c->lo[b] = INT64_MIN;
 		c->hi[b] = INT64_MAX;
-		if ((idxnum >> (2 * b)) & 1)
-			c->lo[b] = sqlite3_value_int64(argv[a]);
-		if ((idxnum >> (2 * b)) & 2)
-			c->hi[b] = sqlite3_value_int64(argv[((idxnum >> (2 * b)) & 3) == 3 ? a : a + 1]);
-		a += ((idxnum >> (2 * b)) & 3) == 3 ? 1 : __builtin_popcount((idxnum >> (2 * b)) & 3);
+		if (idxnum & EQ_BIT(b)) {
+			bound_of(argv[a], &c->lo[b], INT64_MIN);
+			bound_of(argv[a++], &c->hi[b], INT64_MAX);
+			continue;
+		}
+		if (m & 1)
+			bound_of(argv[a++], &c->lo[b], INT64_MIN);
+		if (m & 2)
+			bound_of(argv[a++], &c->hi[b], INT64_MAX);
 	}
+	(void)argc;
 	if (c->lo[0] > 0)
 		from = (uint64_t)c->lo[0];
-	if (c->hi[0] < INT64_MAX)
+	if (c->hi[0] < 0)
+		to = 0;
+	else if (c->hi[0] < INT64_MAX)
 		to = (uint64_t)c->hi[0] + 1;
 	tdb_cursor_close(c->cur);
 	c->cur = NULL;

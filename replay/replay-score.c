@@ -95,7 +95,12 @@ static int score_pages(struct replay *rp, const struct rp_snap *s, struct rp_sco
 					sc->pfns_changed++;
 					continue;
 				}
-				if (pi.uncertain) {
+				/*
+				 * Uncertain pages are left out only after lost events; without
+				 * them, the only uncertain pages are flags-0 pages of the seed
+				 * (pcp, driver or non-compound tail pages): in use, kind unknown.
+				 */
+				if (pi.uncertain && rp->lost_since_snapshot) {
 					sc->pfns_uncertain++;
 					continue;
 				}

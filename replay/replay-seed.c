@@ -226,6 +226,174 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 	return 0;
 }
 
+/*
+ * Refine the handed-out types with pagetypeinfo's free blocks per migratetype and
+ * order: the free pages of a pageblock sit on its type's lists, so a block's free
+ * blocks say which type it can have. Swap the types of two pageblocks while that
+ * brings the model's per-type free counts closer to the kernel's (sum of absolute
+ * differences; per-type block counts stay exact). Among equal gains the block with
+ * more unmovable evidence takes the non-movable type. Blocks under a free block above
+ * pageblock order keep their type (their buddies share it, __free_one_page()).
+ */
+#define RF_ORDERS	16
+#define RF_TYPES	4		/* Unmovable, Movable, Reclaimable, HighAtomic */
+#define RF_PASSES	64
+
+struct rf_block {
+	uint64_t pfn;
+	int64_t score;
+	int mt;
+	bool fixed;
+	uint16_t nfree[RF_ORDERS];
+};
+
+static int64_t rf_gain(const int64_t (*cur)[RF_ORDERS], const int64_t (*want)[RF_ORDERS],
+		       const struct rf_block *a, const struct rf_block *b, unsigned int orders)
+{
+	int64_t g = 0;
+	unsigned int o;
+
+	for (o = 0; o < orders; o++) {
+		int64_t d = (int64_t)b->nfree[o] - a->nfree[o], x, y;
+
+		if (!d)
+			continue;
+		if (want[a->mt][o] >= 0) {
+			x = cur[a->mt][o] - want[a->mt][o];
+			g += llabs(x) - llabs(x + d);
+		}
+		if (want[b->mt][o] >= 0) {
+			y = cur[b->mt][o] - want[b->mt][o];
+			g += llabs(y) - llabs(y - d);
+		}
+	}
+	return g;
+}
+
+static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
+			const struct pb_rank *rank, uint64_t nr)
+{
+	const struct model_zone_layout *z = &rp->layout.zones[zi];
+	unsigned int pbo = rp->layout.pageblock_order, orders = rp->layout.max_page_order + 1;
+	int64_t want[RF_TYPES][RF_ORDERS], cur[RF_TYPES][RF_ORDERS] = { { 0 } };
+	struct rf_block *bl;
+	uint64_t k, n = 0, zend = z->start_pfn + z->spanned;
+	sqlite3_stmt *st;
+	bool any = false;
+	int pass, ret = 0;
+
+	if (orders > RF_ORDERS)
+		orders = RF_ORDERS;
+	memset(want, 0xff, sizeof(want));	/* -1: not known, not scored */
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT migratetype, ord, nr_free FROM "
+			       "pagetype_free WHERE snap = ? AND node = ? AND zone = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "pagetype_free: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
+	sqlite3_bind_int64(st, 1, snap);
+	sqlite3_bind_int(st, 2, z->nid);
+	sqlite3_bind_text(st, 3, z->name, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
+		int o = sqlite3_column_int(st, 1);
+
+		if (mt >= 0 && mt < RF_TYPES && o >= 0 && (unsigned int)o < orders) {
+			want[mt][o] = sqlite3_column_int64(st, 2);
+			any = true;
+		}
+	}
+	sqlite3_finalize(st);
+	if (!any || !nr)
+		return 0;
+
+	bl = calloc(nr, sizeof(*bl));
+	if (!bl)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (k = 0; k < nr; k++) {
+		uint64_t pfn = rank[k].pfn, end = pfn + (1ull << pbo), p;
+		struct rf_block *b = &bl[n];
+		int stored, eff;
+		bool iso;
+
+		if (rank[k].score == INT64_MIN ||
+		    model_pageblock_mt(rp->m, pfn < z->start_pfn ? z->start_pfn : pfn, &stored,
+				       &eff, &iso) || stored < 0 || stored >= RF_TYPES)
+			continue;
+		*b = (struct rf_block){ .pfn = pfn, .score = rank[k].score, .mt = stored };
+		for (p = pfn < z->start_pfn ? z->start_pfn : pfn; p < end && p < zend;) {
+			struct model_pfn_info pi;
+
+			if (model_pfn_info(rp->m, p, &pi)) {
+				p++;
+				continue;
+			}
+			if (pi.state == MODEL_PFN_BUDDY && pi.head == p) {
+				if (pi.order > pbo)
+					b->fixed = true;
+				else if (pi.order < orders && b->nfree[pi.order] < UINT16_MAX)
+					b->nfree[pi.order]++;
+				p += 1ull << pi.order;
+			} else if (pi.state == MODEL_PFN_BUDDY && pi.head < p) {
+				b->fixed = true;	/* tail of a free block from the block below */
+				p = pi.head + (1ull << pi.order);
+			} else {
+				p++;
+			}
+		}
+		for (p = 0; p < orders; p++)
+			cur[b->mt][p] += b->nfree[p];
+		n++;
+	}
+
+	for (pass = 0; pass < RF_PASSES; pass++) {
+		bool moved = false;
+		uint64_t i, j;
+
+		for (i = 0; i < n; i++) {
+			struct rf_block *a = &bl[i];
+			int64_t best = 0, best_ev = 0;
+			uint64_t bj = UINT64_MAX;
+
+			if (a->fixed || a->mt == 1)
+				continue;	/* non-movable blocks look for a partner */
+			for (j = 0; j < n; j++) {
+				struct rf_block *b = &bl[j];
+				int64_t g, ev;
+
+				if (b->fixed || b->mt == a->mt)
+					continue;
+				g = rf_gain(cur, want, a, b, orders);
+				ev = b->score - a->score;	/* evidence b gains, a gives up */
+				if (g > best || (g == best && g > 0 && ev > best_ev)) {
+					best = g;
+					best_ev = ev;
+					bj = j;
+				}
+			}
+			if (bj == UINT64_MAX)
+				continue;
+			{
+				struct rf_block *b = &bl[bj];
+				int t = a->mt, o;
+
+				for (o = 0; o < (int)orders; o++) {
+					cur[a->mt][o] += (int64_t)b->nfree[o] - a->nfree[o];
+					cur[b->mt][o] += (int64_t)a->nfree[o] - b->nfree[o];
+				}
+				a->mt = b->mt;
+				b->mt = t;
+				moved = true;
+			}
+		}
+		if (!moved)
+			break;
+	}
+	for (k = 0; k < n && !ret; k++)
+		ret = model_set_pageblock_mt(rp->m, bl[k].pfn < z->start_pfn ? z->start_pfn :
+					     bl[k].pfn, bl[k].mt);
+	free(bl);
+	return ret;
+}
+
 int rp_seed(struct replay *rp, int64_t snap)
 {
 	uint64_t *flags = NULL, *count = NULL, nr_pfns = 0;
@@ -290,6 +458,8 @@ int rp_seed(struct replay *rp, int64_t snap)
 			pfn = end;
 		}
 		ret = assign_types(rp, snap, zi, rank, nblocks);
+		if (!ret)
+			ret = refine_types(rp, snap, zi, rank, nblocks);
 		if (ret)
 			goto out;
 	}

@@ -10,6 +10,11 @@ if [ ! -f "$CAP" ]; then
 	echo "make run: the default capture $CAP is missing" >&2
 	exit 2
 fi
+# Later stages store their results in the capture: work on a copy, keep traces/ clean.
+work=${BUILD:-build}/run
+mkdir -p "$work" || exit 2
+cp "$CAP" "$work/${CAP##*/}" && chmod 0600 "$work/${CAP##*/}" || exit 2
+CAP=$work/${CAP##*/}
 section() { printf '\n== %s ==\n' "$*"; }
 section "bigchunk info $CAP"
 "$BC" info "$CAP" || exit $?

@@ -112,7 +112,7 @@ START_TEST(test_parse_time)
 	struct tdb *db;
 
 	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
-	ck_assert_int_eq(rp_parse_time(db, "marker:bigchunk snapshot end", &seq, &ts), 0);
+	ck_assert_int_eq(rp_parse_time(db, "marker:bigchunk snapshot frag-end", &seq, &ts), 0);
 	ck_assert_uint_gt(seq, 0);
 	/* The first event at or after that marker's time is the marker's seq. */
 	ck_assert_int_eq(rp_parse_time(db, "0", &seq2, &ts2), 0);
