@@ -1,0 +1,38 @@
+#!/bin/sh
+# Regenerate the bundled bigchunk captures from this machine (root, tracefs):
+#   traces/idle.db     'bigchunk record', 10 s of an idle machine, snapshots every 5 s
+#   traces/default.db  'bigchunk record' under a light mixed workload (anonymous memory,
+#                      page cache, slab) with --stacks, snapshots every 3 s, and at the
+#                      end the live-kernel probes: four 1 GiB hugetlb pages and four
+#                      memory blocks offlined and onlined (the ground truth of
+#                      'bigchunk predict --verify'; make run's capture)
+#   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
+#                      to re-record those)
+# Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
+# make build/workload).
+# Usage (root): traces/recipes/captures.sh [idle|default|frag]...
+set -eu
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO"
+BC=./bigchunk
+[ -x "$BC" ] && [ -x build/workload ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
+
+for what in ${*:-idle default frag}; do
+	case $what in
+	idle)
+		"$BC" record -f -q -o traces/idle.db -d 10 --snapshot-every 5 ;;
+	default)
+		"$BC" record -f -q -o traces/default.db --stacks --probe 1G:4 --probe-offline 4 \
+			-d 6 --snapshot-every 3 -- sh -c "./build/workload anon 32 5 & \
+			./build/workload pagecache 16 1; ./build/workload slab 1 1; wait" ;;
+	frag)
+		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
+			--snapshot traces/frag.snap/end traces/frag.dat ;;
+	*)
+		echo "recipe: unknown capture '$what' (idle, default, frag)" >&2
+		exit 2 ;;
+	esac
+	# bundled files are read by everyone; the recorder made it 0600
+	chmod 0644 "traces/$what.db"
+	echo "wrote traces/$what.db: $(stat -c %s "traces/$what.db") bytes"
+done
