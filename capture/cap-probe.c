@@ -40,32 +40,6 @@
 #define MAX_1G_HEADS		4096	/* 4 TiB of 1 GiB pages */
 #define MAX_PROBE_BLOCKS	256
 
-const char cap_probe_schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS probes (\n"
-	"	id		INTEGER PRIMARY KEY,\n"
-	"	kind		TEXT NOT NULL,\n"
-	"	mono_begin	INTEGER NOT NULL,\n"
-	"	mono_end	INTEGER NOT NULL,\n"
-	"	requested	INTEGER NOT NULL,\n"
-	"	obtained	INTEGER NOT NULL,\n"
-	"	block		INTEGER,\n"
-	"	start_pfn	INTEGER,\n"
-	"	end_pfn		INTEGER,\n"
-	"	success		INTEGER NOT NULL,\n"
-	"	culprit_pfn	INTEGER,\n"
-	"	culprit		TEXT,\n"
-	"	detail		TEXT,\n"
-	"	restored	INTEGER NOT NULL\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS probe_pages (\n"
-	"	probe		INTEGER NOT NULL REFERENCES probes(id),\n"
-	"	idx		INTEGER NOT NULL,\n"
-	"	start_pfn	INTEGER NOT NULL,\n"
-	"	end_pfn		INTEGER NOT NULL,\n"
-	"	mono		INTEGER NOT NULL,\n"
-	"	PRIMARY KEY (probe, idx)\n"
-	");\n";
-
 struct block {
 	long nr;			/* memoryN */
 	uint64_t start_pfn, nr_pfns;
@@ -911,15 +885,12 @@ static int64_t next_probe_id(struct tdb *db)
 int cap_probe_run(struct tdb *db, int marker_fd, const struct cap_probe_opts *o)
 {
 	struct probe_run *p;
-	int ret, err;
+	int ret = 0, err;
 
 	if (!o->hugetlb_1g && !o->offline_blocks)
 		return 0;
 	if (geteuid() != 0)
 		return bc_error(BC_E_PERM, "probe: needs root");
-	ret = tdb_exec(db, cap_probe_schema_sql);
-	if (ret)
-		return ret;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return bc_error(BC_E_NOMEM, "probe: out of memory");

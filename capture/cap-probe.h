@@ -22,7 +22,7 @@
  *
  * Each probe (and each hugetlb step) is bracketed by trace_marker lines in the
  * recording instance (CAP_PROBE_MARKER_* below). Results go to the tables probes and
- * probe_pages (db/schema-v2.sql, db/README.md), created here when missing.
+ * probe_pages (db/schema.sql, db/README.md).
  *
  * State owned here for the duration of cap_probe_run(): the hugetlb pool size and
  * the state of the probed memory blocks. Both are put back before it returns, on
@@ -91,8 +91,5 @@ int cap_probe_parse_1g(const char *arg, unsigned int *k);
  * message says what is left changed), or another negative bc_err.
  */
 int cap_probe_run(struct tdb *db, int marker_fd, const struct cap_probe_opts *o);
-
-/* SQL creating the probe tables (IF NOT EXISTS), as in db/schema-v2.sql. */
-extern const char cap_probe_schema_sql[];
 
 #endif

@@ -244,16 +244,6 @@ int chk_report(const struct chk_ctx *c, FILE *fp, enum chk_format fmt, const cha
 
 /* ---- results as rows of the capture ------------------------------------------------- */
 
-static const char *const store_sql =
-	"CREATE TABLE IF NOT EXISTS check_runs (run INTEGER PRIMARY KEY, events INTEGER, "
-	" attempts INTEGER, lost_windows INTEGER, replayed INTEGER);"
-	"CREATE TABLE IF NOT EXISTS check_results (run INTEGER NOT NULL, checker TEXT NOT NULL,"
-	" status TEXT NOT NULL, checks INTEGER, violations INTEGER, inconclusive INTEGER,"
-	" PRIMARY KEY (run, checker));"
-	"CREATE TABLE IF NOT EXISTS check_violations (run INTEGER NOT NULL, checker TEXT NOT NULL,"
-	" rule TEXT NOT NULL, seq INTEGER, ts INTEGER, cpu INTEGER, pfn INTEGER, ord INTEGER,"
-	" text TEXT NOT NULL);";
-
 static int step_done(sqlite3 *sq, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -274,9 +264,8 @@ int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
 	int k, ret;
 
 	chk_get_summary(c, &s);
+	/* The tables are part of the capture schema (db/schema.sql). */
 	ret = tdb_exec(db, "BEGIN");
-	if (!ret)
-		ret = tdb_exec(db, store_sql);
 	if (ret)
 		goto out;
 	if (sqlite3_prepare_v2(sq, "INSERT INTO check_runs (events, attempts, lost_windows, "

@@ -197,10 +197,21 @@ error:
 	return ret;
 }
 
-/* Migrations from older schema versions, indexed by the version they start from. */
-static const char *const tdb_migrations[] = {
+/*
+ * Migrations from older schema versions, indexed by the version they start from; each
+ * ends by setting user_version to the next one. 1 -> 2 added tables only, and the
+ * schema file creates just what is missing: it is the migration.
+ */
+static const char *const tdb_migrations[TDB_SCHEMA_VERSION] = {
 	[0] = NULL,	/* version 0 = not a bigchunk file */
+	[1] = tdb_schema_sql,
 };
+
+#define BC_STR_(x)	#x
+#define BC_STR(x)	BC_STR_(x)
+
+/* The oldest version this bigchunk reads without migrating (newer ones added tables). */
+#define TDB_READABLE_VERSION	1
 
 int tdb_open(const char *path, int flags, struct tdb **out)
 {
@@ -241,18 +252,29 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 		goto error;
 	}
 	if (version < TDB_SCHEMA_VERSION) {
+		if (db->readonly && version >= TDB_READABLE_VERSION)
+			goto migrated;		/* readable as it is; the newer tables are absent */
 		if (db->readonly) {
 			ret = bc_error(BC_E_VERSION, "%s: schema version %d is older than %d; "
 				       "open it once for writing (e.g. 'bigchunk replay') to migrate",
 				       path, version, TDB_SCHEMA_VERSION);
 			goto error;
 		}
-		for (; version < TDB_SCHEMA_VERSION; version++) {
+		ret = tdb_exec(db, "BEGIN");
+		for (; !ret && version < TDB_SCHEMA_VERSION; version++)
 			ret = tdb_exec(db, tdb_migrations[version]);
-			if (ret)
-				goto error;
+		if (!ret)
+			ret = tdb_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES "
+				       "('schema_version', '" BC_STR(TDB_SCHEMA_VERSION) "')");
+		if (!ret)
+			ret = tdb_exec(db, "COMMIT");
+		if (ret) {
+			bc_error_prefix(ret, "%s: migrating to schema version %d", path,
+					TDB_SCHEMA_VERSION);
+			goto error;
 		}
 	}
+migrated:
 	if (!db->readonly) {
 		ret = set_pragmas(db);
 		if (ret)

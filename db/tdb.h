@@ -15,7 +15,7 @@
 
 #include <sqlite3.h>
 
-#define TDB_SCHEMA_VERSION	1
+#define TDB_SCHEMA_VERSION	2
 #define TDB_MAX_FIELDS		12	/* numeric fields stored per event */
 #define TDB_CHUNK_EVENTS	8192
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * predict-store: answers and verify results into the capture (tables
- * prediction_runs, predictions, prediction_candidates, verify_results; see
- * db/schema-v2.sql and db/README.md). The tables are created when missing, so this
- * works on captures of schema version 1 until the migration lands.
+ * prediction_runs, predictions, prediction_candidates, verify_results: part of the
+ * capture schema, db/schema.sql; documented in db/README.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,77 +11,6 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "replay/predict-local.h"
-
-const char pr_schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS prediction_runs (\n"
-	"	id		INTEGER PRIMARY KEY,\n"
-	"	mode		TEXT NOT NULL,\n"
-	"	policy		TEXT NOT NULL,\n"
-	"	nr_pages	INTEGER NOT NULL,\n"
-	"	count		INTEGER NOT NULL,\n"
-	"	range_start	INTEGER,\n"
-	"	range_end	INTEGER,\n"
-	"	align_order	INTEGER,\n"
-	"	command		TEXT\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS predictions (\n"
-	"	run		INTEGER NOT NULL REFERENCES prediction_runs(id),\n"
-	"	id		INTEGER NOT NULL,\n"
-	"	seq		INTEGER NOT NULL,\n"
-	"	ts		INTEGER NOT NULL,\n"
-	"	idx		INTEGER NOT NULL,\n"
-	"	success		INTEGER NOT NULL,\n"
-	"	start_pfn	INTEGER,\n"
-	"	end_pfn		INTEGER,\n"
-	"	migrate_pages	INTEGER NOT NULL,\n"
-	"	migrate_thp	INTEGER NOT NULL,\n"
-	"	migrate_file	INTEGER NOT NULL,\n"
-	"	nr_candidates	INTEGER NOT NULL,\n"
-	"	blocker_pfn	INTEGER,\n"
-	"	blocker_kind	TEXT,\n"
-	"	blocker_reason	TEXT,\n"
-	"	blocker_seq	INTEGER,\n"
-	"	blocker_ts	INTEGER,\n"
-	"	blocker_cpu	INTEGER,\n"
-	"	blocker_pid	INTEGER,\n"
-	"	blocker_comm	TEXT,\n"
-	"	blocker_order	INTEGER,\n"
-	"	blocker_gfp	INTEGER,\n"
-	"	blocker_mt	INTEGER,\n"
-	"	assumptions	TEXT,\n"
-	"	PRIMARY KEY (run, id)\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS prediction_candidates (\n"
-	"	run		INTEGER NOT NULL,\n"
-	"	answer		INTEGER NOT NULL,\n"
-	"	idx		INTEGER NOT NULL,\n"
-	"	start_pfn	INTEGER NOT NULL,\n"
-	"	end_pfn		INTEGER NOT NULL,\n"
-	"	verdict		TEXT NOT NULL,\n"
-	"	pfn		INTEGER,\n"
-	"	migrate_pages	INTEGER NOT NULL,\n"
-	"	PRIMARY KEY (run, answer, idx)\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS verify_results (\n"
-	"	run		INTEGER NOT NULL REFERENCES prediction_runs(id),\n"
-	"	idx		INTEGER NOT NULL,\n"
-	"	kind		TEXT NOT NULL,\n"
-	"	probe		INTEGER,\n"
-	"	seq		INTEGER NOT NULL,\n"
-	"	ts		INTEGER NOT NULL,\n"
-	"	start_pfn	INTEGER,\n"
-	"	end_pfn		INTEGER,\n"
-	"	kernel_success	INTEGER NOT NULL,\n"
-	"	kernel_pfn	INTEGER,\n"
-	"	kernel_ranges	TEXT,\n"
-	"	predicted_success INTEGER NOT NULL,\n"
-	"	predicted_pfn	INTEGER,\n"
-	"	predicted_ranges TEXT,\n"
-	"	agree		INTEGER NOT NULL,\n"
-	"	depends_on_pins	INTEGER NOT NULL,\n"
-	"	why		TEXT,\n"
-	"	PRIMARY KEY (run, idx)\n"
-	");\n";
 
 static int db_err(struct tdb *db, const char *what)
 {
@@ -104,9 +32,6 @@ int64_t pr_store_begin(struct tdb *db, const struct pr_opts *o, const char *mode
 	sqlite3_stmt *st;
 	int ret;
 
-	ret = tdb_exec(db, pr_schema_sql);
-	if (ret)
-		return ret;
 	if (sqlite3_prepare_v2(sq, "INSERT INTO prediction_runs (mode, policy, nr_pages, count, "
 			       "range_start, range_end, align_order, command) VALUES "
 			       "(?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)

@@ -214,10 +214,7 @@ struct pr_index_stats {
 };
 void pr_index_get_stats(const struct pr_index *ix, struct pr_index_stats *st);
 
-/* ---- storing answers (tables predictions, prediction_candidates; db/schema-v2.sql) -- */
-
-/* SQL creating the prediction tables (IF NOT EXISTS), as in db/schema-v2.sql. */
-extern const char pr_schema_sql[];
+/* ---- storing answers (tables predictions, prediction_candidates; db/schema.sql) ---- */
 
 /**
  * pr_store_begin() - start a prediction run in @db (open with TDB_WRITE): creates the

@@ -296,17 +296,8 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	return 0;
 }
 
+/* The tables are part of the capture schema (db/schema.sql); a new replay replaces them. */
 static const char results_schema[] =
-	"CREATE TABLE IF NOT EXISTS replay_scores ("
-	" snap INTEGER PRIMARY KEY, ts INTEGER, seq INTEGER,"
-	" pfns_compared INTEGER, pfns_changed INTEGER, pfns_uncertain INTEGER,"
-	" state_agree INTEGER, kind_compared INTEGER, kind_agree INTEGER,"
-	" pfn_agree_state REAL, pfn_agree_kind REAL,"
-	" buddyinfo_max_rel_err REAL, pagetypeinfo_max_rel_err REAL,"
-	" model_free_kernel_used INTEGER, model_used_kernel_free INTEGER, resynced_pfns INTEGER);"
-	"CREATE TABLE IF NOT EXISTS replay_anomalies ("
-	" class TEXT PRIMARY KEY, count INTEGER NOT NULL,"
-	" first_seq INTEGER, first_ts INTEGER, first_pfn INTEGER, first_order INTEGER);"
 	"DELETE FROM replay_scores; DELETE FROM replay_anomalies;";
 
 int rp_store_results(struct replay *rp, struct tdb *db)

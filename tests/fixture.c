@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,8 +96,34 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
+/*
+ * Live tests touch the kernel's memory (hugetlb pools, offlining, tracing): one at a
+ * time on a machine, also across concurrent test runs. The lock is held until the
+ * test's process exits (Check forks one per test).
+ */
+static bool live_lock(const char *test)
+{
+	static int fd = -1;
+
+	if (fd >= 0)
+		return true;
+	fd = open("/tmp/bigchunk-live-test.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return true;	/* no lock file: run unserialised rather than skip */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return true;
+	printf("%s: waiting for another live test to finish\n", test);
+	fflush(stdout);
+	(void)flock(fd, LOCK_EX);
+	return true;
+}
+
 bool fixture_live(const char *test)
 {
+	if (getenv("BC_NO_LIVE")) {
+		printf("SKIP: %s: BC_NO_LIVE is set (live kernel test)\n", test);
+		return false;
+	}
 	if (geteuid() != 0) {
 		printf("SKIP: %s: needs root (live kernel test)\n", test);
 		return false;
@@ -104,5 +132,5 @@ bool fixture_live(const char *test)
 		printf("SKIP: %s: tracefs is not mounted at /sys/kernel/tracing\n", test);
 		return false;
 	}
-	return true;
+	return live_lock(test);
 }

@@ -580,49 +580,6 @@ START_TEST(test_index)
 }
 END_TEST
 
-/* The tables in db/schema-v2.sql and the ones the code creates have the same columns. */
-START_TEST(test_schema_v2)
-{
-	extern const char cap_probe_schema_sql[];
-	const char *tables[] = { "probes", "probe_pages", "prediction_runs", "predictions",
-				 "prediction_candidates", "verify_results" };
-	char *pa = fixture_tmpfile("a.db"), *pb = fixture_tmpfile("b.db");
-	char *sql = NULL, cmd[512];
-	sqlite3 *a, *b;
-	size_t i;
-
-	snprintf(cmd, sizeof(cmd), "cat %s", fixture_path("db/schema-v2.sql"));
-	ck_assert_int_eq(fixture_run(cmd, &sql), 0);
-	ck_assert_int_eq(sqlite3_open(pa, &a), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_open(pb, &b), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(a, sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(b, cap_probe_schema_sql, NULL, NULL, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(b, pr_schema_sql, NULL, NULL, NULL), SQLITE_OK);
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		char q[128], ca[4096] = "", cb[4096] = "";
-		sqlite3_stmt *st;
-		sqlite3 *dbs[2] = { a, b };
-		char *out[2] = { ca, cb };
-		int d;
-
-		snprintf(q, sizeof(q), "SELECT group_concat(name || ':' || type, ',') FROM "
-			 "pragma_table_info('%s')", tables[i]);
-		for (d = 0; d < 2; d++) {
-			ck_assert_int_eq(sqlite3_prepare_v2(dbs[d], q, -1, &st, NULL), SQLITE_OK);
-			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-				snprintf(out[d], 4096, "%s", sqlite3_column_text(st, 0));
-			sqlite3_finalize(st);
-		}
-		ck_assert_msg(ca[0] && !strcmp(ca, cb), "%s: file {%s} code {%s}", tables[i], ca, cb);
-	}
-	sqlite3_close(a);
-	sqlite3_close(b);
-	free(sql);
-	fixture_rm(pa);
-	fixture_rm(pb);
-}
-END_TEST
-
 /* ---- live ---- */
 
 #define LIVE_LOCK "/tmp/bigchunk-live.lock"
@@ -778,7 +735,6 @@ Suite *predict_suite(void)
 	tcase_add_test(core, test_count);
 	tcase_add_test(core, test_likely_pinned);
 	tcase_add_test(core, test_index);
-	tcase_add_test(core, test_schema_v2);
 	suite_add_tcase(s, core);
 	tcase_set_tags(live, "live");
 	tcase_set_timeout(live, 300);

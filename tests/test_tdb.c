@@ -149,6 +149,61 @@ START_TEST(test_newer_schema)
 }
 END_TEST
 
+/*
+ * A capture of schema version 1 (the version 2 tables dropped) reads as it is, and an
+ * open for writing migrates it: the tables appear, user_version and meta say 2, and
+ * what was stored stays.
+ */
+START_TEST(test_migrate_v1)
+{
+	static const char *const v2[] = { "probes", "probe_pages", "prediction_runs",
+		"predictions", "prediction_candidates", "verify_results", "replay_scores",
+		"replay_anomalies", "check_runs", "check_results", "check_violations", NULL };
+	char *path = fixture_tmpfile("v1.db"), sql[128], *v;
+	struct tdb *db;
+	sqlite3_stmt *st;
+	int i;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ck_assert_int_eq(tdb_set_meta(db, "kept", "yes"), 0);
+	ck_assert_int_eq(tdb_finish(db), 0);
+	for (i = 0; v2[i]; i++) {
+		snprintf(sql, sizeof(sql), "DROP TABLE %s", v2[i]);
+		ck_assert_int_eq(tdb_exec(db, sql), 0);
+	}
+	ck_assert_int_eq(tdb_exec(db, "PRAGMA user_version = 1"), 0);
+	ck_assert_int_eq(tdb_set_meta(db, "schema_version", "1"), 0);
+	tdb_close(db);
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	v = tdb_get_meta(db, "schema_version");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	tdb_close(db);
+
+	ck_assert_int_eq(tdb_open(path, TDB_WRITE, &db), 0);
+	for (i = 0; v2[i]; i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", v2[i]);
+		ck_assert_msg(sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK,
+			      "%s missing after the migration", v2[i]);
+		sqlite3_finalize(st);
+	}
+	ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), "PRAGMA user_version", -1, &st,
+					    NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), TDB_SCHEMA_VERSION);
+	sqlite3_finalize(st);
+	v = tdb_get_meta(db, "schema_version");
+	ck_assert_str_eq(v, "2");
+	free(v);
+	v = tdb_get_meta(db, "kept");
+	ck_assert_str_eq(v, "yes");
+	free(v);
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
 START_TEST(test_plain_sqlite_refused)
 {
 	char *path = fixture_tmpfile("plain.db");
@@ -263,6 +318,7 @@ Suite *tdb_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(lim, test_not_sqlite);
 	tcase_add_test(lim, test_newer_schema);
+	tcase_add_test(lim, test_migrate_v1);
 	tcase_add_test(lim, test_plain_sqlite_refused);
 	tcase_add_test(lim, test_exists_refused);
 	tcase_add_test(lim, test_corrupt_chunk);
