@@ -136,6 +136,15 @@ for f in zoneinfo buddyinfo pagetypeinfo meminfo vmstat iomem; do
 	copy "$root/proc/$f" "$f"
 done
 
+# The zone files are read: events from here on may be newer than them. The pages
+# follow at once (in one piece each), then the memory blocks and pools.
+[ -z "$marker" ] || printf 'bigchunk snapshot %s pages 0' "$label" > "$mfile" ||
+	die "$mfile: cannot write the pages marker"
+for f in kpageflags kpagecount; do
+	dd if="$root/proc/$f" of="$dir/$f" bs=4194304 2>/dev/null ||
+		die "$root/proc/$f: cannot read (snapshot $dir incomplete)"
+done
+
 mem=$root/sys/devices/system/memory
 if [ -d "$mem" ]; then
 	mkdir "$dir/memory" || die "$dir/memory: cannot create"
@@ -161,15 +170,6 @@ if [ -d "$huge" ]; then
 		copy1 "$h/free_hugepages" "hugepages/$n/free_hugepages"
 	done
 fi
-
-# The zone files are read: events from here on may be newer than them (and than the
-# pages, which are read next, in one piece).
-[ -z "$marker" ] || printf 'bigchunk snapshot %s pages 0' "$label" > "$mfile" ||
-	die "$mfile: cannot write the pages marker"
-for f in kpageflags kpagecount; do
-	dd if="$root/proc/$f" of="$dir/$f" bs=4194304 2>/dev/null ||
-		die "$root/proc/$f: cannot read (snapshot $dir incomplete)"
-done
 
 t1=$(mono_ns) || die "$root/proc/timer_list: cannot read the CLOCK_MONOTONIC time"
 mark end "$t1"

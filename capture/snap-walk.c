@@ -717,11 +717,16 @@ int snap_walk(const struct snap_src *s, struct snap_marker *m, const struct snap
 		if (ret)
 			goto out;
 	}
-	ret = walk_memory(s, sink);
+	/*
+	 * The pages right after the zone files: the first "pages" marker closes the
+	 * window in which buddyinfo and pagetypeinfo were read (replay scores them
+	 * against the model over that window).
+	 */
+	ret = walk_pages(s, sink, m, &res->nr_pfns);
+	if (!ret)
+		ret = walk_memory(s, sink);
 	if (!ret)
 		ret = walk_hugepages(s, sink);
-	if (!ret)
-		ret = walk_pages(s, sink, m, &res->nr_pfns);
 	if (ret)
 		goto out;
 	if (!s->dir) {

@@ -19,6 +19,8 @@ struct rp_type {
 struct rp_snap {
 	int64_t id;
 	int64_t seq_begin, seq_end;	/* -1 unaligned */
+	int64_t seq_files_end;		/* first "pages" marker: the zone files were read
+					 * before it; seq_end when there is none */
 	int64_t ts_begin, ts_end;
 	uint64_t nr_pfns;
 	bool complete;
@@ -59,6 +61,15 @@ struct replay {
 	 * reading began: the snapshot reads those files first, the page flags last. */
 	struct rp_score pending;
 	bool pending_zones;
+	/*
+	 * Free blocks per zone and order over the window the zone files were read in
+	 * (snapshot begin to its first "pages" marker): the kernel's buddyinfo line of a
+	 * zone is one instant of that window, so it is scored against the range.
+	 */
+	bool bwin_open;
+	int64_t bwin_end;
+	const struct rp_snap *bwin_snap;
+	int64_t bwin_lo[MODEL_MAX_ZONES][16], bwin_hi[MODEL_MAX_ZONES][16];
 
 	/* Page-reading progress of the seed snapshot ("pages PFN" markers): an event
 	 * during the reading whose page was read after it is already in the seed. */
@@ -91,6 +102,10 @@ int rp_find_attempts(struct replay *rp);
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);
 /* Zone figures against the snapshot's text files, into rp->pending. */
 int rp_score_zones_now(struct replay *rp, const struct rp_snap *s);
+/* While the zone-file window is open: widen it by the model's state now. */
+void rp_buddy_window_update(struct replay *rp);
+/* Close it: score buddyinfo against the window's range, into rp->pending. */
+int rp_buddy_window_close(struct replay *rp);
 /* Pageblocks per effective type as pagetypeinfo counts them (initialised memory). */
 void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks);
 

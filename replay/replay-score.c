@@ -246,13 +246,100 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 	return 0;
 }
 
+/* Free blocks per zone and order in the model now (buddyinfo's numbers). */
+static void buddy_now(const struct replay *rp, unsigned int zi, int64_t out[16])
+{
+	struct model_zone_stats zs;
+	int ord, mt;
+
+	memset(out, 0, 16 * sizeof(*out));
+	if (model_zone_stats(rp->m, zi, &zs))
+		return;
+	for (ord = 0; ord < 16; ord++)
+		for (mt = 0; mt < 8; mt++)
+			out[ord] += (int64_t)zs.nr_free[ord][mt];
+}
+
 int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
 {
+	unsigned int zi;
+	int ret;
+
 	memset(&rp->pending, 0, sizeof(rp->pending));
 	rp->pending_zones = true;
+	rp->bwin_open = false;
 	if (rp->opts.no_score)
 		return 0;
-	return score_zones(rp, s, &rp->pending);
+	ret = score_zones(rp, s, &rp->pending);
+	if (ret)
+		return ret;
+	rp->pending.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
+		buddy_now(rp, zi, rp->bwin_lo[zi]);
+		memcpy(rp->bwin_hi[zi], rp->bwin_lo[zi], sizeof(rp->bwin_hi[zi]));
+	}
+	rp->bwin_open = true;
+	rp->bwin_end = s->seq_files_end;
+	rp->bwin_snap = s;
+	return 0;
+}
+
+void rp_buddy_window_update(struct replay *rp)
+{
+	unsigned int zi, ord;
+	int64_t now[16];
+
+	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
+		buddy_now(rp, zi, now);
+		for (ord = 0; ord < 16; ord++) {
+			if (now[ord] < rp->bwin_lo[zi][ord])
+				rp->bwin_lo[zi][ord] = now[ord];
+			if (now[ord] > rp->bwin_hi[zi][ord])
+				rp->bwin_hi[zi][ord] = now[ord];
+		}
+	}
+}
+
+int rp_buddy_window_close(struct replay *rp)
+{
+	struct rp_score *sc = &rp->pending;
+	sqlite3 *sq = tdb_sqlite(rp->db);
+	sqlite3_stmt *st;
+
+	if (!rp->bwin_open)
+		return 0;
+	rp->bwin_open = false;
+	sc->buddyinfo_max_rel_err = 0;
+	sc->buddy_worst_zone[0] = 0;
+	sc->buddy_worst_order = 0;
+	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
+	if (sqlite3_prepare_v2(sq, "SELECT node, zone, ord, nr_free FROM buddyinfo WHERE snap = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "buddyinfo: %s", sqlite3_errmsg(sq));
+	sqlite3_bind_int64(st, 1, rp->bwin_snap->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int z = zone_index(rp, sqlite3_column_int(st, 0),
+				   (const char *)sqlite3_column_text(st, 1));
+		int ord = sqlite3_column_int(st, 2);
+		int64_t k = sqlite3_column_int64(st, 3), near;
+		double e;
+
+		if (z < 0 || ord < 0 || ord >= 16)
+			continue;
+		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
+		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
+		e = rel_err(near, k);
+		if (e > sc->buddyinfo_max_rel_err) {
+			sc->buddyinfo_max_rel_err = e;
+			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
+				 rp->layout.zones[z].name);
+			sc->buddy_worst_order = ord;
+			sc->buddy_worst_model = near;
+			sc->buddy_worst_kernel = k;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out)
@@ -263,9 +350,12 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 
 	if (!rp->pending_zones)
 		ret = rp_score_zones_now(rp, s);
+	if (!ret)
+		ret = rp_buddy_window_close(rp);
 	if (ret)
 		return ret;
 	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	sc.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_begin_max_rel_err;
 	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
 	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;

@@ -175,6 +175,19 @@ static int cmp_rank(const void *a, const void *b)
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
+/*
+ * Is the pageblock at @pfn part of a free block above pageblock order? Its pageblocks
+ * share one type in the kernel (__free_one_page() re-types the buddy it merges with,
+ * and claims re-type the whole range), so they keep the type they were merged with.
+ */
+static bool in_large_free(const struct replay *rp, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	return !model_pfn_info(rp->m, pfn, &pi) && pi.state == MODEL_PFN_BUDDY &&
+	       pi.order > rp->layout.pageblock_order;
+}
+
 /* Assign the zone's counted pageblock types to its best-matching pageblocks. */
 static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct pb_rank *rank,
 			uint64_t nr)
@@ -218,6 +231,12 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 		int64_t i;
 
 		for (i = 0; i < want[mt] && next < nr; i++, next++) {
+			while (next < nr && rank[next].score != INT64_MIN &&
+			       in_large_free(rp, rank[next].pfn < z->start_pfn ? z->start_pfn :
+					     rank[next].pfn))
+				next++;
+			if (next >= nr)
+				break;
 			ret = model_set_pageblock_mt(rp->m, rank[next].pfn, mt);
 			if (ret)
 				return ret;

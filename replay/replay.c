@@ -142,10 +142,34 @@ void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_ev
 	ev->mode = (int)fld(raw, t->mode, -1);
 }
 
+/* The seq of a snapshot's first "pages" marker; its end without one. */
+static int64_t pages_marker_seq(struct replay *rp, const struct snap_info *si, int *err)
+{
+	sqlite3_stmt *st;
+	int64_t seq = si->seq_end;
+
+	*err = 0;
+	if (si->seq_begin < 0)
+		return seq;
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text FROM markers WHERE seq >= ? "
+			       "AND seq <= ? AND text LIKE 'bigchunk snapshot % pages %' ORDER BY seq "
+			       "LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
+		*err = bc_error(BC_E_DB, "markers: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
+		return seq;
+	}
+	sqlite3_bind_int64(st, 1, si->seq_begin);
+	sqlite3_bind_int64(st, 2, si->seq_end);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return seq;
+}
+
 static int load_snaps(struct replay *rp)
 {
 	struct snap_info *si;
 	int nr, i, ret;
+	int64_t fe;
 
 	ret = snap_list(rp->db, &si, &nr);
 	if (ret)
@@ -158,9 +182,15 @@ static int load_snaps(struct replay *rp)
 	for (i = 0; i < nr; i++) {
 		if (!si[i].complete)
 			continue;
+		fe = pages_marker_seq(rp, &si[i], &ret);
+		if (ret) {
+			free(si);
+			return ret;
+		}
 		rp->snaps[rp->nr_snaps++] = (struct rp_snap){
 			.id = si[i].id, .seq_begin = si[i].seq_begin, .seq_end = si[i].seq_end,
 			.ts_begin = si[i].ts_begin, .ts_end = si[i].ts_end,
+			.seq_files_end = fe,
 			.nr_pfns = si[i].nr_pfns, .complete = si[i].complete,
 		};
 	}
@@ -502,6 +532,11 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		const struct rp_snap *seed = &rp->snaps[rp->seed_snap];
 		bool in_seed_read = (int64_t)raw.seq < seed->seq_end;
 
+		if (rp->bwin_open && (int64_t)raw.seq >= rp->bwin_end) {
+			ret = rp_buddy_window_close(rp);
+			if (ret)
+				goto out;
+		}
 		/* A later snapshot ends here: score it before this event. */
 		while (s && s->seq_end >= 0 && (uint64_t)s->seq_end <= raw.seq) {
 			ret = rp_score_snapshot(rp, s, NULL);
@@ -552,6 +587,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			goto out;
 		if (in_seed_read)
 			rp->snapshot_anomalies += model_anomaly_total(rp->m) - anom_before;
+		if (rp->bwin_open)
+			rp_buddy_window_update(rp);
 		if (rp->open_attempt >= 0) {
 			struct rp_attempt *a = &rp->attempts[rp->open_attempt];
 

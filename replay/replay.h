@@ -106,7 +106,10 @@ struct rp_score {
 	uint64_t kind_compared, kind_agree;
 	double pfn_agree_state;		/* state_agree / pfns_compared */
 	double pfn_agree_kind;		/* kind_agree / kind_compared */
-	double buddyinfo_max_rel_err;	/* max over zone, order of |model-kernel|/max(kernel,1) */
+	double buddyinfo_max_rel_err;	/* max over zone, order of the kernel's distance from the
+					 * model's range while the zone files were read, over
+					 * max(kernel,1) */
+	double buddyinfo_begin_max_rel_err; /* the same against the model at the begin marker */
 	double pagetypeinfo_max_rel_err;/* max over zone, migratetype of pageblock counts */
 	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
 	int buddy_worst_order;

@@ -107,7 +107,7 @@ static bool live_lock(const char *test)
 
 	if (fd >= 0)
 		return true;
-	fd = open("/tmp/bigchunk-live-test.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open("/tmp/bigchunk-live.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return true;	/* no lock file: run unserialised rather than skip */
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)

@@ -582,8 +582,6 @@ END_TEST
 
 /* ---- live ---- */
 
-#define LIVE_LOCK "/tmp/bigchunk-live.lock"
-
 /*
  * A fragmenting workload that holds its memory until killed: anonymous memory with
  * every other 64 KiB unmapped (part of it mlocked) and 64 MiB of page cache.
@@ -643,7 +641,7 @@ START_TEST(test_live_probe_verify)
 	char *db = fixture_tmpfile("probe.db"), *file = fixture_tmpfile("cache.bin");
 	char cmd[1024], *out = NULL;
 	const char *p;
-	int lock, rc, attempts = -1, agree = -1;
+	int rc, attempts = -1, agree = -1;
 	FILE *fp;
 	long before = -1, after = -1;
 	pid_t w;
@@ -654,9 +652,6 @@ START_TEST(test_live_probe_verify)
 		printf("SKIP: test_live_probe_verify: no 1 GiB hugetlb pool on this kernel\n");
 		return;
 	}
-	lock = open(LIVE_LOCK, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-	ck_assert_int_ge(lock, 0);
-	ck_assert_int_eq(flock(lock, LOCK_EX), 0);
 	fp = fopen("/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "r");
 	ck_assert_ptr_nonnull(fp);
 	ck_assert_int_eq(fscanf(fp, "%ld", &before), 1);
@@ -712,8 +707,6 @@ START_TEST(test_live_probe_verify)
 	ck_assert_msg(atoi(p + 1) == 0, "probes disagree without invisible state: %s", out);
 	free(out);
 	fixture_rm(db);
-	flock(lock, LOCK_UN);
-	close(lock);
 }
 END_TEST
 

@@ -152,6 +152,7 @@ START_TEST(test_live_fidelity)
 	ck_assert_int_ge(f.nscores, 2);
 	ck_assert_msg(f.state >= 0.999, "state agreement %.5f < 0.999", f.state);
 	ck_assert_msg(f.kind >= 0.99, "kind agreement %.5f < 0.99", f.kind);
+	ck_assert_msg(f.buddy <= 0.001, "buddyinfo error %.4f > 0.001", f.buddy);
 	fixture_rm(db);
 }
 END_TEST
