@@ -175,6 +175,21 @@ static int cmp_rank(const void *a, const void *b)
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
+/* The rows of @select (a "SELECT ... FROM table") for one snapshot and zone. */
+static int zone_rows(struct replay *rp, const char *select, int64_t snap,
+		     const struct model_zone_layout *z, sqlite3_stmt **st)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "%s WHERE snap = ? AND node = ? AND zone = ?", select);
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), sql, -1, st, NULL) != SQLITE_OK)
+		return bc_error(BC_E_DB, "%s: %s", select, sqlite3_errmsg(tdb_sqlite(rp->db)));
+	sqlite3_bind_int64(*st, 1, snap);
+	sqlite3_bind_int(*st, 2, z->nid);
+	sqlite3_bind_text(*st, 3, z->name, -1, SQLITE_TRANSIENT);
+	return 0;
+}
+
 /*
  * Is the pageblock at @pfn part of a free block above pageblock order? Its pageblocks
  * share one type in the kernel (__free_one_page() re-types the buddy it merges with,
@@ -200,13 +215,9 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 	size_t k;
 	int ret;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT migratetype, nr_blocks FROM "
-			       "pagetype_blocks WHERE snap = ? AND node = ? AND zone = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "pagetype_blocks: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
-	sqlite3_bind_int64(st, 1, snap);
-	sqlite3_bind_int(st, 2, z->nid);
-	sqlite3_bind_text(st, 3, z->name, -1, SQLITE_TRANSIENT);
+	ret = zone_rows(rp, "SELECT migratetype, nr_blocks FROM pagetype_blocks", snap, z, &st);
+	if (ret)
+		return ret;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
 
@@ -304,13 +315,9 @@ static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 	if (orders > RF_ORDERS)
 		orders = RF_ORDERS;
 	memset(want, 0xff, sizeof(want));	/* -1: not known, not scored */
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT migratetype, ord, nr_free FROM "
-			       "pagetype_free WHERE snap = ? AND node = ? AND zone = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "pagetype_free: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
-	sqlite3_bind_int64(st, 1, snap);
-	sqlite3_bind_int(st, 2, z->nid);
-	sqlite3_bind_text(st, 3, z->name, -1, SQLITE_TRANSIENT);
+	ret = zone_rows(rp, "SELECT migratetype, ord, nr_free FROM pagetype_free", snap, z, &st);
+	if (ret)
+		return ret;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
 		int o = sqlite3_column_int(st, 1);
