@@ -29,6 +29,16 @@ struct pr_ctx {
 	unsigned int nr_pins, cap_pins;
 	uint32_t pins_gen;		/* bumped when a pin is added */
 	struct pr_index *ix;		/* the one index fed by pr_after_event(), or NULL */
+	/*
+	 * In-use user pages (anonymous or mapped) the newest snapshot shows off the LRU:
+	 * waiting in a per-cpu LRU batch (lru_add). has_unmovable_pages() takes them as
+	 * unmovable, and alloc_contig_range() isolates before lru_cache_disable() drains
+	 * the batches, so they stop it until some attempt gets as far as migrating (or an
+	 * offlining, which drains first). A bit per pfn; an event on the page clears it.
+	 */
+	uint64_t *lru_pending;
+	uint64_t nr_lru_pending;
+	bool lru_drained;		/* this question's search drained the batches */
 	uint64_t attempts_run;		/* hypothetical attempts, all callers */
 };
 

@@ -130,7 +130,10 @@ static int ctx_create(struct replay *rp, struct model *m, struct pr_ctx **out)
 	c->base = lo;
 	c->span = hi - lo;
 	c->alloc_seq = calloc(c->span, sizeof(*c->alloc_seq));
-	if (!c->alloc_seq) {
+	c->lru_pending = calloc((c->span + 63) / 64, sizeof(*c->lru_pending));
+	if (!c->alloc_seq || !c->lru_pending) {
+		free(c->alloc_seq);
+		free(c->lru_pending);
 		free(c);
 		return bc_error(BC_E_NOMEM, "predict: out of memory (%" PRIu64 " pfns)", hi - lo);
 	}
@@ -153,6 +156,7 @@ void pr_destroy(struct pr_ctx *c)
 	if (!c)
 		return;
 	free(c->alloc_seq);
+	free(c->lru_pending);
 	free(c->pins);
 	free(c);
 }
@@ -168,6 +172,57 @@ uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head)
 	return in_span(c, head) ? c->alloc_seq[head - c->base] : 0;
 }
 
+/* Forget the LRU-batch pages in [pfn, pfn + n): an event settled them. */
+static void lru_settle(struct pr_ctx *c, uint64_t pfn, uint64_t n)
+{
+	uint64_t p;
+
+	if (!c->nr_lru_pending)
+		return;
+	for (p = pfn; p < pfn + n; p++) {
+		uint64_t i;
+
+		if (!in_span(c, p))
+			continue;
+		i = p - c->base;
+		if (c->lru_pending[i / 64] & (1ull << (i % 64))) {
+			c->lru_pending[i / 64] &= ~(1ull << (i % 64));
+			c->nr_lru_pending--;
+		}
+	}
+}
+
+static void lru_drain_all(struct pr_ctx *c)
+{
+	if (!c->nr_lru_pending)
+		return;
+	memset(c->lru_pending, 0, (c->span + 63) / 64 * sizeof(*c->lru_pending));
+	c->nr_lru_pending = 0;
+	pr_touch_all(c);
+}
+
+/* The first LRU-batch page in [s, e) while the batches are not drained, or UINT64_MAX. */
+static uint64_t lru_pending_in(const struct pr_ctx *c, uint64_t s, uint64_t e)
+{
+	uint64_t p;
+
+	if (!c->nr_lru_pending || c->lru_drained)
+		return UINT64_MAX;
+	for (p = s; p < e; p++) {
+		uint64_t i = p - c->base, w;
+
+		if (!in_span(c, p))
+			continue;
+		w = c->lru_pending[i / 64] >> (i % 64);
+		if (!w) {
+			p += 63 - i % 64;	/* the rest of this word is clear */
+			continue;
+		}
+		return p + (uint64_t)__builtin_ctzll(w);
+	}
+	return UINT64_MAX;
+}
+
 void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
 {
 	unsigned int order = ev->order;
@@ -176,11 +231,14 @@ void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
 	case RP_EV_PAGE_ALLOC:
 		if (ev->pfn == UINT64_MAX)
 			return;
+		lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
 		if (in_span(c, ev->pfn))
 			c->alloc_seq[ev->pfn - c->base] = ev->seq + 1 > UINT32_MAX ? UINT32_MAX :
 							   (uint32_t)(ev->seq + 1);
 		break;
 	case RP_EV_PAGE_FREE:
+		if (ev->pfn != UINT64_MAX)
+			lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
 		if (ev->pfn != UINT64_MAX && in_span(c, ev->pfn))
 			c->alloc_seq[ev->pfn - c->base] = 0;
 		break;
@@ -250,6 +308,8 @@ void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a)
 {
 	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn)
 		pr_note_pinned(c, a->fin_pfn, a->seq_test, "earlier attempt failed here");
+	/* It got as far as test_pages_isolated(): it migrated, so the batches drained. */
+	lru_drain_all(c);
 	pr_touch_all(c);
 }
 
@@ -323,6 +383,40 @@ static enum model_kind snap_kind(uint64_t f, uint64_t mapcount)
 	return MODEL_KIND_KERNEL;
 }
 
+/* Anonymous or mapped, in use, not on the LRU and nothing else: a page in an LRU batch. */
+static bool lru_batch_flags(uint64_t f, uint64_t mapcount)
+{
+	const uint64_t other = (1ull << 5) | (1ull << KPF_SLAB_B) | (1ull << KPF_BUDDY_B) |
+			       (1ull << 15) | (1ull << 16) | (1ull << 17) | (1ull << 20) |
+			       (1ull << 22) | (1ull << 23) | (1ull << 24) | (1ull << 26) |
+			       (1ull << 32);
+
+	return !(f & other) && ((f & (1ull << 12)) || (mapcount && (f & (1ull << 11))));
+}
+
+uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint64_t snap_seq)
+{
+	struct model_pfn_info pi;
+	uint64_t p, n = 0;
+
+	for (p = pfn; p < pfn + npfns; p++) {
+		uint64_t i = p - c->base;
+
+		if (!in_span(c, p) || model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC)
+			continue;
+		if (!pi.seeded && pr_alloc_seq_at(c, pi.head) > snap_seq)
+			continue;	/* allocated after the snapshot began */
+		if (c->lru_pending[i / 64] & (1ull << (i % 64)))
+			continue;
+		c->lru_pending[i / 64] |= 1ull << (i % 64);
+		c->nr_lru_pending++;
+		n++;
+	}
+	if (n)
+		pr_touch_all(c);
+	return n;
+}
+
 int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 {
 	struct model_pfn_info pi;
@@ -347,8 +441,15 @@ int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 	ret = snap_runs_open(c->db, snap, c->base, c->base + c->span, &it);
 	if (ret)
 		return ret;
+	if (c->nr_lru_pending)
+		changed++;
+	memset(c->lru_pending, 0, (c->span + 63) / 64 * sizeof(*c->lru_pending));
+	c->nr_lru_pending = 0;
 	while ((ret = snap_runs_next(it, &run)) == 1) {
 		enum model_kind k = snap_kind(run.flags, run.count);
+
+		if (lru_batch_flags(run.flags, run.count))
+			changed += pr_mark_lru_batch(c, run.pfn, run.npfns, snap_seq);
 
 		if (k == MODEL_KIND_UNKNOWN || k == MODEL_KIND_KERNEL ||
 		    (run.flags & (1ull << KPF_BUDDY_B)) || (run.flags & (1ull << 20)))
@@ -380,6 +481,9 @@ static const char *page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v
 {
 	struct model_pfn_info pi;
 
+	if (v == PR_V_ISOLATION && lru_pending_in(c, pfn, pfn + 1) == pfn)
+		return "user page not on the LRU yet (per-cpu LRU batch; alloc_contig_range() "
+		       "isolates before lru_cache_disable())";
 	if (model_pfn_info(c->m, pfn, &pi))
 		return "outside the model";
 	switch (pi.state) {
@@ -646,6 +750,9 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	struct model_migrate_result mr;
 	struct model_pfn_info pi;
 	uint64_t fail = UINT64_MAX, outer = s, pin = UINT64_MAX;
+	/* offline_pages() drains the LRU batches before isolating; alloc_contig_range() not */
+	uint64_t batch = o->offline || o->policy != PR_POLICY_MAINLINE ? UINT64_MAX :
+			 lru_pending_in(c, s, e);
 	struct hidden hid = { 0 };
 	int ret, ret2;
 
@@ -699,6 +806,12 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	ret2 = model_commit(c->m);
 	if (!ret)
 		ret = ret2;
+	if ((ret == -BC_E_BUSY || !ret) && batch != UINT64_MAX && batch < fail) {
+		fail = batch;
+		ret = -BC_E_BUSY;
+	}
+	if (!ret && !o->offline)
+		c->lru_drained = true;	/* it goes on to migrate: lru_cache_disable() */
 	if (ret == -BC_E_BUSY) {
 		cd->verdict = PR_V_ISOLATION;
 		cd->pfn = fail;
@@ -1196,6 +1309,7 @@ int pr_ask(struct pr_ctx *c, const struct pr_opts *opts, uint64_t at_seq, uint64
 		free(ans);
 		return ret;
 	}
+	c->lru_drained = false;		/* one question: K writes of nr_hugepages in a row */
 	for (i = 0; i < count; i++) {
 		struct pr_answer *a = &ans[i];
 		struct search S = { .a = a, .best = -1 };

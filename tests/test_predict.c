@@ -465,6 +465,64 @@ START_TEST(test_v4_prescreen)
 END_TEST
 
 /*
+ * An anonymous page at N+9 that the snapshot showed off the LRU (a per-cpu LRU batch,
+ * pr_mark_lru_batch()). has_unmovable_pages() stops alloc_contig_range() there, and
+ * lru_cache_disable() drains the batches only once an attempt migrates; offline_pages()
+ * drains before isolating.
+ * Expect: mainline K = 2: answer 1 fails candidate N at N+9 (isolation) and takes N+SZ
+ * (whose migration drained the batches), answer 2 takes N; offline of [N, N+SZ)
+ * succeeds; after a real attempt (pr_attempt_end) N succeeds at once; an event on the
+ * page also settles it.
+ */
+START_TEST(test_lru_batch)
+{
+	struct fx f = mk("6.18.44", false);
+	struct pr_opts o = opts(PR_POLICY_MAINLINE, SZ, 2);
+	struct rp_attempt att = { .kind = RP_ATTEMPT_CONTIG, .start_pfn = N + 3 * SZ,
+				  .end_pfn = N + 4 * SZ, .success = true };
+	struct rp_event ev = { .kind = RP_EV_PAGE_FREE, .pfn = N + 9, .order = 0, .seq = 7 };
+	struct pr_answer *a;
+	unsigned int nr;
+
+	seed(f.m, N + 9, 1, KPF_LRU | KPF_ANON);
+	ck_assert_uint_eq(pr_mark_lru_batch(f.c, N, SZ, 0), 1);
+	a = ask(&f, &o, &nr);
+	ck_assert_uint_eq(nr, 2);
+	cand_is(&a[0], 0, N, PR_V_ISOLATION, N + 9);
+	cand_is(&a[0], 1, N + SZ, PR_V_SUCCESS, UINT64_MAX);
+	ck_assert(a[1].success);
+	ck_assert_uint_eq(a[1].start_pfn, N);
+	pr_answers_free(a, nr);
+
+	o = opts(PR_POLICY_MAINLINE, SZ, 1);
+	o.offline = true;
+	o.has_range = true;
+	o.range_start = N;
+	o.range_end = N + SZ;
+	a = ask(&f, &o, &nr);
+	ck_assert(a[0].success);
+	pr_answers_free(a, nr);
+
+	o = opts(PR_POLICY_MAINLINE, SZ, 1);
+	a = ask(&f, &o, &nr);
+	cand_is(&a[0], 0, N, PR_V_ISOLATION, N + 9);
+	pr_answers_free(a, nr);
+	pr_attempt_end(f.c, &att);
+	a = ask(&f, &o, &nr);
+	cand_is(&a[0], 0, N, PR_V_SUCCESS, UINT64_MAX);
+	pr_answers_free(a, nr);
+
+	ck_assert_uint_eq(pr_mark_lru_batch(f.c, N, SZ, 0), 1);
+	pr_after_event(f.c, &ev);
+	ck_assert_int_eq(model_page_free(f.m, N + 9, 0, 0), 0);
+	a = ask(&f, &o, &nr);
+	cand_is(&a[0], 0, N, PR_V_SUCCESS, UINT64_MAX);
+	pr_answers_free(a, nr);
+	fx_done(&f);
+}
+END_TEST
+
+/*
  * --count: all free, K = 3 then K = 20 (16 candidates).
  * Expect: 3 successes N, N+0x400, N+0x800, the second answer seeing the first range
  * taken (hugetlb: invalid-range); K = 20: 16 successes then one failure (17 answers).
@@ -717,6 +775,7 @@ Suite *predict_suite(void)
 
 	tcase_add_test(core, test_only_free);
 	tcase_add_test(core, test_slab_page);
+	tcase_add_test(core, test_lru_batch);
 	tcase_add_test(core, test_reserved_and_pgtable);
 	tcase_add_test(core, test_hole_and_uninit);
 	tcase_add_test(core, test_zone_boundary);

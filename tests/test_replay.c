@@ -149,6 +149,7 @@ START_TEST(test_live_fidelity)
 	free(out);
 	ck_assert_msg(replay_file(db, &f) == 0, "%s", bc_errmsg());
 	print_fidelity("live mixed workload", &f);
+	fflush(stdout);
 	ck_assert_int_ge(f.nscores, 2);
 	ck_assert_msg(f.state >= 0.999, "state agreement %.5f < 0.999", f.state);
 	ck_assert_msg(f.kind >= 0.99, "kind agreement %.5f < 0.99", f.kind);
