@@ -223,6 +223,7 @@ static int gigantic_piece(const struct model *m, uint32_t head, unsigned int ord
 	       w_order(w) > m->max_order && order < w_order(w);
 }
 
+/* force_pcp: 1 to the pcp list even in an isolated block, -1 never to a pcp list. */
 static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, int force_pcp)
 {
 	struct mzone *z;
@@ -267,7 +268,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	 * free_frozen_pages(): pcp orders go to the head of this cpu's list unless the
 	 * block is isolated; other orders and isolated blocks go to free_one_page().
 	 */
-	if (model_pcp_allowed(m, order) && (force_pcp || eff != IMT_ISOLATE)) {
+	if (model_pcp_allowed(m, order) && force_pcp >= 0 && (force_pcp || eff != IMT_ISOLATE)) {
 		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
 		return 0;
 	}
@@ -280,6 +281,13 @@ int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)
 {
 	m->ops++;
 	return do_free(m, pfn, order, cpu, 0);
+}
+
+int model_page_free_nopcp(struct model *m, uint64_t pfn, unsigned int order, int cpu)
+{
+	m->ops++;
+	m->nopcp_frees++;
+	return do_free(m, pfn, order, cpu, -1);
 }
 
 /* mm_page_free_batched: free_unref_folios() put the folio on this cpu's pcp list. */

@@ -212,6 +212,7 @@ struct model {
 	uint64_t init_pages;
 	uint64_t implicit_claims;
 	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
+	uint64_t nopcp_frees;		/* model_page_free_nopcp() */
 	struct anom an;
 
 	uint64_t seq, ts;		/* current event (not journaled) */

@@ -857,6 +857,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->init_pages = m->init_pages;
 	out->implicit_claims = m->implicit_claims;
 	out->unknown_settled = m->unknown_settled;
+	out->nopcp_frees = m->nopcp_frees;
 	out->pool_nodes = m->pool_used;
 	bytes += map_resident(m);
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);

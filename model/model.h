@@ -282,6 +282,13 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
  * init growth (__free_pages_core()) and are counted, not treated as anomalies.
  */
 int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu);
+/*
+ * kmem:mm_page_free that could not take @cpu's pcp lock: freed from an interrupt while
+ * that cpu was inside free_unref_folios()'s batch (pcp_spin_trylock() fails), so the
+ * page goes to the buddy through free_one_page() with no drain event. The caller tells
+ * (replay: a free on a cpu whose batch still has unconfirmed folios).
+ */
+int model_page_free_nopcp(struct model *m, uint64_t pfn, unsigned int order, int cpu);
 /* kmem:mm_page_free_batched: confirms that an earlier free went to @cpu's pcp list. */
 int model_free_batched(struct model *m, uint64_t pfn, int cpu);
 /*
@@ -415,6 +422,7 @@ struct model_stats {
 	uint64_t init_pages;		/* uninitialised pages freed (lazy init growth) */
 	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
 	uint64_t unknown_settled;	/* flags-0 seeded pages an alloc/drain resolved */
+	uint64_t nopcp_frees;		/* frees sent past a locked pcp list (trylock) */
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* bytes held by the model (excl. journal); map pages
 					 * of uninitialised memory are given back and not counted */

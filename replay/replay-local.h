@@ -16,6 +16,8 @@ struct rp_type {
 	int succeeded, failed, reason, mode;
 };
 
+#define RP_FOLIO_BATCH	32	/* > FOLIO_BATCH_SIZE (31): folios per free_unref_folios() */
+
 struct rp_snap {
 	int64_t id;
 	int64_t seq_begin, seq_end;	/* -1 unaligned */
@@ -83,6 +85,20 @@ struct replay {
 	uint64_t attempt_isolation_mismatch;	/* kernel isolated, model could not */
 	uint64_t uncertain_marks;
 	bool lost_since_snapshot;	/* a lost-event window since the last resync */
+
+	/*
+	 * Per cpu, free_unref_folios() in progress: the pcp-order pfns of the last run of
+	 * mm_page_free (its prepare loop), how far mm_page_free_batched has confirmed them,
+	 * and when the last confirmation came. A free on that cpu while some are still
+	 * unconfirmed came from an interrupt that found the pcp lock taken.
+	 */
+	struct rp_free_batch {
+		uint64_t pfn[RP_FOLIO_BATCH];
+		uint8_t n, next;
+		bool confirming;
+		uint64_t ts_confirm;
+	} *batch;
+	unsigned int nr_batch;
 
 	/* pfns touched by events while the snapshot being scored was read (bitmap) */
 	uint64_t *touched;

@@ -346,7 +346,9 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	}
 	rp->touched_words = (spanned_end + 63) / 64;
 	rp->touched = calloc(rp->touched_words, sizeof(uint64_t));
-	if (!rp->touched) {
+	rp->nr_batch = rp->layout.nr_cpus ? rp->layout.nr_cpus : 1;
+	rp->batch = calloc(rp->nr_batch, sizeof(*rp->batch));
+	if (!rp->touched || !rp->batch) {
 		ret = bc_error(BC_E_NOMEM, "out of memory");
 		goto error;
 	}
@@ -370,6 +372,7 @@ void rp_destroy(struct replay *rp)
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
+	free(rp->batch);
 	free(rp->seed_mark_seq);
 	free(rp->seed_mark_pfn);
 	free(rp);
@@ -402,6 +405,55 @@ static void touch(struct replay *rp, uint64_t pfn, unsigned int order)
 		rp->touched[i / 64] |= 1ull << (i % 64);
 }
 
+/*
+ * free_unref_folios() traces mm_page_free for each folio first (free_pages_prepare()),
+ * then, holding the cpu's pcp lock, mm_page_free_batched for each one it puts on the
+ * pcp list, in the same order. A free on that cpu between two confirmations, with
+ * folios still to be confirmed, was an interrupt: its pcp_spin_trylock() failed and
+ * the page went to the buddy (free_one_page()). A confirmation gap longer than an
+ * interrupt (RP_BATCH_GAP_NS) ends the batch: the rest were not pcp-bound after all.
+ */
+#define RP_BATCH_GAP_NS	10000000ull
+
+static struct rp_free_batch *cpu_batch(struct replay *rp, int cpu)
+{
+	return cpu >= 0 && (unsigned int)cpu < rp->nr_batch ? &rp->batch[cpu] : NULL;
+}
+
+static bool free_inside_batch(struct replay *rp, const struct rp_event *ev)
+{
+	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
+
+	if (!b || ev->order > 3)
+		return false;
+	if (b->confirming && b->next < b->n && ev->ts - b->ts_confirm < RP_BATCH_GAP_NS)
+		return true;
+	if (b->confirming || b->n == RP_FOLIO_BATCH)
+		b->n = b->next = 0;
+	b->confirming = false;
+	b->pfn[b->n++] = ev->pfn;
+	return false;
+}
+
+static void batch_confirm(struct replay *rp, const struct rp_event *ev)
+{
+	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
+	unsigned int k;
+
+	if (!b)
+		return;
+	for (k = b->next; k < b->n && b->pfn[k] != ev->pfn; k++)
+		;
+	if (k == b->n) {
+		b->n = b->next = 0;	/* not this cpu's run: start over */
+		b->confirming = false;
+		return;
+	}
+	b->next = (uint8_t)(k + 1);
+	b->confirming = true;
+	b->ts_confirm = ev->ts;
+}
+
 /* Apply one decoded event to the model. */
 static int apply(struct replay *rp, const struct rp_event *ev)
 {
@@ -411,8 +463,11 @@ static int apply(struct replay *rp, const struct rp_event *ev)
 	case RP_EV_PAGE_ALLOC:
 		return model_page_alloc(m, ev->pfn, ev->order, ev->gfp, ev->mt, ev->cpu);
 	case RP_EV_PAGE_FREE:
+		if (ev->pfn != UINT64_MAX && free_inside_batch(rp, ev))
+			return model_page_free_nopcp(m, ev->pfn, ev->order, ev->cpu);
 		return model_page_free(m, ev->pfn, ev->order, ev->cpu);
 	case RP_EV_FREE_BATCHED:
+		batch_confirm(rp, ev);
 		return model_free_batched(m, ev->pfn, ev->cpu);
 	case RP_EV_ZONE_LOCKED:
 		return model_zone_locked(m, ev->pfn, ev->order, ev->mt, ev->percpu_refill, ev->cpu);
