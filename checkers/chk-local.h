@@ -21,6 +21,8 @@ enum sh_state {
 	SH_TAKEN,		/* off a free list without an alloc event yet (zone_locked,
 				 * compaction free scanner): pcp, pending, or silently used */
 	SH_CONTIG,		/* held by a successful contiguous allocation */
+	SH_ALLOC_PT,		/* mm_page_alloc of an order-0 page-table page: it can come
+				 * back to a pcp list with no mm_page_free (below) */
 };
 
 #define SH_STATE_MASK	7u
@@ -53,6 +55,7 @@ struct chk_ctx {
 	struct chk_result r[CHK_NR_CHECKERS];
 	uint64_t events, hypothetical;
 	bool replayed;
+	uint64_t explained_seq, explained_pfn;	/* the first explained case */
 
 	/* layout */
 	bool have_layout;

@@ -54,6 +54,10 @@ static void result_text(const struct chk_result *r, char *buf, size_t len)
 {
 	if (r->status == CHK_NOT_RUN)
 		snprintf(buf, len, "%s", r->not_run ? r->not_run : "not run");
+	else if (r->explained)
+		snprintf(buf, len, "%" PRIu64 " violation%s, %" PRIu64 " inconclusive, %" PRIu64
+			 " checks, %" PRIu64 " explained by known kernel behaviour", r->violations,
+			 r->violations == 1 ? "" : "s", r->inconclusive, r->checks, r->explained);
 	else
 		snprintf(buf, len, "%" PRIu64 " violation%s, %" PRIu64 " inconclusive, %" PRIu64
 			 " checks", r->violations, r->violations == 1 ? "" : "s", r->inconclusive,

@@ -89,6 +89,8 @@ struct chk_result {
 	uint64_t checks;		/* things examined (events, blocks, comparisons) */
 	uint64_t violations;		/* found (all, not only those kept) */
 	uint64_t inconclusive;		/* would-be violations on pages of lost windows */
+	uint64_t explained;		/* would-be violations a known kernel behaviour accounts
+					 * for (counted apart, not failures; checkers/README.md) */
 	enum chk_status status;
 	const char *not_run;		/* why CHK_NOT_RUN (static string), or NULL */
 };
