@@ -59,10 +59,25 @@ struct cap_type {
 	int min_size;				/* record bytes the stored fields need */
 };
 
+/*
+ * The last events stored per CPU, for stacks: a stack trigger saves the stack after
+ * its event was written, and an interrupt meanwhile can write events of its own, so a
+ * stack belongs to the latest event of the type its first frame names
+ * (trace_event_raw_event_NAME), not simply to the record before it.
+ */
+#define CAP_RECENT	16
+
+struct cap_recent {
+	int64_t seq;				/* -1: empty, or its stack is stored */
+	int tep_id;
+};
+
 struct cap_cpu {
 	uint64_t last_ts;			/* last record seen on this CPU */
 	int64_t last_seq;			/* seq of the last record if stored, else -1 */
 	bool seen;
+	struct cap_recent recent[CAP_RECENT];
+	unsigned int next_recent;
 };
 
 struct cap_decoder {
@@ -376,8 +391,13 @@ static struct cap_cpu *get_cpu(struct cap_decoder *d, int cpu)
 	c = realloc(d->cpus, (size_t)n * sizeof(*c));
 	if (!c)
 		return NULL;
-	for (i = d->nr_cpus; i < n; i++)
+	for (i = d->nr_cpus; i < n; i++) {
+		unsigned int k;
+
 		c[i] = (struct cap_cpu){ .last_seq = -1 };
+		for (k = 0; k < CAP_RECENT; k++)
+			c[i].recent[k].seq = -1;
+	}
 	d->cpus = c;
 	d->nr_cpus = n;
 	return &c[cpu];
@@ -434,6 +454,35 @@ static int decode_marker(struct cap_decoder *d, struct tep_record *rec, int cpu,
 	return ret;
 }
 
+/* The event a stack whose first frame is @sym belongs to: seq, or -1. */
+static int64_t stack_owner(struct cap_decoder *d, struct cap_cpu *c, const char *sym)
+{
+	static const char prefix[] = "trace_event_raw_event_";
+	unsigned int k, i;
+
+	if (sym && !strncmp(sym, prefix, sizeof(prefix) - 1)) {
+		const char *name = sym + sizeof(prefix) - 1;
+
+		for (k = 0; k < CAP_RECENT; k++) {
+			struct cap_recent *r;
+			struct tep_event *ev;
+
+			i = (c->next_recent + CAP_RECENT - 1 - k) % CAP_RECENT;
+			r = &c->recent[i];
+			if (r->seq < 0)
+				continue;
+			ev = tep_find_event(d->tep, r->tep_id);
+			if (ev && !strcmp(ev->name, name)) {
+				int64_t seq = r->seq;
+
+				r->seq = -1;	/* one stack per event */
+				return seq;
+			}
+		}
+	}
+	return c->last_seq;
+}
+
 static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct cap_cpu *c)
 {
 	unsigned long long addr, nr = 0, start;
@@ -441,8 +490,8 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 	struct trace_seq s;
 	const char *sym;
 
-	if (c->last_seq < 0)
-		return 0;		/* its event was not stored */
+	int64_t owner;
+
 	off = d->stack_caller->offset;
 	if (off > rec->size)
 		return bc_error(BC_E_FORMAT, "capture: cpu %d ts %llu: kernel_stack record of %d bytes is short",
@@ -452,6 +501,10 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 	    (long long)nr >= 0 && nr < (unsigned long long)n)
 		n = (int)nr;
 
+	addr = n > 0 ? tep_read_number(d->tep, (const char *)rec->data + off, d->long_size) : 0;
+	owner = stack_owner(d, c, addr ? tep_find_function(d->tep, addr) : NULL);
+	if (owner < 0)
+		return 0;		/* its event was not stored */
 	trace_seq_init(&s);
 	for (i = 0; i < n; i++) {
 		addr = tep_read_number(d->tep, (const char *)rec->data + off + i * d->long_size,
@@ -473,11 +526,15 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 		trace_seq_destroy(&s);
 		return bc_error(BC_E_NOMEM, "capture: out of memory for a stack");
 	}
-	ret = tdb_add_stack(d->db, (uint64_t)c->last_seq, s.buffer);
+	ret = tdb_add_stack(d->db, (uint64_t)owner, s.buffer);
 	trace_seq_destroy(&s);
 	if (!ret)
 		d->st.stacks++;
-	c->last_seq = -1;	/* one stack per event */
+	if (owner == c->last_seq)
+		c->last_seq = -1;	/* one stack per event */
+	for (i = 0; i < CAP_RECENT; i++)
+		if (c->recent[i].seq == owner)
+			c->recent[i].seq = -1;
 	return ret;
 }
 
@@ -574,6 +631,9 @@ int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
 	if (ret)
 		return ret;
 	c->last_seq = (int64_t)ev.seq;
+	c->recent[c->next_recent].seq = (int64_t)ev.seq;
+	c->recent[c->next_recent].tep_id = id;
+	c->next_recent = (c->next_recent + 1) % CAP_RECENT;
 	d->st.events++;
 	return 0;
 }

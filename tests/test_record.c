@@ -553,6 +553,33 @@ START_TEST(test_record_stacks)
 	ck_assert_int_gt(sql_int(db, "SELECT count(*) FROM stacks"), 0);
 	ck_assert_int_gt(sql_int(db, "SELECT count(*) FROM stacks WHERE frames LIKE "
 				 "'%__alloc_%pages%'"), 0);
+	/* each trigger stack belongs to a non-movable mm_page_alloc, even when an
+	 * interrupt wrote events between the allocation and its stack */
+	{
+		int alloc = tdb_event_type_id(db, "kmem", "mm_page_alloc"), mt, n = 0;
+		sqlite3_stmt *q;
+
+		mt = tdb_field_index(db, alloc, "migratetype");
+		ck_assert_int_ge(mt, 0);
+		ck_assert_int_eq(sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq FROM stacks WHERE "
+						    "frames LIKE 'trace_event_raw_event_mm_page_alloc+%'",
+						    -1, &q, NULL), SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			uint64_t seq = (uint64_t)sqlite3_column_int64(q, 0);
+			struct tdb_cursor *cur;
+			struct bc_event ev;
+
+			ck_assert_int_eq(tdb_cursor_open(db, seq, seq + 1, &cur), 0);
+			ck_assert_int_eq(tdb_cursor_next(cur, &ev), 1);
+			ck_assert_msg(ev.type == alloc && ev.field[mt] != 1,
+				      "stack of seq %llu is on an event of type %d, mt %lld",
+				      (unsigned long long)seq, ev.type, (long long)ev.field[mt]);
+			tdb_cursor_close(cur);
+			n++;
+		}
+		sqlite3_finalize(q);
+		ck_assert_int_gt(n, 0);
+	}
 	tdb_close(db);
 	trig = slurp("/sys/kernel/tracing/events/kmem/mm_page_alloc/trigger");
 	ck_assert_ptr_null(strstr(trig, "migratetype != 1"));
