@@ -137,13 +137,32 @@ for f in zoneinfo buddyinfo pagetypeinfo meminfo vmstat iomem; do
 done
 
 # The zone files are read: events from here on may be newer than them. The pages
-# follow at once (in one piece each), then the memory blocks and pools.
-[ -z "$marker" ] || printf 'bigchunk snapshot %s pages 0' "$label" > "$mfile" ||
-	die "$mfile: cannot write the pages marker"
-for f in kpageflags kpagecount; do
-	dd if="$root/proc/$f" of="$dir/$f" bs=4194304 2>/dev/null ||
-		die "$root/proc/$f: cannot read (snapshot $dir incomplete)"
+# follow at once, then the memory blocks and pools. kpageflags is read 524288 pfns
+# (4 MiB) at a time, each chunk after a "pages PFN" marker, so that replay can tell
+# which pages were read after an event; kpagecount follows in one piece.
+# One dd per chunk on a shared descriptor (procfs page files do not seek past 4 MiB
+# for dd's skip); dd's last line says how many bytes it copied.
+exec 3< "$root/proc/kpageflags" ||
+	die "$root/proc/kpageflags: cannot read (snapshot $dir incomplete)"
+: > "$dir/kpageflags" || die "$dir/kpageflags: cannot write"
+done_bytes=0
+while :; do
+	[ -z "$marker" ] || printf 'bigchunk snapshot %s pages %s' "$label" $((done_bytes / 8)) \
+		> "$mfile" || die "$mfile: cannot write the pages marker"
+	out=$(dd bs=4194304 count=1 <&3 2>&1 >> "$dir/kpageflags") ||
+		die "$root/proc/kpageflags: cannot read (snapshot $dir incomplete)"
+	last=${out##*
+}
+	n=${last%% *}
+	case $n in
+	''|*[!0-9]*) die "$root/proc/kpageflags: dd said '$last'" ;;
+	0) break ;;
+	esac
+	done_bytes=$((done_bytes + n))
 done
+exec 3<&-
+dd if="$root/proc/kpagecount" of="$dir/kpagecount" bs=4194304 2>/dev/null ||
+	die "$root/proc/kpagecount: cannot read (snapshot $dir incomplete)"
 
 mem=$root/sys/devices/system/memory
 if [ -d "$mem" ]; then

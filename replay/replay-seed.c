@@ -268,12 +268,14 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 #define RF_ORDERS	16
 #define RF_TYPES	4		/* Unmovable, Movable, Reclaimable, HighAtomic */
 #define RF_PASSES	64
+#define RF_BUDGET	200000000ull	/* pairs looked at, at most (a 1 TiB host stops early) */
 
 struct rf_block {
 	uint64_t pfn;
 	int64_t score;
 	int mt;
 	bool fixed;
+	bool none;			/* no free block: every such partner gains the same */
 	uint16_t nfree[RF_ORDERS];
 };
 
@@ -310,6 +312,7 @@ static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 	uint64_t k, n = 0, zend = z->start_pfn + z->spanned;
 	sqlite3_stmt *st;
 	bool any = false;
+	uint64_t looked = 0;
 	int pass, ret = 0;
 
 	if (orders > RF_ORDERS)
@@ -365,29 +368,42 @@ static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 				p++;
 			}
 		}
-		for (p = 0; p < orders; p++)
+		b->none = true;
+		for (p = 0; p < orders; p++) {
 			cur[b->mt][p] += b->nfree[p];
+			b->none = b->none && !b->nfree[p];
+		}
 		n++;
 	}
 
-	for (pass = 0; pass < RF_PASSES; pass++) {
+	for (pass = 0; pass < RF_PASSES && looked < RF_BUDGET; pass++) {
 		bool moved = false;
 		uint64_t i, j;
 
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && looked < RF_BUDGET; i++) {
 			struct rf_block *a = &bl[i];
-			int64_t best = 0, best_ev = 0;
+			int64_t best = 0, best_ev = 0, none_gain[RF_TYPES];
+			bool none_done[RF_TYPES] = { false };
 			uint64_t bj = UINT64_MAX;
 
 			if (a->fixed || a->mt == 1)
 				continue;	/* non-movable blocks look for a partner */
+			looked += n;
 			for (j = 0; j < n; j++) {
 				struct rf_block *b = &bl[j];
 				int64_t g, ev;
 
 				if (b->fixed || b->mt == a->mt)
 					continue;
-				g = rf_gain(cur, want, a, b, orders);
+				if (b->none) {
+					if (!none_done[b->mt]) {
+						none_gain[b->mt] = rf_gain(cur, want, a, b, orders);
+						none_done[b->mt] = true;
+					}
+					g = none_gain[b->mt];
+				} else {
+					g = rf_gain(cur, want, a, b, orders);
+				}
 				ev = b->score - a->score;	/* evidence b gains, a gives up */
 				if (g > best || (g == best && g > 0 && ev > best_ev)) {
 					best = g;

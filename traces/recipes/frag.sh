@@ -22,7 +22,7 @@ bc_record_start "$WORK/frag.dat" -b 32768 $(bc_events $BC_DEFAULT_EVENTS)
 mkdir -p "$WORK/snap"
 bc_marker "bigchunk-fixture frag begin"
 snap begin
-"$WORK/frag-workload" "$WORK/churn.bin" "${FRAG_ROUNDS:-3}" "${FRAG_ANON_MIB:-64}" \
+"$WORK/frag-workload" "$WORK/churn.bin" "${FRAG_ROUNDS:-2}" "${FRAG_ANON_MIB:-64}" \
 	"${FRAG_FILE_MIB:-32}"
 snap end
 bc_marker "bigchunk-fixture frag end"
