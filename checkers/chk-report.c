@@ -285,8 +285,9 @@ int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
 	if (ret)
 		goto out;
 	id = sqlite3_last_insert_rowid(sq);
-	if (sqlite3_prepare_v2(sq, "INSERT INTO check_results VALUES (?, ?, ?, ?, ?, ?)", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sq, "INSERT INTO check_results (run, checker, status, checks, "
+			       "violations, inconclusive, explained) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto dberr;
 	for (k = 0; k < CHK_NR_CHECKERS && !ret; k++) {
 		sqlite3_bind_int64(st, 1, id);
@@ -295,6 +296,7 @@ int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
 		sqlite3_bind_int64(st, 4, (int64_t)s.r[k].checks);
 		sqlite3_bind_int64(st, 5, (int64_t)s.r[k].violations);
 		sqlite3_bind_int64(st, 6, (int64_t)s.r[k].inconclusive);
+		sqlite3_bind_int64(st, 7, (int64_t)s.r[k].explained);
 		ret = step_done(sq, st);
 	}
 	sqlite3_finalize(st);

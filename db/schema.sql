@@ -376,6 +376,7 @@ CREATE TABLE IF NOT EXISTS check_results (
 	checks		INTEGER,
 	violations	INTEGER,
 	inconclusive	INTEGER,
+	explained	INTEGER,		-- would-be violations a known kernel behaviour explains
 	PRIMARY KEY (run, checker)
 );
 CREATE TABLE IF NOT EXISTS check_violations (

@@ -1045,10 +1045,11 @@ START_TEST(test_report_formats)
 	free(out);
 	/* --store: one run of rows per check, names from invariants.def */
 	snprintf(cmd, sizeof(cmd), "%s check %s --store >/dev/null && %s query %s \"SELECT "
-		 "checker || ':' || status FROM check_results WHERE run = 1 AND checker = "
+		 "checker || ':' || status || ':' || explained FROM check_results WHERE run = 1 "
+		 "AND checker = "
 		 "'buddy-sanity'\"", fixture_bigchunk(), c.path, fixture_bigchunk(), c.path);
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
-	ck_assert_ptr_nonnull(strstr(out, "buddy-sanity:pass"));
+	ck_assert_ptr_nonnull(strstr(out, "buddy-sanity:pass:0"));
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s check %s/no-such.db", fixture_bigchunk(), c.path);
 	ck_assert_int_eq(fixture_run(cmd, NULL), 2);
