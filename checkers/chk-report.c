@@ -272,6 +272,18 @@ int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
 	ret = tdb_exec(db, "BEGIN");
 	if (ret)
 		goto out;
+	/* check_results.explained came late in version 2: add it to files without it */
+	if (sqlite3_prepare_v2(sq, "SELECT count(*) FROM pragma_table_info('check_results') "
+			       "WHERE name = 'explained'", -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	k = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 1;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!k) {
+		ret = tdb_exec(db, "ALTER TABLE check_results ADD COLUMN explained INTEGER");
+		if (ret)
+			goto out;
+	}
 	if (sqlite3_prepare_v2(sq, "INSERT INTO check_runs (events, attempts, lost_windows, "
 			       "replayed) VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		goto dberr;
