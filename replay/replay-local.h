@@ -75,7 +75,7 @@ struct replay {
 
 	/* Page-reading progress of the seed snapshot ("pages PFN" markers): an event
 	 * during the reading whose page was read after it is already in the seed. */
-	uint64_t *seed_mark_seq, *seed_mark_pfn;
+	uint64_t *seed_mark_seq, *seed_mark_pfn, *seed_mark_ts;
 	int nr_seed_marks, seed_mark;
 	uint64_t seed_skipped;		/* events already reflected in the seed */
 

@@ -204,7 +204,7 @@ static int load_seed_marks(struct replay *rp)
 	sqlite3_stmt *st;
 	int cap = 0;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text FROM markers WHERE seq >= ? "
+	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text, ts FROM markers WHERE seq >= ? "
 			       "AND seq <= ? AND text LIKE 'bigchunk snapshot % pages %' ORDER BY seq, ts",
 			       -1, &st, NULL) != SQLITE_OK)
 		return bc_error(BC_E_DB, "markers: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
@@ -216,7 +216,7 @@ static int load_seed_marks(struct replay *rp)
 		if (!snap_marker_parse_pages((const char *)sqlite3_column_text(st, 1), &pfn))
 			continue;
 		if (rp->nr_seed_marks == cap) {
-			uint64_t *a, *b;
+			uint64_t *a, *b, *t;
 
 			cap = cap ? cap * 2 : 128;
 			a = realloc(rp->seed_mark_seq, cap * sizeof(*a));
@@ -225,12 +225,16 @@ static int load_seed_marks(struct replay *rp)
 			b = realloc(rp->seed_mark_pfn, cap * sizeof(*b));
 			if (b)
 				rp->seed_mark_pfn = b;
-			if (!a || !b) {
+			t = realloc(rp->seed_mark_ts, cap * sizeof(*t));
+			if (t)
+				rp->seed_mark_ts = t;
+			if (!a || !b || !t) {
 				sqlite3_finalize(st);
 				return bc_error(BC_E_NOMEM, "out of memory");
 			}
 		}
 		rp->seed_mark_seq[rp->nr_seed_marks] = (uint64_t)sqlite3_column_int64(st, 0);
+		rp->seed_mark_ts[rp->nr_seed_marks] = (uint64_t)sqlite3_column_int64(st, 2);
 		rp->seed_mark_pfn[rp->nr_seed_marks++] = pfn;
 	}
 	sqlite3_finalize(st);
@@ -241,10 +245,15 @@ static int load_seed_marks(struct replay *rp)
  * An event while the seed snapshot was read: was its page read after the event (then
  * the seed shows its effect and the event must not be applied again)? Pages below the
  * latest "pages" marker were read before it; pages from the next marker's pfn on were
- * read after; the chunk in between is undecided and the event is applied.
+ * read after. Within the chunk being read, the reader is taken to move at a steady
+ * pace from one marker to the next (the last chunk ends at the snapshot's end): pages
+ * past where it was at the event's time were read after it.
  */
 static bool seed_already_has(struct replay *rp, const struct rp_event *ev)
 {
+	const struct rp_snap *sn = &rp->snaps[rp->seed_snap];
+	uint64_t p0, p1, t0, t1;
+	double at;
 	int k;
 
 	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == RP_EV_OTHER ||
@@ -255,9 +264,22 @@ static bool seed_already_has(struct replay *rp, const struct rp_event *ev)
 	k = rp->seed_mark;		/* markers [0, k) came before the event */
 	if (k == 0)
 		return true;		/* page reading had not begun */
-	if (k == rp->nr_seed_marks)
-		return false;		/* in the last chunk, or after the reading */
-	return ev->pfn >= rp->seed_mark_pfn[k];
+	if (k < rp->nr_seed_marks && ev->pfn >= rp->seed_mark_pfn[k])
+		return true;		/* in a later chunk */
+	p0 = rp->seed_mark_pfn[k - 1];
+	t0 = rp->seed_mark_ts[k - 1];
+	if (k < rp->nr_seed_marks) {
+		p1 = rp->seed_mark_pfn[k];
+		t1 = rp->seed_mark_ts[k];
+	} else {
+		p1 = sn->nr_pfns;
+		t1 = (uint64_t)sn->ts_end;
+	}
+	if (ev->pfn < p0 || p1 <= p0 || t1 <= t0 || ev->ts >= t1)
+		return false;		/* read before, or reading was past it */
+	at = (double)p0 + (double)(p1 - p0) * (double)(ev->ts > t0 ? ev->ts - t0 : 0) /
+	     (double)(t1 - t0);
+	return (double)ev->pfn >= at;
 }
 
 static int load_lost(struct replay *rp)
@@ -375,6 +397,7 @@ void rp_destroy(struct replay *rp)
 	free(rp->batch);
 	free(rp->seed_mark_seq);
 	free(rp->seed_mark_pfn);
+	free(rp->seed_mark_ts);
 	free(rp);
 }
 
