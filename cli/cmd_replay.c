@@ -81,7 +81,8 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  apart            %llu pfns changed while it was read, %llu uncertain "
 		       "(lost events)\n", (unsigned long long)s->pfns_changed,
 		       (unsigned long long)s->pfns_uncertain);
-		printf("  resynchronised   %llu pfns\n", (unsigned long long)s->resynced_pfns);
+		printf("  resynchronised   %llu pfns; %llu in-use pfns took the snapshot's kind\n",
+		       (unsigned long long)s->resynced_pfns, (unsigned long long)s->kinds_refreshed);
 	}
 	printf("anomalies (events the model could not explain): %llu\n",
 	       (unsigned long long)model_anomaly_total(rp_model(rp)));
@@ -140,6 +141,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "model_used_kernel_free", s->model_used_kernel_free);
 		json_kuint(&j, "kind_compared", s->kind_compared);
 		json_kuint(&j, "resynced_pfns", s->resynced_pfns);
+		json_kuint(&j, "kinds_refreshed", s->kinds_refreshed);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

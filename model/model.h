@@ -205,6 +205,8 @@ struct model_pfn_info {
 	bool uncertain;			/* inside a lost-event window, not settled since */
 };
 int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *out);
+/* The kind of an in-use page as a snapshot shows it (kpageflags, kpagecount). */
+enum model_kind model_kind_of_flags(uint64_t kpageflags, uint64_t mapcount);
 
 /* ---- Pageblocks ----------------------------------------------------------------- */
 

@@ -11,8 +11,11 @@
 #include "model/model-local.h"
 
 /* include/uapi/linux/kernel-page-flags.h and include/linux/kernel-page-flags.h */
+#define KPF_UPTODATE		3
+#define KPF_DIRTY		4
 #define KPF_LRU			5
 #define KPF_SLAB		7
+#define KPF_WRITEBACK		8
 #define KPF_BUDDY		10
 #define KPF_MMAP		11
 #define KPF_ANON		12
@@ -25,10 +28,11 @@
 #define KPF_ZERO_PAGE		24
 #define KPF_PGTABLE		26
 #define KPF_RESERVED		32
+#define KPF_PRIVATE		35
 
 #define F(b) (1ull << (b))
 
-static enum model_kind kind_from_flags(uint64_t f, uint64_t mapcount)
+enum model_kind model_kind_of_flags(uint64_t f, uint64_t mapcount)
 {
 	if (f & F(KPF_RESERVED))
 		return MODEL_KIND_RESERVED;
@@ -46,6 +50,18 @@ static enum model_kind kind_from_flags(uint64_t f, uint64_t mapcount)
 		return MODEL_KIND_THP;
 	if (f & F(KPF_LRU))
 		return (f & F(KPF_ANON)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
+	/*
+	 * Anonymous or mapped but not (yet) on the LRU: a user page in a per-cpu LRU batch
+	 * (lru_add), movable. (predict also remembers that alloc_contig_range()'s isolation
+	 * sees it off the LRU until the batches drain.)
+	 */
+	if (f & F(KPF_ANON))
+		return MODEL_KIND_ANON;
+	if (mapcount && (f & F(KPF_MMAP)))
+		return MODEL_KIND_FILE;
+	/* page-cache state (uptodate, dirty, writeback, private) off the LRU for a moment */
+	if (f & (F(KPF_UPTODATE) | F(KPF_DIRTY) | F(KPF_WRITEBACK) | F(KPF_PRIVATE)))
+		return MODEL_KIND_FILE;
 	if (f & (F(KPF_COMPOUND_HEAD) | F(KPF_COMPOUND_TAIL)))
 		return MODEL_KIND_COMPOUND;
 	if (!f && !mapcount)
@@ -177,7 +193,7 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 		}
 		if (f & F(KPF_COMPOUND_HEAD)) {
 			uint32_t j = i + 1;
-			unsigned int o, kind = kind_from_flags(f, mc);
+			unsigned int o, kind = model_kind_of_flags(f, mc);
 
 			while (j < end && (kpageflags[j - idx] & F(KPF_COMPOUND_TAIL)) &&
 			       !(kpageflags[j - idx] & F(KPF_COMPOUND_HEAD)))
@@ -190,13 +206,13 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 							       MODEL_GFP_UNKNOWN, 0));
 				for (k = i + 1; k < j; k++)
 					model_write_word(m, k, w_tail(W_MT_UNKNOWN,
-						kind_from_flags(kpageflags[k - idx],
+						model_kind_of_flags(kpageflags[k - idx],
 								mapcount ? mapcount[k - idx] : 0)));
 				i = j;
 				continue;
 			}
 		}
-		model_write_word(m, i, w_alloc(0, W_MT_UNKNOWN, kind_from_flags(f, mc),
+		model_write_word(m, i, w_alloc(0, W_MT_UNKNOWN, model_kind_of_flags(f, mc),
 					       MODEL_GFP_UNKNOWN, W_SEEDED));
 		i++;
 	}

@@ -143,7 +143,16 @@ static int ctx_create(struct replay *rp, struct model *m, struct pr_ctx **out)
 
 int pr_create(struct replay *rp, struct pr_ctx **out)
 {
-	return ctx_create(rp, rp_model(rp), out);
+	int ret = ctx_create(rp, rp_model(rp), out);
+
+	/* the seed's user pages off the LRU wait in LRU batches too */
+	if (!ret)
+		ret = pr_refresh_kinds(*out, rp_seed_snapshot(rp));
+	if (ret) {
+		pr_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 int pr_create_model(struct model *m, struct pr_ctx **out)
@@ -345,43 +354,6 @@ static bool pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
  */
 #define KPF_SLAB_B	7
 #define KPF_BUDDY_B	10
-static enum model_kind snap_kind(uint64_t f, uint64_t mapcount)
-{
-	if (f & (1ull << 32))
-		return MODEL_KIND_RESERVED;
-	if (f & (1ull << 17))
-		return MODEL_KIND_HUGETLB;
-	if (f & (1ull << KPF_SLAB_B))
-		return MODEL_KIND_SLAB;
-	if (f & (1ull << 26))
-		return MODEL_KIND_PGTABLE;
-	if (f & (1ull << 23))
-		return MODEL_KIND_OFFLINE;
-	if (f & (1ull << 24))
-		return MODEL_KIND_ZERO;
-	if (f & (1ull << 22))
-		return MODEL_KIND_THP;
-	if (f & (1ull << 5))
-		return (f & (1ull << 12)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
-	/*
-	 * Anonymous or mapped but not (yet) on the LRU: a user page waiting in a per-cpu
-	 * LRU batch (lru_add), on the LRU by the time anything isolates it. Measured: an
-	 * offline probe migrated such pages.
-	 */
-	if (f & (1ull << 12))
-		return MODEL_KIND_ANON;
-	if (mapcount && (f & (1ull << 11)))
-		return MODEL_KIND_FILE;
-	/* page-cache state (uptodate, dirty, writeback, buffer heads) off the LRU: a
-	 * file page taken off it for a moment (writeback, reclaim); measured movable */
-	if (f & ((1ull << 3) | (1ull << 4) | (1ull << 8) | (1ull << 35)))
-		return MODEL_KIND_FILE;
-	if (f & ((1ull << 15) | (1ull << 16)))
-		return MODEL_KIND_COMPOUND;
-	if (!f && !mapcount)
-		return MODEL_KIND_UNKNOWN;
-	return MODEL_KIND_KERNEL;
-}
 
 /* Anonymous or mapped, in use, not on the LRU and nothing else: a page in an LRU batch. */
 static bool lru_batch_flags(uint64_t f, uint64_t mapcount)
@@ -446,7 +418,7 @@ int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 	memset(c->lru_pending, 0, (c->span + 63) / 64 * sizeof(*c->lru_pending));
 	c->nr_lru_pending = 0;
 	while ((ret = snap_runs_next(it, &run)) == 1) {
-		enum model_kind k = snap_kind(run.flags, run.count);
+		enum model_kind k = model_kind_of_flags(run.flags, run.count);
 
 		if (lru_batch_flags(run.flags, run.count))
 			changed += pr_mark_lru_batch(c, run.pfn, run.npfns, snap_seq);

@@ -108,8 +108,12 @@ struct replay {
 /* replay-seed.c */
 int rp_read_layout(struct replay *rp, int64_t snap);
 int rp_seed(struct replay *rp, int64_t snap);
-/* Re-seed aligned MAX_ORDER windows that disagree with snapshot @snap (not touched). */
-int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced);
+/*
+ * Re-seed aligned windows that disagree with snapshot @snap (not touched while it was
+ * read); in the others, in-use pages take the kind the snapshot shows when it is a
+ * definite one (LRU, slab, page table, THP, hugetlb, reserved ...).
+ */
+int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kinds);
 
 /* replay-attempts.c */
 int rp_find_attempts(struct replay *rp);

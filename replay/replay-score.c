@@ -371,7 +371,7 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 		sc.pfn_agree_kind = sc.kind_compared ? (double)sc.kind_agree / sc.kind_compared : 1;
 	}
 	if (!rp->opts.no_resync) {
-		ret = rp_resync(rp, s->id, &sc.resynced_pfns);
+		ret = rp_resync(rp, s->id, &sc.resynced_pfns, &sc.kinds_refreshed);
 		if (ret)
 			return ret;
 	}

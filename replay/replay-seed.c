@@ -524,7 +524,36 @@ static bool touched_any(const struct replay *rp, uint64_t pfn, uint64_t n)
 	return false;
 }
 
-int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
+static bool definite_kind(enum model_kind k)
+{
+	return k != MODEL_KIND_UNKNOWN && k != MODEL_KIND_KERNEL && k != MODEL_KIND_COMPOUND;
+}
+
+/* In-use, untouched pages of [w, wend) take the snapshot's kind where it is definite. */
+static uint64_t refresh_kinds(struct replay *rp, uint64_t w, uint64_t wend,
+			      const uint64_t *flags, const uint64_t *count)
+{
+	uint64_t j, n = 0;
+
+	for (j = w; j < wend; j++) {
+		struct model_pfn_info pi;
+		enum model_kind k;
+
+		if (flags[j - w] & KPF_BIT(KPF_BUDDY))
+			continue;
+		if (j / 64 < rp->touched_words && (rp->touched[j / 64] >> (j % 64)) & 1)
+			continue;
+		k = model_kind_of_flags(flags[j - w], count[j - w]);
+		if (!definite_kind(k) || model_pfn_info(rp->m, j, &pi) ||
+		    pi.state != MODEL_PFN_ALLOC || pi.kind == k)
+			continue;
+		if (!model_set_page_kind(rp->m, j, 1, k))
+			n++;
+	}
+	return n;
+}
+
+int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kinds)
 {
 	const struct model_layout *L = &rp->layout;
 	uint64_t win = 1ull << L->max_page_order, *flags, *count, nr_pfns = 0;
@@ -538,6 +567,7 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 	if (L->memory_block_pages > win && !(L->memory_block_pages & (L->memory_block_pages - 1)))
 		win = L->memory_block_pages;
 	*resynced = 0;
+	*kinds = 0;
 	for (i = 0; i < rp->nr_snaps; i++)
 		if (rp->snaps[i].id == snap)
 			nr_pfns = rp->snaps[i].nr_pfns;
@@ -587,6 +617,9 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced)
 					if (ret)
 						goto out;
 					*resynced += wend - w;
+				} else if (!differ) {
+					*kinds += refresh_kinds(rp, w, wend, flags + (w - pfn),
+								count + (w - pfn));
 				}
 				w = wend;
 			}

@@ -406,6 +406,7 @@ struct tdb *rp_tdb(struct replay *rp) { return rp->db; }
 uint64_t rp_events_applied(const struct replay *rp) { return rp->applied; }
 uint64_t rp_next_seq(const struct replay *rp) { return rp->next_seq; }
 uint64_t rp_anomalies_during_snapshots(const struct replay *rp) { return rp->snapshot_anomalies; }
+int64_t rp_seed_snapshot(const struct replay *rp) { return rp->snaps[rp->seed_snap].id; }
 uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
 
 const struct rp_attempt *rp_attempts(const struct replay *rp, int *nr)

@@ -118,6 +118,7 @@ struct rp_score {
 	/* What the state disagreement consists of (pfns). */
 	uint64_t model_free_kernel_used, model_used_kernel_free;
 	uint64_t resynced_pfns;
+	uint64_t kinds_refreshed;	/* in-use pfns that took the snapshot's kind after it */
 };
 
 struct rp_opts {
@@ -176,6 +177,8 @@ int rp_apply_event(struct replay *rp, const struct bc_event *raw);
 /* Events recorded while the seed snapshot was read whose page it read afterwards:
  * already in the seed, so not applied again. */
 uint64_t rp_seed_reconciled(const struct replay *rp);
+/* snapshots.id of the snapshot the model was seeded from. */
+int64_t rp_seed_snapshot(const struct replay *rp);
 
 /* Decode one stored event (for consumers that read events themselves). */
 void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_event *ev);
