@@ -344,13 +344,8 @@ static bool pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
 }
 
 /*
- * Page kinds from a later snapshot. Replay resynchronises pages whose state (free or
- * in use) disagrees with a snapshot; an in-use page whose kind the first snapshot
- * could only guess (no LRU flag yet: an anonymous page still in a per-cpu LRU batch
- * reads as a kernel page; flags 0) keeps the guess, because no event tells when it
- * joins the LRU. Isolation decides on exactly that, so before answering, such pages
- * take the kind the newest snapshot shows. Pages the model has from events keep
- * theirs.
+ * What a snapshot says beyond page kinds (those replay's resync takes over): which
+ * user pages wait in per-cpu LRU batches, off the LRU, at that moment.
  */
 #define KPF_SLAB_B	7
 #define KPF_BUDDY_B	10
@@ -366,7 +361,8 @@ static bool lru_batch_flags(uint64_t f, uint64_t mapcount)
 	return !(f & other) && ((f & (1ull << 12)) || (mapcount && (f & (1ull << 11))));
 }
 
-uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint64_t snap_seq)
+static uint64_t mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns,
+			       uint64_t snap_seq)
 {
 	struct model_pfn_info pi;
 	uint64_t p, n = 0;
@@ -384,6 +380,13 @@ uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint6
 		c->nr_lru_pending++;
 		n++;
 	}
+	return n;
+}
+
+uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint64_t snap_seq)
+{
+	uint64_t n = mark_lru_batch(c, pfn, npfns, snap_seq);
+
 	if (n)
 		pr_touch_all(c);
 	return n;
@@ -391,10 +394,9 @@ uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint6
 
 int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 {
-	struct model_pfn_info pi;
 	struct tdb_page_run run;
 	struct snap_runs *it;
-	uint64_t p, changed = 0, snap_seq = 0;
+	uint64_t changed = 0, snap_seq = 0;
 	int ret;
 
 	if (!c->db)
@@ -417,29 +419,10 @@ int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
 		changed++;
 	memset(c->lru_pending, 0, (c->span + 63) / 64 * sizeof(*c->lru_pending));
 	c->nr_lru_pending = 0;
-	while ((ret = snap_runs_next(it, &run)) == 1) {
-		enum model_kind k = model_kind_of_flags(run.flags, run.count);
-
+	/* (kinds themselves are refreshed by replay's resync, rp_resync()) */
+	while ((ret = snap_runs_next(it, &run)) == 1)
 		if (lru_batch_flags(run.flags, run.count))
-			changed += pr_mark_lru_batch(c, run.pfn, run.npfns, snap_seq);
-
-		if (k == MODEL_KIND_UNKNOWN || k == MODEL_KIND_KERNEL ||
-		    (run.flags & (1ull << KPF_BUDDY_B)) || (run.flags & (1ull << 20)))
-			continue;
-		for (p = run.pfn; p < run.pfn + run.npfns; p++) {
-			if (model_pfn_info(c->m, p, &pi) || pi.state != MODEL_PFN_ALLOC)
-				continue;
-			if (pi.kind == k)
-				continue;
-			if (pi.kind != MODEL_KIND_KERNEL && pi.kind != MODEL_KIND_COMPOUND &&
-			    !(pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0))
-				continue;
-			if (!pi.seeded && pr_alloc_seq_at(c, pi.head) > snap_seq)
-				continue;	/* allocated after the snapshot began */
-			model_set_page_kind(c->m, p, 1, k);
-			changed++;
-		}
-	}
+			changed += mark_lru_batch(c, run.pfn, run.npfns, snap_seq);
 	snap_runs_close(it);
 	if (changed)
 		pr_touch_all(c);

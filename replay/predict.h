@@ -165,9 +165,10 @@ void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a);
 /* Everything may have changed (snapshot resync, attempt isolation). */
 void pr_touch_all(struct pr_ctx *c);
 /*
- * at_snapshot: in-use pages whose kind the model only guessed from an earlier
- * snapshot (a kernel page, flags 0) take the kind snapshot @snap shows. Changes the
- * replayed model (kinds only). Return: 0 or a negative bc_err.
+ * at_snapshot (and for the seed, in pr_create()): the user pages snapshot @snap shows
+ * off the LRU become the LRU-batch pages (pr_mark_lru_batch()), replacing the earlier
+ * snapshot's. The pages' kinds are replay's (rp_resync()). Return: 0 or a negative
+ * bc_err.
  */
 int pr_refresh_kinds(struct pr_ctx *c, int64_t snap);
 /*
