@@ -722,7 +722,7 @@ static int run_verify(struct run *R, const char *cmdline)
 			printf("  %-14s %4u attempts, %4u agree\n", pr_attempt_class_name(k),
 			       v.by_kind[k][0], v.by_kind[k][1]);
 		printf("  %u disagreement%s may depend on pins or refcounts (invisible to the "
-		       "trace)\n",
+		       "trace) or on allocations racing with the attempt\n",
 		       v.pin_dependent - v.pin_dependent_agree,
 		       v.pin_dependent - v.pin_dependent_agree == 1 ? "" : "s");
 		for (i = 0; i < v.nr; i++) {
@@ -735,9 +735,12 @@ static int run_verify(struct run *R, const char *cmdline)
 				printf(" probe %" PRId64, it->probe_id);
 			if (it->kind != PR_VK_HUGETLB_1G)
 				printf(" [%#" PRIx64 ", %#" PRIx64 ")", it->start_pfn, it->end_pfn);
-			printf(" at ts %" PRIu64 ": %s%s%s%s\n", it->ts, it->why,
-			       it->invisible ? " (may depend on an invisible " : "",
-			       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
+			if (it->invisible && !strcmp(it->invisible, PR_RACE))
+				printf(" at ts %" PRIu64 ": %s\n", it->ts, it->why);
+			else
+				printf(" at ts %" PRIu64 ": %s%s%s%s\n", it->ts, it->why,
+				       it->invisible ? " (may depend on an invisible " : "",
+				       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
 		}
 	}
 	rc = v.agree == v.nr ? EXIT_OK : EXIT_NO;

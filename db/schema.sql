@@ -326,7 +326,7 @@ CREATE TABLE IF NOT EXISTS verify_results (
 	predicted_pfn	INTEGER,
 	predicted_ranges TEXT,
 	agree		INTEGER NOT NULL,
-	depends_on_pins	INTEGER NOT NULL,	-- the kernel's outcome may hinge on invisible state
+	depends_on_pins	INTEGER NOT NULL,	-- the outcome may hinge on invisible state or a race
 	why		TEXT,			-- what differs
 	PRIMARY KEY (run, idx)
 );

@@ -220,16 +220,44 @@ static bool same_ranges(const uint64_t *a, unsigned int na, const uint64_t *b, u
 	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
 }
 
+/* Is there an allocation of @pfn in the trace from @seq on, within @window_ns of @ts? */
+#define RACE_WINDOW_NS	10000000000ull	/* an offline probe's limit is seconds */
+static bool allocated_after(struct replay *rp, uint64_t pfn, uint64_t seq, uint64_t ts)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct rp_event ev;
+	bool found = false;
+
+	if (!rp || tdb_cursor_open(rp_tdb(rp), seq, UINT64_MAX, &cur))
+		return false;
+	while (!found && tdb_cursor_next(cur, &raw) == 1 && raw.ts < ts + RACE_WINDOW_NS) {
+		rp_decode(rp, &raw, &ev);
+		if ((ev.kind == RP_EV_PAGE_ALLOC || ev.kind == RP_EV_ZONE_LOCKED) &&
+		    ev.pfn != UINT64_MAX && ev.order < 40 && ev.pfn <= pfn &&
+		    pfn < ev.pfn + (1ull << ev.order))
+			found = true;
+	}
+	tdb_cursor_close(cur);
+	return found;
+}
+
 /*
- * Could the kernel's outcome at @pfn hinge on state the capture cannot show? A pin
- * on an LRU page, or the refcount of a page of unknown use. Return: what, or NULL.
+ * Could the kernel's outcome at @pfn hinge on state the capture cannot show, or that
+ * did not exist yet when the attempt began? A pin on an LRU page, the refcount of a
+ * page of unknown use, or a page free then and allocated (as the trace shows) while
+ * the attempt ran, before isolation reached its pageblock. Return: what, or NULL.
  */
-static const char *invisible_at(struct pr_ctx *c, uint64_t pfn)
+static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it, uint64_t pfn)
 {
 	struct model_pfn_info pi;
+	struct pr_ctx *c = V->c;
 
 	if (pfn == UINT64_MAX || model_pfn_info(c->m, pfn, &pi))
 		return NULL;
+	if ((pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) &&
+	    allocated_after(V->rp, pfn, it->seq, it->ts))
+		return PR_RACE;
 	if (pi.state != MODEL_PFN_ALLOC)
 		return NULL;
 	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
@@ -328,17 +356,22 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 				    !strcmp(it->k_culprit, "timeout"))
 					it->invisible = "pin";
 				else
-					it->invisible = invisible_at(V->c, it->k_pfn);
+					it->invisible = invisible_at(V, it, it->k_pfn);
 			}
 		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
 			it->agree = false;
 			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
 				 it->k_pfn, it->k_culprit);
-			it->invisible = invisible_at(V->c, it->k_pfn);
+			it->invisible = invisible_at(V, it, it->k_pfn);
 		} else {
 			it->agree = true;
 		}
+	}
+	if (it->invisible && !strcmp(it->invisible, PR_RACE)) {
+		size_t l = strlen(it->why);
+
+		snprintf(it->why + l, sizeof(it->why) - l, "; allocated while the attempt ran");
 	}
 	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);

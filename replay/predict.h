@@ -274,6 +274,7 @@ struct pr_verify_item {
 	 */
 	const char *invisible;
 	bool depends_on_pins;		/* invisible != NULL */
+#define PR_RACE "race"			/* invisible: the culprit was allocated during the attempt */
 	char why[384];			/* disagreement: what differs */
 };
 
