@@ -335,7 +335,7 @@ static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
 	struct run *R = arg;
 
 	pr_touch_all(R->pc);
-	return pr_refresh_kinds(R->pc, sc->snap);
+	return pr_refresh_lru_batches(R->pc, sc->snap);
 }
 
 static int h_attempt_begin(void *arg, struct replay *rp, const struct rp_attempt *a)

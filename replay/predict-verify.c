@@ -423,7 +423,7 @@ static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *
 
 static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
 {
-	return pr_refresh_kinds(((struct vctx *)arg)->c, sc->snap);
+	return pr_refresh_lru_batches(((struct vctx *)arg)->c, sc->snap);
 }
 
 static int pin_cmp(const void *a, const void *b)

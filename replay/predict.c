@@ -147,7 +147,7 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 
 	/* the seed's user pages off the LRU wait in LRU batches too */
 	if (!ret)
-		ret = pr_refresh_kinds(*out, rp_seed_snapshot(rp));
+		ret = pr_refresh_lru_batches(*out, rp_seed_snapshot(rp));
 	if (ret) {
 		pr_destroy(*out);
 		*out = NULL;
@@ -392,7 +392,7 @@ uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint6
 	return n;
 }
 
-int pr_refresh_kinds(struct pr_ctx *c, int64_t snap)
+int pr_refresh_lru_batches(struct pr_ctx *c, int64_t snap)
 {
 	struct tdb_page_run run;
 	struct snap_runs *it;

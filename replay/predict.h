@@ -170,14 +170,14 @@ void pr_touch_all(struct pr_ctx *c);
  * snapshot's. The pages' kinds are replay's (rp_resync()). Return: 0 or a negative
  * bc_err.
  */
-int pr_refresh_kinds(struct pr_ctx *c, int64_t snap);
+int pr_refresh_lru_batches(struct pr_ctx *c, int64_t snap);
 /*
  * pr_mark_lru_batch() - take the in-use pages of [pfn, pfn + npfns) (allocated before
  * @snap_seq) as user pages waiting in a per-cpu LRU batch, as a snapshot shows them
  * (anonymous or mapped, no LRU flag): they stop mainline isolation (has_unmovable_pages();
  * alloc_contig_range() drains the batches only later, in lru_cache_disable()) until an
  * event on the page, a real attempt, or a hypothetical one that reaches migration.
- * pr_refresh_kinds() calls it. Return: pages marked.
+ * pr_refresh_lru_batches() calls it. Return: pages marked.
  */
 uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint64_t snap_seq);
 /*
