@@ -38,8 +38,6 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_fail(const char *cmd);
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parse "1G", "512M", "4096K", "4096" (bytes) into bytes. Return 0 or -1. */
-int cli_parse_size(const char *s, unsigned long long *bytes);
 /* Install SIGINT/SIGTERM handlers that set cli_stop; returns the flag. */
 extern volatile int cli_stop;
 void cli_catch_signals(void);

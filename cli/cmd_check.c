@@ -12,6 +12,7 @@
 #include "checkers/chk.h"
 #include "cli/cli.h"
 #include "common/err.h"
+#include "common/parse.h"
 #include "db/tdb.h"
 
 const char cmd_check_usage[] =
@@ -42,9 +43,9 @@ const char cmd_check_usage[] =
 	"\n"
 	"Options:\n"
 	"  -c, --checker NAME   run only this checker (repeatable)\n"
-	"  -f, --format FMT     text (default), tap (TAP version 13, one test point per\n"
+	"      --format FMT     text (default), tap (TAP version 13, one test point per\n"
 	"                       checker) or junit (JUnit XML, one testcase per checker)\n"
-	"  -m, --max-errors N   keep and print at most N violations (default 100; all are\n"
+	"      --max-errors N   keep and print at most N violations (default 100; all are\n"
 	"                       counted)\n"
 	"      --trace-only     do not replay through the model\n"
 	"      --store          also write the results into FILE.db (tables check_runs,\n"
@@ -64,8 +65,8 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "checker", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "max-errors", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "max-errors", required_argument, NULL, 'M' },
 		{ "trace-only", no_argument, NULL, 'T' },
 		{ "store", no_argument, NULL, 'S' },
 		{ "recount-every", required_argument, NULL, 'R' },
@@ -82,9 +83,9 @@ int cmd_check(int argc, char **argv)
 	FILE *out = stdout;
 	bool store = false;
 	int opt, k, ret;
-	char *end;
+	uint64_t n;
 
-	while ((opt = getopt_long(argc, argv, "c:f:m:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			k = chk_checker_from_name(optarg);
@@ -93,7 +94,7 @@ int cmd_check(int argc, char **argv)
 						 "--help'", optarg);
 			co.checkers |= 1u << k;
 			break;
-		case 'f':
+		case 'F':
 			if (!strcmp(optarg, "text"))
 				fmt = CHK_FMT_TEXT;
 			else if (!strcmp(optarg, "tap"))
@@ -103,17 +104,15 @@ int cmd_check(int argc, char **argv)
 			else
 				return cli_error("check", "--format '%s': text, tap or junit", optarg);
 			break;
-		case 'm':
-			co.max_errors = strtoull(optarg, &end, 10);
-			if (*end || !*optarg || !co.max_errors)
-				return cli_error("check", "--max-errors '%s': a positive number",
-						 optarg);
+		case 'M':
+			if (bc_parse_count(optarg, 1, 1000000, &n))
+				return cli_error("check", "--max-errors: %s", bc_errmsg());
+			co.max_errors = n;
 			break;
 		case 'R':
-			co.recount_every = strtoull(optarg, &end, 10);
-			if (*end || !*optarg || !co.recount_every)
-				return cli_error("check", "--recount-every '%s': a positive number",
-						 optarg);
+			if (bc_parse_count(optarg, 1, UINT64_MAX, &n))
+				return cli_error("check", "--recount-every: %s", bc_errmsg());
+			co.recount_every = n;
 			break;
 		case 'T':
 			co.trace_only = true;

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "common/err.h"
+#include "common/parse.h"
 #include "common/json.h"
 #include "db/tdb.h"
 #include "model/model.h"
@@ -777,7 +778,7 @@ int cmd_predict(int argc, char **argv)
 			      .attempt_begin = h_attempt_begin, .attempt_end = h_attempt_end,
 			      .at_snapshot = h_snapshot };
 	const char *at = NULL;
-	unsigned long long bytes;
+	uint64_t bytes;
 	bool verify = false, have_size = false;
 	char *cmdline = NULL;
 	int c, ret, rc = EXIT_BAD, points = 0;
@@ -788,15 +789,17 @@ int cmd_predict(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", predict_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_SIZE:
-			if (cli_parse_size(optarg, &bytes) || bytes < 4096 || bytes % 4096)
+			if (bc_parse_size(optarg, &bytes))
+				return cli_error("predict", "--size: %s", bc_errmsg());
+			if (bytes < 4096 || bytes % 4096)
 				return cli_error("predict", "--size: '%s' is not a size in whole pages "
 						 "(e.g. 1G, 2M)", optarg);
 			R.o.nr_pages = bytes / 4096;
 			have_size = true;
 			break;
 		case OPT_COUNT:
-			if (parse_u64(optarg, &v) || !v || v > 65536)
-				return cli_error("predict", "--count: '%s' is not 1..65536", optarg);
+			if (bc_parse_count(optarg, 1, 65536, &v))
+				return cli_error("predict", "--count: %s", bc_errmsg());
 			R.o.count = (unsigned int)v;
 			break;
 		case OPT_POLICY:

@@ -17,6 +17,7 @@
 #include "capture/capture.h"
 #include "cli/cli.h"
 #include "common/err.h"
+#include "common/parse.h"
 #include "db/tdb.h"
 
 const char cmd_record_usage[] =
@@ -119,18 +120,21 @@ static int parse_seconds(const char *s, uint64_t *ns)
 /* "4096" = KiB; "64M", "1G" = with a unit. */
 static int parse_buffer_kb(const char *s, size_t *kb)
 {
-	unsigned long long bytes;
+	uint64_t bytes;
 	size_t i;
 
-	for (i = 0; s[i] && s[i] >= '0' && s[i] <= '9'; i++)
+	/* Bare digits are KiB, as in trace-cmd's -b; with a suffix, a size. */
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++)
 		;
 	if (i && !s[i]) {
-		*kb = strtoull(s, NULL, 10);
-	} else {
-		if (cli_parse_size(s, &bytes))
+		if (bc_parse_count(s, 4, SIZE_MAX / 1024, &bytes))
 			return -1;
-		*kb = bytes / 1024;
+		*kb = (size_t)bytes;
+		return 0;
 	}
+	if (bc_parse_size(s, &bytes))
+		return -1;
+	*kb = (size_t)(bytes / 1024);
 	return *kb >= 4 ? 0 : -1;
 }
 
@@ -319,11 +323,10 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case OPT_PROBE_OFFLINE: {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
+			uint64_t n;
 
-			if (end == optarg || *end || n < 1 || n > 256) {
-				rc = cli_error("record", "--probe-offline: '%s' is not 1..256", optarg);
+			if (bc_parse_count(optarg, 1, 256, &n)) {
+				rc = cli_error("record", "--probe-offline: %s", bc_errmsg());
 				goto out;
 			}
 			probe.offline_blocks = (unsigned int)n;

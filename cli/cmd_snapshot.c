@@ -40,10 +40,10 @@ const char cmd_snapshot_usage[] =
 	"                         whatever the trace clock\n"
 	"  -l, --label LABEL      label of the markers and of the capture's snapshots row\n"
 	"                         (default 'snapshot'; A-Z a-z 0-9 _ . : + -)\n"
-	"  -d, --db FILE.db       store the snapshot in capture FILE.db (created if absent):\n"
+	"      --db FILE.db       store the snapshot in capture FILE.db (created if absent):\n"
 	"                         page runs, the files verbatim and the parsed tables. With\n"
 	"                         -o, the directory just written is stored\n"
-	"  -f, --from DIR         with --db: store the existing snapshot directory DIR\n"
+	"      --from DIR         with --db: store the existing snapshot directory DIR\n"
 	"                         (kpageflags/kpagecount may be .zst or .gz) instead of\n"
 	"                         reading the kernel; needs no root\n"
 	"  -h, --help             this text\n"
@@ -99,8 +99,8 @@ int cmd_snapshot(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "marker", required_argument, NULL, 'm' },
 		{ "label", required_argument, NULL, 'l' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "from", required_argument, NULL, 'f' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "from", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,13 +114,13 @@ int cmd_snapshot(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:m:l:d:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:m:l:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'm': instance = optarg; break;
 		case 'l': label = optarg; break;
-		case 'd': dbpath = optarg; break;
-		case 'f': from = optarg; break;
+		case 'D': dbpath = optarg; break;
+		case 'F': from = optarg; break;
 		case 'h': return cli_usage("snapshot", 0, EXIT_OK);
 		default: return cli_usage("snapshot", 1, EXIT_BAD);
 		}

@@ -71,31 +71,6 @@ void die(const char *fmt, ...)
 	exit(EXIT_BAD);
 }
 
-int cli_parse_size(const char *s, unsigned long long *bytes)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return -1;
-	v = strtoull(s, &end, 0);
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case 't': case 'T': v <<= 40; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	*bytes = v;
-	return 0;
-}
-
 volatile int cli_stop;
 
 static void on_signal(int sig)
