@@ -25,6 +25,7 @@
 #include "capture/cap-probe.h"
 #include "capture/snapshot.h"
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb.h"
 
 #define HUGE_1G_DIR	"/sys/kernel/mm/hugepages/hugepages-1048576kB"
@@ -32,10 +33,6 @@
 #define MEMORY_DIR	"/sys/devices/system/memory"
 #define KPAGEFLAGS	"/proc/kpageflags"
 #define KMSG		"/dev/kmsg"
-
-#define KPF_COMPOUND_HEAD	15
-#define KPF_HUGE		17
-#define KPF_NOPAGE		20
 
 #define MAX_1G_HEADS		4096	/* 4 TiB of 1 GiB pages */
 #define MAX_PROBE_BLOCKS	256

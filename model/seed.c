@@ -8,29 +8,11 @@
  * pageblock order, where buddies always merge (__free_one_page()); an order-10 block
  * is only formed when both pageblocks may merge.
  */
+#include "common/kpageflags.h"
 #include "model/model-local.h"
 
-/* include/uapi/linux/kernel-page-flags.h and include/linux/kernel-page-flags.h */
-#define KPF_UPTODATE		3
-#define KPF_DIRTY		4
-#define KPF_LRU			5
-#define KPF_SLAB		7
-#define KPF_WRITEBACK		8
-#define KPF_BUDDY		10
-#define KPF_MMAP		11
-#define KPF_ANON		12
-#define KPF_COMPOUND_HEAD	15
-#define KPF_COMPOUND_TAIL	16
-#define KPF_HUGE		17
-#define KPF_NOPAGE		20
-#define KPF_THP			22
-#define KPF_OFFLINE		23
-#define KPF_ZERO_PAGE		24
-#define KPF_PGTABLE		26
-#define KPF_RESERVED		32
-#define KPF_PRIVATE		35
 
-#define F(b) (1ull << (b))
+#define F(b) KPF_BIT(b)
 
 enum model_kind model_kind_of_flags(uint64_t f, uint64_t mapcount)
 {

@@ -22,6 +22,7 @@
 
 #include "capture/snapshot.h"
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
 #include "model/model.h"
@@ -347,18 +348,17 @@ static bool pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
  * What a snapshot says beyond page kinds (those replay's resync takes over): which
  * user pages wait in per-cpu LRU batches, off the LRU, at that moment.
  */
-#define KPF_SLAB_B	7
-#define KPF_BUDDY_B	10
 
 /* Anonymous or mapped, in use, not on the LRU and nothing else: a page in an LRU batch. */
 static bool lru_batch_flags(uint64_t f, uint64_t mapcount)
 {
-	const uint64_t other = (1ull << 5) | (1ull << KPF_SLAB_B) | (1ull << KPF_BUDDY_B) |
-			       (1ull << 15) | (1ull << 16) | (1ull << 17) | (1ull << 20) |
-			       (1ull << 22) | (1ull << 23) | (1ull << 24) | (1ull << 26) |
-			       (1ull << 32);
+	const uint64_t other = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_BUDDY) |
+			       KPF_BIT(KPF_COMPOUND_HEAD) | KPF_BIT(KPF_COMPOUND_TAIL) |
+			       KPF_BIT(KPF_HUGE) | KPF_BIT(KPF_NOPAGE) | KPF_BIT(KPF_THP) |
+			       KPF_BIT(KPF_OFFLINE) | KPF_BIT(KPF_ZERO_PAGE) |
+			       KPF_BIT(KPF_PGTABLE) | KPF_BIT(KPF_RESERVED);
 
-	return !(f & other) && ((f & (1ull << 12)) || (mapcount && (f & (1ull << 11))));
+	return !(f & other) && ((f & KPF_BIT(KPF_ANON)) || (mapcount && (f & KPF_BIT(KPF_MMAP))));
 }
 
 static uint64_t mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns,

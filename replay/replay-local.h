@@ -129,22 +129,7 @@ int rp_buddy_window_close(struct replay *rp);
 /* Pageblocks per effective type as pagetypeinfo counts them (initialised memory). */
 void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks);
 
-/* kpageflags bits used here */
-#define KPF_LRU		5
-#define KPF_SLAB	7
-#define KPF_BUDDY	10
-#define KPF_ANON	12
-#define KPF_SWAPBACKED	14
-#define KPF_COMPOUND_HEAD 15
-#define KPF_COMPOUND_TAIL 16
-#define KPF_HUGE	17
-#define KPF_NOPAGE	20
-#define KPF_THP		22
-#define KPF_OFFLINE	23
-#define KPF_ZERO_PAGE	24
-#define KPF_PGTABLE	26
-#define KPF_RESERVED	32
-#define KPF_BIT(b)	(1ull << (b))
+#include "common/kpageflags.h"
 
 /* Coarse class of a page, comparable between kpageflags and the model. */
 enum rp_class {
