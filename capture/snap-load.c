@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Storing snapshots in a capture (snap_load_dir/snap_load_live), reading them back
- * (snap_list, snap_pages_read, snap_runs_*) and placing them in the trace (snap_align).
+ * Storing snapshots in a capture (snap_load_dir/snap_load_live) and placing them in the
+ * trace (snap_align). Reading them back is db/tdb-snap.c's.
  *
  * A load runs inside SAVEPOINT snap_load: the snapshots row is inserted first with
  * complete = 0, every file is stored and parsed as the walk delivers it, the page runs
@@ -514,294 +514,6 @@ int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
 	return load(db, &src, label, m, snap_id);
 }
 
-/* ---- reading ---- */
-
-static int64_t col_opt(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-}
-
-int snap_list(struct tdb *db, struct snap_info **out, int *nr)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	struct snap_info *v = NULL;
-	sqlite3_stmt *st;
-	int n = 0, rc, ret;
-
-	ret = prepare(sq, "SELECT id, label, ts_begin, ts_end, mono_begin, mono_end, seq_begin, "
-		      "seq_end, nr_pfns, complete FROM snapshots ORDER BY id", &st);
-	if (ret)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct snap_info *s;
-		const char *label = (const char *)sqlite3_column_text(st, 1);
-
-		ret = snap_grow(&v, n, sizeof(*v));
-		if (ret)
-			goto fail;
-		s = &v[n++];
-		memset(s, 0, sizeof(*s));
-		s->id = sqlite3_column_int64(st, 0);
-		snprintf(s->label, sizeof(s->label), "%s", label ? label : "");
-		s->ts_begin = col_opt(st, 2);
-		s->ts_end = col_opt(st, 3);
-		s->mono_begin = col_opt(st, 4);
-		s->mono_end = col_opt(st, 5);
-		s->seq_begin = col_opt(st, 6);
-		s->seq_end = col_opt(st, 7);
-		s->nr_pfns = (uint64_t)sqlite3_column_int64(st, 8);
-		s->complete = sqlite3_column_int(st, 9);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = db_err(sq, "snapshots");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	*out = v;
-	*nr = n;
-	return 0;
-fail:
-	sqlite3_finalize(st);
-	free(v);
-	return ret;
-}
-
-static int snap_nr_pfns(struct tdb *db, int64_t snap, uint64_t *nr)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	ret = prepare(sq, "SELECT nr_pfns, complete FROM snapshots WHERE id = ?", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, snap);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && !sqlite3_column_int(st, 1))
-		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " is incomplete", snap);
-	else if (rc == SQLITE_ROW)
-		*nr = (uint64_t)sqlite3_column_int64(st, 0);
-	else if (rc == SQLITE_DONE)
-		ret = bc_error(BC_E_NOENT, "snapshot %" PRId64 ": no such snapshot", snap);
-	else
-		ret = db_err(sq, "snapshots");
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Rows of @snap overlapping [from, to), in pfn order. */
-static int open_rows(struct tdb *db, int64_t snap, uint64_t from, uint64_t to,
-		     sqlite3_stmt **st)
-{
-	int ret = prepare(tdb_sqlite(db), "SELECT pfn, npfns, data FROM snapshot_pages WHERE "
-			  "snap = ?1 AND pfn > ?2 - ?4 AND pfn < ?3 AND pfn + npfns > ?2 "
-			  "ORDER BY pfn", st);
-
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(*st, 1, snap);
-	sqlite3_bind_int64(*st, 2, (int64_t)from);
-	sqlite3_bind_int64(*st, 3, (int64_t)to);
-	sqlite3_bind_int64(*st, 4, TDB_PAGE_CHUNK);
-	return 0;
-}
-
-/* Validate the current row: it must start at @expect and hold 1..TDB_PAGE_CHUNK PFNs. */
-static int row_check(sqlite3_stmt *st, int64_t snap, uint64_t expect, uint64_t *pfn,
-		     uint32_t *n)
-{
-	int64_t p = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
-
-	if (k < 1 || k > TDB_PAGE_CHUNK || p < 0 || (uint64_t)p > expect ||
-	    (uint64_t)(p + k) <= expect)
-		return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
-				PRIu64 " (row at %" PRId64 ", %" PRId64 " PFNs)", snap, expect, p,
-				k);
-	*pfn = (uint64_t)p;
-	*n = (uint32_t)k;
-	return 0;
-}
-
-int snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
-		    uint64_t *flags, uint64_t *count)
-{
-	uint64_t nr, at = pfn_from, end = pfn_from + n, *tf = NULL, *tc = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret, rc;
-
-	ret = snap_nr_pfns(db, snap, &nr);
-	if (ret)
-		return ret;
-	if (end < pfn_from || end > nr)
-		return bc_error(BC_E_INVAL, "snapshot %" PRId64 ": PFNs [%" PRIu64 ", %" PRIu64
-				") beyond its %" PRIu64 " PFNs", snap, pfn_from, end, nr);
-	if (!n)
-		return 0;
-	tf = malloc(TDB_PAGE_CHUNK * sizeof(*tf));
-	tc = malloc(TDB_PAGE_CHUNK * sizeof(*tc));
-	if (!tf || !tc) {
-		ret = bc_error(BC_E_NOMEM, "snapshot pages: out of memory");
-		goto out;
-	}
-	ret = open_rows(db, snap, pfn_from, end, &st);
-	while (!ret && at < end && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t base, take;
-		uint32_t k;
-
-		ret = row_check(st, snap, at, &base, &k);
-		if (ret)
-			break;
-		ret = tdb_pages_decode(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2), k,
-				       tf, tc);
-		if (ret) {
-			bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, snap, base);
-			break;
-		}
-		take = base + k - at;
-		if (take > end - at)
-			take = end - at;
-		if (flags)
-			memcpy(flags + (at - pfn_from), tf + (at - base), take * sizeof(*tf));
-		if (count)
-			memcpy(count + (at - pfn_from), tc + (at - base), take * sizeof(*tc));
-		at += take;
-	}
-	if (!ret && at < end)
-		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %" PRIu64,
-			       snap, at);
-out:
-	sqlite3_finalize(st);
-	free(tf);
-	free(tc);
-	return ret;
-}
-
-struct snap_runs {
-	struct tdb *db;
-	sqlite3_stmt *st;
-	int64_t snap;
-	uint64_t at, to;		/* next PFN expected, end of range */
-	struct tdb_page_run *runs;	/* of the current row */
-	size_t nr, i;
-	struct tdb_page_run pending;
-	bool have_pending, done;
-};
-
-int snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn_to,
-		   struct snap_runs **out)
-{
-	struct snap_runs *it;
-	uint64_t nr;
-	int ret;
-
-	ret = snap_nr_pfns(db, snap, &nr);
-	if (ret)
-		return ret;
-	if (pfn_to > nr)
-		pfn_to = nr;
-	it = calloc(1, sizeof(*it));
-	if (!it)
-		return bc_error(BC_E_NOMEM, "snapshot runs: out of memory");
-	it->db = db;
-	it->snap = snap;
-	it->at = pfn_from;
-	it->to = pfn_to;
-	it->done = pfn_from >= pfn_to;
-	if (!it->done) {
-		ret = open_rows(db, snap, pfn_from, pfn_to, &it->st);
-		if (ret) {
-			free(it);
-			return ret;
-		}
-	}
-	*out = it;
-	return 0;
-}
-
-/* Next run of the rows, clipped to the range: 1, 0 at the end, or a negative bc_err. */
-static int raw_next(struct snap_runs *it, struct tdb_page_run *r)
-{
-	if (it->at >= it->to)
-		return 0;
-	while (it->i == it->nr) {
-		uint64_t base;
-		uint32_t k;
-		int rc, ret;
-
-		rc = sqlite3_step(it->st);
-		if (rc == SQLITE_DONE)
-			return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
-					PRIu64, it->snap, it->at);
-		if (rc != SQLITE_ROW)
-			return db_err(tdb_sqlite(it->db), "snapshot_pages");
-		ret = row_check(it->st, it->snap, it->at, &base, &k);
-		if (ret)
-			return ret;
-		free(it->runs);
-		it->runs = NULL;
-		it->nr = it->i = 0;
-		ret = tdb_pages_runs(sqlite3_column_blob(it->st, 2), sqlite3_column_bytes(it->st, 2),
-				     k, base, &it->runs, &it->nr);
-		if (ret)
-			return bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, it->snap,
-					       base);
-	}
-	*r = it->runs[it->i++];
-	if (r->pfn + r->npfns <= it->at)
-		return raw_next(it, r);		/* before the range (first row only) */
-	if (r->pfn < it->at) {
-		r->npfns -= it->at - r->pfn;
-		r->pfn = it->at;
-	}
-	if (r->pfn + r->npfns > it->to)
-		r->npfns = it->to - r->pfn;
-	it->at = r->pfn + r->npfns;
-	return 1;
-}
-
-int snap_runs_next(struct snap_runs *it, struct tdb_page_run *run)
-{
-	struct tdb_page_run r;
-	int ret;
-
-	while (!it->done) {
-		ret = raw_next(it, &r);
-		if (ret < 0)
-			return ret;
-		if (!ret) {
-			it->done = true;
-			break;
-		}
-		if (it->have_pending && it->pending.flags == r.flags &&
-		    it->pending.count == r.count) {
-			it->pending.npfns += r.npfns;
-			continue;
-		}
-		if (it->have_pending) {
-			*run = it->pending;
-			it->pending = r;
-			return 1;
-		}
-		it->pending = r;
-		it->have_pending = true;
-	}
-	if (it->have_pending) {
-		*run = it->pending;
-		it->have_pending = false;
-		return 1;
-	}
-	return 0;
-}
-
-void snap_runs_close(struct snap_runs *it)
-{
-	if (!it)
-		return;
-	sqlite3_finalize(it->st);
-	free(it->runs);
-	free(it);
-}
-
 /* ---- alignment ---- */
 
 struct mark {
@@ -909,7 +621,7 @@ static int seq_at(struct tdb *db, int64_t t, bool strict, int64_t *seq)
 int snap_align(struct tdb *db, int *nr_marked)
 {
 	sqlite3 *sq = tdb_sqlite(db);
-	struct snap_info *snaps = NULL;
+	struct tdb_snap_info *snaps = NULL;
 	struct mark *marks = NULL;
 	int nsnaps = 0, nmarks = 0, marked = 0, i, ret;
 	sqlite3_stmt *up = NULL;
@@ -918,7 +630,7 @@ int snap_align(struct tdb *db, int *nr_marked)
 
 	ret = tdb_flush(db);		/* seq_at() reads event_chunks */
 	if (!ret)
-		ret = snap_list(db, &snaps, &nsnaps);
+		ret = tdb_snap_list(db, &snaps, &nsnaps);
 	if (ret || !nsnaps)
 		goto out;
 	ret = load_markers(sq, &marks, &nmarks);
@@ -933,7 +645,7 @@ int snap_align(struct tdb *db, int *nr_marked)
 	ret = prepare(sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, seq_begin = ?, "
 		      "seq_end = ? WHERE id = ?", &up);
 	for (i = 0; !ret && i < nsnaps; i++) {
-		const struct snap_info *s = &snaps[i];
+		const struct tdb_snap_info *s = &snaps[i];
 		const struct mark *b = NULL, *e = NULL;
 		int64_t tb, te, sb, se;
 

@@ -132,22 +132,6 @@ int snap_marker_parse(const char *text, char *label, bool *end, uint64_t *mono_n
 	return 1;
 }
 
-int snap_marker_parse_pages(const char *text, uint64_t *pfn)
-{
-	const char *p, *sp;
-	char *e;
-
-	if (strncmp(text, SNAP_MARKER_PREFIX, sizeof(SNAP_MARKER_PREFIX) - 1))
-		return 0;
-	p = text + sizeof(SNAP_MARKER_PREFIX) - 1;
-	sp = strchr(p, ' ');
-	if (!sp || strncmp(sp, " pages ", 7) || sp[7] < '0' || sp[7] > '9')
-		return 0;
-	errno = 0;
-	*pfn = strtoull(sp + 7, &e, 10);
-	return !errno && (!*e || *e == '\n' || *e == ' ');
-}
-
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 					    NULL };
 

@@ -8,7 +8,7 @@
  * snap_write_dir() copies them into a directory, snap_load_dir()/snap_load_live()
  * store them in a capture: the text files verbatim (snapshot_files) and parsed (zones,
  * buddyinfo, ...), kpageflags/kpagecount run-length encoded (snapshot_pages, codec in
- * db/tdb-pages.h). A load is one SQLite savepoint: on any error nothing of the
+ * db/tdb-pages.h; db/tdb-snap.h reads them back). A load is one SQLite savepoint: on any error nothing of the
  * snapshot stays in the capture, and snapshots.complete is set last.
  *
  * Time: a snapshot carries the CLOCK_MONOTONIC ns at which reading began and ended
@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "db/tdb-pages.h"	/* struct tdb_page_run */
+#include "db/tdb-snap.h"	/* marker syntax, struct tdb_snap_info */
 
 struct tdb;
 
@@ -35,18 +36,9 @@ struct tdb;
  * LABEL is 1..SNAP_LABEL_MAX-1 characters of [A-Za-z0-9_.:+-]. A trailing newline
  * (trace_marker adds none, ftrace:print may show one) is ignored when parsing.
  */
-#define SNAP_MARKER_PREFIX	"bigchunk snapshot "
-#define SNAP_LABEL_MAX		64
-#define SNAP_MARKER_MAX		(sizeof(SNAP_MARKER_PREFIX) + SNAP_LABEL_MAX + 32)
-
-/*
- * While the page files are read with markers on, one more line per TDB_PAGE_CHUNK PFNs,
- * written just before reading from PFN on (decimal):
- *   "bigchunk snapshot LABEL pages PFN"
- * snap_marker_parse() does not match these; snap_marker_parse_pages() does (returns 1
- * and *@pfn).
- */
-int snap_marker_parse_pages(const char *text, uint64_t *pfn);
+/* SNAP_MARKER_PREFIX, SNAP_LABEL_MAX and the "pages" markers (written while the page
+ * files are read, one per TDB_PAGE_CHUNK PFNs, "bigchunk snapshot LABEL pages PFN"):
+ * db/tdb-snap.h, which reads them back. snap_marker_parse() does not match those. */
 
 /* Return: true if @label is a valid marker label. */
 bool snap_label_valid(const char *label);
@@ -117,48 +109,6 @@ int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *s
  */
 int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
 		   int64_t *snap_id);
-
-/* A snapshots row. ts_* and seq_* are -1 while unaligned (NULL in the db). */
-struct snap_info {
-	int64_t id;
-	char label[SNAP_LABEL_MAX];
-	int64_t ts_begin, ts_end;
-	int64_t mono_begin, mono_end;
-	int64_t seq_begin, seq_end;
-	uint64_t nr_pfns;
-	bool complete;
-};
-
-/**
- * snap_list() - the snapshots of @db in id order.
- * Return: 0 and *@out (malloc'ed array of *@nr entries, caller frees with free()), or
- * a negative bc_err.
- */
-int snap_list(struct tdb *db, struct snap_info **out, int *nr);
-
-/**
- * snap_pages_read() - flags and counts of PFNs [@pfn_from, @pfn_from + @n) of snapshot
- * @snap into @flags[n] and @count[n] (either may be NULL). PFNs at or beyond the
- * snapshot's nr_pfns are not allowed. Counts are u64 like kpagecount itself, so both
- * come back bit for bit.
- * Return: 0, or a negative bc_err (-BC_E_INVAL out of range, -BC_E_FORMAT corrupt row).
- */
-int snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
-		    uint64_t *flags, uint64_t *count);
-
-struct snap_runs;
-
-/**
- * snap_runs_open() - iterate the runs of equal (flags, count) of snapshot @snap over
- * PFNs [@pfn_from, @pfn_to) (clipped to nr_pfns; runs are clipped to the range and
- * merged across chunk rows).
- * Return: 0 and *@out (caller frees with snap_runs_close()), or a negative bc_err.
- */
-int snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn_to,
-		   struct snap_runs **out);
-/* Return: 1 and *@run, 0 at the end, or a negative bc_err. */
-int snap_runs_next(struct snap_runs *it, struct tdb_page_run *run);
-void snap_runs_close(struct snap_runs *it);
 
 /**
  * snap_align() - after the events are stored, set every snapshot's ts_begin/ts_end and

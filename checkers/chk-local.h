@@ -32,7 +32,7 @@ enum sh_state {
 
 /* One attempt as the checkers follow it. */
 struct chk_att {
-	struct rp_attempt a;
+	struct tr_attempt a;
 	uint64_t drain_end;	/* first non-drain event of the attempt's pid: escapes count from here */
 	bool drained;		/* drain_end known */
 	bool lost;		/* a lost window falls inside the attempt */
@@ -81,7 +81,7 @@ struct chk_ctx {
 	int nr_active;
 
 	/* the event being checked */
-	const struct rp_event *ev;
+	const struct tr_event *ev;
 	uint64_t last_check_seq;	/* seq of the last full model check */
 	uint64_t since_recount;
 
@@ -99,19 +99,11 @@ struct chk_ctx {
 	struct tdb *db;
 	char mode_note[200];		/* why trace only, or "" */
 
-	/* trace-only decoding: field indices per event type id */
-	struct chk_type *types;
-	int nr_types;
+	/* trace-only decoding */
+	struct tr_decoder *dec;
 	uint32_t pcp_orders;		/* pcp_allowed_order() bits of the profile */
 	uint64_t claim_pfn;		/* last extfrag claim (change_ownership), for its alloc */
 	int claim_mt;
-};
-
-/* Field indices of one event type (-1 absent). */
-struct chk_type {
-	enum rp_event_kind kind;
-	int pfn, order, mt, gfp, percpu_refill, fallback_order, fallback_mt, change_ownership;
-	int start_pfn, end_pfn, fin_pfn, nr_scanned, nr_taken, succeeded, failed, reason, mode;
 };
 
 /* chk.c */
@@ -146,17 +138,16 @@ static inline bool sh_stale(const struct chk_ctx *c, uint32_t w)
 void chk_sh_set(struct chk_ctx *c, uint64_t pfn, uint64_t n, enum sh_state st);
 
 /* chk-trace.c */
-int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
-int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
+int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
+int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
 int chk_find_attempts(struct chk_ctx *c, struct tdb *db);
 int chk_decode_init(struct chk_ctx *c, struct tdb *db);
-void chk_decode(const struct chk_ctx *c, const struct bc_event *raw, struct rp_event *ev);
 bool chk_in_ram(const struct chk_ctx *c, uint64_t pfn);
-const char *chk_event_name(const struct rp_event *ev);
+const char *chk_event_name(const struct tr_event *ev);
 
 /* chk-model.c */
-int chk_model_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
-int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
+int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
+int chk_model_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
 int chk_model_attempt_begin(struct chk_ctx *c, const struct model *m, struct chk_att *ca);
 int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_att *ca);
 int chk_pbs_init(struct chk_ctx *c, const struct model *m);

@@ -17,6 +17,7 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "db/tdb-snap.h"
 
 #define MT_MOVABLE 1
 
@@ -129,7 +130,7 @@ static bool in_merged_block(const struct chk_ctx *c, const struct model *m, uint
 }
 
 /* Free block at @pfn after a free: may its merge have re-typed pageblock @pbpfn? */
-static bool merge_retype_ok(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+static bool merge_retype_ok(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 			    uint64_t pbpfn, int new_mt, int free_mt)
 {
 	struct model_pfn_info pi;
@@ -144,7 +145,7 @@ static bool merge_retype_ok(struct chk_ctx *c, const struct model *m, const stru
 }
 
 struct pb_cause {
-	const struct rp_event *ev;	/* NULL: no event explains a change (full scan) */
+	const struct tr_event *ev;	/* NULL: no event explains a change (full scan) */
 	uint64_t claim_pfn;		/* the last claim (extfrag change_ownership) */
 	unsigned int claim_order;
 	int claim_mt;
@@ -157,7 +158,7 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 {
 	uint64_t pfn = (c->pb_base + pbi) << c->pb_order;
 	uint8_t old = c->pbs[pbi], now = pb_read(m, pfn);
-	const struct rp_event *ev = cause->ev;
+	const struct tr_event *ev = cause->ev;
 	struct chk_att *ca;
 	int old_mt = old & 0x7f, new_mt = now & 0x7f;
 
@@ -194,20 +195,20 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 		return;		/* stored type of an isolated block (pre-6.17 overwrite) */
 	if (ev) {
 		switch (ev->kind) {
-		case RP_EV_EXTFRAG:
+		case TR_EV_EXTFRAG:
 			if (ev->change_ownership && new_mt == ev->mt)
 				return;		/* try_to_claim_block() */
 			break;
-		case RP_EV_ZONE_LOCKED:
+		case TR_EV_ZONE_LOCKED:
 			if (new_mt == ev->mt)
 				return;		/* partial claim, then __rmqueue_smallest() */
 			break;
-		case RP_EV_PAGE_ALLOC:
+		case TR_EV_PAGE_ALLOC:
 			if (cause->claim_pfn != UINT64_MAX && new_mt == cause->claim_mt &&
 			    pfn >> (c->max_order) == cause->claim_pfn >> c->max_order)
 				return;		/* claim seen at the extfrag just before */
 			break;
-		case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN:
+		case TR_EV_PAGE_FREE: case TR_EV_PCPU_DRAIN:
 			if (merge_retype_ok(c, m, ev, pfn, new_mt, cause->free_mt))
 				return;		/* __free_one_page() 9->10 merge */
 			break;
@@ -218,7 +219,7 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 			     "pageblock %#llx changed from %s to %s at %s%s, which may not change "
 			     "it", (unsigned long long)pfn, mt_name(c, old_mt), mt_name(c, new_mt),
 			     chk_event_name(ev),
-			     ev->kind == RP_EV_EXTFRAG && !ev->change_ownership ?
+			     ev->kind == TR_EV_EXTFRAG && !ev->change_ownership ?
 				     " (a steal: change_ownership 0)" : "");
 		return;
 	}
@@ -228,11 +229,11 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 		     mt_name(c, new_mt), (unsigned long long)cause->since_seq);
 }
 
-static void pb_window(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+static void pb_window(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	uint64_t lo, hi, pbi, mask = (1ull << c->max_order) - 1;
 	struct pb_cause cause = { .ev = ev, .claim_pfn = c->claim_pfn, .claim_mt = c->claim_mt };
-	unsigned int order = ev->kind == RP_EV_EXTFRAG ? ev->fallback_order : ev->order;
+	unsigned int order = ev->kind == TR_EV_EXTFRAG ? ev->fallback_order : ev->order;
 
 	if (!c->pbs || ev->pfn == UINT64_MAX || order > 18)
 		return;
@@ -241,10 +242,10 @@ static void pb_window(struct chk_ctx *c, const struct model *m, const struct rp_
 	pbi = ev->pfn >> c->pb_order;
 	cause.free_mt = pbi >= c->pb_base && pbi - c->pb_base < c->nr_pbs ?
 			c->pbs[pbi - c->pb_base] & 0x7f : -1;
-	if (ev->kind == RP_EV_EXTFRAG && ev->change_ownership) {
+	if (ev->kind == TR_EV_EXTFRAG && ev->change_ownership) {
 		c->claim_pfn = ev->pfn;
 		c->claim_mt = ev->mt;
-	} else if (ev->kind == RP_EV_PAGE_ALLOC) {
+	} else if (ev->kind == TR_EV_PAGE_ALLOC) {
 		c->claim_pfn = UINT64_MAX;
 	}
 	for (pbi = lo >> c->pb_order; pbi < hi >> c->pb_order; pbi++)
@@ -347,7 +348,7 @@ static void scan_range(struct chk_ctx *c, const struct model *m, uint64_t s, uin
 	}
 }
 
-static void att_bounds(const struct chk_ctx *c, const struct rp_attempt *a, uint64_t *s,
+static void att_bounds(const struct chk_ctx *c, const struct tr_attempt *a, uint64_t *s,
 		       uint64_t *e)
 {
 	uint64_t w = 1ull << c->max_order;
@@ -359,11 +360,11 @@ static void att_bounds(const struct chk_ctx *c, const struct rp_attempt *a, uint
 
 /* ---- per event ---------------------------------------------------------------------- */
 
-int chk_model_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	int i;
 
-	if (ev->kind != RP_EV_TEST_ISOLATED || !chk_on(c, CHK_ISOLATION_ESCAPE))
+	if (ev->kind != TR_EV_TEST_ISOLATED || !chk_on(c, CHK_ISOLATION_ESCAPE))
 		return 0;
 	for (i = 0; i < c->nr_att; i++) {
 		struct chk_att *ca = &c->att[i];
@@ -377,7 +378,7 @@ int chk_model_before(struct chk_ctx *c, const struct model *m, const struct rp_e
 	return 0;
 }
 
-int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_model_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	bool pbt = chk_on(c, CHK_PAGEBLOCK_TYPE) && c->pbs;
 	struct model_pfn_info pi;
@@ -385,7 +386,7 @@ int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_ev
 	if (ev->pfn == UINT64_MAX)
 		return 0;
 	switch (ev->kind) {
-	case RP_EV_PAGE_FREE: case RP_EV_PCPU_DRAIN:
+	case TR_EV_PAGE_FREE: case TR_EV_PCPU_DRAIN:
 		/*
 		 * Fast path: with no attempt in progress no pageblock is isolated (replay
 		 * isolates only for attempts; a stray isolation shows in the pageblock
@@ -406,11 +407,11 @@ int chk_model_after(struct chk_ctx *c, const struct model *m, const struct rp_ev
 		if (pbt)
 			pb_window(c, m, ev);
 		break;
-	case RP_EV_ZONE_LOCKED: case RP_EV_EXTFRAG:
+	case TR_EV_ZONE_LOCKED: case TR_EV_EXTFRAG:
 		if (pbt)
 			pb_window(c, m, ev);
 		break;
-	case RP_EV_PAGE_ALLOC:
+	case TR_EV_PAGE_ALLOC:
 		/* Re-typing by an allocation follows a claim (extfrag) or none at all. */
 		if (pbt && (c->claim_pfn != UINT64_MAX || c->nr_active))
 			pb_window(c, m, ev);
@@ -477,7 +478,7 @@ int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_a
 		att_bounds(c, &ca->a, &s, &e);
 		scan_range(c, m, s, e, false);
 	}
-	if (ca->a.success && ca->a.kind == RP_ATTEMPT_CONTIG && chk_on(c, CHK_CONTIG_EXACT)) {
+	if (ca->a.success && ca->a.kind == TR_ATTEMPT_CONTIG && chk_on(c, CHK_CONTIG_EXACT)) {
 		/* The range is allocated, all of it, and the allocation stops at its edges. */
 		chk_count(c, CHK_CONTIG_EXACT, 1);
 		for (pfn = ca->a.start_pfn; pfn < ca->a.end_pfn; pfn++) {
@@ -564,22 +565,16 @@ static uint64_t *events_during(struct chk_ctx *c, const struct model *m, struct 
 	int64_t from = -1, to = -1;
 	struct tdb_cursor *cur;
 	struct bc_event raw;
-	struct rp_event ev;
-	sqlite3_stmt *st;
+	struct tdb_snap_info si;
+	struct tr_event ev;
 	uint64_t *n;
 
 	if (!c->rp)
 		return NULL;
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq_begin, seq_end FROM snapshots "
-			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, snap);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
-	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
-		from = sqlite3_column_int64(st, 0);
-		to = sqlite3_column_int64(st, 1);
+	if (!tdb_snap_get(db, snap, &si) && si.seq_begin >= 0 && si.seq_end >= 0) {
+		from = si.seq_begin;
+		to = si.seq_end;
 	}
-	sqlite3_finalize(st);
 	if (from < 0 || to < from)
 		return NULL;
 	n = calloc(L->nr_zones ? L->nr_zones : 1, sizeof(*n));
@@ -590,8 +585,8 @@ static uint64_t *events_during(struct chk_ctx *c, const struct model *m, struct 
 	while (tdb_cursor_next(cur, &raw) == 1) {
 		int z;
 
-		rp_decode(c->rp, &raw, &ev);
-		if (ev.kind == RP_EV_OTHER || ev.pfn == UINT64_MAX)
+		tr_decode(rp_decoder(c->rp), &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn == UINT64_MAX)
 			continue;
 		z = model_pfn_zone(m, ev.pfn);
 		if (z >= 0)
@@ -650,11 +645,8 @@ static void fc_note(struct fc_worst *w, int64_t model, int64_t kernel, uint64_t 
 int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 			   const struct rp_score *sc)
 {
-	static const char *const q[3] = {
-		"SELECT node, zone, ord, nr_free, '' FROM buddyinfo WHERE snap = ?",
-		"SELECT node, zone, ord, nr_free, migratetype FROM pagetype_free WHERE snap = ?",
-		"SELECT node, zone, -1, nr_blocks, migratetype FROM pagetype_blocks WHERE snap = ?",
-	};
+	static const enum tdb_zone_table q[3] = { TDB_BUDDYINFO, TDB_PAGETYPE_FREE,
+						  TDB_PAGETYPE_BLOCKS };
 	const struct model_layout *L = model_get_layout(m);
 	struct model_zone_stats *zs;
 	uint64_t *during, tol = 0;
@@ -672,21 +664,20 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 	}
 	for (t = 0; t < 3; t++) {
 		struct fc_worst w = { .zone = -1 };
-		sqlite3_stmt *st;
+		struct tdb_zone_count *row;
+		int nrow, i;
 
-		if (sqlite3_prepare_v2(tdb_sqlite(db), q[t], -1, &st, NULL) != SQLITE_OK)
+		if (tdb_snap_zone_counts(db, sc->snap, q[t], &row, &nrow))
 			continue;
-		sqlite3_bind_int64(st, 1, sc->snap);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int zi = zone_index(m, sqlite3_column_int(st, 0),
-					    (const char *)sqlite3_column_text(st, 1));
-			int ord = sqlite3_column_int(st, 2), mt = -1, k;
-			int64_t kern = sqlite3_column_int64(st, 3), mod = 0;
+		for (i = 0; i < nrow; i++) {
+			int zi = zone_index(m, row[i].node, row[i].zone);
+			int ord = row[i].ord, mt = -1, k;
+			int64_t kern = row[i].nr, mod = 0;
 
 			if (zi < 0 || kern < 0 || ord >= 16)
 				continue;
 			if (t) {
-				mt = mt_of_name(c, (const char *)sqlite3_column_text(st, 4));
+				mt = mt_of_name(c, row[i].migratetype);
 				if (mt < 0 || mt >= 8)
 					continue;
 			}
@@ -702,7 +693,7 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 			tol = during ? during[zi] * (t == 2 ? 2 : 1) : sc->pfns_changed;
 			fc_note(&w, mod, kern, tol, zi, ord, mt);
 		}
-		sqlite3_finalize(st);
+		free(row);
 		/* Pages the model holds uncertain (lost-event windows, races with the
 		 * seeding snapshot, not settled since) leave a difference undecided. */
 		lost = sc->pfns_uncertain > 0;
@@ -760,7 +751,7 @@ int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, u
 	}
 	free(c->hyp.pb_before);
 	memset(&c->hyp, 0, sizeof(c->hyp));
-	c->hyp.a.kind = RP_ATTEMPT_CONTIG;
+	c->hyp.a.kind = TR_ATTEMPT_CONTIG;
 	c->hyp.a.start_pfn = c->hyp.a.outer_start = start;
 	c->hyp.a.end_pfn = end;
 	c->hyp.a.seq_begin = c->hyp.a.seq_test = c->hyp.a.seq_end = CHK_NO_SEQ;
@@ -779,7 +770,7 @@ int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, u
 int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end,
 		     int rc)
 {
-	const struct rp_event *saved = c->ev;
+	const struct tr_event *saved = c->ev;
 	uint64_t s, e, pfn, i;
 
 	if (!c->hyp.begun || c->hyp.a.start_pfn != start || c->hyp.a.end_pfn != end) {

@@ -7,8 +7,8 @@
  * contig-exact (test success while a page of the range was in use, pages of a held
  * range allocated again, free isolation outside the range).
  *
- * Also the trace-only plumbing: decoding events by field name (as replay does) and
- * finding the contiguous attempts when there is no replay to ask.
+ * Also the trace-only plumbing: the event decoder and the contiguous attempts
+ * (trace/) when there is no replay to ask.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,63 +18,17 @@
 
 /* ---- decoding ----------------------------------------------------------------------- */
 
-static const char *const kind_names[] = {
-#define _R(k, s) [RP_EV_##k] = s,
-	RP_EVENT_KINDS
-#undef _R
-};
-
-static int field(struct tdb *db, int id, const char *a, const char *b)
-{
-	int i = tdb_field_index(db, id, a);
-
-	if (i < 0 && b)
-		i = tdb_field_index(db, id, b);
-	return i;
-}
-
 int chk_decode_init(struct chk_ctx *c, struct tdb *db)
 {
-	struct tdb_event_type **types;
 	struct model_profile prof;
 	char *rel;
-	int nr, id, k, ret;
+	int ret;
 
-	ret = tdb_event_types(db, &types, &nr);
+	tr_decoder_destroy(c->dec);
+	c->dec = NULL;
+	ret = tr_decoder_create(db, &c->dec);
 	if (ret)
 		return ret;
-	free(c->types);
-	c->types = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*c->types));
-	if (!c->types)
-		return bc_error(BC_E_NOMEM, "out of memory");
-	c->nr_types = nr;
-	for (id = 0; id < nr; id++) {
-		struct chk_type *t = &c->types[id];
-
-		t->kind = RP_EV_OTHER;
-		if (!types[id] || types[id]->missing)
-			continue;
-		for (k = 1; k < RP_NR_EVENT_KINDS; k++)
-			if (!strcmp(types[id]->name, kind_names[k]))
-				t->kind = (enum rp_event_kind)k;
-		t->pfn = field(db, id, "pfn", NULL);
-		t->order = field(db, id, "order", "alloc_order");
-		t->mt = field(db, id, "migratetype", "alloc_migratetype");
-		t->gfp = field(db, id, "gfp_flags", NULL);
-		t->percpu_refill = field(db, id, "percpu_refill", NULL);
-		t->fallback_order = field(db, id, "fallback_order", NULL);
-		t->fallback_mt = field(db, id, "fallback_migratetype", NULL);
-		t->change_ownership = field(db, id, "change_ownership", NULL);
-		t->start_pfn = field(db, id, "start_pfn", NULL);
-		t->end_pfn = field(db, id, "end_pfn", NULL);
-		t->fin_pfn = field(db, id, "fin_pfn", NULL);
-		t->nr_scanned = field(db, id, "nr_scanned", NULL);
-		t->nr_taken = field(db, id, "nr_taken", NULL);
-		t->succeeded = field(db, id, "succeeded", NULL);
-		t->failed = field(db, id, "failed", NULL);
-		t->reason = field(db, id, "reason", NULL);
-		t->mode = field(db, id, "mode", NULL);
-	}
 	rel = tdb_get_meta(db, "kernel_release");
 	model_profile_from_release(rel ? rel : "", c->pb_order, &prof);
 	free(rel);
@@ -85,182 +39,20 @@ int chk_decode_init(struct chk_ctx *c, struct tdb *db)
 	return 0;
 }
 
-static int64_t fv(const struct bc_event *raw, int idx, int64_t dflt)
-{
-	return idx >= 0 && idx < raw->nfields ? raw->field[idx] : dflt;
-}
-
-void chk_decode(const struct chk_ctx *c, const struct bc_event *raw, struct rp_event *ev)
-{
-	const struct chk_type *t = raw->type < c->nr_types ? &c->types[raw->type] : NULL;
-	int64_t pfn;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->raw = raw;
-	ev->seq = raw->seq;
-	ev->ts = raw->ts;
-	ev->cpu = raw->cpu;
-	ev->pid = raw->pid;
-	ev->pfn = UINT64_MAX;
-	ev->mt = -1;
-	ev->fallback_mt = -1;
-	ev->reason = ev->mode = -1;
-	if (!t)
-		return;
-	ev->kind = t->kind;
-	pfn = fv(raw, t->pfn, -1);
-	ev->pfn = pfn < 0 ? UINT64_MAX : (uint64_t)pfn;
-	ev->order = (unsigned int)fv(raw, t->order, 0);
-	ev->mt = (int)fv(raw, t->mt, -1);
-	ev->gfp = (uint64_t)fv(raw, t->gfp, 0);
-	ev->percpu_refill = fv(raw, t->percpu_refill, 0) != 0;
-	ev->fallback_order = (unsigned int)fv(raw, t->fallback_order, 0);
-	ev->fallback_mt = (int)fv(raw, t->fallback_mt, -1);
-	ev->change_ownership = fv(raw, t->change_ownership, 0) != 0;
-	ev->start_pfn = (uint64_t)fv(raw, t->start_pfn, 0);
-	ev->end_pfn = (uint64_t)fv(raw, t->end_pfn, 0);
-	ev->fin_pfn = (uint64_t)fv(raw, t->fin_pfn, 0);
-	ev->nr_scanned = (uint64_t)fv(raw, t->nr_scanned, 0);
-	ev->nr_taken = (uint64_t)fv(raw, t->nr_taken, 0);
-	ev->succeeded = (uint64_t)fv(raw, t->succeeded, 0);
-	ev->failed = (uint64_t)fv(raw, t->failed, 0);
-	ev->reason = (int)fv(raw, t->reason, -1);
-	ev->mode = (int)fv(raw, t->mode, -1);
-}
-
 /* ---- attempts without replay ------------------------------------------------------------ */
 
-struct open_att {
-	int pid;
-	uint64_t seq_first, ts_first;
-	bool drain_only;		/* only drain events so far */
-	int reason;			/* of the attempt's migrations, -1 none */
-	uint64_t migrated, failed;
-};
-
-/*
- * A contiguous attempt, as the trace shows it (reference §8): by one task, a drain
- * burst (mm_page_pcpu_drain), isolate_migratepages and migrate_pages with reason
- * contig_range (or memory_hotplug for offlining), then test_pages_isolated; after a
- * successful test, isolate_freepages of the range. Compaction's own migrations
- * (reason compaction) end a candidate without a test.
- */
 int chk_find_attempts(struct chk_ctx *c, struct tdb *db)
 {
-	struct open_att *open = NULL;
-	struct rp_attempt *att = NULL;
-	struct tdb_cursor *cur;
-	int nr_open = 0, nr = 0, cap = 0, i, ret;
-	struct bc_event raw;
-	struct rp_event ev;
+	struct tr_attempt_geometry geo = {
+		.pageblock_order = c->pb_order,
+		.memory_block_pages = c->L.memory_block_pages,
+	};
+	struct tr_attempt *att;
+	int nr, ret;
 
-	ret = tdb_cursor_open(db, 0, UINT64_MAX, &cur);
+	ret = tr_find_attempts(db, c->dec, &geo, &att, &nr);
 	if (ret)
 		return ret;
-	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
-		struct open_att *o = NULL;
-
-		chk_decode(c, &raw, &ev);
-		switch (ev.kind) {
-		case RP_EV_PCPU_DRAIN: case RP_EV_ISOLATE_MIGRATE: case RP_EV_MIGRATE_START:
-		case RP_EV_MIGRATE_END: case RP_EV_TEST_ISOLATED: case RP_EV_ISOLATE_FREE:
-			break;
-		default:
-			continue;
-		}
-		for (i = 0; i < nr_open; i++)
-			if (open[i].pid == ev.pid)
-				o = &open[i];
-		if (ev.kind == RP_EV_ISOLATE_FREE) {
-			/* After a successful test: extends that attempt. */
-			for (i = nr - 1; i >= 0; i--)
-				if (att[i].pid == ev.pid && att[i].success &&
-				    ev.start_pfn >= att[i].outer_start &&
-				    ev.start_pfn < att[i].end_pfn + (1ull << c->max_order)) {
-					att[i].seq_end = ev.seq;
-					break;
-				}
-			continue;
-		}
-		if (!o) {
-			struct open_att *n;
-
-			if (ev.kind == RP_EV_MIGRATE_END)
-				continue;
-			n = realloc(open, (size_t)(nr_open + 1) * sizeof(*open));
-			if (!n) {
-				ret = bc_error(BC_E_NOMEM, "out of memory");
-				break;
-			}
-			open = n;
-			o = &open[nr_open++];
-			memset(o, 0, sizeof(*o));
-			o->pid = ev.pid;
-			o->seq_first = ev.seq;
-			o->ts_first = ev.ts;
-			o->drain_only = true;
-			o->reason = -1;
-		}
-		if (ev.kind != RP_EV_PCPU_DRAIN)
-			o->drain_only = false;
-		if (ev.kind == RP_EV_MIGRATE_START || ev.kind == RP_EV_MIGRATE_END) {
-			if (ev.reason == RP_MR_COMPACTION) {
-				*o = open[--nr_open];	/* compaction, not an attempt */
-				continue;
-			}
-			o->reason = ev.reason;
-			if (ev.kind == RP_EV_MIGRATE_END) {
-				o->migrated += ev.succeeded;
-				o->failed += ev.failed;
-			}
-		}
-		if (ev.kind == RP_EV_TEST_ISOLATED) {
-			struct rp_attempt *a;
-
-			if (nr == cap) {
-				struct rp_attempt *n;
-
-				cap = cap ? 2 * cap : 16;
-				n = realloc(att, (size_t)cap * sizeof(*att));
-				if (!n) {
-					ret = bc_error(BC_E_NOMEM, "out of memory");
-					break;
-				}
-				att = n;
-			}
-			/* Offlining tests once per pass: same task, same range = same attempt. */
-			a = NULL;
-			if (nr && att[nr - 1].pid == ev.pid && att[nr - 1].end_pfn == ev.end_pfn &&
-			    att[nr - 1].kind == RP_ATTEMPT_OFFLINE && !att[nr - 1].success)
-				a = &att[nr - 1];
-			if (!a) {
-				a = &att[nr++];
-				memset(a, 0, sizeof(*a));
-				a->kind = o->reason == RP_MR_MEMORY_HOTPLUG ? RP_ATTEMPT_OFFLINE :
-									      RP_ATTEMPT_CONTIG;
-				a->outer_start = ev.start_pfn;
-				a->start_pfn = ev.start_pfn;
-				a->end_pfn = ev.end_pfn;
-				a->seq_begin = o->seq_first;
-				a->ts_begin = o->ts_first;
-				a->pid = ev.pid;
-			}
-			a->seq_test = a->seq_end = ev.seq;
-			a->ts_test = ev.ts;
-			a->fin_pfn = ev.fin_pfn;
-			a->success = ev.fin_pfn >= ev.end_pfn;
-			a->nr_tests++;
-			a->migrated += o->migrated;
-			a->migrate_failed += o->failed;
-			*o = open[--nr_open];
-		}
-	}
-	tdb_cursor_close(cur);
-	free(open);
-	if (ret < 0) {
-		free(att);
-		return ret;
-	}
 	ret = chk_set_attempts(c, att, nr);
 	free(att);
 	return ret;
@@ -287,28 +79,28 @@ bool chk_in_ram(const struct chk_ctx *c, uint64_t pfn)
 	return false;
 }
 
-static bool has_pfn(const struct rp_event *ev)
+static bool has_pfn(const struct tr_event *ev)
 {
 	switch (ev->kind) {
-	case RP_EV_PAGE_ALLOC: case RP_EV_PAGE_FREE: case RP_EV_ZONE_LOCKED:
-	case RP_EV_PCPU_DRAIN: case RP_EV_EXTFRAG:
+	case TR_EV_PAGE_ALLOC: case TR_EV_PAGE_FREE: case TR_EV_ZONE_LOCKED:
+	case TR_EV_PCPU_DRAIN: case TR_EV_EXTFRAG:
 		return ev->pfn != UINT64_MAX;
 	default:
 		return false;
 	}
 }
 
-const char *chk_event_name(const struct rp_event *ev)
+const char *chk_event_name(const struct tr_event *ev)
 {
-	return (unsigned int)ev->kind < RP_NR_EVENT_KINDS ? kind_names[ev->kind] : "event";
+	return (unsigned int)ev->kind < TR_NR_EVENT_KINDS ? tr_event_kind_name(ev->kind) : "event";
 }
 
 /* Order of the pages the event concerns; false when the order itself is impossible. */
-static bool check_static(struct chk_ctx *c, const struct rp_event *ev, unsigned int *order)
+static bool check_static(struct chk_ctx *c, const struct tr_event *ev, unsigned int *order)
 {
 	unsigned int o = ev->order, max = c->max_order;
 
-	if (ev->kind == RP_EV_EXTFRAG) {
+	if (ev->kind == TR_EV_EXTFRAG) {
 		if (ev->fallback_order > max || o > max) {
 			chk_report_v(c, CHK_INV_BUDDY_ORDER, false, ev->pfn, o,
 				     "%s: alloc order %u / fallback order %u, MAX_PAGE_ORDER is %u",
@@ -316,10 +108,10 @@ static bool check_static(struct chk_ctx *c, const struct rp_event *ev, unsigned 
 			return false;
 		}
 		o = ev->fallback_order;
-	} else if (o > max && !(ev->kind == RP_EV_PAGE_FREE && o == 18 && c->order18)) {
+	} else if (o > max && !(ev->kind == TR_EV_PAGE_FREE && o == 18 && c->order18)) {
 		chk_report_v(c, CHK_INV_BUDDY_ORDER, false, ev->pfn, o,
 			     "%s of order %u: MAX_PAGE_ORDER is %u%s", chk_event_name(ev), o, max,
-			     ev->kind == RP_EV_PAGE_FREE ? " (18 only for gigantic frees)" : "");
+			     ev->kind == TR_EV_PAGE_FREE ? " (18 only for gigantic frees)" : "");
 		return false;
 	}
 	*order = o;
@@ -351,7 +143,7 @@ static void att_range(const struct chk_ctx *c, const struct chk_att *ca, uint64_
 }
 
 /* The attempt whose isolated range holds [pfn, pfn + n) now, with escapes counting. */
-static struct chk_att *isolating(struct chk_ctx *c, const struct rp_event *ev, uint64_t pfn,
+static struct chk_att *isolating(struct chk_ctx *c, const struct tr_event *ev, uint64_t pfn,
 				 uint64_t n)
 {
 	int i;
@@ -373,17 +165,17 @@ static struct chk_att *isolating(struct chk_ctx *c, const struct rp_event *ev, u
 	return NULL;
 }
 
-static void check_escape(struct chk_ctx *c, const struct rp_event *ev, unsigned int order)
+static void check_escape(struct chk_ctx *c, const struct tr_event *ev, unsigned int order)
 {
 	struct chk_att *ca;
 
-	if (ev->kind != RP_EV_PAGE_ALLOC && ev->kind != RP_EV_ZONE_LOCKED)
+	if (ev->kind != TR_EV_PAGE_ALLOC && ev->kind != TR_EV_ZONE_LOCKED)
 		return;
 	chk_count(c, CHK_ISOLATION_ESCAPE, 1);
 	ca = isolating(c, ev, ev->pfn, 1ull << order);
 	if (!ca)
 		return;
-	if (ev->kind == RP_EV_PAGE_ALLOC)
+	if (ev->kind == TR_EV_PAGE_ALLOC)
 		chk_report_v(c, CHK_INV_ISO_ALLOC, ca->lost, ev->pfn, order,
 			     "mm_page_alloc handed out a page of [%#llx, %#llx), isolated by "
 			     "task %d's attempt since seq %llu, after its pcp drain",
@@ -433,7 +225,7 @@ static bool pgtable_gfp(uint64_t gfp)
  * mm_page_alloc / zone_locked: no page of the block may be in use or held. A check that
  * relies on pages last seen before a lost window is inconclusive, never passed.
  */
-static void check_take(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+static void check_take(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
 	uint64_t n = 1ull << order, i;
@@ -451,7 +243,7 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct rp
 		st = sh_state(*w);
 		if (st != SH_ALLOC && st != SH_ALLOC_PT && st != SH_CONTIG)
 			continue;
-		if (st == SH_ALLOC_PT && ev->kind == RP_EV_PAGE_ALLOC && !order) {
+		if (st == SH_ALLOC_PT && ev->kind == TR_EV_PAGE_ALLOC && !order) {
 			if (chk_on(c, CHK_BUDDY_SANITY) && !c->r[CHK_BUDDY_SANITY].explained++) {
 				c->explained_seq = ev->seq;
 				c->explained_pfn = ev->pfn + i;
@@ -473,7 +265,7 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct rp
 		c->r[CHK_BUDDY_SANITY].inconclusive++;
 }
 
-static void check_free(struct chk_ctx *c, const struct model *m, const struct rp_event *ev,
+static void check_free(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
 	uint64_t n = 1ull << order, i;
@@ -497,7 +289,7 @@ static void check_free(struct chk_ctx *c, const struct model *m, const struct rp
 }
 
 /* test_pages_isolated() success: every page of [outer_start, end) free or migrated. */
-static void check_test(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+static void check_test(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	int i;
 
@@ -507,7 +299,7 @@ static void check_test(struct chk_ctx *c, const struct model *m, const struct rp
 
 		if (ca->a.seq_test != ev->seq || ev->fin_pfn < ev->end_pfn)
 			continue;
-		if (ca->a.kind != RP_ATTEMPT_CONTIG)
+		if (ca->a.kind != TR_ATTEMPT_CONTIG)
 			continue;	/* offlining passes PageOffline pages in use */
 		chk_count(c, CHK_CONTIG_EXACT, 1);
 		for (pfn = ev->start_pfn; pfn < ev->end_pfn; pfn++) {
@@ -549,7 +341,7 @@ static void check_test(struct chk_ctx *c, const struct model *m, const struct rp
 }
 
 /* isolate_freepages after a successful test must stay inside the attempt's range. */
-static void check_isolate_free(struct chk_ctx *c, const struct rp_event *ev)
+static void check_isolate_free(struct chk_ctx *c, const struct tr_event *ev)
 {
 	int i;
 
@@ -573,7 +365,7 @@ static void check_isolate_free(struct chk_ctx *c, const struct rp_event *ev)
 	}
 }
 
-int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	unsigned int order = 0;
 
@@ -581,18 +373,18 @@ int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct rp_e
 		chk_count(c, CHK_BUDDY_SANITY, 1);
 		if (!check_static(c, ev, &order))
 			return 0;
-		if (ev->kind == RP_EV_EXTFRAG)
+		if (ev->kind == TR_EV_EXTFRAG)
 			return 0;
 		check_escape(c, ev, order);
-		if (ev->kind == RP_EV_PAGE_ALLOC || ev->kind == RP_EV_ZONE_LOCKED)
+		if (ev->kind == TR_EV_PAGE_ALLOC || ev->kind == TR_EV_ZONE_LOCKED)
 			check_take(c, m, ev, order);
-		else if (ev->kind == RP_EV_PAGE_FREE)
+		else if (ev->kind == TR_EV_PAGE_FREE)
 			check_free(c, m, ev, order);
 		return 0;
 	}
-	if (ev->kind == RP_EV_TEST_ISOLATED)
+	if (ev->kind == TR_EV_TEST_ISOLATED)
 		check_test(c, m, ev);
-	else if (ev->kind == RP_EV_ISOLATE_FREE)
+	else if (ev->kind == TR_EV_ISOLATE_FREE)
 		check_isolate_free(c, ev);
 	return 0;
 }
@@ -615,19 +407,19 @@ static bool in_isolated(const struct chk_ctx *c, uint64_t pfn)
 	return false;
 }
 
-int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	uint64_t n;
 	int i;
 
 	switch (ev->kind) {
-	case RP_EV_PAGE_ALLOC:
+	case TR_EV_PAGE_ALLOC:
 		if (ev->pfn == UINT64_MAX || ev->order > c->max_order)
 			break;
 		chk_sh_set(c, ev->pfn, 1ull << ev->order,
 			   !ev->order && pgtable_gfp(ev->gfp) ? SH_ALLOC_PT : SH_ALLOC);
 		break;
-	case RP_EV_PAGE_FREE:
+	case TR_EV_PAGE_FREE:
 		if (ev->pfn == UINT64_MAX || ev->order > 18)
 			break;
 		n = 1ull << ev->order;
@@ -639,15 +431,15 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_ev
 		else
 			chk_sh_set(c, ev->pfn, n, SH_BUDDY);
 		break;
-	case RP_EV_ZONE_LOCKED:
+	case TR_EV_ZONE_LOCKED:
 		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
 			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_TAKEN);
 		break;
-	case RP_EV_PCPU_DRAIN:
+	case TR_EV_PCPU_DRAIN:
 		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
 			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_BUDDY);
 		break;
-	case RP_EV_ISOLATE_FREE: {
+	case TR_EV_ISOLATE_FREE: {
 		uint64_t pfn;
 
 		/* Compaction's free scanner takes free pages without a per-page event. */
@@ -662,7 +454,7 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_ev
 		}
 		break;
 	}
-	case RP_EV_TEST_ISOLATED:
+	case TR_EV_TEST_ISOLATED:
 		for (i = 0; i < c->nr_att; i++) {
 			struct chk_att *ca = &c->att[i];
 
@@ -671,8 +463,8 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct rp_ev
 			/* Success: the range now belongs to the allocation; offlined memory
 			 * has no pages to speak of until it is onlined (frees). */
 			chk_sh_set(c, ev->start_pfn, ev->end_pfn - ev->start_pfn,
-				   ca->a.kind == RP_ATTEMPT_CONTIG ? SH_CONTIG : SH_UNKNOWN);
-			ca->held = ca->a.kind == RP_ATTEMPT_CONTIG;
+				   ca->a.kind == TR_ATTEMPT_CONTIG ? SH_CONTIG : SH_UNKNOWN);
+			ca->held = ca->a.kind == TR_ATTEMPT_CONTIG;
 		}
 		break;
 	default:

@@ -12,6 +12,9 @@
 #include "checkers/chk-local.h"
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-snap.h"
+#include "trace/tr-layout.h"
+#include "trace/tr-marks.h"
 
 static const struct {
 	const char *name, *rule, *fn;
@@ -127,7 +130,7 @@ void chk_destroy(struct chk_ctx *c)
 	free(c->att);
 	free(c->lost);
 	free(c->pbs);
-	free(c->types);
+	tr_decoder_destroy(c->dec);
 	free(c->viol);
 	free(c);
 }
@@ -249,7 +252,7 @@ static int cmp_att(const void *a, const void *b)
 	return 0;
 }
 
-int chk_set_attempts(struct chk_ctx *c, const struct rp_attempt *attempts, int nr)
+int chk_set_attempts(struct chk_ctx *c, const struct tr_attempt *attempts, int nr)
 {
 	int i;
 
@@ -291,64 +294,38 @@ int chk_add_lost(struct chk_ctx *c, uint64_t seq)
 
 static int read_lost(struct chk_ctx *c, struct tdb *db)
 {
-	sqlite3_stmt *st;
-	int ret = 0;
+	uint64_t *seqs;
+	int n, i, ret;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq FROM lost_events WHERE count != 0 ORDER BY seq", -1,
-			       &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: lost_events: %s", tdb_path(db),
-				sqlite3_errmsg(tdb_sqlite(db)));
-	while (!ret && sqlite3_step(st) == SQLITE_ROW)
-		ret = chk_add_lost(c, (uint64_t)sqlite3_column_int64(st, 0));
-	sqlite3_finalize(st);
+	ret = tr_lost_windows(db, &seqs, &n);
+	for (i = 0; !ret && i < n; i++)
+		ret = chk_add_lost(c, seqs[i]);
+	free(seqs);
 	return ret;
 }
 
-/* Zones and System RAM of the capture's first snapshot, when it has one. */
-static void read_layout(struct chk_ctx *c, struct tdb *db)
+/*
+ * Zones and System RAM of the capture's first snapshot, when it has one. The orders
+ * stay the capture's meta (the trace's own kernel), whatever the snapshot says.
+ */
+static int read_layout(struct chk_ctx *c, struct tdb *db)
 {
-	struct model_layout *L = &c->L;
-	sqlite3_stmt *st;
-	int64_t snap = -1;
+	struct model_profile prof;
+	int64_t snap;
+	int ret;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT min(snap) FROM zones", -1, &st,
-			       NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			snap = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
 	c->pb_order = (unsigned int)tdb_get_meta_int(db, "pageblock_order", 9);
 	c->max_order = (unsigned int)tdb_get_meta_int(db, "max_page_order", 10);
-	if (snap < 0)
-		return;
-	memset(L, 0, sizeof(*L));
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT node, zone, start_pfn, spanned FROM zones "
-			       "WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", -1, &st,
-			       NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, snap);
-	while (sqlite3_step(st) == SQLITE_ROW && L->nr_zones < MODEL_MAX_ZONES) {
-		struct model_zone_layout *z = &L->zones[L->nr_zones++];
-
-		z->nid = sqlite3_column_int(st, 0);
-		snprintf(z->name, sizeof(z->name), "%s", (const char *)sqlite3_column_text(st, 1));
-		z->start_pfn = (uint64_t)sqlite3_column_int64(st, 2);
-		z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
-	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT start_pfn, end_pfn FROM system_ram "
-			       "WHERE snap = ? ORDER BY start_pfn", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, snap);
-		while (sqlite3_step(st) == SQLITE_ROW && L->nr_ram < MODEL_MAX_RAM) {
-			L->ram[L->nr_ram].start = (uint64_t)sqlite3_column_int64(st, 0);
-			L->ram[L->nr_ram].end = (uint64_t)sqlite3_column_int64(st, 1);
-			L->nr_ram++;
-		}
-		sqlite3_finalize(st);
-	}
-	L->pageblock_order = c->pb_order;
-	L->max_page_order = c->max_order;
-	c->have_layout = L->nr_zones > 0;
+	ret = tdb_snap_first_zoned(db, &snap);
+	if (ret || snap < 0)
+		return ret;
+	ret = tr_read_layout(db, snap, &c->L, &prof, NULL);
+	if (ret)
+		return ret;
+	c->L.pageblock_order = c->pb_order;
+	c->L.max_page_order = c->max_order;
+	c->have_layout = c->L.nr_zones > 0;
+	return 0;
 }
 
 int chk_attach_trace(struct chk_ctx *c, struct tdb *db)
@@ -356,8 +333,9 @@ int chk_attach_trace(struct chk_ctx *c, struct tdb *db)
 	int ret;
 
 	c->db = db;
-	read_layout(c, db);
-	ret = read_lost(c, db);
+	ret = read_layout(c, db);
+	if (!ret)
+		ret = read_lost(c, db);
 	if (!ret)
 		ret = chk_decode_init(c, db);
 	if (!ret)
@@ -367,7 +345,7 @@ int chk_attach_trace(struct chk_ctx *c, struct tdb *db)
 
 int chk_attach_replay(struct chk_ctx *c, struct replay *rp)
 {
-	const struct rp_attempt *a;
+	const struct tr_attempt *a;
 	int nr, ret;
 
 	c->rp = rp;
@@ -384,7 +362,7 @@ int chk_attach_replay(struct chk_ctx *c, struct replay *rp)
 
 /* ---- dispatch ---------------------------------------------------------------------- */
 
-static struct chk_att *find_att(struct chk_ctx *c, const struct rp_attempt *a)
+static struct chk_att *find_att(struct chk_ctx *c, const struct tr_attempt *a)
 {
 	int i;
 
@@ -420,7 +398,7 @@ static void att_deactivate(struct chk_ctx *c, struct chk_att *ca)
 	c->nr_active--;
 }
 
-int chk_before_event(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_before_event(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	int i, ret;
 
@@ -438,7 +416,7 @@ int chk_before_event(struct chk_ctx *c, const struct model *m, const struct rp_e
 
 			if (!ca->active || ca->drained)
 				continue;
-			if (ev->pid == ca->a.pid && ev->kind != RP_EV_PCPU_DRAIN) {
+			if (ev->pid == ca->a.pid && ev->kind != TR_EV_PCPU_DRAIN) {
 				ca->drained = true;
 				ca->drain_end = ev->seq;
 			}
@@ -450,7 +428,7 @@ int chk_before_event(struct chk_ctx *c, const struct model *m, const struct rp_e
 	return ret;
 }
 
-int chk_after_event(struct chk_ctx *c, const struct model *m, const struct rp_event *ev)
+int chk_after_event(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	int i, ret;
 
@@ -473,13 +451,13 @@ int chk_after_event(struct chk_ctx *c, const struct model *m, const struct rp_ev
 }
 
 /* Violations at an attempt's edges are placed at its first / last event. */
-static const struct rp_event *at_event(struct chk_ctx *c, struct rp_event *at, uint64_t seq,
+static const struct tr_event *at_event(struct chk_ctx *c, struct tr_event *at, uint64_t seq,
 				       uint64_t ts, int cpu)
 {
-	const struct rp_event *saved = c->ev;
+	const struct tr_event *saved = c->ev;
 
 	memset(at, 0, sizeof(*at));
-	at->kind = RP_EV_OTHER;
+	at->kind = TR_EV_OTHER;
 	at->pfn = UINT64_MAX;
 	at->seq = seq;
 	at->ts = ts;
@@ -488,11 +466,11 @@ static const struct rp_event *at_event(struct chk_ctx *c, struct rp_event *at, u
 	return saved;
 }
 
-int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a)
+int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
-	const struct rp_event *saved;
-	struct rp_event at;
+	const struct tr_event *saved;
+	struct tr_event at;
 	int ret = 0;
 
 	if (!ca)
@@ -507,11 +485,11 @@ int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct rp_
 	return ret;
 }
 
-int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a)
+int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
-	const struct rp_event *saved;
-	struct rp_event at;
+	const struct tr_event *saved;
+	struct tr_event at;
 	int ret = 0;
 
 	if (!ca)
@@ -531,8 +509,8 @@ int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct rp_at
 int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 		    const struct rp_score *sc)
 {
-	const struct rp_event *saved = c->ev;
-	struct rp_event at = { .kind = RP_EV_OTHER, .cpu = -1, .pfn = UINT64_MAX };
+	const struct tr_event *saved = c->ev;
+	struct tr_event at = { .kind = TR_EV_OTHER, .cpu = -1, .pfn = UINT64_MAX };
 	int ret = 0;
 
 	/* Violations found here are placed where the model was compared. */
@@ -555,22 +533,22 @@ int chk_finish(struct chk_ctx *c, const struct model *m)
 
 /* ---- replay hooks ----------------------------------------------------------------- */
 
-static int hk_before(void *arg, struct replay *rp, const struct rp_event *ev)
+static int hk_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	return chk_before_event(arg, rp_model(rp), ev);
 }
 
-static int hk_after(void *arg, struct replay *rp, const struct rp_event *ev)
+static int hk_after(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	return chk_after_event(arg, rp_model(rp), ev);
 }
 
-static int hk_begin(void *arg, struct replay *rp, const struct rp_attempt *a)
+static int hk_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
 {
 	return chk_attempt_begin(arg, rp_model(rp), a);
 }
 
-static int hk_end(void *arg, struct replay *rp, const struct rp_attempt *a)
+static int hk_end(void *arg, struct replay *rp, const struct tr_attempt *a)
 {
 	return chk_attempt_end(arg, rp_model(rp), a);
 }
@@ -646,7 +624,7 @@ static int run_trace(struct chk_ctx *c, struct tdb *db)
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
-	struct rp_event ev;
+	struct tr_event ev;
 	int ret;
 
 	ret = chk_attach_trace(c, db);
@@ -658,7 +636,7 @@ static int run_trace(struct chk_ctx *c, struct tdb *db)
 	if (ret)
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
-		chk_decode(c, &raw, &ev);
+		tr_decode(c->dec, &raw, &ev);
 		ret = chk_before_event(c, NULL, &ev);
 		if (!ret)
 			ret = chk_after_event(c, NULL, &ev);
@@ -672,7 +650,8 @@ static int run_trace(struct chk_ctx *c, struct tdb *db)
 
 int chk_run_capture(struct chk_ctx *c, struct tdb *db)
 {
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = c->o.progress };
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = c->o.progress,
+			      .note = c->o.note, .arg = c->o.arg };
 	struct replay *rp = NULL;
 	struct rp_hooks h;
 	int ret;

@@ -31,8 +31,8 @@
 struct tdb;
 struct model;
 struct replay;
-struct rp_event;
-struct rp_attempt;
+struct tr_event;
+struct tr_attempt;
 struct rp_score;
 struct rp_hooks;
 
@@ -75,7 +75,10 @@ struct chk_opts {
 	uint64_t max_errors;		/* violations kept (all are counted); 0 = 100 */
 	uint64_t recount_every;		/* events between full model recounts; 0 = 1048576 */
 	bool trace_only;		/* do not replay, even when the capture could be */
-	bool progress;			/* replay progress on stderr */
+	/* Passed on to replay (struct rp_opts): progress and notes for the user. */
+	void (*progress)(void *arg, uint64_t next_seq, uint64_t total, bool done);
+	void (*note)(void *arg, const char *text);
+	void *arg;
 };
 
 enum chk_status {
@@ -143,7 +146,7 @@ int chk_attach_trace(struct chk_ctx *c, struct tdb *db);
  * (seq of the first event after each gap) to honour. @attempts is copied.
  */
 int chk_set_layout(struct chk_ctx *c, const struct model *m);
-int chk_set_attempts(struct chk_ctx *c, const struct rp_attempt *attempts, int nr);
+int chk_set_attempts(struct chk_ctx *c, const struct tr_attempt *attempts, int nr);
 int chk_add_lost(struct chk_ctx *c, uint64_t seq);
 
 /*
@@ -152,10 +155,10 @@ int chk_add_lost(struct chk_ctx *c, uint64_t seq);
  * chk_attempt_begin() once the model has isolated the range, chk_attempt_end() after
  * the attempt's last event, chk_at_snapshot() with the replay's score.
  */
-int chk_before_event(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
-int chk_after_event(struct chk_ctx *c, const struct model *m, const struct rp_event *ev);
-int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a);
-int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct rp_attempt *a);
+int chk_before_event(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
+int chk_after_event(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
+int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a);
+int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a);
 int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 		    const struct rp_score *sc);
 /* End of the events: final recount and pageblock scan. */

@@ -7,6 +7,8 @@
 #ifndef BC_CLI_H
 #define BC_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdnoreturn.h>
 
 enum { EXIT_OK = 0, EXIT_NO = 1, EXIT_BAD = 2 };
@@ -38,6 +40,10 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_fail(const char *cmd);
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Callbacks of struct rp_opts: progress on stderr when it is a terminal (at most once a
+ * second, erased at the end), and notes as "bigchunk: TEXT" lines on stderr. */
+void cli_replay_progress(void *arg, uint64_t next_seq, uint64_t total, bool done);
+void cli_note(void *arg, const char *text);
 /* Install SIGINT/SIGTERM handlers that set cli_stop; returns the flag. */
 extern volatile int cli_stop;
 void cli_catch_signals(void);

@@ -132,7 +132,8 @@ int cmd_check(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage("check", 1, EXIT_BAD);
 	path = argv[optind];
-	co.progress = true;
+	co.progress = cli_replay_progress;
+	co.note = cli_note;
 
 	ret = tdb_open(path, store ? TDB_WRITE : TDB_READONLY, &db);
 	if (ret)

@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "replay/predict.h"
 #include "replay/replay.h"
+#include "trace/tr-time.h"
 
 const char cmd_predict_usage[] =
 	"usage: bigchunk predict FILE.db --size SIZE [--count K] [--policy mainline|v4]\n"
@@ -136,7 +137,7 @@ struct run {
 	uint64_t last_sig;
 	bool have_sig;
 	/* --attempts */
-	const struct rp_attempt *att;
+	const struct tr_attempt *att;
 	int nr_att, next_att;
 	int err;
 };
@@ -272,7 +273,7 @@ static int ask(struct run *R, uint64_t seq, uint64_t ts, bool dedupe)
 	return keep_answers(R, a, n, dedupe);
 }
 
-static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
+static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct run *R = arg;
 
@@ -300,7 +301,7 @@ static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
 	return 0;
 }
 
-static int h_after(void *arg, struct replay *rp, const struct rp_event *ev)
+static int h_after(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct run *R = arg;
 
@@ -325,7 +326,7 @@ static int h_after(void *arg, struct replay *rp, const struct rp_event *ev)
 	return 0;
 }
 
-static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *a)
+static int h_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
 {
 	pr_attempt_end(((struct run *)arg)->pc, a);
 	return 0;
@@ -339,7 +340,7 @@ static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
 	return pr_refresh_lru_batches(R->pc, sc->snap);
 }
 
-static int h_attempt_begin(void *arg, struct replay *rp, const struct rp_attempt *a)
+static int h_attempt_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
 {
 	pr_touch_all(((struct run *)arg)->pc);
 	return 0;
@@ -773,7 +774,7 @@ int cmd_predict(int argc, char **argv)
 {
 	struct run R = { .o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 },
 			 .store = true };
-	struct rp_opts ro = { .until_seq = UINT64_MAX };
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .note = cli_note };
 	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
 			      .attempt_begin = h_attempt_begin, .attempt_end = h_attempt_end,
 			      .at_snapshot = h_snapshot };
@@ -875,7 +876,7 @@ int cmd_predict(int argc, char **argv)
 	}
 	cmdline = join_argv(argc, argv);
 	if (R.mode == PT_AT) {
-		ret = rp_parse_time(R.db, at, &R.at_seq, &R.at_ts);
+		ret = tr_parse_time(R.db, at, &R.at_seq, &R.at_ts);
 		if (ret) {
 			rc = cli_fail("predict");
 			goto out;

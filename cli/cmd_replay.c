@@ -14,6 +14,7 @@
 #include "db/tdb.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "trace/tr-time.h"
 
 const char cmd_replay_usage[] =
 	"usage: bigchunk replay FILE.db [--until TS|marker:TEXT] [--json] [--no-store]\n"
@@ -42,7 +43,7 @@ const char cmd_replay_usage[] =
 
 static void print_text(struct replay *rp, const char *path)
 {
-	const struct rp_attempt *att;
+	const struct tr_attempt *att;
 	const struct rp_score *sc;
 	struct model_stats ms;
 	int n, i, na;
@@ -166,7 +167,8 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = true };
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
+			      .note = cli_note };
 	const char *until = NULL, *path;
 	bool as_json = false, store = true;
 	struct replay *rp = NULL;
@@ -191,7 +193,7 @@ int cmd_replay(int argc, char **argv)
 	if (until) {
 		uint64_t ts;
 
-		if (rp_parse_time(db, until, &ro.until_seq, &ts)) {
+		if (tr_parse_time(db, until, &ro.until_seq, &ts)) {
 			tdb_close(db);
 			return cli_fail("replay");
 		}

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/err.h"
@@ -86,4 +88,29 @@ void cli_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_replay_progress(void *arg, uint64_t next_seq, uint64_t total, bool done)
+{
+	static time_t last;
+	struct timespec now;
+
+	if (!isatty(2))
+		return;
+	if (done) {
+		fprintf(stderr, "\r%60s\r", "");
+		last = 0;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == last)
+		return;
+	last = now.tv_sec;
+	fprintf(stderr, "\rreplay: %llu / %llu events (%.0f%%)   ", (unsigned long long)next_seq,
+		(unsigned long long)total, total ? 100.0 * next_seq / total : 100.0);
+}
+
+void cli_note(void *arg, const char *text)
+{
+	fprintf(stderr, "bigchunk: %s\n", text);
 }

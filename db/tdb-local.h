@@ -39,4 +39,12 @@ int tdb_load_types(struct tdb *db);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 
+/* Readers (tdb-snap.c): step @st (bound; finalized here) to its end, turning each row
+ * into one zeroed element of @size bytes with @fill. Return: 0 and *@out (malloc'ed,
+ * NULL when empty) and *@nr, or a negative bc_err naming @what. */
+int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
+		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+/* Text column @i into @buf ("" for NULL). */
+void tdb_col_text(sqlite3_stmt *st, int i, char *buf, size_t size);
+
 #endif

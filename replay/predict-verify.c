@@ -18,6 +18,7 @@
 
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-trace.h"
 #include "replay/predict-local.h"
 #include "replay/replay.h"
 
@@ -70,105 +71,82 @@ static int grow(struct pr_verify *v, unsigned int *cap)
 	return 0;
 }
 
-static bool table_exists(struct tdb *db, const char *name)
-{
-	sqlite3_stmt *st;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT 1 FROM sqlite_master WHERE type = 'table' "
-			       "AND name = ?", -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 /* seq/ts of the marker "bigchunk probe ID KIND WHAT" (first match). */
 static bool probe_marker(struct tdb *db, int64_t id, const char *kind, const char *what,
 			 uint64_t *seq, uint64_t *ts)
 {
 	char prefix[128];
-	sqlite3_stmt *st;
-	bool ok = false;
 
 	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " %s %s ", id, kind, what);
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq, ts FROM markers WHERE substr(text, 1, "
-			       "length(?1)) = ?1 ORDER BY seq LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*seq = (uint64_t)sqlite3_column_int64(st, 0);
-		*ts = (uint64_t)sqlite3_column_int64(st, 1);
-		ok = true;
+	return tdb_marker_find(db, prefix, false, seq, ts) == 1;
+}
+
+/* The pages a hugetlb_1g probe obtained: at most @it->k_nr. */
+static int probe_ranges(struct tdb *db, const struct tdb_probe *p, struct pr_verify_item *it)
+{
+	uint64_t *pfns;
+	int n, ret;
+
+	it->k_nr = (unsigned int)p->obtained;
+	it->k_ranges = calloc(it->k_nr + 1, sizeof(uint64_t));
+	if (!it->k_ranges)
+		return bc_error(BC_E_NOMEM, "verify: out of memory");
+	ret = tdb_probe_pages(db, p->id, &pfns, &n);
+	if (ret) {
+		free(it->k_ranges);
+		it->k_ranges = NULL;
+		return ret;
 	}
-	sqlite3_finalize(st);
-	return ok;
+	if ((unsigned int)n < it->k_nr)
+		it->k_nr = (unsigned int)n;
+	if (it->k_nr)
+		memcpy(it->k_ranges, pfns, it->k_nr * sizeof(*pfns));
+	free(pfns);
+	return 0;
 }
 
 static int load_probes(struct vctx *V, unsigned int *cap)
 {
 	struct tdb *db = rp_tdb(V->rp);
 	struct pr_verify *v = V->v;
-	sqlite3_stmt *st, *pp;
-	int ret = 0;
+	struct tdb_probe *p;
+	int n, i, ret;
 
-	if (!table_exists(db, "probes"))
-		return 0;
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT id, kind, requested, obtained, success, "
-			       "start_pfn, end_pfn, culprit_pfn, coalesce(culprit, '') FROM probes "
-			       "WHERE kind IN ('hugetlb_1g', 'offline') AND (kind = 'hugetlb_1g' OR "
-			       "start_pfn IS NOT NULL) ORDER BY id", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "verify: probes: %s", sqlite3_errmsg(tdb_sqlite(db)));
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT start_pfn FROM probe_pages WHERE probe = ? "
-			       "ORDER BY idx", -1, &pp, NULL) != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return bc_error(BC_E_DB, "verify: probe_pages: %s", sqlite3_errmsg(tdb_sqlite(db)));
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *kind = (const char *)sqlite3_column_text(st, 1);
-		bool huge = !strcmp(kind, "hugetlb_1g");
+	ret = tdb_probes(db, &p, &n);
+	for (i = 0; !ret && i < n; i++) {
+		bool huge = !strcmp(p[i].kind, "hugetlb_1g");
 		struct pr_verify_item *it;
 		uint64_t seq, ts, eseq, ets;
 
-		if (!probe_marker(db, id, kind, "begin", &seq, &ts))
+		if (!huge && (strcmp(p[i].kind, "offline") || p[i].start_pfn < 0))
+			continue;
+		if (!probe_marker(db, p[i].id, p[i].kind, "begin", &seq, &ts))
 			continue;	/* not placed in the trace (no markers) */
 		ret = grow(v, cap);
 		if (ret)
 			break;
 		it = &v->items[v->nr];
 		it->kind = huge ? PR_VK_HUGETLB_1G : PR_VK_OFFLINE;
-		it->probe_id = id;
+		it->probe_id = p[i].id;
 		it->seq = seq;
 		it->ts = ts;
-		it->k_success = sqlite3_column_int(st, 4);
-		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s", sqlite3_column_text(st, 8));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			it->k_pfn = (uint64_t)sqlite3_column_int64(st, 7);
+		it->k_success = p[i].success;
+		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s", p[i].culprit);
+		if (p[i].culprit_pfn >= 0)
+			it->k_pfn = (uint64_t)p[i].culprit_pfn;
 		if (huge) {
-			unsigned int req = (unsigned int)sqlite3_column_int(st, 2), n = 0;
-
-			it->k_nr = (unsigned int)sqlite3_column_int(st, 3);
-			it->start_pfn = req;	/* K asked for, kept in start_pfn */
+			it->start_pfn = (uint64_t)p[i].requested;	/* K asked for, kept in start_pfn */
 			it->end_pfn = 0;
-			it->k_ranges = calloc(it->k_nr + 1, sizeof(uint64_t));
-			if (!it->k_ranges) {
-				ret = bc_error(BC_E_NOMEM, "verify: out of memory");
+			ret = probe_ranges(db, &p[i], it);
+			if (ret)
 				break;
-			}
-			sqlite3_bind_int64(pp, 1, id);
-			while (sqlite3_step(pp) == SQLITE_ROW && n < it->k_nr)
-				it->k_ranges[n++] = (uint64_t)sqlite3_column_int64(pp, 0);
-			sqlite3_reset(pp);
-			it->k_nr = n < it->k_nr ? n : it->k_nr;
 		} else {
-			it->start_pfn = (uint64_t)sqlite3_column_int64(st, 5);
-			it->end_pfn = (uint64_t)sqlite3_column_int64(st, 6);
+			it->start_pfn = (uint64_t)p[i].start_pfn;
+			it->end_pfn = (uint64_t)p[i].end_pfn;
 			/* a page it could not migrate is likely pinned for later attempts */
 			if (!it->k_success && it->k_pfn != UINT64_MAX &&
 			    !strcmp(it->k_culprit, "migration failed") &&
-			    probe_marker(db, id, kind, "end", &eseq, &ets)) {
+			    probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
 				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
 
 				if (g) {
@@ -181,14 +159,13 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		}
 		v->nr++;
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(pp);
+	free(p);
 	return ret;
 }
 
 static int load_attempts(struct vctx *V, unsigned int *cap)
 {
-	const struct rp_attempt *a;
+	const struct tr_attempt *a;
 	int n, i, ret;
 
 	a = rp_attempts(V->rp, &n);
@@ -208,9 +185,9 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 		if (!a[i].success)
 			it->k_pfn = a[i].fin_pfn;
 		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s",
-			 a[i].kind == RP_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
+			 a[i].kind == TR_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
-		it->offline_semantics = a[i].kind == RP_ATTEMPT_OFFLINE;
+		it->offline_semantics = a[i].kind == TR_ATTEMPT_OFFLINE;
 	}
 	return 0;
 }
@@ -226,14 +203,14 @@ static bool allocated_after(struct replay *rp, uint64_t pfn, uint64_t seq, uint6
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
-	struct rp_event ev;
+	struct tr_event ev;
 	bool found = false;
 
 	if (!rp || tdb_cursor_open(rp_tdb(rp), seq, UINT64_MAX, &cur))
 		return false;
 	while (!found && tdb_cursor_next(cur, &raw) == 1 && raw.ts < ts + RACE_WINDOW_NS) {
-		rp_decode(rp, &raw, &ev);
-		if ((ev.kind == RP_EV_PAGE_ALLOC || ev.kind == RP_EV_ZONE_LOCKED) &&
+		tr_decode(rp_decoder(rp), &raw, &ev);
+		if ((ev.kind == TR_EV_PAGE_ALLOC || ev.kind == TR_EV_ZONE_LOCKED) &&
 		    ev.pfn != UINT64_MAX && ev.order < 40 && ev.pfn <= pfn &&
 		    pfn < ev.pfn + (1ull << ev.order))
 			found = true;
@@ -268,7 +245,7 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 	return NULL;
 }
 
-static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct rp_event *ev)
+static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct tr_event *ev)
 {
 	struct pr_opts o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 };
 	struct pr_answer *ans = NULL;
@@ -380,7 +357,7 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 
 /* Predict every item due before the event @seq (state: everything before it);
  * @ev: that event (from before_event), NULL at the end of the trace. */
-static int due(struct vctx *V, uint64_t seq, const struct rp_event *ev)
+static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 {
 	struct pr_verify *v = V->v;
 	int ret;
@@ -399,7 +376,7 @@ static int due(struct vctx *V, uint64_t seq, const struct rp_event *ev)
 	return 0;
 }
 
-static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
+static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct vctx *V = arg;
 
@@ -409,13 +386,13 @@ static int h_before(void *arg, struct replay *rp, const struct rp_event *ev)
 	return 0;
 }
 
-static int h_after(void *arg, struct replay *rp, const struct rp_event *ev)
+static int h_after(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	pr_after_event(((struct vctx *)arg)->c, ev);
 	return 0;
 }
 
-static int h_attempt_end(void *arg, struct replay *rp, const struct rp_attempt *a)
+static int h_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
 {
 	pr_attempt_end(((struct vctx *)arg)->c, a);
 	return 0;

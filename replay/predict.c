@@ -20,11 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/snapshot.h"
 #include "common/err.h"
 #include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
+#include "db/tdb-snap.h"
+#include "db/tdb-trace.h"
 #include "model/model.h"
 #include "replay/predict-local.h"
 #include "replay/replay.h"
@@ -233,12 +234,12 @@ static uint64_t lru_pending_in(const struct pr_ctx *c, uint64_t s, uint64_t e)
 	return UINT64_MAX;
 }
 
-void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
+void pr_after_event(struct pr_ctx *c, const struct tr_event *ev)
 {
 	unsigned int order = ev->order;
 
 	switch (ev->kind) {
-	case RP_EV_PAGE_ALLOC:
+	case TR_EV_PAGE_ALLOC:
 		if (ev->pfn == UINT64_MAX)
 			return;
 		lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
@@ -246,22 +247,22 @@ void pr_after_event(struct pr_ctx *c, const struct rp_event *ev)
 			c->alloc_seq[ev->pfn - c->base] = ev->seq + 1 > UINT32_MAX ? UINT32_MAX :
 							   (uint32_t)(ev->seq + 1);
 		break;
-	case RP_EV_PAGE_FREE:
+	case TR_EV_PAGE_FREE:
 		if (ev->pfn != UINT64_MAX)
 			lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
 		if (ev->pfn != UINT64_MAX && in_span(c, ev->pfn))
 			c->alloc_seq[ev->pfn - c->base] = 0;
 		break;
-	case RP_EV_EXTFRAG:
+	case TR_EV_EXTFRAG:
 		order = ev->fallback_order;
 		break;
-	case RP_EV_ZONE_LOCKED:
-	case RP_EV_PCPU_DRAIN:
-	case RP_EV_FREE_BATCHED:
+	case TR_EV_ZONE_LOCKED:
+	case TR_EV_PCPU_DRAIN:
+	case TR_EV_FREE_BATCHED:
 		break;
-	case RP_EV_ISOLATE_MIGRATE:
-	case RP_EV_ISOLATE_FREE:
-	case RP_EV_TEST_ISOLATED:
+	case TR_EV_ISOLATE_MIGRATE:
+	case TR_EV_ISOLATE_FREE:
+	case TR_EV_TEST_ISOLATED:
 		if (c->ix && ev->end_pfn > ev->start_pfn && ev->end_pfn != UINT64_MAX)
 			pr_index_touch(c->ix, ev->start_pfn, ev->end_pfn - ev->start_pfn);
 		return;
@@ -314,7 +315,7 @@ void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *wh
 	c->pins_gen++;
 }
 
-void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a)
+void pr_attempt_end(struct pr_ctx *c, const struct tr_attempt *a)
 {
 	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn)
 		pr_note_pinned(c, a->fin_pfn, a->seq_test, "earlier attempt failed here");
@@ -395,24 +396,16 @@ uint64_t pr_mark_lru_batch(struct pr_ctx *c, uint64_t pfn, uint64_t npfns, uint6
 int pr_refresh_lru_batches(struct pr_ctx *c, int64_t snap)
 {
 	struct tdb_page_run run;
-	struct snap_runs *it;
+	struct tdb_snap_runs *it;
+	struct tdb_snap_info si;
 	uint64_t changed = 0, snap_seq = 0;
 	int ret;
 
 	if (!c->db)
 		return 0;
-	{
-		sqlite3_stmt *st;
-
-		if (sqlite3_prepare_v2(tdb_sqlite(c->db), "SELECT seq_begin FROM snapshots WHERE id = ?",
-				       -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, snap);
-			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-				snap_seq = (uint64_t)sqlite3_column_int64(st, 0);
-			sqlite3_finalize(st);
-		}
-	}
-	ret = snap_runs_open(c->db, snap, c->base, c->base + c->span, &it);
+	if (!tdb_snap_get(c->db, snap, &si) && si.seq_begin >= 0)
+		snap_seq = (uint64_t)si.seq_begin;
+	ret = tdb_snap_runs_open(c->db, snap, c->base, c->base + c->span, &it);
 	if (ret)
 		return ret;
 	if (c->nr_lru_pending)
@@ -420,10 +413,10 @@ int pr_refresh_lru_batches(struct pr_ctx *c, int64_t snap)
 	memset(c->lru_pending, 0, (c->span + 63) / 64 * sizeof(*c->lru_pending));
 	c->nr_lru_pending = 0;
 	/* (kinds themselves are refreshed by replay's resync, rp_resync()) */
-	while ((ret = snap_runs_next(it, &run)) == 1)
+	while ((ret = tdb_snap_runs_next(it, &run)) == 1)
 		if (lru_batch_flags(run.flags, run.count))
 			changed += mark_lru_batch(c, run.pfn, run.npfns, snap_seq);
-	snap_runs_close(it);
+	tdb_snap_runs_close(it);
 	if (changed)
 		pr_touch_all(c);
 	return ret < 0 ? ret : 0;
@@ -1116,7 +1109,7 @@ static int search_v4(struct pr_ctx *c, const struct pr_opts *o, struct search *S
 
 /* ---- describing the blocker ---------------------------------------------------------- */
 
-static int read_event(struct pr_ctx *c, uint64_t seq, struct rp_event *ev)
+static int read_event(struct pr_ctx *c, uint64_t seq, struct tr_event *ev)
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
@@ -1127,28 +1120,9 @@ static int read_event(struct pr_ctx *c, uint64_t seq, struct rp_event *ev)
 		return ret;
 	ret = tdb_cursor_next(cur, &raw);
 	if (ret == 1)
-		rp_decode(c->rp, &raw, ev);
+		tr_decode(rp_decoder(c->rp), &raw, ev);
 	tdb_cursor_close(cur);
 	return ret == 1 ? 0 : -BC_E_NOENT;
-}
-
-static void lookup_text(struct pr_ctx *c, const char *sql, int64_t key, char *buf, size_t size,
-			char **dup)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(c->db), sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, key);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-
-		if (buf)
-			snprintf(buf, size, "%s", t);
-		if (dup)
-			*dup = strdup(t);
-	}
-	sqlite3_finalize(st);
 }
 
 void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
@@ -1178,9 +1152,9 @@ void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 	aseq = pr_alloc_seq_at(c, pi.head);
 	b->ev.seq = aseq ? aseq - 1 : 0;
 	if (aseq && aseq != UINT32_MAX && c->rp) {
-		struct rp_event ev;
+		struct tr_event ev;
 
-		if (!read_event(c, aseq - 1, &ev) && ev.kind == RP_EV_PAGE_ALLOC &&
+		if (!read_event(c, aseq - 1, &ev) && ev.kind == TR_EV_PAGE_ALLOC &&
 		    ev.pfn <= pfn && ev.order < 40 && pfn < ev.pfn + (1ull << ev.order)) {
 			b->ev.found = true;
 			b->ev.seq = ev.seq;
@@ -1190,10 +1164,9 @@ void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 			b->ev.order = ev.order;
 			b->ev.gfp = ev.gfp;
 			b->ev.mt = ev.mt;
-			lookup_text(c, "SELECT comm FROM comms WHERE pid = ?", ev.pid, b->ev.comm,
-				    sizeof(b->ev.comm), NULL);
-			lookup_text(c, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)ev.seq,
-				    NULL, 0, &b->ev.stack);
+			/* names only: the answer stands without them */
+			tdb_comm(c->db, ev.pid, b->ev.comm, sizeof(b->ev.comm));
+			tdb_stack(c->db, ev.seq, &b->ev.stack);
 		}
 	}
 }
@@ -1342,10 +1315,10 @@ int pr_ask(struct pr_ctx *c, const struct pr_opts *opts, uint64_t at_seq, uint64
 	return 0;
 }
 
-int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct rp_event *ev,
+int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct tr_event *ev,
 		  struct pr_answer **out, unsigned int *nr)
 {
-	const struct rp_attempt *a;
+	const struct tr_attempt *a;
 	int n = 0, i, ret, ret2;
 
 	ret = model_checkpoint(c->m);

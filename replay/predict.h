@@ -38,8 +38,8 @@
 #include "model/model.h"
 
 struct replay;
-struct rp_event;
-struct rp_attempt;
+struct tr_event;
+struct tr_attempt;
 struct tdb;
 
 enum pr_policy {
@@ -160,8 +160,8 @@ int pr_create_model(struct model *m, struct pr_ctx **out);
 void pr_destroy(struct pr_ctx *c);
 
 /* Feed from the replay hooks: after_event (every event), attempt_end, at_snapshot. */
-void pr_after_event(struct pr_ctx *c, const struct rp_event *ev);
-void pr_attempt_end(struct pr_ctx *c, const struct rp_attempt *a);
+void pr_after_event(struct pr_ctx *c, const struct tr_event *ev);
+void pr_attempt_end(struct pr_ctx *c, const struct tr_attempt *a);
 /* Everything may have changed (snapshot resync, attempt isolation). */
 void pr_touch_all(struct pr_ctx *c);
 /*
@@ -201,7 +201,7 @@ void pr_answers_free(struct pr_answer *a, unsigned int nr);
  * at @ev already scored (and resynchronised), and the isolation of a real attempt
  * beginning at @ev (done by replay just before) left out.
  */
-int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct rp_event *ev,
+int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct tr_event *ev,
 		  struct pr_answer **out, unsigned int *nr);
 
 /*

@@ -6,15 +6,7 @@
 #include "db/tdb.h"
 #include "model/model.h"
 #include "replay/replay.h"
-
-/* Field indices of one event type, looked up by name once. -1 = absent. */
-struct rp_type {
-	enum rp_event_kind kind;
-	int pfn, order, mt, gfp, percpu_refill;
-	int alloc_order, fallback_order, alloc_mt, fallback_mt, change_ownership;
-	int start_pfn, end_pfn, fin_pfn, nr_scanned, nr_taken;
-	int succeeded, failed, reason, mode;
-};
+#include "trace/tr-marks.h"
 
 #define RP_FOLIO_BATCH	32	/* > FOLIO_BATCH_SIZE (31): folios per free_unref_folios() */
 
@@ -28,12 +20,6 @@ struct rp_snap {
 	bool complete;
 };
 
-struct rp_lost {
-	uint64_t seq;			/* first event after the gap */
-	int cpu;
-	int64_t count;
-};
-
 struct replay {
 	struct tdb *db;
 	struct rp_opts opts;
@@ -41,20 +27,19 @@ struct replay {
 	struct model_layout layout;
 	struct model_profile profile;
 
-	struct rp_type *types;		/* by type id */
-	int nr_types;
+	struct tr_decoder *dec;
 
 	struct rp_snap *snaps;
 	int nr_snaps;
 	int seed_snap;			/* index in snaps[] seeded from */
 	int next_snap;			/* next index to score */
 
-	struct rp_attempt *attempts;
+	struct tr_attempt *attempts;
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */
 
-	struct rp_lost *lost;
+	uint64_t *lost;			/* lost-event windows: seq of the first event after */
 	int nr_lost, next_lost;
 
 	struct rp_score *scores;
@@ -75,7 +60,7 @@ struct replay {
 
 	/* Page-reading progress of the seed snapshot ("pages PFN" markers): an event
 	 * during the reading whose page was read after it is already in the seed. */
-	uint64_t *seed_mark_seq, *seed_mark_pfn, *seed_mark_ts;
+	struct tr_pages_mark *seed_marks;
 	int nr_seed_marks, seed_mark;
 	uint64_t seed_skipped;		/* events already reflected in the seed */
 
@@ -106,7 +91,6 @@ struct replay {
 };
 
 /* replay-seed.c */
-int rp_read_layout(struct replay *rp, int64_t snap);
 int rp_seed(struct replay *rp, int64_t snap);
 /*
  * Re-seed aligned windows that disagree with snapshot @snap (not touched while it was
@@ -114,9 +98,6 @@ int rp_seed(struct replay *rp, int64_t snap);
  * definite one (LRU, slab, page table, THP, hugetlb, reserved ...).
  */
 int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kinds);
-
-/* replay-attempts.c */
-int rp_find_attempts(struct replay *rp);
 
 /* replay-score.c */
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);

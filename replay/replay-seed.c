@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/snapshot.h"
 #include "common/err.h"
+#include "db/tdb-snap.h"
 #include "replay/replay-local.h"
 
 #define SEED_CHUNK	(1u << 20)	/* pfns read at a time; a multiple of MAX_ORDER blocks */
@@ -40,107 +40,6 @@ enum rp_class rp_class_of_flags(uint64_t f)
 	if (f & (KPF_BIT(KPF_OFFLINE) | KPF_BIT(KPF_ZERO_PAGE)))
 		return RP_CLASS_OTHER;
 	return RP_CLASS_UNMOVABLE;
-}
-
-static int64_t scalar(struct tdb *db, const char *sql, int64_t snap, int64_t dflt)
-{
-	sqlite3_stmt *st;
-	int64_t v = dflt;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return dflt;
-	sqlite3_bind_int64(st, 1, snap);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* "Page block order: 9" in pagetypeinfo, else the x86_64 value. */
-static unsigned int read_pageblock_order(struct tdb *db, int64_t snap)
-{
-	sqlite3_stmt *st;
-	unsigned int order = 9;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT content FROM snapshot_files "
-			       "WHERE snap = ? AND name = 'pagetypeinfo'", -1, &st, NULL) != SQLITE_OK)
-		return order;
-	sqlite3_bind_int64(st, 1, snap);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *s = (const char *)sqlite3_column_text(st, 0);
-		const char *p = s ? strstr(s, "Page block order:") : NULL;
-
-		if (p)
-			order = (unsigned int)strtoul(p + strlen("Page block order:"), NULL, 10);
-	}
-	sqlite3_finalize(st);
-	return order;
-}
-
-int rp_read_layout(struct replay *rp, int64_t snap)
-{
-	struct model_layout *L = &rp->layout;
-	struct tdb *db = rp->db;
-	sqlite3_stmt *st;
-	char *release;
-	int ret;
-
-	memset(L, 0, sizeof(*L));
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT node, zone, start_pfn, spanned, present, "
-			       "managed FROM zones WHERE snap = ? AND spanned > 0 "
-			       "ORDER BY start_pfn", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: zones: %s", tdb_path(db), sqlite3_errmsg(tdb_sqlite(db)));
-	sqlite3_bind_int64(st, 1, snap);
-	while (sqlite3_step(st) == SQLITE_ROW && L->nr_zones < MODEL_MAX_ZONES) {
-		struct model_zone_layout *z = &L->zones[L->nr_zones++];
-
-		z->nid = sqlite3_column_int(st, 0);
-		snprintf(z->name, sizeof(z->name), "%s", (const char *)sqlite3_column_text(st, 1));
-		z->start_pfn = (uint64_t)sqlite3_column_int64(st, 2);
-		z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
-		z->present = (uint64_t)sqlite3_column_int64(st, 4);
-		z->managed = (uint64_t)sqlite3_column_int64(st, 5);
-		z->movable = !strcmp(z->name, "Movable");
-	}
-	sqlite3_finalize(st);
-	if (!L->nr_zones)
-		return bc_error(BC_E_FORMAT, "%s: snapshot %lld has no zones (zoneinfo missing?)",
-				tdb_path(db), (long long)snap);
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT start_pfn, end_pfn FROM system_ram "
-			       "WHERE snap = ? ORDER BY start_pfn", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: system_ram: %s", tdb_path(db),
-				sqlite3_errmsg(tdb_sqlite(db)));
-	sqlite3_bind_int64(st, 1, snap);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (L->nr_ram == MODEL_MAX_RAM) {
-			sqlite3_finalize(st);
-			return bc_error(BC_E_FORMAT, "%s: more than %d System RAM ranges",
-					tdb_path(db), MODEL_MAX_RAM);
-		}
-		L->ram[L->nr_ram].start = (uint64_t)sqlite3_column_int64(st, 0);
-		L->ram[L->nr_ram].end = (uint64_t)sqlite3_column_int64(st, 1);
-		L->nr_ram++;
-	}
-	sqlite3_finalize(st);
-
-	L->memory_block_pages = (uint64_t)scalar(db, "SELECT max(nr_pfns) FROM memory_blocks "
-						 "WHERE snap = ?", snap, 0);
-	L->pageblock_order = read_pageblock_order(db, snap);
-	L->max_page_order = (unsigned int)scalar(db, "SELECT max(ord) FROM buddyinfo WHERE snap = ?",
-						 snap, 10);
-	L->nr_cpus = (unsigned int)tdb_get_meta_int(db, "cpus", 0);
-	if (!L->nr_cpus)
-		L->nr_cpus = (unsigned int)scalar(db, "SELECT max(cpu) + 1 FROM zone_pcp WHERE snap = ?",
-						  snap, 1);
-
-	release = tdb_get_meta(db, "kernel_release");
-	ret = model_profile_from_release(release ? release : "", L->pageblock_order, &rp->profile);
-	if (ret && release && *release)
-		fprintf(stderr, "bigchunk: kernel release '%s' not recognised; using the 6.18 rules\n",
-			release);
-	free(release);
-	return 0;
 }
 
 /* Migratetype numbers of pagetypeinfo's names for this profile; -1 unknown. */
@@ -175,18 +74,19 @@ static int cmp_rank(const void *a, const void *b)
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
-/* The rows of @select (a "SELECT ... FROM table") for one snapshot and zone. */
-static int zone_rows(struct replay *rp, const char *select, int64_t snap,
-		     const struct model_zone_layout *z, sqlite3_stmt **st)
+/* The rows of table @t of one snapshot for zone @z (caller frees *@out). */
+static int zone_counts(struct replay *rp, enum tdb_zone_table t, int64_t snap,
+		       const struct model_zone_layout *z, struct tdb_zone_count **out, int *nr)
 {
-	char sql[256];
+	int n, i, k = 0, ret;
 
-	snprintf(sql, sizeof(sql), "%s WHERE snap = ? AND node = ? AND zone = ?", select);
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), sql, -1, st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: %s", select, sqlite3_errmsg(tdb_sqlite(rp->db)));
-	sqlite3_bind_int64(*st, 1, snap);
-	sqlite3_bind_int(*st, 2, z->nid);
-	sqlite3_bind_text(*st, 3, z->name, -1, SQLITE_TRANSIENT);
+	ret = tdb_snap_zone_counts(rp->db, snap, t, out, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if ((*out)[i].node == z->nid && !strcmp((*out)[i].zone, z->name))
+			(*out)[k++] = (*out)[i];
+	*nr = k;
 	return 0;
 }
 
@@ -210,21 +110,21 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 	const struct model_zone_layout *z = &rp->layout.zones[zi];
 	static const int order_of_handout[] = { 0, 2, 3 };	/* Unmovable, Reclaimable, HighAtomic */
 	int64_t want[8] = { 0 };
-	sqlite3_stmt *st;
+	struct tdb_zone_count *row;
 	uint64_t next = 0;
+	int nrow, i, ret;
 	size_t k;
-	int ret;
 
-	ret = zone_rows(rp, "SELECT migratetype, nr_blocks FROM pagetype_blocks", snap, z, &st);
+	ret = zone_counts(rp, TDB_PAGETYPE_BLOCKS, snap, z, &row, &nrow);
 	if (ret)
 		return ret;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
+	for (i = 0; i < nrow; i++) {
+		int mt = mt_of_name(&rp->profile, row[i].migratetype);
 
 		if (mt >= 0 && mt < 8)
-			want[mt] = sqlite3_column_int64(st, 1);
+			want[mt] = row[i].nr;
 	}
-	sqlite3_finalize(st);
+	free(row);
 
 	/* Blocks pagetypeinfo does not count (holes, uninitialised) get no type. */
 	for (k = 0; k < nr; k++) {
@@ -310,27 +210,27 @@ static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 	int64_t want[RF_TYPES][RF_ORDERS], cur[RF_TYPES][RF_ORDERS] = { { 0 } };
 	struct rf_block *bl;
 	uint64_t k, n = 0, zend = z->start_pfn + z->spanned;
-	sqlite3_stmt *st;
+	struct tdb_zone_count *row;
 	bool any = false;
 	uint64_t looked = 0;
-	int pass, ret = 0;
+	int pass, nrow, i, ret = 0;
 
 	if (orders > RF_ORDERS)
 		orders = RF_ORDERS;
 	memset(want, 0xff, sizeof(want));	/* -1: not known, not scored */
-	ret = zone_rows(rp, "SELECT migratetype, ord, nr_free FROM pagetype_free", snap, z, &st);
+	ret = zone_counts(rp, TDB_PAGETYPE_FREE, snap, z, &row, &nrow);
 	if (ret)
 		return ret;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int mt = mt_of_name(&rp->profile, (const char *)sqlite3_column_text(st, 0));
-		int o = sqlite3_column_int(st, 1);
+	for (i = 0; i < nrow; i++) {
+		int mt = mt_of_name(&rp->profile, row[i].migratetype);
+		int o = row[i].ord;
 
 		if (mt >= 0 && mt < RF_TYPES && o >= 0 && (unsigned int)o < orders) {
-			want[mt][o] = sqlite3_column_int64(st, 2);
+			want[mt][o] = row[i].nr;
 			any = true;
 		}
 	}
-	sqlite3_finalize(st);
+	free(row);
 	if (!any || !nr)
 		return 0;
 
@@ -476,7 +376,7 @@ int rp_seed(struct replay *rp, int64_t snap)
 
 			if (end > zend)
 				end = zend;
-			ret = snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
+			ret = tdb_snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
 			if (ret)
 				goto out;
 			for (j = 0; j < end - pfn; j++) {
@@ -588,7 +488,7 @@ int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kin
 
 			if (end > zend)
 				end = zend;
-			ret = snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
+			ret = tdb_snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
 			if (ret)
 				goto out;
 			/* Windows are aligned: no free block crosses one. */

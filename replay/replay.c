@@ -1,177 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * replay: the event loop. Each stored event is decoded through a per-type table of
- * field indices (looked up by name once, so older layouts work) and applied to the
- * model; real contiguous attempts found by the first pass isolate their range in the
+ * replay: the event loop. Each stored event is decoded (trace/tr-event.h) and applied
+ * to the model; real contiguous attempts found by the first pass isolate their range in the
  * model when the kernel did; snapshots after the first are scored, then resynced.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "capture/snapshot.h"
 #include "common/err.h"
+#include "db/tdb-snap.h"
 #include "replay/replay-local.h"
-
-#define _R(k, s) [RP_EV_##k] = s,
-static const char *const rp_kind_names[] = { RP_EVENT_KINDS };
-#undef _R
-
-const char *rp_event_kind_name(enum rp_event_kind k)
-{
-	return k < RP_NR_EVENT_KINDS ? rp_kind_names[k] : "?";
-}
-
-static const struct {
-	const char *system, *name;
-	enum rp_event_kind kind;
-} rp_known[] = {
-	{ "kmem", "mm_page_alloc", RP_EV_PAGE_ALLOC },
-	{ "kmem", "mm_page_free", RP_EV_PAGE_FREE },
-	{ "kmem", "mm_page_free_batched", RP_EV_FREE_BATCHED },
-	{ "kmem", "mm_page_alloc_zone_locked", RP_EV_ZONE_LOCKED },
-	{ "kmem", "mm_page_pcpu_drain", RP_EV_PCPU_DRAIN },
-	{ "kmem", "mm_page_alloc_extfrag", RP_EV_EXTFRAG },
-	{ "migrate", "mm_migrate_pages_start", RP_EV_MIGRATE_START },
-	{ "migrate", "mm_migrate_pages", RP_EV_MIGRATE_END },
-	{ "page_isolation", "test_pages_isolated", RP_EV_TEST_ISOLATED },
-	{ "compaction", "mm_compaction_isolate_migratepages", RP_EV_ISOLATE_MIGRATE },
-	{ "compaction", "mm_compaction_isolate_freepages", RP_EV_ISOLATE_FREE },
-};
-
-static int build_types(struct replay *rp)
-{
-	struct tdb_event_type **types;
-	int nr, i;
-	size_t k;
-
-	tdb_event_types(rp->db, &types, &nr);
-	rp->types = calloc(nr + 1, sizeof(*rp->types));
-	if (!rp->types)
-		return bc_error(BC_E_NOMEM, "out of memory");
-	rp->nr_types = nr;
-	for (i = 0; i < nr; i++) {
-		struct rp_type *t = &rp->types[i];
-		struct tdb *db = rp->db;
-
-		t->kind = RP_EV_OTHER;
-		if (!types[i] || types[i]->missing)
-			continue;
-		for (k = 0; k < sizeof(rp_known) / sizeof(rp_known[0]); k++)
-			if (!strcmp(types[i]->system, rp_known[k].system) &&
-			    !strcmp(types[i]->name, rp_known[k].name))
-				t->kind = rp_known[k].kind;
-#define F(field, name) t->field = tdb_field_index(db, i, name)
-		F(pfn, "pfn");
-		F(order, "order");
-		F(mt, "migratetype");
-		F(gfp, "gfp_flags");
-		F(percpu_refill, "percpu_refill");
-		F(alloc_order, "alloc_order");
-		F(fallback_order, "fallback_order");
-		F(alloc_mt, "alloc_migratetype");
-		F(fallback_mt, "fallback_migratetype");
-		F(change_ownership, "change_ownership");
-		F(start_pfn, "start_pfn");
-		F(end_pfn, "end_pfn");
-		F(fin_pfn, "fin_pfn");
-		F(nr_scanned, "nr_scanned");
-		F(nr_taken, "nr_taken");
-		F(succeeded, "succeeded");
-		F(failed, "failed");
-		F(reason, "reason");
-		F(mode, "mode");
-#undef F
-		/* A page-event layout without a pfn (pre-4.x 'page' pointer) cannot be used. */
-		if (t->kind >= RP_EV_PAGE_ALLOC && t->kind <= RP_EV_EXTFRAG && t->pfn < 0) {
-			fprintf(stderr, "bigchunk: %s:%s has no 'pfn' field in this capture; "
-				"its events are not modelled\n", types[i]->system, types[i]->name);
-			t->kind = RP_EV_OTHER;
-		}
-	}
-	return 0;
-}
-
-static inline int64_t fld(const struct bc_event *e, int idx, int64_t dflt)
-{
-	return idx >= 0 && idx < e->nfields ? e->field[idx] : dflt;
-}
-
-void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_event *ev)
-{
-	const struct rp_type *t = raw->type < rp->nr_types ? &rp->types[raw->type] : NULL;
-	int64_t pfn;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->raw = raw;
-	ev->seq = raw->seq;
-	ev->ts = raw->ts;
-	ev->cpu = raw->cpu;
-	ev->pid = raw->pid;
-	ev->pfn = UINT64_MAX;
-	ev->mt = -1;
-	if (!t) {
-		ev->kind = RP_EV_OTHER;
-		return;
-	}
-	ev->kind = t->kind;
-	pfn = fld(raw, t->pfn, -1);
-	ev->pfn = pfn < 0 ? UINT64_MAX : (uint64_t)pfn;
-	if (t->kind == RP_EV_EXTFRAG) {
-		ev->order = (unsigned int)fld(raw, t->alloc_order, 0);
-		ev->mt = (int)fld(raw, t->alloc_mt, -1);
-		ev->fallback_order = (unsigned int)fld(raw, t->fallback_order, 0);
-		ev->fallback_mt = (int)fld(raw, t->fallback_mt, -1);
-		ev->change_ownership = fld(raw, t->change_ownership, 0) != 0;
-		return;
-	}
-	ev->order = (unsigned int)fld(raw, t->order, 0);
-	ev->mt = (int)fld(raw, t->mt, -1);
-	ev->gfp = (uint64_t)fld(raw, t->gfp, 0);
-	ev->percpu_refill = fld(raw, t->percpu_refill, 0) != 0;
-	ev->start_pfn = (uint64_t)fld(raw, t->start_pfn, 0);
-	ev->end_pfn = (uint64_t)fld(raw, t->end_pfn, 0);
-	ev->fin_pfn = (uint64_t)fld(raw, t->fin_pfn, 0);
-	ev->nr_scanned = (uint64_t)fld(raw, t->nr_scanned, 0);
-	ev->nr_taken = (uint64_t)fld(raw, t->nr_taken, 0);
-	ev->succeeded = (uint64_t)fld(raw, t->succeeded, 0);
-	ev->failed = (uint64_t)fld(raw, t->failed, 0);
-	ev->reason = (int)fld(raw, t->reason, -1);
-	ev->mode = (int)fld(raw, t->mode, -1);
-}
+#include "trace/tr-layout.h"
 
 /* The seq of a snapshot's first "pages" marker; its end without one. */
-static int64_t pages_marker_seq(struct replay *rp, const struct snap_info *si, int *err)
+static int pages_marker_seq(struct replay *rp, const struct tdb_snap_info *si, int64_t *seq)
 {
-	sqlite3_stmt *st;
-	int64_t seq = si->seq_end;
+	struct tr_pages_mark *m;
+	int n, ret;
 
-	*err = 0;
-	if (si->seq_begin < 0)
-		return seq;
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text FROM markers WHERE seq >= ? "
-			       "AND seq <= ? AND text LIKE 'bigchunk snapshot % pages %' ORDER BY seq "
-			       "LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-		*err = bc_error(BC_E_DB, "markers: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
-		return seq;
-	}
-	sqlite3_bind_int64(st, 1, si->seq_begin);
-	sqlite3_bind_int64(st, 2, si->seq_end);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		seq = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return seq;
+	*seq = si->seq_end;
+	ret = tr_pages_marks(rp->db, si, &m, &n);
+	if (ret)
+		return ret;
+	if (n)
+		*seq = (int64_t)m[0].seq;
+	free(m);
+	return 0;
 }
 
 static int load_snaps(struct replay *rp)
 {
-	struct snap_info *si;
+	struct tdb_snap_info *si;
 	int nr, i, ret;
 	int64_t fe;
 
-	ret = snap_list(rp->db, &si, &nr);
+	ret = tdb_snap_list(rp->db, &si, &nr);
 	if (ret)
 		return ret;
 	rp->snaps = calloc(nr + 1, sizeof(*rp->snaps));
@@ -182,7 +47,7 @@ static int load_snaps(struct replay *rp)
 	for (i = 0; i < nr; i++) {
 		if (!si[i].complete)
 			continue;
-		fe = pages_marker_seq(rp, &si[i], &ret);
+		ret = pages_marker_seq(rp, &si[i], &fe);
 		if (ret) {
 			free(si);
 			return ret;
@@ -200,45 +65,13 @@ static int load_snaps(struct replay *rp)
 
 static int load_seed_marks(struct replay *rp)
 {
-	const struct rp_snap *sn = &rp->snaps[rp->seed_snap];
-	sqlite3_stmt *st;
-	int cap = 0;
+	struct tdb_snap_info si;
+	int ret;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, text, ts FROM markers WHERE seq >= ? "
-			       "AND seq <= ? AND text LIKE 'bigchunk snapshot % pages %' ORDER BY seq, ts",
-			       -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "markers: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
-	sqlite3_bind_int64(st, 1, sn->seq_begin);
-	sqlite3_bind_int64(st, 2, sn->seq_end);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint64_t pfn;
-
-		if (!snap_marker_parse_pages((const char *)sqlite3_column_text(st, 1), &pfn))
-			continue;
-		if (rp->nr_seed_marks == cap) {
-			uint64_t *a, *b, *t;
-
-			cap = cap ? cap * 2 : 128;
-			a = realloc(rp->seed_mark_seq, cap * sizeof(*a));
-			if (a)
-				rp->seed_mark_seq = a;
-			b = realloc(rp->seed_mark_pfn, cap * sizeof(*b));
-			if (b)
-				rp->seed_mark_pfn = b;
-			t = realloc(rp->seed_mark_ts, cap * sizeof(*t));
-			if (t)
-				rp->seed_mark_ts = t;
-			if (!a || !b || !t) {
-				sqlite3_finalize(st);
-				return bc_error(BC_E_NOMEM, "out of memory");
-			}
-		}
-		rp->seed_mark_seq[rp->nr_seed_marks] = (uint64_t)sqlite3_column_int64(st, 0);
-		rp->seed_mark_ts[rp->nr_seed_marks] = (uint64_t)sqlite3_column_int64(st, 2);
-		rp->seed_mark_pfn[rp->nr_seed_marks++] = pfn;
-	}
-	sqlite3_finalize(st);
-	return 0;
+	ret = tdb_snap_get(rp->db, rp->snaps[rp->seed_snap].id, &si);
+	if (!ret)
+		ret = tr_pages_marks(rp->db, &si, &rp->seed_marks, &rp->nr_seed_marks);
+	return ret;
 }
 
 /*
@@ -249,28 +82,28 @@ static int load_seed_marks(struct replay *rp)
  * pace from one marker to the next (the last chunk ends at the snapshot's end): pages
  * past where it was at the event's time were read after it.
  */
-static bool seed_already_has(struct replay *rp, const struct rp_event *ev)
+static bool seed_already_has(struct replay *rp, const struct tr_event *ev)
 {
 	const struct rp_snap *sn = &rp->snaps[rp->seed_snap];
 	uint64_t p0, p1, t0, t1;
 	double at;
 	int k;
 
-	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == RP_EV_OTHER ||
-	    ev->kind > RP_EV_EXTFRAG)
+	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == TR_EV_OTHER ||
+	    ev->kind > TR_EV_EXTFRAG)
 		return false;
-	while (rp->seed_mark < rp->nr_seed_marks && rp->seed_mark_seq[rp->seed_mark] <= ev->seq)
+	while (rp->seed_mark < rp->nr_seed_marks && rp->seed_marks[rp->seed_mark].seq <= ev->seq)
 		rp->seed_mark++;
 	k = rp->seed_mark;		/* markers [0, k) came before the event */
 	if (k == 0)
 		return true;		/* page reading had not begun */
-	if (k < rp->nr_seed_marks && ev->pfn >= rp->seed_mark_pfn[k])
+	if (k < rp->nr_seed_marks && ev->pfn >= rp->seed_marks[k].pfn)
 		return true;		/* in a later chunk */
-	p0 = rp->seed_mark_pfn[k - 1];
-	t0 = rp->seed_mark_ts[k - 1];
+	p0 = rp->seed_marks[k - 1].pfn;
+	t0 = rp->seed_marks[k - 1].ts;
 	if (k < rp->nr_seed_marks) {
-		p1 = rp->seed_mark_pfn[k];
-		t1 = rp->seed_mark_ts[k];
+		p1 = rp->seed_marks[k].pfn;
+		t1 = rp->seed_marks[k].ts;
 	} else {
 		p1 = sn->nr_pfns;
 		t1 = (uint64_t)sn->ts_end;
@@ -282,42 +115,44 @@ static bool seed_already_has(struct replay *rp, const struct rp_event *ev)
 	return (double)ev->pfn >= at;
 }
 
-static int load_lost(struct replay *rp)
+/* Say what the user should know about how this capture is read (opts.note). */
+static void note(struct replay *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct replay *rp, const char *fmt, ...)
 {
-	sqlite3_stmt *st;
-	int cap = 0;
+	char buf[256];
+	va_list ap;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(rp->db), "SELECT seq, cpu, count FROM lost_events "
-			       "ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "lost_events: %s", sqlite3_errmsg(tdb_sqlite(rp->db)));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (rp->nr_lost == cap) {
-			struct rp_lost *n;
+	if (!rp->opts.note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	rp->opts.note(rp->opts.arg, buf);
+}
 
-			cap = cap ? cap * 2 : 16;
-			n = realloc(rp->lost, cap * sizeof(*n));
-			if (!n) {
-				sqlite3_finalize(st);
-				return bc_error(BC_E_NOMEM, "out of memory");
-			}
-			rp->lost = n;
-		}
-		rp->lost[rp->nr_lost++] = (struct rp_lost){
-			.seq = (uint64_t)sqlite3_column_int64(st, 0),
-			.cpu = sqlite3_column_int(st, 1),
-			.count = sqlite3_column_int64(st, 2),
-		};
-	}
-	sqlite3_finalize(st);
+static int read_layout(struct replay *rp)
+{
+	bool unknown;
+	char *release;
+	int ret;
+
+	ret = tr_read_layout(rp->db, rp->snaps[rp->seed_snap].id, &rp->layout, &rp->profile,
+			     &unknown);
+	if (ret || !unknown)
+		return ret;
+	release = tdb_get_meta(rp->db, "kernel_release");
+	note(rp, "kernel release '%s' not recognised; using the 6.18 rules", release ? release : "");
+	free(release);
 	return 0;
 }
 
 int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 {
 	struct replay *rp = calloc(1, sizeof(*rp));
+	const struct tdb_event_type *t;
 	uint64_t spanned_end = 0;
 	unsigned int zi;
-	int ret;
+	int i, ret;
 
 	*out = NULL;
 	if (!rp)
@@ -328,7 +163,10 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		rp->opts = *opts;
 	else
 		rp->opts.until_seq = UINT64_MAX;
-	ret = build_types(rp);
+	ret = tr_decoder_create(db, &rp->dec);
+	for (i = 0; !ret && (t = tr_decoder_rejected(rp->dec, i)); i++)
+		note(rp, "%s:%s has no 'pfn' field in this capture; its events are not modelled",
+		     t->system, t->name);
 	if (!ret)
 		ret = load_snaps(rp);
 	if (ret)
@@ -343,7 +181,7 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 			       "DIR taken during a 'trace-cmd record -C mono')", tdb_path(db));
 		goto error;
 	}
-	ret = rp_read_layout(rp, rp->snaps[rp->seed_snap].id);
+	ret = read_layout(rp);
 	if (ret)
 		goto error;
 	rp->m = model_create(&rp->layout, &rp->profile);
@@ -355,9 +193,15 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	if (!ret)
 		ret = load_seed_marks(rp);
 	if (!ret)
-		ret = load_lost(rp);
-	if (!ret && !rp->opts.no_attempts)
-		ret = rp_find_attempts(rp);
+		ret = tr_lost_windows(db, &rp->lost, &rp->nr_lost);
+	if (!ret && !rp->opts.no_attempts) {
+		struct tr_attempt_geometry geo = {
+			.pageblock_order = rp->layout.pageblock_order,
+			.memory_block_pages = rp->layout.memory_block_pages,
+		};
+
+		ret = tr_find_attempts(db, rp->dec, &geo, &rp->attempts, &rp->nr_attempts);
+	}
 	if (ret)
 		goto error;
 	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
@@ -388,16 +232,14 @@ void rp_destroy(struct replay *rp)
 	if (!rp)
 		return;
 	model_destroy(rp->m);
-	free(rp->types);
+	tr_decoder_destroy(rp->dec);
 	free(rp->snaps);
 	free(rp->attempts);
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
 	free(rp->batch);
-	free(rp->seed_mark_seq);
-	free(rp->seed_mark_pfn);
-	free(rp->seed_mark_ts);
+	free(rp->seed_marks);
 	free(rp);
 }
 
@@ -408,8 +250,9 @@ uint64_t rp_next_seq(const struct replay *rp) { return rp->next_seq; }
 uint64_t rp_anomalies_during_snapshots(const struct replay *rp) { return rp->snapshot_anomalies; }
 int64_t rp_seed_snapshot(const struct replay *rp) { return rp->snaps[rp->seed_snap].id; }
 uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
+const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
 
-const struct rp_attempt *rp_attempts(const struct replay *rp, int *nr)
+const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
 {
 	*nr = rp->nr_attempts;
 	return rp->attempts;
@@ -444,7 +287,7 @@ static struct rp_free_batch *cpu_batch(struct replay *rp, int cpu)
 	return cpu >= 0 && (unsigned int)cpu < rp->nr_batch ? &rp->batch[cpu] : NULL;
 }
 
-static bool free_inside_batch(struct replay *rp, const struct rp_event *ev)
+static bool free_inside_batch(struct replay *rp, const struct tr_event *ev)
 {
 	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
 
@@ -459,7 +302,7 @@ static bool free_inside_batch(struct replay *rp, const struct rp_event *ev)
 	return false;
 }
 
-static void batch_confirm(struct replay *rp, const struct rp_event *ev)
+static void batch_confirm(struct replay *rp, const struct tr_event *ev)
 {
 	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
 	unsigned int k;
@@ -479,25 +322,25 @@ static void batch_confirm(struct replay *rp, const struct rp_event *ev)
 }
 
 /* Apply one decoded event to the model. */
-static int apply(struct replay *rp, const struct rp_event *ev)
+static int apply(struct replay *rp, const struct tr_event *ev)
 {
 	struct model *m = rp->m;
 
 	switch (ev->kind) {
-	case RP_EV_PAGE_ALLOC:
+	case TR_EV_PAGE_ALLOC:
 		return model_page_alloc(m, ev->pfn, ev->order, ev->gfp, ev->mt, ev->cpu);
-	case RP_EV_PAGE_FREE:
+	case TR_EV_PAGE_FREE:
 		if (ev->pfn != UINT64_MAX && free_inside_batch(rp, ev))
 			return model_page_free_nopcp(m, ev->pfn, ev->order, ev->cpu);
 		return model_page_free(m, ev->pfn, ev->order, ev->cpu);
-	case RP_EV_FREE_BATCHED:
+	case TR_EV_FREE_BATCHED:
 		batch_confirm(rp, ev);
 		return model_free_batched(m, ev->pfn, ev->cpu);
-	case RP_EV_ZONE_LOCKED:
+	case TR_EV_ZONE_LOCKED:
 		return model_zone_locked(m, ev->pfn, ev->order, ev->mt, ev->percpu_refill, ev->cpu);
-	case RP_EV_PCPU_DRAIN:
+	case TR_EV_PCPU_DRAIN:
 		return model_pcpu_drain(m, ev->pfn, ev->order, ev->mt, ev->cpu);
-	case RP_EV_EXTFRAG:
+	case TR_EV_EXTFRAG:
 		return model_extfrag(m, ev->pfn, ev->order, ev->fallback_order, ev->mt,
 				     ev->fallback_mt, ev->change_ownership);
 	default:
@@ -507,9 +350,9 @@ static int apply(struct replay *rp, const struct rp_event *ev)
 
 int rp_apply_event(struct replay *rp, const struct bc_event *raw)
 {
-	struct rp_event ev;
+	struct tr_event ev;
 
-	rp_decode(rp, raw, &ev);
+	tr_decode(rp->dec, raw, &ev);
 	model_set_event(rp->m, ev.seq, ev.ts);
 	rp->applied++;
 	return apply(rp, &ev);
@@ -529,12 +372,12 @@ static void lost_window(struct replay *rp)
 
 static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 {
-	struct rp_attempt *a = &rp->attempts[i];
+	struct tr_attempt *a = &rp->attempts[i];
 	uint64_t fail = 0;
 	int ret;
 
 	ret = model_isolate_range(rp->m, a->start_pfn, a->end_pfn,
-				  a->kind == RP_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
+				  a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
 				  MODEL_ISOLATE_OTHER, &fail);
 	if (ret == -BC_E_BUSY) {
 		/* The kernel did isolate it: the model disagrees about some page. */
@@ -549,13 +392,13 @@ static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 	return 0;
 }
 
-static int attempt_test(struct replay *rp, const struct rp_attempt *a, const struct rp_event *ev)
+static int attempt_test(struct replay *rp, const struct tr_attempt *a, const struct tr_event *ev)
 {
 	int ret = 0;
 
 	if (ev->seq != a->seq_test || !a->success)
 		return 0;
-	if (a->kind == RP_ATTEMPT_OFFLINE) {
+	if (a->kind == TR_ATTEMPT_OFFLINE) {
 		/* __offline_isolated_pages() removes the range silently; onlining frees it
 		 * again like fresh memory, which the model treats as initialisation. */
 		ret = model_set_uninit(rp->m, a->start_pfn, a->end_pfn - a->start_pfn);
@@ -567,7 +410,7 @@ static int attempt_test(struct replay *rp, const struct rp_attempt *a, const str
 
 static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 {
-	struct rp_attempt *a = &rp->attempts[rp->open_attempt];
+	struct tr_attempt *a = &rp->attempts[rp->open_attempt];
 	int ret = 0;
 
 	if (a->model_isolated)
@@ -578,28 +421,13 @@ static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 	return ret;
 }
 
-static void progress(struct replay *rp, uint64_t total, struct timespec *last)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec == last->tv_sec)
-		return;
-	*last = now;
-	fprintf(stderr, "\rreplay: %llu / %llu events (%.0f%%)   ",
-		(unsigned long long)rp->next_seq, (unsigned long long)total,
-		total ? 100.0 * rp->next_seq / total : 100.0);
-}
-
 int rp_run(struct replay *rp, const struct rp_hooks *h)
 {
 	uint64_t total = (uint64_t)tdb_event_count(rp->db);
 	uint64_t anom_before = 0;
-	struct timespec last = { 0 };
 	struct tdb_cursor *cur;
 	struct bc_event raw;
-	struct rp_event ev;
-	bool show = rp->opts.progress && isatty(2);
+	struct tr_event ev;
 	int ret;
 
 	ret = tdb_cursor_open(rp->db, rp->next_seq, rp->opts.until_seq ? rp->opts.until_seq :
@@ -632,9 +460,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			if (ret)
 				goto out;
 		}
-		while (rp->next_lost < rp->nr_lost && rp->lost[rp->next_lost].seq <= raw.seq) {
-			if (rp->lost[rp->next_lost].count != 0)
-				lost_window(rp);
+		while (rp->next_lost < rp->nr_lost && rp->lost[rp->next_lost] <= raw.seq) {
+			lost_window(rp);
 			rp->next_lost++;
 		}
 		while (rp->open_attempt < 0 && rp->next_attempt < rp->nr_attempts &&
@@ -644,7 +471,7 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 				goto out;
 		}
 
-		rp_decode(rp, &raw, &ev);
+		tr_decode(rp->dec, &raw, &ev);
 		if (h && h->before_event) {
 			ret = h->before_event(h->arg, rp, &ev);
 			if (ret)
@@ -654,8 +481,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		if (in_seed_read)
 			anom_before = model_anomaly_total(rp->m);
 		if (s && s->seq_begin >= 0 && (int64_t)raw.seq >= s->seq_begin &&
-		    ev.pfn != UINT64_MAX && ev.kind != RP_EV_OTHER)
-			touch(rp, ev.pfn, ev.kind == RP_EV_EXTFRAG ? ev.fallback_order : ev.order);
+		    ev.pfn != UINT64_MAX && ev.kind != TR_EV_OTHER)
+			touch(rp, ev.pfn, ev.kind == TR_EV_EXTFRAG ? ev.fallback_order : ev.order);
 		if (in_seed_read && seed_already_has(rp, &ev)) {
 			rp->seed_skipped++;
 			ret = 0;
@@ -669,7 +496,7 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		if (rp->bwin_open)
 			rp_buddy_window_update(rp);
 		if (rp->open_attempt >= 0) {
-			struct rp_attempt *a = &rp->attempts[rp->open_attempt];
+			struct tr_attempt *a = &rp->attempts[rp->open_attempt];
 
 			ret = attempt_test(rp, a, &ev);
 			if (!ret && ev.seq >= a->seq_end)
@@ -684,8 +511,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			if (ret)
 				goto out;
 		}
-		if (show && !(rp->applied & 0xffff))
-			progress(rp, total, &last);
+		if (rp->opts.progress && !(rp->applied & 0xffff))
+			rp->opts.progress(rp->opts.arg, rp->next_seq, total, false);
 	}
 	if (ret < 0)
 		goto out;
@@ -706,64 +533,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		}
 	}
 out:
-	if (show)
-		fprintf(stderr, "\r%60s\r", "");
+	if (rp->opts.progress)
+		rp->opts.progress(rp->opts.arg, rp->next_seq, total, true);
 	tdb_cursor_close(cur);
 	return ret;
-}
-
-int rp_parse_time(struct tdb *db, const char *spec, uint64_t *seq, uint64_t *ts)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	struct tdb_cursor *cur;
-	struct bc_event ev;
-	sqlite3_stmt *st;
-	uint64_t t, from = 0;
-	char *end;
-	int ret;
-
-	if (!strncmp(spec, "marker:", 7)) {
-		const char *text = spec + 7;
-
-		if (sqlite3_prepare_v2(sq, "SELECT seq, ts FROM markers WHERE substr(text, 1, "
-				       "length(?1)) = ?1 ORDER BY ts, seq LIMIT 1", -1, &st,
-				       NULL) != SQLITE_OK)
-			return bc_error(BC_E_DB, "%s: markers: %s", tdb_path(db), sqlite3_errmsg(sq));
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
-			return bc_error(BC_E_NOENT, "%s: no trace_marker begins with '%s' (see "
-					"'bigchunk query %s \"SELECT ts, text FROM markers\"')",
-					tdb_path(db), text, tdb_path(db));
-		}
-		*seq = (uint64_t)sqlite3_column_int64(st, 0);
-		*ts = (uint64_t)sqlite3_column_int64(st, 1);
-		sqlite3_finalize(st);
-		return 0;
-	}
-	t = strtoull(spec, &end, 0);
-	if (end == spec || *end)
-		return bc_error(BC_E_INVAL, "'%s' is not a time: give ns of the trace clock or "
-				"marker:TEXT", spec);
-	/* Start from the chunk before the first one that ends at or after t. */
-	if (sqlite3_prepare_v2(sq, "SELECT min(first_seq) FROM event_chunks WHERE ts_last >= ?",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, (int64_t)t);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			from = (uint64_t)sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	ret = tdb_cursor_open(db, from, UINT64_MAX, &cur);
-	if (ret)
-		return ret;
-	*seq = (uint64_t)tdb_event_count(db);
-	*ts = t;
-	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
-		if (ev.ts >= t) {
-			*seq = ev.seq;
-			break;
-		}
-	}
-	tdb_cursor_close(cur);
-	return ret < 0 ? ret : 0;
 }

@@ -3,12 +3,12 @@
  * replay: drive the model (model/model.h) through a capture (db/tdb.h), event by
  * event, and score the model against the kernel's own snapshots.
  *
- * A struct replay owns the model, the tdb cursor and the decoding tables (per event
- * type id: which handler, which field index holds pfn/order/...). It seeds the model
+ * A struct replay owns the model, the tdb cursor and the event decoder (trace/). It
+ * seeds the model
  * from the first complete snapshot (layout from zones/system_ram/memory_blocks; pages
  * from kpageflags; pageblock types inferred, see replay-seed.c), then applies events
  * in seq order. Real contiguous attempts in the trace (alloc_contig_range, memory
- * offline) are found in a first pass (rp_attempt) so the range can be isolated in the
+ * offline) are found in a first pass (tr_find_attempts()) so the range can be isolated in the
  * model when the kernel isolated it, before any event of the attempt shows which range
  * it was. At each later snapshot it scores the model (rp_score) and, unless told not
  * to, resynchronises the pages that disagree.
@@ -22,74 +22,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace/tr-attempt.h"	/* struct tr_attempt */
+#include "trace/tr-event.h"	/* struct tr_event */
+
 struct tdb;
 struct model;
 struct bc_event;
-
-/* What an event means to the model. Stable numbers. */
-#define RP_EVENT_KINDS							\
-	_R(OTHER,		"other")	/* stored, not modelled */	\
-	_R(PAGE_ALLOC,		"mm_page_alloc")				\
-	_R(PAGE_FREE,		"mm_page_free")					\
-	_R(FREE_BATCHED,	"mm_page_free_batched")				\
-	_R(ZONE_LOCKED,		"mm_page_alloc_zone_locked")			\
-	_R(PCPU_DRAIN,		"mm_page_pcpu_drain")				\
-	_R(EXTFRAG,		"mm_page_alloc_extfrag")			\
-	_R(MIGRATE_START,	"mm_migrate_pages_start")			\
-	_R(MIGRATE_END,		"mm_migrate_pages")				\
-	_R(TEST_ISOLATED,	"test_pages_isolated")				\
-	_R(ISOLATE_MIGRATE,	"mm_compaction_isolate_migratepages")		\
-	_R(ISOLATE_FREE,	"mm_compaction_isolate_freepages")
-
-#define _R(k, s) RP_EV_##k,
-enum rp_event_kind { RP_EVENT_KINDS RP_NR_EVENT_KINDS };
-#undef _R
-const char *rp_event_kind_name(enum rp_event_kind k);
-
-/* Migrate reasons of the running kernel (migrate:mm_migrate_pages 'reason'). */
-enum { RP_MR_COMPACTION = 0, RP_MR_MEMORY_HOTPLUG = 2, RP_MR_CONTIG_RANGE = 6 };
-
-/* One event, decoded by field name. Fields an event lacks are 0 / -1. */
-struct rp_event {
-	enum rp_event_kind kind;
-	const struct bc_event *raw;	/* borrowed, valid during the callback */
-	uint64_t seq, ts;
-	int cpu, pid;
-	uint64_t pfn;			/* UINT64_MAX when none / failed alloc */
-	unsigned int order;
-	int mt;				/* migratetype field */
-	uint64_t gfp;
-	bool percpu_refill;		/* zone_locked */
-	unsigned int fallback_order;	/* extfrag: order of the block taken */
-	int fallback_mt;
-	bool change_ownership;
-	uint64_t start_pfn, end_pfn, fin_pfn;	/* test_pages_isolated, compaction isolate */
-	uint64_t nr_scanned, nr_taken;		/* compaction isolate */
-	uint64_t succeeded, failed;		/* mm_migrate_pages */
-	int reason, mode;			/* migrate */
-};
-
-/* A real contiguous attempt found in the trace (first pass). */
-enum rp_attempt_kind {
-	RP_ATTEMPT_CONTIG,		/* alloc_contig_range(): hugetlb, CMA, virtio-mem ... */
-	RP_ATTEMPT_OFFLINE,		/* offline_pages(): migrate reason memory_hotplug */
-};
-
-struct rp_attempt {
-	enum rp_attempt_kind kind;
-	uint64_t start_pfn, end_pfn;	/* requested range (test_pages_isolated end) */
-	uint64_t outer_start;		/* test_pages_isolated start (may be below start) */
-	uint64_t seq_begin;		/* first event of the attempt (drain burst) */
-	uint64_t seq_test;		/* the (last) test_pages_isolated event */
-	uint64_t seq_end;		/* last event of the attempt */
-	uint64_t ts_begin, ts_test;
-	int pid;
-	bool success;			/* fin_pfn >= end_pfn at the last test */
-	uint64_t fin_pfn;
-	unsigned int nr_tests;		/* offline retries test once per pass */
-	uint64_t migrated, migrate_failed;	/* from mm_migrate_pages in the window */
-	bool model_isolated;		/* replay: the model could isolate the range too */
-};
 
 /*
  * How well the model agrees with one snapshot (taken after the first). Zone figures
@@ -123,10 +61,18 @@ struct rp_score {
 
 struct rp_opts {
 	uint64_t until_seq;		/* stop before this seq; UINT64_MAX = to the end */
-	bool progress;			/* progress on stderr */
 	bool no_score;			/* do not score at snapshots */
 	bool no_resync;			/* score, but keep the model's own state */
 	bool no_attempts;		/* do not model real attempts (for tests) */
+	/*
+	 * What the user may want to see; replay prints nothing itself. Both optional.
+	 * @progress: every 65536 events (@next_seq of @total) and once with @done when
+	 * rp_run() returns. @note: one line of text (an event type that cannot be
+	 * modelled, an unknown kernel release), borrowed for the call.
+	 */
+	void (*progress)(void *arg, uint64_t next_seq, uint64_t total, bool done);
+	void (*note)(void *arg, const char *text);
+	void *arg;
 };
 
 struct replay;
@@ -134,11 +80,11 @@ struct replay;
 /* Hooks, all optional; a non-zero return stops rp_run() and is returned by it. */
 struct rp_hooks {
 	void *arg;
-	int (*before_event)(void *arg, struct replay *rp, const struct rp_event *ev);
-	int (*after_event)(void *arg, struct replay *rp, const struct rp_event *ev);
+	int (*before_event)(void *arg, struct replay *rp, const struct tr_event *ev);
+	int (*after_event)(void *arg, struct replay *rp, const struct tr_event *ev);
 	/* A real attempt begins (the model has just isolated its range) / ends. */
-	int (*attempt_begin)(void *arg, struct replay *rp, const struct rp_attempt *a);
-	int (*attempt_end)(void *arg, struct replay *rp, const struct rp_attempt *a);
+	int (*attempt_begin)(void *arg, struct replay *rp, const struct tr_attempt *a);
+	int (*attempt_end)(void *arg, struct replay *rp, const struct tr_attempt *a);
 	int (*at_snapshot)(void *arg, struct replay *rp, const struct rp_score *sc);
 };
 
@@ -158,8 +104,8 @@ struct tdb *rp_tdb(struct replay *rp);
 /* Apply events up to opts->until_seq (or the end), calling @hooks (may be NULL). */
 int rp_run(struct replay *rp, const struct rp_hooks *hooks);
 
-/* Real attempts found in the capture (borrowed array). */
-const struct rp_attempt *rp_attempts(const struct replay *rp, int *nr);
+/* Real attempts found in the capture (borrowed array, by seq_begin). */
+const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr);
 /* Scores so far (borrowed array). */
 const struct rp_score *rp_scores(const struct replay *rp, int *nr);
 /* Events applied so far, and the seq of the next event. */
@@ -180,16 +126,9 @@ uint64_t rp_seed_reconciled(const struct replay *rp);
 /* snapshots.id of the snapshot the model was seeded from. */
 int64_t rp_seed_snapshot(const struct replay *rp);
 
-/* Decode one stored event (for consumers that read events themselves). */
-void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_event *ev);
-
-/**
- * rp_parse_time() - resolve "TS" (ns of the trace clock) or "marker:TEXT" (the first
- * trace_marker whose text begins with TEXT) to the seq of the first event at or after
- * it.
- * Return: 0 and *@seq, or a negative bc_err naming what was not found.
- */
-int rp_parse_time(struct tdb *db, const char *spec, uint64_t *seq, uint64_t *ts);
+/* The decoder of the capture's events (for consumers that read events themselves,
+ * with tr_decode()); borrowed, valid until rp_destroy(). */
+const struct tr_decoder *rp_decoder(const struct replay *rp);
 
 /* Store the scores and anomaly counts in the capture (tables replay_scores,
  * replay_anomalies; the db must be open with TDB_WRITE). */

@@ -757,7 +757,7 @@ static struct chk_ctx *mk_chk(struct model *m, uint64_t recount_every)
 static void chk_free(struct chk_ctx *c, struct model *m, uint64_t seq, uint64_t pfn,
 		     unsigned int order)
 {
-	struct rp_event e = { .kind = RP_EV_PAGE_FREE, .seq = seq, .ts = 1000 * seq, .cpu = 0,
+	struct tr_event e = { .kind = TR_EV_PAGE_FREE, .seq = seq, .ts = 1000 * seq, .cpu = 0,
 			      .pid = USER_PID, .pfn = pfn, .order = order, .mt = -1 };
 
 	ck_assert_int_eq(chk_before_event(c, m, &e), 0);
@@ -781,7 +781,7 @@ static void chk_free(struct chk_ctx *c, struct model *m, uint64_t seq, uint64_t 
 START_TEST(test_fault_merge_isolated)
 {
 	static uint64_t flags[ZEND];
-	struct rp_attempt a = { .kind = RP_ATTEMPT_CONTIG, .start_pfn = C_START,
+	struct tr_attempt a = { .kind = TR_ATTEMPT_CONTIG, .start_pfn = C_START,
 				.end_pfn = C_START + 512, .outer_start = C_START, .seq_begin = 1,
 				.seq_test = 5, .seq_end = 5, .pid = CONTIG_PID };
 	int fault;

@@ -149,7 +149,7 @@ static struct pr_answer *ask(struct fx *f, const struct pr_opts *o, unsigned int
 /* A feed event for the allocation index. */
 static void note_alloc(struct fx *f, uint64_t pfn, unsigned int order, uint64_t seq)
 {
-	struct rp_event ev = { .kind = RP_EV_PAGE_ALLOC, .seq = seq, .pfn = pfn, .order = order };
+	struct tr_event ev = { .kind = TR_EV_PAGE_ALLOC, .seq = seq, .pfn = pfn, .order = order };
 
 	pr_after_event(f->c, &ev);
 }
@@ -478,9 +478,9 @@ START_TEST(test_lru_batch)
 {
 	struct fx f = mk("6.18.44", false);
 	struct pr_opts o = opts(PR_POLICY_MAINLINE, SZ, 2);
-	struct rp_attempt att = { .kind = RP_ATTEMPT_CONTIG, .start_pfn = N + 3 * SZ,
+	struct tr_attempt att = { .kind = TR_ATTEMPT_CONTIG, .start_pfn = N + 3 * SZ,
 				  .end_pfn = N + 4 * SZ, .success = true };
-	struct rp_event ev = { .kind = RP_EV_PAGE_FREE, .pfn = N + 9, .order = 0, .seq = 7 };
+	struct tr_event ev = { .kind = TR_EV_PAGE_FREE, .pfn = N + 9, .order = 0, .seq = 7 };
 	struct pr_answer *a;
 	unsigned int nr;
 
@@ -582,7 +582,7 @@ START_TEST(test_likely_pinned)
 
 	ck_assert_int_eq(model_page_free(f.m, N + 0x123, 0, 0), 0);
 	{
-		struct rp_event ev = { .kind = RP_EV_PAGE_FREE, .seq = 8, .pfn = N + 0x123 };
+		struct tr_event ev = { .kind = TR_EV_PAGE_FREE, .seq = 8, .pfn = N + 0x123 };
 
 		pr_after_event(f.c, &ev);
 	}
@@ -607,7 +607,7 @@ START_TEST(test_index)
 {
 	struct fx f = mk("6.18.44", false);
 	struct pr_opts o = opts(PR_POLICY_MAINLINE, SZ, 1);
-	struct rp_event ev = { .kind = RP_EV_PAGE_ALLOC, .seq = 1, .pfn = N + 0x33 };
+	struct tr_event ev = { .kind = TR_EV_PAGE_ALLOC, .seq = 1, .pfn = N + 0x33 };
 	struct pr_index_stats st;
 	struct pr_index *ix;
 	struct pr_answer *a;
@@ -625,7 +625,7 @@ START_TEST(test_index)
 	ck_assert_uint_eq(a[0].start_pfn, N + SZ);
 	pr_answers_free(a, nr);
 	ck_assert_int_eq(model_page_free(f.m, N + 0x33, 0, 0), 0);
-	ev.kind = RP_EV_PAGE_FREE;
+	ev.kind = TR_EV_PAGE_FREE;
 	ev.seq = 2;
 	pr_after_event(f.c, &ev);
 	s2 = pr_index_sig(ix);

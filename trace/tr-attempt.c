@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "replay/replay-local.h"
+#include "db/tdb.h"
+#include "trace/tr-attempt.h"
+#include "trace/tr-event.h"
 
 struct task_state {
 	int pid;
@@ -29,7 +31,7 @@ struct task_state {
 	bool have_start;
 	int reason;			/* migrate reason seen, -1 */
 	uint64_t migrated, failed;
-	int open;			/* index in rp->attempts of a tested attempt still
+	int open;			/* index in the attempts found of a tested attempt still
 					 * taking free pages or retrying (offline), -1 */
 };
 
@@ -51,51 +53,59 @@ static struct task_state *task_get(struct task_state *t, int *nr, int pid)
 	return &t[i];
 }
 
-static int push(struct replay *rp, int *cap, const struct rp_attempt *a)
-{
-	if (rp->nr_attempts == *cap) {
-		struct rp_attempt *n;
+/* The attempts found so far. */
+struct found {
+	struct tr_attempt *v;
+	int nr, cap;
+};
 
-		*cap = *cap ? *cap * 2 : 8;
-		n = realloc(rp->attempts, *cap * sizeof(*n));
+static int push(struct found *f, const struct tr_attempt *a)
+{
+	if (f->nr == f->cap) {
+		struct tr_attempt *n;
+
+		f->cap = f->cap ? f->cap * 2 : 8;
+		n = realloc(f->v, (size_t)f->cap * sizeof(*n));
 		if (!n)
 			return bc_error(BC_E_NOMEM, "out of memory");
-		rp->attempts = n;
+		f->v = n;
 	}
-	rp->attempts[rp->nr_attempts++] = *a;
+	f->v[f->nr++] = *a;
 	return 0;
 }
 
 static int cmp_begin(const void *a, const void *b)
 {
-	const struct rp_attempt *x = a, *y = b;
+	const struct tr_attempt *x = a, *y = b;
 
 	return x->seq_begin < y->seq_begin ? -1 : x->seq_begin > y->seq_begin;
 }
 
-int rp_find_attempts(struct replay *rp)
+int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
+		     const struct tr_attempt_geometry *geo, struct tr_attempt **out, int *nr)
 {
-	uint64_t pb = 1ull << rp->layout.pageblock_order;
-	uint64_t blk = rp->layout.memory_block_pages;
+	uint64_t pb = 1ull << geo->pageblock_order;
+	uint64_t blk = geo->memory_block_pages;
 	struct task_state tasks[MAX_TASKS];
+	struct found f = { 0 };
 	struct tdb_cursor *cur;
 	struct bc_event raw;
-	struct rp_event ev;
-	int ntasks = 0, cap = 0, ret;
+	struct tr_event ev;
+	int ntasks = 0, ret;
 
-	ret = tdb_cursor_open(rp->db, 0, UINT64_MAX, &cur);
+	*out = NULL;
+	*nr = 0;
+	ret = tdb_cursor_open(db, 0, UINT64_MAX, &cur);
 	if (ret)
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
 		struct task_state *t;
 
-		if (raw.type >= rp->nr_types)
-			continue;
-		switch (rp->types[raw.type].kind) {
-		case RP_EV_PCPU_DRAIN: case RP_EV_ISOLATE_MIGRATE: case RP_EV_MIGRATE_START:
-		case RP_EV_MIGRATE_END: case RP_EV_TEST_ISOLATED: case RP_EV_ISOLATE_FREE:
+		switch (tr_decoder_kind(dec, raw.type)) {
+		case TR_EV_PCPU_DRAIN: case TR_EV_ISOLATE_MIGRATE: case TR_EV_MIGRATE_START:
+		case TR_EV_MIGRATE_END: case TR_EV_TEST_ISOLATED: case TR_EV_ISOLATE_FREE:
 			break;
-		case RP_EV_OTHER:
+		case TR_EV_OTHER:
 			continue;
 		default:
 			/* Allocations and frees of the task are migration work inside an
@@ -105,30 +115,30 @@ int rp_find_attempts(struct replay *rp)
 				t->drain_begin = -1;
 			continue;
 		}
-		rp_decode(rp, &raw, &ev);
+		tr_decode(dec, &raw, &ev);
 		t = task_get(tasks, &ntasks, ev.pid);
 		switch (ev.kind) {
-		case RP_EV_PCPU_DRAIN:
+		case TR_EV_PCPU_DRAIN:
 			if (t->att_begin < 0 && t->drain_begin < 0)
 				t->drain_begin = (int64_t)ev.seq;
 			break;
-		case RP_EV_ISOLATE_MIGRATE:
-		case RP_EV_MIGRATE_START:
-		case RP_EV_MIGRATE_END:
-			if (ev.kind == RP_EV_MIGRATE_END || ev.kind == RP_EV_MIGRATE_START) {
-				if (ev.reason != RP_MR_CONTIG_RANGE && ev.reason != RP_MR_MEMORY_HOTPLUG)
+		case TR_EV_ISOLATE_MIGRATE:
+		case TR_EV_MIGRATE_START:
+		case TR_EV_MIGRATE_END:
+			if (ev.kind == TR_EV_MIGRATE_END || ev.kind == TR_EV_MIGRATE_START) {
+				if (ev.reason != TR_MR_CONTIG_RANGE && ev.reason != TR_MR_MEMORY_HOTPLUG)
 					break;	/* compaction, NUMA ...: not an attempt */
 				t->reason = ev.reason;
-				if (ev.kind == RP_EV_MIGRATE_END) {
+				if (ev.kind == TR_EV_MIGRATE_END) {
 					t->migrated += ev.succeeded;
 					t->failed += ev.failed;
 				}
 			}
 			if (t->open >= 0) {
-				struct rp_attempt *a = &rp->attempts[t->open];
+				struct tr_attempt *a = &f.v[t->open];
 
 				/* Offline retries: the same attempt goes on. */
-				if (a->kind == RP_ATTEMPT_OFFLINE && !a->success) {
+				if (a->kind == TR_ATTEMPT_OFFLINE && !a->success) {
 					a->seq_end = ev.seq;
 					break;
 				}
@@ -139,18 +149,18 @@ int rp_find_attempts(struct replay *rp)
 				t->att_ts = ev.ts;
 				t->drain_begin = -1;
 			}
-			if (ev.kind == RP_EV_ISOLATE_MIGRATE && !t->have_start) {
+			if (ev.kind == TR_EV_ISOLATE_MIGRATE && !t->have_start) {
 				t->first_start = ev.start_pfn & ~(pb - 1);
 				t->have_start = true;
 			}
 			break;
-		case RP_EV_TEST_ISOLATED: {
-			struct rp_attempt a = { 0 };
+		case TR_EV_TEST_ISOLATED: {
+			struct tr_attempt a = { 0 };
 			bool success = ev.fin_pfn >= ev.end_pfn;
 
-			if (t->open >= 0 && rp->attempts[t->open].kind == RP_ATTEMPT_OFFLINE &&
-			    rp->attempts[t->open].end_pfn == ev.end_pfn) {
-				struct rp_attempt *o = &rp->attempts[t->open];
+			if (t->open >= 0 && f.v[t->open].kind == TR_ATTEMPT_OFFLINE &&
+			    f.v[t->open].end_pfn == ev.end_pfn) {
+				struct tr_attempt *o = &f.v[t->open];
 
 				o->seq_test = o->seq_end = ev.seq;
 				o->success = success;
@@ -177,26 +187,26 @@ int rp_find_attempts(struct replay *rp)
 			a.migrated = t->migrated;
 			a.migrate_failed = t->failed;
 			/* Offline works on whole memory blocks with reason memory_hotplug. */
-			if (t->reason == RP_MR_MEMORY_HOTPLUG ||
+			if (t->reason == TR_MR_MEMORY_HOTPLUG ||
 			    (t->reason < 0 && blk && a.end_pfn - a.start_pfn == blk &&
 			     !(a.start_pfn % blk)))
-				a.kind = RP_ATTEMPT_OFFLINE;
+				a.kind = TR_ATTEMPT_OFFLINE;
 			else
-				a.kind = RP_ATTEMPT_CONTIG;
-			ret = push(rp, &cap, &a);
+				a.kind = TR_ATTEMPT_CONTIG;
+			ret = push(&f, &a);
 			if (ret)
 				goto out;
-			t->open = rp->nr_attempts - 1;
+			t->open = f.nr - 1;
 			t->att_begin = t->drain_begin = -1;
 			t->have_start = false;
 			t->reason = -1;
 			t->migrated = t->failed = 0;
 			break;
 		}
-		case RP_EV_ISOLATE_FREE:
+		case TR_EV_ISOLATE_FREE:
 			/* isolate_freepages_range() after a successful test: part of it. */
 			if (t->open >= 0) {
-				struct rp_attempt *a = &rp->attempts[t->open];
+				struct tr_attempt *a = &f.v[t->open];
 
 				if (a->success && ev.start_pfn >= a->outer_start &&
 				    ev.start_pfn < a->end_pfn)
@@ -209,7 +219,13 @@ int rp_find_attempts(struct replay *rp)
 	}
 out:
 	tdb_cursor_close(cur);
-	if (ret >= 0 && rp->nr_attempts > 1)
-		qsort(rp->attempts, rp->nr_attempts, sizeof(*rp->attempts), cmp_begin);
-	return ret < 0 ? ret : 0;
+	if (ret < 0) {
+		free(f.v);
+		return ret;
+	}
+	if (f.nr > 1)
+		qsort(f.v, f.nr, sizeof(*f.v), cmp_begin);
+	*out = f.v;
+	*nr = f.nr;
+	return 0;
 }

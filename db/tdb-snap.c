@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading snapshots back from a capture: the snapshots rows, the page flags and counts
+ * (snapshot_pages, run-length encoded, codec in tdb-pages.c), and the parsed text
+ * files (zones, system_ram, the per-zone count tables). Statements are prepared per
+ * call: each is run once or twice per replay.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb-local.h"
+#include "db/tdb-snap.h"
+
+static int db_err(sqlite3 *sq, const char *what)
+{
+	return bc_error(BC_E_DB, "%s: %s", what, sqlite3_errmsg(sq));
+}
+
+static int prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
+		return db_err(sq, "snapshot: prepare");
+	return 0;
+}
+
+/* Make room for element @n of *@arr (capacity *@cap, doubled as needed). */
+static int grow(void **arr, int n, int *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	*cap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)*cap * size);
+	if (!p)
+		return bc_error(BC_E_NOMEM, "snapshot: out of memory");
+	*arr = p;
+	return 0;
+}
+
+int tdb_snap_marker_pages(const char *text, uint64_t *pfn)
+{
+	const char *p, *sp;
+	char *e;
+
+	if (!text || strncmp(text, SNAP_MARKER_PREFIX, sizeof(SNAP_MARKER_PREFIX) - 1))
+		return 0;
+	p = text + sizeof(SNAP_MARKER_PREFIX) - 1;
+	sp = strchr(p, ' ');
+	if (!sp || strncmp(sp, " pages ", 7) || sp[7] < '0' || sp[7] > '9')
+		return 0;
+	errno = 0;
+	*pfn = strtoull(sp + 7, &e, 10);
+	return !errno && (!*e || *e == '\n' || *e == ' ');
+}
+
+static int64_t col_opt(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+void tdb_col_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(buf, size, "%s", t ? t : "");
+}
+
+int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
+		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr)
+{
+	void *v = NULL;
+	int n = 0, cap = 0, rc, ret = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ret = grow(&v, n, &cap, size);
+		if (ret)
+			break;
+		memset((char *)v + (size_t)n * size, 0, size);
+		fill(st, (char *)v + (size_t)n++ * size);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = tdb_sql_error(db, what);
+	sqlite3_finalize(st);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+#define SNAP_COLUMNS	"SELECT id, label, ts_begin, ts_end, mono_begin, mono_end, seq_begin, " \
+			"seq_end, nr_pfns, complete FROM snapshots"
+
+static void fill_info(sqlite3_stmt *st, void *row)
+{
+	struct tdb_snap_info *s = row;
+
+	s->id = sqlite3_column_int64(st, 0);
+	tdb_col_text(st, 1, s->label, sizeof(s->label));
+	s->ts_begin = col_opt(st, 2);
+	s->ts_end = col_opt(st, 3);
+	s->mono_begin = col_opt(st, 4);
+	s->mono_end = col_opt(st, 5);
+	s->seq_begin = col_opt(st, 6);
+	s->seq_end = col_opt(st, 7);
+	s->nr_pfns = (uint64_t)sqlite3_column_int64(st, 8);
+	s->complete = sqlite3_column_int(st, 9);
+}
+
+int tdb_snap_list(struct tdb *db, struct tdb_snap_info **out, int *nr)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	ret = prepare(db->sq, SNAP_COLUMNS " ORDER BY id", &st);
+	if (ret)
+		return ret;
+	return tdb_read_rows(db, st, sizeof(**out), fill_info, "snapshots", (void **)out, nr);
+}
+
+int tdb_snap_get(struct tdb *db, int64_t snap, struct tdb_snap_info *out)
+{
+	struct tdb_snap_info *v;
+	sqlite3_stmt *st;
+	int n, ret;
+
+	ret = prepare(db->sq, SNAP_COLUMNS " WHERE id = ?", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	ret = tdb_read_rows(db, st, sizeof(*v), fill_info, "snapshots", (void **)&v, &n);
+	if (ret)
+		return ret;
+	if (n)
+		*out = v[0];
+	free(v);
+	return n ? 0 : bc_error(BC_E_NOENT, "snapshot %" PRId64 ": no such snapshot", snap);
+}
+
+static int nr_pfns_of(struct tdb *db, int64_t snap, uint64_t *nr)
+{
+	sqlite3 *sq = tdb_sqlite(db);
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = prepare(sq, "SELECT nr_pfns, complete FROM snapshots WHERE id = ?", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !sqlite3_column_int(st, 1))
+		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " is incomplete", snap);
+	else if (rc == SQLITE_ROW)
+		*nr = (uint64_t)sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		ret = bc_error(BC_E_NOENT, "snapshot %" PRId64 ": no such snapshot", snap);
+	else
+		ret = db_err(sq, "snapshots");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Rows of @snap overlapping [from, to), in pfn order. */
+static int open_rows(struct tdb *db, int64_t snap, uint64_t from, uint64_t to,
+		     sqlite3_stmt **st)
+{
+	int ret = prepare(tdb_sqlite(db), "SELECT pfn, npfns, data FROM snapshot_pages WHERE "
+			  "snap = ?1 AND pfn > ?2 - ?4 AND pfn < ?3 AND pfn + npfns > ?2 "
+			  "ORDER BY pfn", st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(*st, 1, snap);
+	sqlite3_bind_int64(*st, 2, (int64_t)from);
+	sqlite3_bind_int64(*st, 3, (int64_t)to);
+	sqlite3_bind_int64(*st, 4, TDB_PAGE_CHUNK);
+	return 0;
+}
+
+/* Validate the current row: it must start at @expect and hold 1..TDB_PAGE_CHUNK PFNs. */
+static int row_check(sqlite3_stmt *st, int64_t snap, uint64_t expect, uint64_t *pfn,
+		     uint32_t *n)
+{
+	int64_t p = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
+
+	if (k < 1 || k > TDB_PAGE_CHUNK || p < 0 || (uint64_t)p > expect ||
+	    (uint64_t)(p + k) <= expect)
+		return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
+				PRIu64 " (row at %" PRId64 ", %" PRId64 " PFNs)", snap, expect, p,
+				k);
+	*pfn = (uint64_t)p;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+int tdb_snap_pages_read(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t n,
+		    uint64_t *flags, uint64_t *count)
+{
+	uint64_t nr, at = pfn_from, end = pfn_from + n, *tf = NULL, *tc = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret, rc;
+
+	ret = nr_pfns_of(db, snap, &nr);
+	if (ret)
+		return ret;
+	if (end < pfn_from || end > nr)
+		return bc_error(BC_E_INVAL, "snapshot %" PRId64 ": PFNs [%" PRIu64 ", %" PRIu64
+				") beyond its %" PRIu64 " PFNs", snap, pfn_from, end, nr);
+	if (!n)
+		return 0;
+	tf = malloc(TDB_PAGE_CHUNK * sizeof(*tf));
+	tc = malloc(TDB_PAGE_CHUNK * sizeof(*tc));
+	if (!tf || !tc) {
+		ret = bc_error(BC_E_NOMEM, "snapshot pages: out of memory");
+		goto out;
+	}
+	ret = open_rows(db, snap, pfn_from, end, &st);
+	while (!ret && at < end && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t base, take;
+		uint32_t k;
+
+		ret = row_check(st, snap, at, &base, &k);
+		if (ret)
+			break;
+		ret = tdb_pages_decode(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2), k,
+				       tf, tc);
+		if (ret) {
+			bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, snap, base);
+			break;
+		}
+		take = base + k - at;
+		if (take > end - at)
+			take = end - at;
+		if (flags)
+			memcpy(flags + (at - pfn_from), tf + (at - base), take * sizeof(*tf));
+		if (count)
+			memcpy(count + (at - pfn_from), tc + (at - base), take * sizeof(*tc));
+		at += take;
+	}
+	if (!ret && at < end)
+		ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %" PRIu64,
+			       snap, at);
+out:
+	sqlite3_finalize(st);
+	free(tf);
+	free(tc);
+	return ret;
+}
+
+struct tdb_snap_runs {
+	struct tdb *db;
+	sqlite3_stmt *st;
+	int64_t snap;
+	uint64_t at, to;		/* next PFN expected, end of range */
+	struct tdb_page_run *runs;	/* of the current row */
+	size_t nr, i;
+	struct tdb_page_run pending;
+	bool have_pending, done;
+};
+
+int tdb_snap_runs_open(struct tdb *db, int64_t snap, uint64_t pfn_from, uint64_t pfn_to,
+		   struct tdb_snap_runs **out)
+{
+	struct tdb_snap_runs *it;
+	uint64_t nr;
+	int ret;
+
+	ret = nr_pfns_of(db, snap, &nr);
+	if (ret)
+		return ret;
+	if (pfn_to > nr)
+		pfn_to = nr;
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return bc_error(BC_E_NOMEM, "snapshot runs: out of memory");
+	it->db = db;
+	it->snap = snap;
+	it->at = pfn_from;
+	it->to = pfn_to;
+	it->done = pfn_from >= pfn_to;
+	if (!it->done) {
+		ret = open_rows(db, snap, pfn_from, pfn_to, &it->st);
+		if (ret) {
+			free(it);
+			return ret;
+		}
+	}
+	*out = it;
+	return 0;
+}
+
+/* Next run of the rows, clipped to the range: 1, 0 at the end, or a negative bc_err. */
+static int raw_next(struct tdb_snap_runs *it, struct tdb_page_run *r)
+{
+	if (it->at >= it->to)
+		return 0;
+	while (it->i == it->nr) {
+		uint64_t base;
+		uint32_t k;
+		int rc, ret;
+
+		rc = sqlite3_step(it->st);
+		if (rc == SQLITE_DONE)
+			return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
+					PRIu64, it->snap, it->at);
+		if (rc != SQLITE_ROW)
+			return db_err(tdb_sqlite(it->db), "snapshot_pages");
+		ret = row_check(it->st, it->snap, it->at, &base, &k);
+		if (ret)
+			return ret;
+		free(it->runs);
+		it->runs = NULL;
+		it->nr = it->i = 0;
+		ret = tdb_pages_runs(sqlite3_column_blob(it->st, 2), sqlite3_column_bytes(it->st, 2),
+				     k, base, &it->runs, &it->nr);
+		if (ret)
+			return bc_error_prefix(ret, "snapshot %" PRId64 " row %" PRIu64, it->snap,
+					       base);
+	}
+	*r = it->runs[it->i++];
+	if (r->pfn + r->npfns <= it->at)
+		return raw_next(it, r);		/* before the range (first row only) */
+	if (r->pfn < it->at) {
+		r->npfns -= it->at - r->pfn;
+		r->pfn = it->at;
+	}
+	if (r->pfn + r->npfns > it->to)
+		r->npfns = it->to - r->pfn;
+	it->at = r->pfn + r->npfns;
+	return 1;
+}
+
+int tdb_snap_runs_next(struct tdb_snap_runs *it, struct tdb_page_run *run)
+{
+	struct tdb_page_run r;
+	int ret;
+
+	while (!it->done) {
+		ret = raw_next(it, &r);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			it->done = true;
+			break;
+		}
+		if (it->have_pending && it->pending.flags == r.flags &&
+		    it->pending.count == r.count) {
+			it->pending.npfns += r.npfns;
+			continue;
+		}
+		if (it->have_pending) {
+			*run = it->pending;
+			it->pending = r;
+			return 1;
+		}
+		it->pending = r;
+		it->have_pending = true;
+	}
+	if (it->have_pending) {
+		*run = it->pending;
+		it->have_pending = false;
+		return 1;
+	}
+	return 0;
+}
+
+void tdb_snap_runs_close(struct tdb_snap_runs *it)
+{
+	if (!it)
+		return;
+	sqlite3_finalize(it->st);
+	free(it->runs);
+	free(it);
+}
+
+
+/* ---- the parsed text files ---- */
+
+static void fill_zone(sqlite3_stmt *st, void *row)
+{
+	struct tdb_zone *z = row;
+
+	z->node = sqlite3_column_int(st, 0);
+	tdb_col_text(st, 1, z->name, sizeof(z->name));
+	z->start_pfn = (uint64_t)sqlite3_column_int64(st, 2);
+	z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
+	z->present = (uint64_t)sqlite3_column_int64(st, 4);
+	z->managed = (uint64_t)sqlite3_column_int64(st, 5);
+}
+
+int tdb_snap_zones(struct tdb *db, int64_t snap, struct tdb_zone **out, int *nr)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	ret = prepare(db->sq, "SELECT node, zone, start_pfn, spanned, present, managed FROM zones "
+		      "WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	return tdb_read_rows(db, st, sizeof(**out), fill_zone, "zones", (void **)out, nr);
+}
+
+static void fill_ram(sqlite3_stmt *st, void *row)
+{
+	struct tdb_ram *r = row;
+
+	r->start = (uint64_t)sqlite3_column_int64(st, 0);
+	r->end = (uint64_t)sqlite3_column_int64(st, 1);
+}
+
+int tdb_snap_ram(struct tdb *db, int64_t snap, struct tdb_ram **out, int *nr)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	ret = prepare(db->sq, "SELECT start_pfn, end_pfn FROM system_ram WHERE snap = ? "
+		      "ORDER BY start_pfn", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	return tdb_read_rows(db, st, sizeof(**out), fill_ram, "system_ram", (void **)out, nr);
+}
+
+/* One value of @sql (?1 = @key when it has a parameter); @dflt for no row or NULL. */
+static int scalar(struct tdb *db, const char *sql, int64_t key, int64_t dflt, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = prepare(db->sq, sql, &st);
+	if (ret)
+		return ret;
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, key);
+	*v = dflt;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = tdb_sql_error(db, sql);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int tdb_snap_first_zoned(struct tdb *db, int64_t *snap)
+{
+	return scalar(db, "SELECT min(snap) FROM zones", 0, -1, snap);
+}
+
+int tdb_snap_figure(struct tdb *db, int64_t snap, enum tdb_snap_figure f, int64_t dflt,
+		    int64_t *v)
+{
+	static const char *const sql[] = {
+		[TDB_SNAP_MEMORY_BLOCK_PAGES] = "SELECT max(nr_pfns) FROM memory_blocks WHERE snap = ?",
+		[TDB_SNAP_MAX_ORDER] = "SELECT max(ord) FROM buddyinfo WHERE snap = ?",
+		[TDB_SNAP_NR_CPUS] = "SELECT max(cpu) + 1 FROM zone_pcp WHERE snap = ?",
+	};
+
+	if ((unsigned int)f >= sizeof(sql) / sizeof(sql[0]))
+		return bc_error(BC_E_INVAL, "snapshot: no figure %d", (int)f);
+	return scalar(db, sql[f], snap, dflt, v);
+}
+
+int tdb_snap_file(struct tdb *db, int64_t snap, const char *name, char **content)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	*content = NULL;
+	ret = prepare(db->sq, "SELECT content FROM snapshot_files WHERE snap = ? AND name = ?", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		*content = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!*content)
+			ret = bc_error(BC_E_NOMEM, "snapshot: out of memory");
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ret = tdb_sql_error(db, "snapshot_files");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static void fill_count(sqlite3_stmt *st, void *row)
+{
+	struct tdb_zone_count *c = row;
+
+	c->node = sqlite3_column_int(st, 0);
+	tdb_col_text(st, 1, c->zone, sizeof(c->zone));
+	c->ord = sqlite3_column_int(st, 2);
+	c->nr = sqlite3_column_int64(st, 3);
+	tdb_col_text(st, 4, c->migratetype, sizeof(c->migratetype));
+}
+
+int tdb_snap_zone_counts(struct tdb *db, int64_t snap, enum tdb_zone_table t,
+			 struct tdb_zone_count **out, int *nr)
+{
+	static const char *const sql[] = {
+		[TDB_BUDDYINFO] = "SELECT node, zone, ord, nr_free, '' FROM buddyinfo WHERE snap = ?",
+		[TDB_PAGETYPE_FREE] = "SELECT node, zone, ord, nr_free, migratetype FROM pagetype_free "
+				      "WHERE snap = ?",
+		[TDB_PAGETYPE_BLOCKS] = "SELECT node, zone, -1, nr_blocks, migratetype FROM "
+					"pagetype_blocks WHERE snap = ?",
+	};
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((unsigned int)t >= sizeof(sql) / sizeof(sql[0]))
+		return bc_error(BC_E_INVAL, "snapshot: no table %d", (int)t);
+	ret = prepare(db->sq, sql[t], &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, snap);
+	return tdb_read_rows(db, st, sizeof(**out), fill_count, "zone counts", (void **)out, nr);
+}

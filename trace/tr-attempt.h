@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tr-attempt: the real contiguous attempts a capture shows (alloc_contig_range(),
+ * offline_pages()), found in one pass over the events. Replay isolates their range in
+ * the model when the kernel did; predict --verify compares with them; the checkers
+ * follow them.
+ */
+#ifndef BC_TR_ATTEMPT_H
+#define BC_TR_ATTEMPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tdb;
+struct tr_decoder;
+
+enum tr_attempt_kind {
+	TR_ATTEMPT_CONTIG,		/* alloc_contig_range(): hugetlb, CMA, virtio-mem ... */
+	TR_ATTEMPT_OFFLINE,		/* offline_pages(): migrate reason memory_hotplug */
+};
+
+struct tr_attempt {
+	enum tr_attempt_kind kind;
+	uint64_t start_pfn, end_pfn;	/* requested range (test_pages_isolated end) */
+	uint64_t outer_start;		/* test_pages_isolated start (may be below start) */
+	uint64_t seq_begin;		/* first event of the attempt (drain burst) */
+	uint64_t seq_test;		/* the (last) test_pages_isolated event */
+	uint64_t seq_end;		/* last event of the attempt */
+	uint64_t ts_begin, ts_test;
+	int pid;
+	bool success;			/* fin_pfn >= end_pfn at the last test */
+	uint64_t fin_pfn;
+	unsigned int nr_tests;		/* offline retries test once per pass */
+	uint64_t migrated, migrate_failed;	/* from mm_migrate_pages in the window */
+	bool model_isolated;		/* set by replay: the model could isolate the range too */
+};
+
+/* What the finder needs to know of the machine. */
+struct tr_attempt_geometry {
+	unsigned int pageblock_order;	/* isolation works on whole pageblocks */
+	uint64_t memory_block_pages;	/* offline works on whole memory blocks; 0 unknown */
+};
+
+/**
+ * tr_find_attempts() - one pass over @db's events, decoded with @dec.
+ * Return: 0 and *@out (*@nr entries by seq_begin, caller frees with free(); NULL when
+ * none), or a negative bc_err.
+ */
+int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
+		     const struct tr_attempt_geometry *geo, struct tr_attempt **out, int *nr);
+
+#endif

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The layout of a snapshot, for the model (see tr-layout.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-snap.h"
+#include "model/model.h"
+#include "trace/tr-layout.h"
+
+/* "Page block order: 9" in pagetypeinfo, else the x86_64 value. */
+static int read_pageblock_order(struct tdb *db, int64_t snap, unsigned int *order)
+{
+	char *text, *p;
+	int ret;
+
+	*order = 9;
+	ret = tdb_snap_file(db, snap, "pagetypeinfo", &text);
+	if (ret)
+		return ret;
+	p = text ? strstr(text, "Page block order:") : NULL;
+	if (p)
+		*order = (unsigned int)strtoul(p + strlen("Page block order:"), NULL, 10);
+	free(text);
+	return 0;
+}
+
+static int read_zones(struct tdb *db, int64_t snap, struct model_layout *L)
+{
+	struct tdb_zone *z;
+	struct tdb_ram *r;
+	int nz, nr, i, ret;
+
+	ret = tdb_snap_zones(db, snap, &z, &nz);
+	if (ret)
+		return ret;
+	for (i = 0; i < nz && L->nr_zones < MODEL_MAX_ZONES; i++) {
+		struct model_zone_layout *zl = &L->zones[L->nr_zones++];
+
+		zl->nid = z[i].node;
+		snprintf(zl->name, sizeof(zl->name), "%s", z[i].name);
+		zl->start_pfn = z[i].start_pfn;
+		zl->spanned = z[i].spanned;
+		zl->present = z[i].present;
+		zl->managed = z[i].managed;
+		zl->movable = !strcmp(zl->name, "Movable");
+	}
+	free(z);
+	if (!L->nr_zones)
+		return bc_error(BC_E_FORMAT, "%s: snapshot %lld has no zones (zoneinfo missing?)",
+				tdb_path(db), (long long)snap);
+	ret = tdb_snap_ram(db, snap, &r, &nr);
+	if (ret)
+		return ret;
+	if (nr > MODEL_MAX_RAM) {
+		free(r);
+		return bc_error(BC_E_FORMAT, "%s: more than %d System RAM ranges", tdb_path(db),
+				MODEL_MAX_RAM);
+	}
+	for (i = 0; i < nr; i++) {
+		L->ram[i].start = r[i].start;
+		L->ram[i].end = r[i].end;
+	}
+	L->nr_ram = (unsigned int)nr;
+	free(r);
+	return 0;
+}
+
+int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
+		   struct model_profile *prof, bool *release_unknown)
+{
+	int64_t blk, max_order, cpus;
+	char *release;
+	int ret;
+
+	memset(L, 0, sizeof(*L));
+	if (release_unknown)
+		*release_unknown = false;
+	ret = read_zones(db, snap, L);
+	if (!ret)
+		ret = tdb_snap_figure(db, snap, TDB_SNAP_MEMORY_BLOCK_PAGES, 0, &blk);
+	if (!ret)
+		ret = read_pageblock_order(db, snap, &L->pageblock_order);
+	if (!ret)
+		ret = tdb_snap_figure(db, snap, TDB_SNAP_MAX_ORDER, 10, &max_order);
+	if (ret)
+		return ret;
+	L->memory_block_pages = (uint64_t)blk;
+	L->max_page_order = (unsigned int)max_order;
+	L->nr_cpus = (unsigned int)tdb_get_meta_int(db, "cpus", 0);
+	if (!L->nr_cpus) {
+		ret = tdb_snap_figure(db, snap, TDB_SNAP_NR_CPUS, 1, &cpus);
+		if (ret)
+			return ret;
+		L->nr_cpus = (unsigned int)cpus;
+	}
+	release = tdb_get_meta(db, "kernel_release");
+	ret = model_profile_from_release(release ? release : "", L->pageblock_order, prof);
+	if (ret && release && *release && release_unknown)
+		*release_unknown = true;
+	free(release);
+	return 0;
+}
