@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@
 const char cmd_predict_usage[] =
 	"usage: bigchunk predict FILE.db --size SIZE [--count K] [--policy mainline|v4]\n"
 	"                        [--range START-END] [--align ORDER]\n"
-	"                        [--at TS|marker:TEXT | --every DURATION | --attempts]\n"
+	"                        [--at T | --every D | --attempts]\n"
 	"                        [--verify] [--json] [--no-store]\n"
 	"\n"
 	"Replay the capture to a point and ask the model: would an allocation of SIZE\n"
@@ -57,10 +56,13 @@ const char cmd_predict_usage[] =
 	"                     or decimal): a memory block, a driver's fixed window\n"
 	"  --align ORDER      candidates aligned to 2^ORDER pages and stepping by that\n"
 	"                     (mainline default: the size; v4: at least 11)\n"
-	"  --at T             the state before time T: ns of the trace clock, or\n"
-	"                     marker:TEXT (the first trace_marker beginning with TEXT);\n"
-	"                     default: the end of the capture\n"
-	"  --every D          every D of trace time (10s, 500ms, 1e9 = ns); --every 0 asks\n"
+	"  --at T             the state before time T: ns of the trace clock (123456789),\n"
+	"                     a time from the capture's first event with a unit (12.5s,\n"
+	"                     500ms), or marker:TEXT (the first trace_marker beginning\n"
+	"                     with TEXT); default: the end of the capture. A time outside\n"
+	"                     the capture's events is an error\n"
+	"  --every D          every D of trace time: a duration with a unit (ns, us, ms, s,\n"
+	"                     m, h: 10s, 500ms); a bare number is seconds. --every 0 asks\n"
 	"                     at every event through a cheap per-pageblock index and stores\n"
 	"                     an answer whenever the outcome or the ranges change\n"
 	"  --attempts         just before every real contiguous attempt in the capture\n"
@@ -162,32 +164,6 @@ static int parse_range(const char *s, uint64_t *a, uint64_t *b)
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	return parse_u64(buf, a) || parse_u64(dash + 1, b) || *b <= *a ? -1 : 0;
-}
-
-/* "10s", "500ms", "2us", "100ns", "1e9" (ns), "0" -> ns. */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "ns"))
-		;
-	else if (!strcmp(end, "us"))
-		v *= 1e3;
-	else if (!strcmp(end, "ms"))
-		v *= 1e6;
-	else if (!strcmp(end, "s"))
-		v *= 1e9;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		v *= 60e9;
-	else
-		return -1;
-	*ns = (uint64_t)llround(v);
-	return 0;
 }
 
 static const char *size_str(uint64_t pages, char *buf, size_t len)
@@ -824,9 +800,8 @@ int cmd_predict(int argc, char **argv)
 			points++;
 			break;
 		case OPT_EVERY:
-			if (parse_duration(optarg, &R.every_ns))
-				return cli_error("predict", "--every: '%s' is not a duration (10s, 500ms, "
-						 "0)", optarg);
+			if (tr_parse_duration(optarg, &R.every_ns))
+				return cli_error("predict", "--every: %s", bc_errmsg());
 			R.mode = PT_EVERY;
 			points++;
 			break;

@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "common/parse.h"
 #include "db/tdb.h"
+#include "trace/tr-time.h"
 
 const char cmd_record_usage[] =
 	"usage: bigchunk record -o FILE.db [options] [-- COMMAND [ARGS...]]\n"
@@ -27,7 +28,7 @@ const char cmd_record_usage[] =
 	"...) and page-state snapshots of this machine into a capture file. Needs root.\n"
 	"\n"
 	"Recording starts with a snapshot, then runs COMMAND if one is given, and ends when\n"
-	"COMMAND exits, after -d SECONDS, or on Ctrl-C / SIGTERM (a normal stop: the capture\n"
+	"COMMAND exits, after -d D, or on Ctrl-C / SIGTERM (a normal stop: the capture\n"
 	"is complete). It ends with a snapshot. A COMMAND still running when recording ends\n"
 	"gets SIGTERM. The events are then converted into FILE.db; a second Ctrl-C during\n"
 	"the conversion aborts it and leaves a readable capture marked incomplete.\n"
@@ -35,12 +36,13 @@ const char cmd_record_usage[] =
 	"Options:\n"
 	"  -o, --output FILE.db        capture to write (mode 0600; required)\n"
 	"  -f, --force                 replace FILE.db if it exists\n"
-	"  -d, --duration SECONDS      stop SECONDS after tracing started (decimals allowed)\n"
+	"  -d, --duration D            stop D after tracing started: a duration with a\n"
+	"                              unit (ns, us, ms, s, m, h: 30s, 1.5m); bare = seconds\n"
 	"  -e, --event SYS:EVENT       record this tracepoint too; SYS:* = a whole system;\n"
 	"                              repeatable. One the kernel lacks is noted as missing\n"
 	"      --stacks                kernel stack of every non-movable page allocation\n"
 	"                              (kmem:mm_page_alloc with migratetype != MOVABLE)\n"
-	"      --snapshot-every SECONDS  also take a snapshot every SECONDS\n"
+	"      --snapshot-every D      also take a snapshot every D (a duration, as -d)\n"
 	"      --no-snapshots          no snapshots at all (events only)\n"
 	"  -b, --buffer KB             ring buffer per CPU in KiB, or with a unit (64M);\n"
 	"                              default 32768 (32 MiB)\n"
@@ -51,7 +53,7 @@ const char cmd_record_usage[] =
 	"      --probe-offline N       at the end, offline and at once online N memory blocks\n"
 	"                              (evenly among the online, initialised Normal ones),\n"
 	"                              recording success or the culprit pfn\n"
-	"      --probe-timeout SECONDS time limit per offline block (default 3)\n"
+	"      --probe-timeout D       time limit per offline block (a duration; default 3s)\n"
 	"                              Probes are ground truth for 'bigchunk predict --verify';\n"
 	"                              pools and blocks are restored, also on errors and Ctrl-C\n"
 	"      --list-events           print the events recorded by default and exit\n"
@@ -103,18 +105,10 @@ struct record_ui {
 	bool line_open;		/* a \r progress line is on screen */
 };
 
-/* Seconds (decimals allowed) -> ns; -1 on error. */
-static int parse_seconds(const char *s, uint64_t *ns)
+/* A duration > 0 (trace/tr-time.h: "30" = "30s", "500ms", "2m") -> ns; -1 on error. */
+static int parse_positive_duration(const char *s, uint64_t *ns)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e9)
-		return -1;
-	*ns = (uint64_t)llround(v * 1e9);
-	return 0;
+	return tr_parse_duration(s, ns) || !*ns ? -1 : 0;
 }
 
 /* "4096" = KiB; "64M", "1G" = with a unit. */
@@ -276,8 +270,8 @@ int cmd_record(int argc, char **argv)
 			force = true;
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &o.duration_ns)) {
-				rc = cli_error("record", "-d: '%s' is not a number of seconds > 0",
+			if (parse_positive_duration(optarg, &o.duration_ns)) {
+				rc = cli_error("record", "-d: '%s' is not a duration > 0 (30, 30s, 500ms, 2m)",
 					       optarg);
 				goto out;
 			}
@@ -297,9 +291,9 @@ int cmd_record(int argc, char **argv)
 			o.stacks = true;
 			break;
 		case OPT_SNAP_EVERY:
-			if (parse_seconds(optarg, &o.snapshot_every_ns)) {
-				rc = cli_error("record", "--snapshot-every: '%s' is not a number of "
-					       "seconds > 0", optarg);
+			if (parse_positive_duration(optarg, &o.snapshot_every_ns)) {
+				rc = cli_error("record", "--snapshot-every: '%s' is not a duration > 0 "
+					       "(30, 30s, 500ms, 2m)", optarg);
 				goto out;
 			}
 			break;
@@ -333,9 +327,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case OPT_PROBE_TIMEOUT:
-			if (parse_seconds(optarg, &probe.offline_timeout_ns)) {
-				rc = cli_error("record", "--probe-timeout: '%s' is not a number of "
-					       "seconds > 0", optarg);
+			if (parse_positive_duration(optarg, &probe.offline_timeout_ns)) {
+				rc = cli_error("record", "--probe-timeout: '%s' is not a duration > 0 "
+					       "(30, 30s, 500ms, 2m)", optarg);
 				goto out;
 			}
 			break;

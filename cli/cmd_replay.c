@@ -17,7 +17,7 @@
 #include "trace/tr-time.h"
 
 const char cmd_replay_usage[] =
-	"usage: bigchunk replay FILE.db [--until TS|marker:TEXT] [--json] [--no-store]\n"
+	"usage: bigchunk replay FILE.db [--until T] [--json] [--no-store]\n"
 	"                       [--no-resync]\n"
 	"\n"
 	"Seed the model from the capture's first snapshot, apply every event in time order,\n"
@@ -31,8 +31,10 @@ const char cmd_replay_usage[] =
 	"replay_anomalies; see db/README.md).\n"
 	"\n"
 	"Options:\n"
-	"  --until T     stop before time T: ns of the trace clock, or marker:TEXT (the first\n"
-	"                trace_marker whose text begins with TEXT)\n"
+	"  --until T     stop before time T: ns of the trace clock (123456789), a time from\n"
+	"                the capture's first event with a unit (12.5s, 500ms, 2m), or\n"
+	"                marker:TEXT (the first trace_marker whose text begins with TEXT).\n"
+	"                A time outside the capture's events is an error\n"
 	"  --json        machine-readable output\n"
 	"  --no-store    do not write the results into the capture\n"
 	"  --no-resync   keep the model's own state after each snapshot instead of\n"

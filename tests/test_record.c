@@ -287,7 +287,7 @@ START_TEST(test_record_workload)
 	const char *args[] = { "record", "-q", "-o", path, "--", self_exe(), NULL };
 	int alloc_t, free_t, order_i, forder_i, ret, st, nr, i, helper_pid = 0;
 	uint64_t allocs = 0, frees = 0;
-	struct snap_info *snaps;
+	struct tdb_snap_info *snaps;
 	struct tdb_cursor *cur;
 	struct bc_event ev;
 	struct stat sb;
@@ -359,7 +359,7 @@ START_TEST(test_record_workload)
 				 "('overrun', 'commit_overrun', 'dropped_events')"), 0);
 
 	/* snapshots: start and end, complete, aligned by their markers, all of RAM */
-	ck_assert_int_eq(snap_list(db, &snaps, &nr), 0);
+	ck_assert_int_eq(tdb_snap_list(db, &snaps, &nr), 0);
 	ck_assert_int_eq(nr, 2);
 	ck_assert_str_eq(snaps[0].label, "start");
 	ck_assert_str_eq(snaps[1].label, "end");

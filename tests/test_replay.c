@@ -14,6 +14,7 @@
 #include "db/tdb.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "trace/tr-time.h"
 #include "tests/fixture.h"
 
 struct fidelity {
@@ -112,14 +113,14 @@ START_TEST(test_parse_time)
 	struct tdb *db;
 
 	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
-	ck_assert_int_eq(rp_parse_time(db, "marker:bigchunk snapshot frag-end", &seq, &ts), 0);
+	ck_assert_int_eq(tr_parse_time(db, "marker:bigchunk snapshot frag-end", &seq, &ts), 0);
 	ck_assert_uint_gt(seq, 0);
 	/* The first event at or after that marker's time is the marker's seq. */
-	ck_assert_int_eq(rp_parse_time(db, "0", &seq2, &ts2), 0);
+	ck_assert_int_eq(tr_parse_time(db, "0s", &seq2, &ts2), 0);
 	ck_assert_uint_eq(seq2, 0);
-	ck_assert_int_eq(rp_parse_time(db, "marker:no such marker", &seq, &ts), -BC_E_NOENT);
+	ck_assert_int_eq(tr_parse_time(db, "marker:no such marker", &seq, &ts), -BC_E_NOENT);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "no such marker"));
-	ck_assert_int_eq(rp_parse_time(db, "12abc", &seq, &ts), -BC_E_INVAL);
+	ck_assert_int_eq(tr_parse_time(db, "12abc", &seq, &ts), -BC_E_INVAL);
 	tdb_close(db);
 }
 END_TEST

@@ -329,14 +329,14 @@ static void check_syn_pages(struct tdb *db, int64_t snap, uint64_t nr)
 		n = step[k++ % 5];
 		if (n > nr - at)
 			n = nr - at;
-		ck_assert_msg(!snap_pages_read(db, snap, at, n, f, c), "%s", bc_errmsg());
+		ck_assert_msg(!tdb_snap_pages_read(db, snap, at, n, f, c), "%s", bc_errmsg());
 		for (i = 0; i < n; i++)
 			if (f[i] != syn_flags(at + i) || c[i] != syn_count(at + i))
 				break;
 		ck_assert_msg(i == n, "PFN %" PRIu64 " differs", at + i);
 		at += n;
 	}
-	ck_assert_int_eq(snap_pages_read(db, snap, nr - 1, 2, f, c), -BC_E_INVAL);
+	ck_assert_int_eq(tdb_snap_pages_read(db, snap, nr - 1, 2, f, c), -BC_E_INVAL);
 	free(f);
 	free(c);
 }
@@ -345,12 +345,12 @@ static void check_syn_pages(struct tdb *db, int64_t snap, uint64_t nr)
 static void check_syn_runs(struct tdb *db, int64_t snap, uint64_t from, uint64_t to)
 {
 	struct tdb_page_run r, prev = { 0 };
-	struct snap_runs *it;
+	struct tdb_snap_runs *it;
 	uint64_t at = from, i;
 	int ret;
 
-	ck_assert_msg(!snap_runs_open(db, snap, from, to, &it), "%s", bc_errmsg());
-	while ((ret = snap_runs_next(it, &r)) == 1) {
+	ck_assert_msg(!tdb_snap_runs_open(db, snap, from, to, &it), "%s", bc_errmsg());
+	while ((ret = tdb_snap_runs_next(it, &r)) == 1) {
 		ck_assert_uint_eq(r.pfn, at);
 		ck_assert(r.npfns > 0);
 		ck_assert(at == from || prev.flags != r.flags || prev.count != r.count);
@@ -363,7 +363,7 @@ static void check_syn_runs(struct tdb *db, int64_t snap, uint64_t from, uint64_t
 	}
 	ck_assert_int_eq(ret, 0);
 	ck_assert_uint_eq(at, to);
-	snap_runs_close(it);
+	tdb_snap_runs_close(it);
 }
 
 /* ---- core ---- */
@@ -604,7 +604,7 @@ END_TEST
 START_TEST(test_load_mini)
 {
 	const char *dir = fixture_tmpfile("mini");
-	struct snap_info *list;
+	struct tdb_snap_info *list;
 	struct tdb *db;
 	int64_t id = 0;
 	int nr;
@@ -613,7 +613,7 @@ START_TEST(test_load_mini)
 	db = new_db("mini.db");
 	ck_assert_msg(!snap_load_dir(db, dir, "import", &id), "%s", bc_errmsg());
 	ck_assert_int_eq(id, 1);
-	ck_assert(!snap_list(db, &list, &nr));
+	ck_assert(!tdb_snap_list(db, &list, &nr));
 	ck_assert_int_eq(nr, 1);
 	ck_assert_str_eq(list[0].label, "import");
 	ck_assert_int_eq(list[0].mono_begin, 1000);
@@ -881,7 +881,7 @@ START_TEST(test_align)
 {
 	const char *dir = fixture_tmpfile("align");
 	static const uint64_t ts[] = { 500, 1000, 1500, 2000, 2500 };
-	struct snap_info *l;
+	struct tdb_snap_info *l;
 	struct tdb *db;
 	int nr, marked;
 
@@ -901,7 +901,7 @@ START_TEST(test_align)
 	ck_assert(!tdb_add_marker(db, 1700, 1, 1, "bigchunk snapshot start end 2000"));
 	ck_assert_msg(!snap_align(db, &marked), "%s", bc_errmsg());
 	ck_assert_int_eq(marked, 1);
-	ck_assert(!snap_list(db, &l, &nr));
+	ck_assert(!tdb_snap_list(db, &l, &nr));
 	ck_assert_int_eq(l[0].ts_begin, 1200);
 	ck_assert_int_eq(l[0].ts_end, 1700);
 	ck_assert_int_eq(l[0].seq_begin, 2);
@@ -913,7 +913,7 @@ START_TEST(test_align)
 	db = align_db("al2.db", dir, "mono", ts, 5);
 	ck_assert_msg(!snap_align(db, &marked), "%s", bc_errmsg());
 	ck_assert_int_eq(marked, 0);
-	ck_assert(!snap_list(db, &l, &nr));
+	ck_assert(!tdb_snap_list(db, &l, &nr));
 	ck_assert_int_eq(l[0].ts_begin, 1000);
 	ck_assert_int_eq(l[0].ts_end, 2000);
 	ck_assert_int_eq(l[0].seq_begin, 1);
@@ -1133,7 +1133,7 @@ static void check_raw(struct tdb *db, int64_t snap, const char *dir, uint64_t *n
 	ck_assert(ff && fc && rf && rc && f && c);
 	while ((n = fread(rf, 8, B, ff)) > 0) {
 		ck_assert_uint_eq(fread(rc, 8, n, fc), n);
-		ck_assert_msg(!snap_pages_read(db, snap, at, n, f, c), "%s", bc_errmsg());
+		ck_assert_msg(!tdb_snap_pages_read(db, snap, at, n, f, c), "%s", bc_errmsg());
 		ck_assert_msg(!memcmp(rf, f, n * 8), "kpageflags differ in PFNs [%" PRIu64 ", +%zu)",
 			      at, n);
 		ck_assert_msg(!memcmp(rc, c, n * 8), "kpagecount differ in PFNs [%" PRIu64 ", +%zu)",

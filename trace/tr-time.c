@@ -53,6 +53,8 @@ int tr_parse_duration(const char *s, uint64_t *ns)
 	if (nw >= 0 && *p == '.') {
 		p++;
 		nf = digits(&p, &frac, 18);
+		if (!nf)		/* "1." or ".": a dot needs digits after it */
+			return bc_error(BC_E_INVAL, "'%s' is not a duration: %s", s, DURATION_HELP);
 	} else {
 		frac = 0;
 	}
