@@ -208,7 +208,7 @@ START_TEST(test_record_usage)
 	snprintf(cmd, sizeof(cmd), "%s record -o %s -d soon", fixture_bigchunk(),
 		 fixture_tmpfile("u.db"));
 	ck_assert_int_eq(fixture_run(cmd, &out), 2);
-	ck_assert_ptr_nonnull(strstr(out, "'soon' is not a number of seconds"));
+	ck_assert_ptr_nonnull(strstr(out, "'soon' is not a duration"));
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s record -o %s -e kmem", fixture_bigchunk(),
