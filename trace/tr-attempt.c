@@ -81,6 +81,93 @@ static int cmp_begin(const void *a, const void *b)
 	return x->seq_begin < y->seq_begin ? -1 : x->seq_begin > y->seq_begin;
 }
 
+/* An isolate or migrate event of task @t: an attempt is under way (or goes on). */
+static void on_migrate(struct found *f, struct task_state *t, const struct tr_event *ev,
+		       uint64_t pb)
+{
+	if (ev->kind == TR_EV_MIGRATE_END || ev->kind == TR_EV_MIGRATE_START) {
+		if (ev->reason != TR_MR_CONTIG_RANGE && ev->reason != TR_MR_MEMORY_HOTPLUG)
+			return;		/* compaction, NUMA ...: not an attempt */
+		t->reason = ev->reason;
+		if (ev->kind == TR_EV_MIGRATE_END) {
+			t->migrated += ev->succeeded;
+			t->failed += ev->failed;
+		}
+	}
+	if (t->open >= 0) {
+		struct tr_attempt *a = &f->v[t->open];
+
+		/* Offline retries: the same attempt goes on. */
+		if (a->kind == TR_ATTEMPT_OFFLINE && !a->success) {
+			a->seq_end = ev->seq;
+			return;
+		}
+		t->open = -1;
+	}
+	if (t->att_begin < 0) {
+		t->att_begin = t->drain_begin >= 0 ? t->drain_begin : (int64_t)ev->seq;
+		t->att_ts = ev->ts;
+		t->drain_begin = -1;
+	}
+	if (ev->kind == TR_EV_ISOLATE_MIGRATE && !t->have_start) {
+		t->first_start = ev->start_pfn & ~(pb - 1);
+		t->have_start = true;
+	}
+}
+
+/* test_pages_isolated of task @t: an attempt is tested (a new one, or an offline retry). */
+static int on_test(struct found *f, struct task_state *t, const struct tr_event *ev,
+		   uint64_t blk)
+{
+	struct tr_attempt a = { 0 };
+	bool success = ev->fin_pfn >= ev->end_pfn;
+	int ret;
+
+	if (t->open >= 0 && f->v[t->open].kind == TR_ATTEMPT_OFFLINE &&
+	    f->v[t->open].end_pfn == ev->end_pfn) {
+		struct tr_attempt *o = &f->v[t->open];
+
+		o->seq_test = o->seq_end = ev->seq;
+		o->success = success;
+		o->fin_pfn = ev->fin_pfn;
+		o->nr_tests++;
+		o->migrated += t->migrated;
+		o->migrate_failed += t->failed;
+		t->migrated = t->failed = 0;
+		return 0;
+	}
+	a.end_pfn = ev->end_pfn;
+	a.outer_start = ev->start_pfn;
+	a.start_pfn = t->have_start && t->first_start >= ev->start_pfn &&
+		      t->first_start < ev->end_pfn ? t->first_start : ev->start_pfn;
+	a.seq_begin = t->att_begin >= 0 ? (uint64_t)t->att_begin :
+		      (t->drain_begin >= 0 ? (uint64_t)t->drain_begin : ev->seq);
+	a.ts_begin = t->att_begin >= 0 ? t->att_ts : ev->ts;
+	a.seq_test = a.seq_end = ev->seq;
+	a.ts_test = ev->ts;
+	a.pid = ev->pid;
+	a.success = success;
+	a.fin_pfn = ev->fin_pfn;
+	a.nr_tests = 1;
+	a.migrated = t->migrated;
+	a.migrate_failed = t->failed;
+	/* Offline works on whole memory blocks with reason memory_hotplug. */
+	if (t->reason == TR_MR_MEMORY_HOTPLUG ||
+	    (t->reason < 0 && blk && a.end_pfn - a.start_pfn == blk && !(a.start_pfn % blk)))
+		a.kind = TR_ATTEMPT_OFFLINE;
+	else
+		a.kind = TR_ATTEMPT_CONTIG;
+	ret = push(f, &a);
+	if (ret)
+		return ret;
+	t->open = f->nr - 1;
+	t->att_begin = t->drain_begin = -1;
+	t->have_start = false;
+	t->reason = -1;
+	t->migrated = t->failed = 0;
+	return 0;
+}
+
 int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
 		     const struct tr_attempt_geometry *geo, struct tr_attempt **out, int *nr)
 {
@@ -125,84 +212,13 @@ int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
 		case TR_EV_ISOLATE_MIGRATE:
 		case TR_EV_MIGRATE_START:
 		case TR_EV_MIGRATE_END:
-			if (ev.kind == TR_EV_MIGRATE_END || ev.kind == TR_EV_MIGRATE_START) {
-				if (ev.reason != TR_MR_CONTIG_RANGE && ev.reason != TR_MR_MEMORY_HOTPLUG)
-					break;	/* compaction, NUMA ...: not an attempt */
-				t->reason = ev.reason;
-				if (ev.kind == TR_EV_MIGRATE_END) {
-					t->migrated += ev.succeeded;
-					t->failed += ev.failed;
-				}
-			}
-			if (t->open >= 0) {
-				struct tr_attempt *a = &f.v[t->open];
-
-				/* Offline retries: the same attempt goes on. */
-				if (a->kind == TR_ATTEMPT_OFFLINE && !a->success) {
-					a->seq_end = ev.seq;
-					break;
-				}
-				t->open = -1;
-			}
-			if (t->att_begin < 0) {
-				t->att_begin = t->drain_begin >= 0 ? t->drain_begin : (int64_t)ev.seq;
-				t->att_ts = ev.ts;
-				t->drain_begin = -1;
-			}
-			if (ev.kind == TR_EV_ISOLATE_MIGRATE && !t->have_start) {
-				t->first_start = ev.start_pfn & ~(pb - 1);
-				t->have_start = true;
-			}
+			on_migrate(&f, t, &ev, pb);
 			break;
-		case TR_EV_TEST_ISOLATED: {
-			struct tr_attempt a = { 0 };
-			bool success = ev.fin_pfn >= ev.end_pfn;
-
-			if (t->open >= 0 && f.v[t->open].kind == TR_ATTEMPT_OFFLINE &&
-			    f.v[t->open].end_pfn == ev.end_pfn) {
-				struct tr_attempt *o = &f.v[t->open];
-
-				o->seq_test = o->seq_end = ev.seq;
-				o->success = success;
-				o->fin_pfn = ev.fin_pfn;
-				o->nr_tests++;
-				o->migrated += t->migrated;
-				o->migrate_failed += t->failed;
-				t->migrated = t->failed = 0;
-				break;
-			}
-			a.end_pfn = ev.end_pfn;
-			a.outer_start = ev.start_pfn;
-			a.start_pfn = t->have_start && t->first_start >= ev.start_pfn &&
-				      t->first_start < ev.end_pfn ? t->first_start : ev.start_pfn;
-			a.seq_begin = t->att_begin >= 0 ? (uint64_t)t->att_begin :
-				      (t->drain_begin >= 0 ? (uint64_t)t->drain_begin : ev.seq);
-			a.ts_begin = t->att_begin >= 0 ? t->att_ts : ev.ts;
-			a.seq_test = a.seq_end = ev.seq;
-			a.ts_test = ev.ts;
-			a.pid = ev.pid;
-			a.success = success;
-			a.fin_pfn = ev.fin_pfn;
-			a.nr_tests = 1;
-			a.migrated = t->migrated;
-			a.migrate_failed = t->failed;
-			/* Offline works on whole memory blocks with reason memory_hotplug. */
-			if (t->reason == TR_MR_MEMORY_HOTPLUG ||
-			    (t->reason < 0 && blk && a.end_pfn - a.start_pfn == blk &&
-			     !(a.start_pfn % blk)))
-				a.kind = TR_ATTEMPT_OFFLINE;
-			else
-				a.kind = TR_ATTEMPT_CONTIG;
-			ret = push(&f, &a);
+		case TR_EV_TEST_ISOLATED:
+			ret = on_test(&f, t, &ev, blk);
 			if (ret)
 				goto out;
-			t->open = f.nr - 1;
-			t->att_begin = t->drain_begin = -1;
-			t->have_start = false;
-			t->reason = -1;
-			t->migrated = t->failed = 0;
 			break;
-		}
 		case TR_EV_ISOLATE_FREE:
 			/* isolate_freepages_range() after a successful test: part of it. */
 			if (t->open >= 0) {
