@@ -44,6 +44,11 @@ int tdb_write_done(struct tdb *db);
  * NULL when empty) and *@nr, or a negative bc_err naming @what. */
 int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
 		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+/* The same for @sql with ?1 = @key when it has a parameter. */
+int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
+		   void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+/* Integer column @i, -1 for NULL. */
+int64_t tdb_col_opt(sqlite3_stmt *st, int i);
 /* Text column @i into @buf ("" for NULL). */
 void tdb_col_text(sqlite3_stmt *st, int i, char *buf, size_t size);
 

@@ -15,15 +15,10 @@
 #include "db/tdb-local.h"
 #include "db/tdb-snap.h"
 
-static int db_err(sqlite3 *sq, const char *what)
+static int prepare(struct tdb *db, const char *sql, sqlite3_stmt **st)
 {
-	return bc_error(BC_E_DB, "%s: %s", what, sqlite3_errmsg(sq));
-}
-
-static int prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(sq, "snapshot: prepare");
+	if (sqlite3_prepare_v2(db->sq, sql, -1, st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "snapshot");
 	return 0;
 }
 
@@ -58,7 +53,7 @@ int tdb_snap_marker_pages(const char *text, uint64_t *pfn)
 	return !errno && (!*e || *e == '\n' || *e == ' ');
 }
 
-static int64_t col_opt(sqlite3_stmt *st, int i)
+int64_t tdb_col_opt(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
@@ -95,6 +90,18 @@ int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
 	return 0;
 }
 
+int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
+		   void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, what);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, key);
+	return tdb_read_rows(db, st, size, fill, what, out, nr);
+}
+
 #define SNAP_COLUMNS	"SELECT id, label, ts_begin, ts_end, mono_begin, mono_end, seq_begin, " \
 			"seq_end, nr_pfns, complete FROM snapshots"
 
@@ -104,38 +111,29 @@ static void fill_info(sqlite3_stmt *st, void *row)
 
 	s->id = sqlite3_column_int64(st, 0);
 	tdb_col_text(st, 1, s->label, sizeof(s->label));
-	s->ts_begin = col_opt(st, 2);
-	s->ts_end = col_opt(st, 3);
-	s->mono_begin = col_opt(st, 4);
-	s->mono_end = col_opt(st, 5);
-	s->seq_begin = col_opt(st, 6);
-	s->seq_end = col_opt(st, 7);
+	s->ts_begin = tdb_col_opt(st, 2);
+	s->ts_end = tdb_col_opt(st, 3);
+	s->mono_begin = tdb_col_opt(st, 4);
+	s->mono_end = tdb_col_opt(st, 5);
+	s->seq_begin = tdb_col_opt(st, 6);
+	s->seq_end = tdb_col_opt(st, 7);
 	s->nr_pfns = (uint64_t)sqlite3_column_int64(st, 8);
 	s->complete = sqlite3_column_int(st, 9);
 }
 
 int tdb_snap_list(struct tdb *db, struct tdb_snap_info **out, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = prepare(db->sq, SNAP_COLUMNS " ORDER BY id", &st);
-	if (ret)
-		return ret;
-	return tdb_read_rows(db, st, sizeof(**out), fill_info, "snapshots", (void **)out, nr);
+	return tdb_query_rows(db, SNAP_COLUMNS " ORDER BY id", 0, sizeof(**out), fill_info,
+			      "snapshots", (void **)out, nr);
 }
 
 int tdb_snap_get(struct tdb *db, int64_t snap, struct tdb_snap_info *out)
 {
 	struct tdb_snap_info *v;
-	sqlite3_stmt *st;
 	int n, ret;
 
-	ret = prepare(db->sq, SNAP_COLUMNS " WHERE id = ?", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, snap);
-	ret = tdb_read_rows(db, st, sizeof(*v), fill_info, "snapshots", (void **)&v, &n);
+	ret = tdb_query_rows(db, SNAP_COLUMNS " WHERE id = ?", snap, sizeof(*v), fill_info,
+			     "snapshots", (void **)&v, &n);
 	if (ret)
 		return ret;
 	if (n)
@@ -146,11 +144,10 @@ int tdb_snap_get(struct tdb *db, int64_t snap, struct tdb_snap_info *out)
 
 static int nr_pfns_of(struct tdb *db, int64_t snap, uint64_t *nr)
 {
-	sqlite3 *sq = tdb_sqlite(db);
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = prepare(sq, "SELECT nr_pfns, complete FROM snapshots WHERE id = ?", &st);
+	ret = prepare(db, "SELECT nr_pfns, complete FROM snapshots WHERE id = ?", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, snap);
@@ -162,7 +159,7 @@ static int nr_pfns_of(struct tdb *db, int64_t snap, uint64_t *nr)
 	else if (rc == SQLITE_DONE)
 		ret = bc_error(BC_E_NOENT, "snapshot %" PRId64 ": no such snapshot", snap);
 	else
-		ret = db_err(sq, "snapshots");
+		ret = tdb_sql_error(db, "snapshots");
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -171,7 +168,7 @@ static int nr_pfns_of(struct tdb *db, int64_t snap, uint64_t *nr)
 static int open_rows(struct tdb *db, int64_t snap, uint64_t from, uint64_t to,
 		     sqlite3_stmt **st)
 {
-	int ret = prepare(tdb_sqlite(db), "SELECT pfn, npfns, data FROM snapshot_pages WHERE "
+	int ret = prepare(db, "SELECT pfn, npfns, data FROM snapshot_pages WHERE "
 			  "snap = ?1 AND pfn > ?2 - ?4 AND pfn < ?3 AND pfn + npfns > ?2 "
 			  "ORDER BY pfn", st);
 
@@ -311,7 +308,7 @@ static int raw_next(struct tdb_snap_runs *it, struct tdb_page_run *r)
 			return bc_error(BC_E_FORMAT, "snapshot %" PRId64 ": no page row covers PFN %"
 					PRIu64, it->snap, it->at);
 		if (rc != SQLITE_ROW)
-			return db_err(tdb_sqlite(it->db), "snapshot_pages");
+			return tdb_sql_error(it->db, "snapshot_pages");
 		ret = row_check(it->st, it->snap, it->at, &base, &k);
 		if (ret)
 			return ret;
@@ -397,15 +394,9 @@ static void fill_zone(sqlite3_stmt *st, void *row)
 
 int tdb_snap_zones(struct tdb *db, int64_t snap, struct tdb_zone **out, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = prepare(db->sq, "SELECT node, zone, start_pfn, spanned, present, managed FROM zones "
-		      "WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, snap);
-	return tdb_read_rows(db, st, sizeof(**out), fill_zone, "zones", (void **)out, nr);
+	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed FROM "
+			      "zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", snap,
+			      sizeof(**out), fill_zone, "zones", (void **)out, nr);
 }
 
 static void fill_ram(sqlite3_stmt *st, void *row)
@@ -418,15 +409,9 @@ static void fill_ram(sqlite3_stmt *st, void *row)
 
 int tdb_snap_ram(struct tdb *db, int64_t snap, struct tdb_ram **out, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = prepare(db->sq, "SELECT start_pfn, end_pfn FROM system_ram WHERE snap = ? "
-		      "ORDER BY start_pfn", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, snap);
-	return tdb_read_rows(db, st, sizeof(**out), fill_ram, "system_ram", (void **)out, nr);
+	return tdb_query_rows(db, "SELECT start_pfn, end_pfn FROM system_ram WHERE snap = ? "
+			      "ORDER BY start_pfn", snap, sizeof(**out), fill_ram, "system_ram",
+			      (void **)out, nr);
 }
 
 /* One value of @sql (?1 = @key when it has a parameter); @dflt for no row or NULL. */
@@ -435,7 +420,7 @@ static int scalar(struct tdb *db, const char *sql, int64_t key, int64_t dflt, in
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = prepare(db->sq, sql, &st);
+	ret = prepare(db, sql, &st);
 	if (ret)
 		return ret;
 	if (sqlite3_bind_parameter_count(st))
@@ -475,7 +460,7 @@ int tdb_snap_file(struct tdb *db, int64_t snap, const char *name, char **content
 	int rc, ret;
 
 	*content = NULL;
-	ret = prepare(db->sq, "SELECT content FROM snapshot_files WHERE snap = ? AND name = ?", &st);
+	ret = prepare(db, "SELECT content FROM snapshot_files WHERE snap = ? AND name = ?", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, snap);
@@ -513,14 +498,8 @@ int tdb_snap_zone_counts(struct tdb *db, int64_t snap, enum tdb_zone_table t,
 		[TDB_PAGETYPE_BLOCKS] = "SELECT node, zone, -1, nr_blocks, migratetype FROM "
 					"pagetype_blocks WHERE snap = ?",
 	};
-	sqlite3_stmt *st;
-	int ret;
-
 	if ((unsigned int)t >= sizeof(sql) / sizeof(sql[0]))
 		return bc_error(BC_E_INVAL, "snapshot: no table %d", (int)t);
-	ret = prepare(db->sq, sql[t], &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, snap);
-	return tdb_read_rows(db, st, sizeof(**out), fill_count, "zone counts", (void **)out, nr);
+	return tdb_query_rows(db, sql[t], snap, sizeof(**out), fill_count, "zone counts",
+			      (void **)out, nr);
 }

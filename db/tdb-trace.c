@@ -98,13 +98,8 @@ static void fill_lost(sqlite3_stmt *st, void *row)
 
 int tdb_lost_list(struct tdb *db, struct tdb_lost **out, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = prepare(db, "SELECT seq, cpu, count FROM lost_events ORDER BY seq", "lost_events", &st);
-	if (ret)
-		return ret;
-	return tdb_read_rows(db, st, sizeof(**out), fill_lost, "lost_events", (void **)out, nr);
+	return tdb_query_rows(db, "SELECT seq, cpu, count FROM lost_events ORDER BY seq", 0,
+			      sizeof(**out), fill_lost, "lost_events", (void **)out, nr);
 }
 
 /* Step @st (bound) once: 1 with a non-NULL first column, 0 without, or a bc_err. */
@@ -191,11 +186,6 @@ int tdb_stack(struct tdb *db, uint64_t seq, char **frames)
 	return text_of(db, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)seq, frames);
 }
 
-static int64_t col_opt(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-}
-
 static void fill_probe(sqlite3_stmt *st, void *row)
 {
 	struct tdb_probe *p = row;
@@ -205,9 +195,9 @@ static void fill_probe(sqlite3_stmt *st, void *row)
 	p->requested = sqlite3_column_int64(st, 2);
 	p->obtained = sqlite3_column_int64(st, 3);
 	p->success = sqlite3_column_int(st, 4) != 0;
-	p->start_pfn = col_opt(st, 5);
-	p->end_pfn = col_opt(st, 6);
-	p->culprit_pfn = col_opt(st, 7);
+	p->start_pfn = tdb_col_opt(st, 5);
+	p->end_pfn = tdb_col_opt(st, 6);
+	p->culprit_pfn = tdb_col_opt(st, 7);
 	tdb_col_text(st, 8, p->culprit, sizeof(p->culprit));
 }
 
@@ -228,18 +218,13 @@ static bool have_table(struct tdb *db, const char *name)
 
 int tdb_probes(struct tdb *db, struct tdb_probe **out, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
 	*out = NULL;
 	*nr = 0;
 	if (!have_table(db, "probes"))
 		return 0;
-	ret = prepare(db, "SELECT id, kind, requested, obtained, success, start_pfn, end_pfn, "
-		      "culprit_pfn, culprit FROM probes ORDER BY id", "probes", &st);
-	if (ret)
-		return ret;
-	return tdb_read_rows(db, st, sizeof(**out), fill_probe, "probes", (void **)out, nr);
+	return tdb_query_rows(db, "SELECT id, kind, requested, obtained, success, start_pfn, "
+			      "end_pfn, culprit_pfn, culprit FROM probes ORDER BY id", 0,
+			      sizeof(**out), fill_probe, "probes", (void **)out, nr);
 }
 
 static void fill_u64(sqlite3_stmt *st, void *row)
@@ -249,13 +234,6 @@ static void fill_u64(sqlite3_stmt *st, void *row)
 
 int tdb_probe_pages(struct tdb *db, int64_t probe, uint64_t **pfns, int *nr)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = prepare(db, "SELECT start_pfn FROM probe_pages WHERE probe = ? ORDER BY idx",
-		      "probe_pages", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, probe);
-	return tdb_read_rows(db, st, sizeof(**pfns), fill_u64, "probe_pages", (void **)pfns, nr);
+	return tdb_query_rows(db, "SELECT start_pfn FROM probe_pages WHERE probe = ? ORDER BY idx",
+			      probe, sizeof(**pfns), fill_u64, "probe_pages", (void **)pfns, nr);
 }
