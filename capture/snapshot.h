@@ -35,10 +35,11 @@ struct tdb;
  *   "bigchunk snapshot LABEL end MONO_NS"
  * LABEL is 1..SNAP_LABEL_MAX-1 characters of [A-Za-z0-9_.:+-]. A trailing newline
  * (trace_marker adds none, ftrace:print may show one) is ignored when parsing.
+ * While the page files are read, one more line per TDB_PAGE_CHUNK PFNs:
+ *   "bigchunk snapshot LABEL pages PFN"
+ * which snap_marker_parse() does not match. The prefix, SNAP_LABEL_MAX and the parser
+ * of "pages" lines are in db/tdb-snap.h, with the readers.
  */
-/* SNAP_MARKER_PREFIX, SNAP_LABEL_MAX and the "pages" markers (written while the page
- * files are read, one per TDB_PAGE_CHUNK PFNs, "bigchunk snapshot LABEL pages PFN"):
- * db/tdb-snap.h, which reads them back. snap_marker_parse() does not match those. */
 
 /* Return: true if @label is a valid marker label. */
 bool snap_label_valid(const char *label);
