@@ -34,7 +34,8 @@ void tdb_markers_free(struct tdb_marker *m, int nr);
  * (@by_ts) or by seq alone.
  * Return: 1 and *@seq, *@ts; 0 when none; or a negative bc_err.
  */
-int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *seq, uint64_t *ts);
+int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *seq,
+		    uint64_t *ts);
 
 /* A lost_events row: @count events of @cpu were lost just before event @seq. */
 struct tdb_lost {

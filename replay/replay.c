@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * replay: the event loop. Each stored event is decoded (trace/tr-event.h) and applied
- * to the model; real contiguous attempts found by the first pass isolate their range in the
- * model when the kernel did; snapshots after the first are scored, then resynced.
+ * to the model; real contiguous attempts found by the first pass (trace/tr-attempt.h)
+ * isolate their range in the model when the kernel did; snapshots after the first are
+ * scored, then resynced.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,12 +4,11 @@
  * event, and score the model against the kernel's own snapshots.
  *
  * A struct replay owns the model, the tdb cursor and the event decoder (trace/). It
- * seeds the model
- * from the first complete snapshot (layout from zones/system_ram/memory_blocks; pages
- * from kpageflags; pageblock types inferred, see replay-seed.c), then applies events
- * in seq order. Real contiguous attempts in the trace (alloc_contig_range, memory
- * offline) are found in a first pass (tr_find_attempts()) so the range can be isolated in the
- * model when the kernel isolated it, before any event of the attempt shows which range
+ * seeds the model from the first complete snapshot (layout from zones/system_ram/
+ * memory_blocks; pages from kpageflags; pageblock types inferred, see replay-seed.c),
+ * then applies events in seq order. Real contiguous attempts in the trace
+ * (alloc_contig_range, memory offline) are found in a first pass (tr_find_attempts())
+ * so the range can be isolated in the model when the kernel isolated it, before any event of the attempt shows which range
  * it was. At each later snapshot it scores the model (rp_score) and, unless told not
  * to, resynchronises the pages that disagree.
  *

@@ -25,7 +25,8 @@ struct tr_pages_mark {
 };
 
 /**
- * tr_pages_marks() - the "pages" markers of snapshot @s (none unless it is aligned), by seq then ts.
+ * tr_pages_marks() - the "pages" markers of snapshot @s (none unless it is
+ * aligned), by seq then ts.
  * Return: 0 and *@out, *@nr (caller frees with free(); NULL when none), or a bc_err.
  */
 int tr_pages_marks(struct tdb *db, const struct tdb_snap_info *s, struct tr_pages_mark **out,
