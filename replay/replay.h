@@ -8,9 +8,9 @@
  * memory_blocks; pages from kpageflags; pageblock types inferred, see replay-seed.c),
  * then applies events in seq order. Real contiguous attempts in the trace
  * (alloc_contig_range, memory offline) are found in a first pass (tr_find_attempts())
- * so the range can be isolated in the model when the kernel isolated it, before any event of the attempt shows which range
- * it was. At each later snapshot it scores the model (rp_score) and, unless told not
- * to, resynchronises the pages that disagree.
+ * so the range can be isolated in the model when the kernel isolated it, before any
+ * event of the attempt shows which range it was. At each later snapshot it scores the
+ * model (rp_score) and, unless told not to, resynchronises the pages that disagree.
  *
  * Consumers (checkers, predict) hook in through struct rp_hooks or step with
  * rp_step(). Replay is deterministic: it reads no clock and no randomness.
