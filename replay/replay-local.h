@@ -35,6 +35,7 @@ struct replay {
 	int next_snap;			/* next index to score */
 
 	struct tr_attempt *attempts;
+	bool *att_isolated;		/* per attempt: the model could isolate its range too */
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */

@@ -203,6 +203,11 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 
 		ret = tr_find_attempts(db, rp->dec, &geo, &rp->attempts, &rp->nr_attempts);
 	}
+	if (!ret) {
+		rp->att_isolated = calloc((size_t)rp->nr_attempts + 1, sizeof(bool));
+		if (!rp->att_isolated)
+			ret = bc_error(BC_E_NOMEM, "out of memory");
+	}
 	if (ret)
 		goto error;
 	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
@@ -236,6 +241,7 @@ void rp_destroy(struct replay *rp)
 	tr_decoder_destroy(rp->dec);
 	free(rp->snaps);
 	free(rp->attempts);
+	free(rp->att_isolated);
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
@@ -252,6 +258,11 @@ uint64_t rp_anomalies_during_snapshots(const struct replay *rp) { return rp->sna
 int64_t rp_seed_snapshot(const struct replay *rp) { return rp->snaps[rp->seed_snap].id; }
 uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
 const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
+
+bool rp_attempt_isolated(const struct replay *rp, int i)
+{
+	return i >= 0 && i < rp->nr_attempts && rp->att_isolated[i];
+}
 
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
 {
@@ -387,7 +398,7 @@ static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 		return ret;
 	}
 	rp->open_attempt = i;
-	a->model_isolated = ret == 0;
+	rp->att_isolated[i] = ret == 0;
 	if (h && h->attempt_begin)
 		return h->attempt_begin(h->arg, rp, a);
 	return 0;
@@ -414,7 +425,7 @@ static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 	struct tr_attempt *a = &rp->attempts[rp->open_attempt];
 	int ret = 0;
 
-	if (a->model_isolated)
+	if (rp->att_isolated[rp->open_attempt])
 		ret = model_undo_isolate_range(rp->m, a->start_pfn, a->end_pfn);
 	rp->open_attempt = -1;
 	if (!ret && h && h->attempt_end)

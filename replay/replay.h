@@ -105,6 +105,8 @@ int rp_run(struct replay *rp, const struct rp_hooks *hooks);
 
 /* Real attempts found in the capture (borrowed array, by seq_begin). */
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr);
+/* Whether the model could isolate attempt @i's range too when it began. */
+bool rp_attempt_isolated(const struct replay *rp, int i);
 /* Scores so far (borrowed array). */
 const struct rp_score *rp_scores(const struct replay *rp, int *nr);
 /* Events applied so far, and the seq of the next event. */

@@ -32,7 +32,6 @@ struct tr_attempt {
 	uint64_t fin_pfn;
 	unsigned int nr_tests;		/* offline retries test once per pass */
 	uint64_t migrated, migrate_failed;	/* from mm_migrate_pages in the window */
-	bool model_isolated;		/* set by replay: the model could isolate the range too */
 };
 
 /* What the finder needs to know of the machine. */
