@@ -68,13 +68,27 @@ static struct model_contig_req req_of(uint64_t off, uint64_t n)
 	return r;
 }
 
+/* A model, the request on it and the last result. */
+struct attempt {
+	struct model *m;
+	struct model_contig_req r;
+	struct model_contig_result res;
+};
+
+static void begin(struct attempt *a, const char *release, uint64_t off, uint64_t n)
+{
+	a->m = zone_of(release);
+	a->r = req_of(off, n);
+	memset(&a->res, 0, sizeof(a->res));
+}
+
 /* Run the attempt; expect @stage at pfn Z + @off (UINT64_MAX: none). */
-static void expect(struct model *m, const struct model_contig_req *r,
-		   struct model_contig_result *res, enum model_contig_stage stage, uint64_t off)
+static void expect(struct attempt *a, enum model_contig_stage stage, uint64_t off)
 {
 	uint64_t want = off == UINT64_MAX ? UINT64_MAX : Z + off;
+	struct model_contig_result *res = &a->res;
 
-	ck_assert_int_eq(model_alloc_contig_range(m, r, res), 0);
+	ck_assert_int_eq(model_alloc_contig_range(a->m, &a->r, res), 0);
 	ck_assert_msg(res->stage == stage && res->pfn == want,
 		      "stage %d pfn %#llx; want stage %d pfn %#llx", res->stage,
 		      (unsigned long long)res->pfn, stage, (unsigned long long)want);
@@ -92,6 +106,12 @@ static void settled(struct model *m)
 	ck_assert_uint_eq(zs.nr_isolate_pageblock, 0);
 	ck_assert_uint_eq(zs.isolated_free_pages, 0);
 	ck_assert_msg(model_recount(m, buf, sizeof(buf)) == 0, "recount: %s", buf);
+}
+
+static void finish(struct attempt *a)
+{
+	settled(a->m);
+	model_destroy(a->m);
 }
 
 static enum model_pfn_state state_at(struct model *m, uint64_t off)
@@ -114,29 +134,25 @@ static enum model_pfn_state state_at(struct model *m, uint64_t off)
 START_TEST(test_prescreen)
 {
 	const char *const rel[] = { "6.18.44", "6.1.0", "7.0.0" };
-	struct model_contig_result res;
-	struct model_contig_req r;
+	struct attempt a;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
-		struct model *m = zone_of(rel[i]);
-
-		use(m, 0x123, 1, F_RESERVED);
-		use(m, 0xa00, 0x200, F_HUGE | F_HEAD);
-		r = req_of(0, 0x400);
-		expect(m, &r, &res, MODEL_CONTIG_PRESCREEN, 0x123);
-		ck_assert(!model_range_valid_contig(m, r.start, r.end));
-		r = req_of(0x800, 0x400);
+		begin(&a, rel[i], 0, 0x400);
+		use(a.m, 0x123, 1, F_RESERVED);
+		use(a.m, 0xa00, 0x200, F_HUGE | F_HEAD);
+		expect(&a, MODEL_CONTIG_PRESCREEN, 0x123);
+		ck_assert(!model_range_valid_contig(a.m, a.r.start, a.r.end));
+		a.r = req_of(0x800, 0x400);
 		if (i == 0) {
-			expect(m, &r, &res, MODEL_CONTIG_PRESCREEN, 0xa00);
+			expect(&a, MODEL_CONTIG_PRESCREEN, 0xa00);
 		} else {
-			expect(m, &r, &res, MODEL_CONTIG_SUCCESS, UINT64_MAX);
-			ck_assert_uint_eq(res.migrated, 0x200);
+			expect(&a, MODEL_CONTIG_SUCCESS, UINT64_MAX);
+			ck_assert_uint_eq(a.res.migrated, 0x200);
 		}
-		r = req_of(0xe00, 0x400);
-		expect(m, &r, &res, MODEL_CONTIG_PRESCREEN, 0x1000);
-		settled(m);
-		model_destroy(m);
+		a.r = req_of(0xe00, 0x400);
+		expect(&a, MODEL_CONTIG_PRESCREEN, 0x1000);
+		finish(&a);
 	}
 }
 END_TEST
@@ -157,22 +173,20 @@ static uint64_t refuse_0x100(void *arg, uint64_t s, uint64_t e)
 
 START_TEST(test_isolation)
 {
-	struct model *m = zone_of("6.18.44");
-	struct model_contig_result res;
-	struct model_contig_req r = req_of(0, 0x800);
+	struct attempt a;
 
-	use(m, 0x300, 2, F_SLAB | F_HEAD);
-	use(m, 0x700, 2, F_SLAB | F_HEAD);
-	expect(m, &r, &res, MODEL_CONTIG_ISOLATION, 0x700);
-	settled(m);
-	ck_assert_int_eq(model_page_free(m, Z + 0x700, 1, 0), 0);
-	ck_assert_int_eq(model_drain_zone(m, Z), 0);
-	expect(m, &r, &res, MODEL_CONTIG_ISOLATION, 0x300);
-	settled(m);
-	r.unmovable_pfn = refuse_0x100;
-	expect(m, &r, &res, MODEL_CONTIG_ISOLATION, 0x100);
-	settled(m);
-	model_destroy(m);
+	begin(&a, "6.18.44", 0, 0x800);
+	use(a.m, 0x300, 2, F_SLAB | F_HEAD);
+	use(a.m, 0x700, 2, F_SLAB | F_HEAD);
+	expect(&a, MODEL_CONTIG_ISOLATION, 0x700);
+	settled(a.m);
+	ck_assert_int_eq(model_page_free(a.m, Z + 0x700, 1, 0), 0);
+	ck_assert_int_eq(model_drain_zone(a.m, Z), 0);
+	expect(&a, MODEL_CONTIG_ISOLATION, 0x300);
+	settled(a.m);
+	a.r.unmovable_pfn = refuse_0x100;
+	expect(&a, MODEL_CONTIG_ISOLATION, 0x100);
+	finish(&a);
 }
 END_TEST
 
@@ -193,23 +207,21 @@ static int pin_0x48(void *arg, struct model *m, uint64_t s, uint64_t e, uint64_t
 
 START_TEST(test_migration)
 {
-	struct model *m = zone_of("6.18.44");
-	struct model_contig_result res;
-	struct model_contig_req r = req_of(0, 0x400);
+	struct attempt a;
 
-	use(m, 0x40, 0x10, F_LRU | F_ANON);
-	r.before_migrate = pin_0x48;
-	expect(m, &r, &res, MODEL_CONTIG_MIGRATION, 0x48);
-	ck_assert_int_eq(res.ret, -BC_E_BUSY);
-	ck_assert_uint_eq(res.migrated, 0);
-	ck_assert_int_eq(state_at(m, 0x48), MODEL_PFN_ALLOC);
-	settled(m);
-	r.before_migrate = NULL;
-	use(m, 0, NPFN, F_LRU | F_ANON);
-	expect(m, &r, &res, MODEL_CONTIG_MIGRATION, 0);
-	ck_assert_int_eq(res.ret, -BC_E_NOMEM);
-	settled(m);
-	model_destroy(m);
+	begin(&a, "6.18.44", 0, 0x400);
+	use(a.m, 0x40, 0x10, F_LRU | F_ANON);
+	a.r.before_migrate = pin_0x48;
+	expect(&a, MODEL_CONTIG_MIGRATION, 0x48);
+	ck_assert_int_eq(a.res.ret, -BC_E_BUSY);
+	ck_assert_uint_eq(a.res.migrated, 0);
+	ck_assert_int_eq(state_at(a.m, 0x48), MODEL_PFN_ALLOC);
+	settled(a.m);
+	a.r.before_migrate = NULL;
+	use(a.m, 0, NPFN, F_LRU | F_ANON);
+	expect(&a, MODEL_CONTIG_MIGRATION, 0);
+	ck_assert_int_eq(a.res.ret, -BC_E_NOMEM);
+	finish(&a);
 }
 END_TEST
 
@@ -224,22 +236,20 @@ END_TEST
  */
 START_TEST(test_test_pages_isolated)
 {
-	struct model *m = zone_of("6.18.44");
-	struct model_contig_result res;
-	struct model_contig_req r = req_of(0, 0x400);
+	struct attempt a;
 
-	use(m, 0x10, 1, 0);
-	expect(m, &r, &res, MODEL_CONTIG_TEST, 0x10);
-	ck_assert_uint_eq(res.outer_start, Z);
-	ck_assert_uint_eq(res.migrate_failed, 1);
-	settled(m);
-	use(m, 0x2a0, 1, F_SLAB);
-	r = req_of(0x200, 0x200);
-	expect(m, &r, &res, MODEL_CONTIG_ISOLATION, 0x2a0);
-	r.flags = MODEL_CONTIG_SLAB_REFCOUNT_ZERO;
-	expect(m, &r, &res, MODEL_CONTIG_TEST, 0x2a0);
-	settled(m);
-	model_destroy(m);
+	begin(&a, "6.18.44", 0, 0x400);
+	use(a.m, 0x10, 1, 0);
+	expect(&a, MODEL_CONTIG_TEST, 0x10);
+	ck_assert_uint_eq(a.res.outer_start, Z);
+	ck_assert_uint_eq(a.res.migrate_failed, 1);
+	settled(a.m);
+	use(a.m, 0x2a0, 1, F_SLAB);
+	a.r = req_of(0x200, 0x200);
+	expect(&a, MODEL_CONTIG_ISOLATION, 0x2a0);
+	a.r.flags = MODEL_CONTIG_SLAB_REFCOUNT_ZERO;
+	expect(&a, MODEL_CONTIG_TEST, 0x2a0);
+	finish(&a);
 }
 END_TEST
 
@@ -255,33 +265,31 @@ END_TEST
  */
 START_TEST(test_success)
 {
-	struct model *m = zone_of("6.18.44");
-	struct model_contig_result res;
-	struct model_contig_req r = req_of(0, 0x400);
 	struct model_pfn_info pi;
+	struct attempt a;
 	uint64_t p;
 
-	use(m, 0x100, 0x20, F_LRU | F_ANON);
-	expect(m, &r, &res, MODEL_CONTIG_SUCCESS, UINT64_MAX);
-	ck_assert_uint_eq(res.migrated, 0x20);
-	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	begin(&a, "6.18.44", 0, 0x400);
+	use(a.m, 0x100, 0x20, F_LRU | F_ANON);
+	expect(&a, MODEL_CONTIG_SUCCESS, UINT64_MAX);
+	ck_assert_uint_eq(a.res.migrated, 0x20);
+	ck_assert_int_eq(model_pfn_info(a.m, Z, &pi), 0);
 	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.order == 10 && pi.kind == MODEL_KIND_HUGETLB);
 	for (p = 0; p < 0x400; p++)
-		ck_assert_int_eq(state_at(m, p), MODEL_PFN_ALLOC);
-	settled(m);
-	r = req_of(0x900, 0x100);
-	expect(m, &r, &res, MODEL_CONTIG_SUCCESS, UINT64_MAX);
-	ck_assert_uint_eq(res.outer_start, Z + 0x800);
-	ck_assert_int_eq(model_pfn_info(m, Z + 0x800, &pi), 0);
+		ck_assert_int_eq(state_at(a.m, p), MODEL_PFN_ALLOC);
+	settled(a.m);
+	a.r = req_of(0x900, 0x100);
+	expect(&a, MODEL_CONTIG_SUCCESS, UINT64_MAX);
+	ck_assert_uint_eq(a.res.outer_start, Z + 0x800);
+	ck_assert_int_eq(model_pfn_info(a.m, Z + 0x800, &pi), 0);
 	ck_assert(pi.state == MODEL_PFN_BUDDY && pi.order == 8);
-	ck_assert_int_eq(state_at(m, 0x9ff), MODEL_PFN_ALLOC);
-	settled(m);
-	r = req_of(0xc00, 0x400);
-	r.mode = MODEL_ISOLATE_MEM_OFFLINE;
-	expect(m, &r, &res, MODEL_CONTIG_SUCCESS, UINT64_MAX);
-	ck_assert_int_eq(state_at(m, 0xc00), MODEL_PFN_UNINIT);
-	settled(m);
-	model_destroy(m);
+	ck_assert_int_eq(state_at(a.m, 0x9ff), MODEL_PFN_ALLOC);
+	settled(a.m);
+	a.r = req_of(0xc00, 0x400);
+	a.r.mode = MODEL_ISOLATE_MEM_OFFLINE;
+	expect(&a, MODEL_CONTIG_SUCCESS, UINT64_MAX);
+	ck_assert_int_eq(state_at(a.m, 0xc00), MODEL_PFN_UNINIT);
+	finish(&a);
 }
 END_TEST
 
@@ -289,14 +297,16 @@ Suite *contig_suite(void);
 
 Suite *contig_suite(void)
 {
+	const TTest *const stages[] = {
+		test_prescreen, test_isolation, test_migration, test_test_pages_isolated,
+		test_success,
+	};
 	Suite *s = suite_create("contig");
 	TCase *tc = tcase_create("stages");
+	size_t i;
 
-	tcase_add_test(tc, test_prescreen);
-	tcase_add_test(tc, test_isolation);
-	tcase_add_test(tc, test_migration);
-	tcase_add_test(tc, test_test_pages_isolated);
-	tcase_add_test(tc, test_success);
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+		tcase_add_test(tc, stages[i]);
 	suite_add_tcase(s, tc);
 	return s;
 }
