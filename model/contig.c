@@ -7,6 +7,8 @@
  * model_alloc_contig_range(); replay, which sees a real attempt spread over its events,
  * uses the same isolation (model_isolate_range()) and take (model_take_range()).
  */
+#include <string.h>
+
 #include "model/model-local.h"
 
 /*

@@ -255,8 +255,8 @@ int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
 		unisolate_block(m, last);
 	if (did_first)
 		unisolate_block(m, first);
-	for (s = first + 1; s < p; s++)
-		unisolate_block(m, s);
+	while (++first < p)
+		unisolate_block(m, first);
 	if (mid && did_last)
 		unisolate_block(m, last);
 	if (fail_pfn)
