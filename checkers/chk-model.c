@@ -886,15 +886,15 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 	return 0;
 }
 
-int chk_alloc_contig_range(struct chk_ctx *c, struct model *m, uint64_t start, uint64_t end,
-			   int kind, uint64_t *fin_pfn)
+int chk_alloc_contig_range(struct chk_ctx *c, struct model *m,
+			   const struct model_contig_req *req, struct model_contig_result *res)
 {
 	int rc;
 
-	if (c && chk_contig_begin(c, m, start, end))
+	if (c && chk_contig_begin(c, m, req->start, req->end))
 		c = NULL;	/* out of memory: the attempt still runs, unchecked */
-	rc = model_alloc_contig_range(m, start, end, (enum model_kind)kind, fin_pfn);
+	rc = model_alloc_contig_range(m, req, res);
 	if (c)
-		chk_after_contig(c, m, start, end, rc);
+		chk_after_contig(c, m, req->start, req->end, rc ? rc : res->ret);
 	return rc;
 }

@@ -30,6 +30,8 @@
 
 struct tdb;
 struct model;
+struct model_contig_req;
+struct model_contig_result;
 struct replay;
 struct tr_event;
 struct tr_attempt;
@@ -186,12 +188,13 @@ int chk_contig_begin(struct chk_ctx *c, const struct model *m, uint64_t start, u
 int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, uint64_t end,
 		     int rc);
 /*
- * model_alloc_contig_range() checked: chk_contig_begin(), the attempt, chk_after_contig().
- * A drop-in for predict; @c may be NULL (then it is model_alloc_contig_range() alone).
+ * model_alloc_contig_range() checked: chk_contig_begin(), the attempt, chk_after_contig()
+ * with the attempt's outcome (res->ret). A drop-in for predict; @c may be NULL (then it
+ * is model_alloc_contig_range() alone).
  * Return: what model_alloc_contig_range() returned (the checkers' findings are in @c).
  */
-int chk_alloc_contig_range(struct chk_ctx *c, struct model *m, uint64_t start, uint64_t end,
-			   int kind, uint64_t *fin_pfn);
+int chk_alloc_contig_range(struct chk_ctx *c, struct model *m,
+			   const struct model_contig_req *req, struct model_contig_result *res);
 
 /* ---- results ---------------------------------------------------------------------- */
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * isolate.c - pageblock isolation (mm/page_isolation.c), test_pages_isolated(),
- * drain_all_pages(), the model's own allocator (__rmqueue() of mm/page_alloc.c),
- * migration of a range (__alloc_contig_migrate_range() seen from the allocator) and
- * alloc_contig_range() as a whole. All of it runs on the replayed state; wrap it in
- * model_checkpoint()/model_rollback() for a hypothetical attempt.
+ * drain_all_pages(), the model's own allocator (__rmqueue() of mm/page_alloc.c) and
+ * migration of a range (__alloc_contig_migrate_range() seen from the allocator): the
+ * stages that contig.c sequences into alloc_contig_range(). All of it runs on the
+ * replayed state; wrap it in model_checkpoint()/model_rollback() for a hypothetical
+ * attempt.
  */
 #include "model/model-fault.h"
 #include "model/model-local.h"
@@ -16,8 +17,8 @@ static struct mzone *zone_of_idx(struct model *m, uint32_t idx)
 	return zi < 0 ? NULL : &m->zones[zi];
 }
 
-static int range_idx(const struct model *m, uint64_t start, uint64_t end, uint32_t *s,
-		     uint32_t *e)
+int model_range_idx(const struct model *m, uint64_t start, uint64_t end, uint32_t *s,
+		    uint32_t *e)
 {
 	if (start >= end || start < m->base || end > m->base + m->span)
 		return 0;
@@ -37,7 +38,7 @@ static unsigned int folio_order(const struct model *m, uint32_t head)
  * Returns the first unmovable index or NIL.
  */
 static uint32_t has_unmovable(const struct model *m, uint32_t s, uint32_t e,
-			      enum model_isolate_mode mode)
+			      enum model_isolate_mode mode, unsigned int flags)
 {
 	const struct pblock *b = pb_of(m, s);
 	const struct mzone *z;
@@ -85,6 +86,9 @@ static uint32_t has_unmovable(const struct model *m, uint32_t s, uint32_t e,
 		}
 		if (kind == MODEL_KIND_OFFLINE)
 			continue;	/* MEM_OFFLINE skips it; else movable_ops (balloon) */
+		if (kind == MODEL_KIND_SLAB && (flags & MODEL_CONTIG_SLAB_REFCOUNT_ZERO) &&
+		    wtag(w) == WT_ALLOC && !w_order(w))
+			continue;	/* refcount 0: taken for a free page */
 		if (kind == MODEL_KIND_ANON || kind == MODEL_KIND_FILE)
 			continue;	/* PageLRU */
 		if (kind == MODEL_KIND_UNKNOWN) {
@@ -182,55 +186,88 @@ int model_undo_isolate_range(struct model *m, uint64_t start, uint64_t end)
 {
 	uint32_t s, e, p;
 
-	if (!range_idx(m, start, end, &s, &e))
+	if (!model_range_idx(m, start, end, &s, &e))
 		return -BC_E_INVAL;
 	for (p = s >> m->pb_order; p <= (e - 1) >> m->pb_order; p++)
 		unisolate_block(m, p);
 	return 0;
 }
 
-int model_isolate_range(struct model *m, uint64_t start, uint64_t end,
-			enum model_isolate_mode mode, uint64_t *fail_pfn)
+/*
+ * set_migratetype_isolate() of block @pbi, has_unmovable_pages() on its intersection
+ * with [s, e). Returns the index that refused it, or NIL (isolated, or all holes).
+ */
+static uint32_t isolate_one(struct model *m, uint32_t pbi, uint32_t s, uint32_t e,
+			    enum model_isolate_mode mode, unsigned int flags)
 {
-	uint32_t s, e, p, first, last, bad = NIL;
+	uint32_t bs = pbi << m->pb_order, be = bs + (1u << m->pb_order), bad;
+
+	if (m->pb[pbi].flags & PB_ISOLATE)
+		return bs;
+	if (m->pb[pbi].cnt[MODEL_PBC_HOLE] == (1u << m->pb_order))
+		return NIL;	/* no online page */
+	bad = has_unmovable(m, bs > s ? bs : s, be < e ? be : e, mode, flags);
+	if (bad == NIL)
+		isolate_block(m, pbi);
+	return bad;
+}
+
+/*
+ * start_isolate_page_range(): isolate_single_pageblock() on the first block (the whole
+ * block is checked), then on the last, each followed by the check for a folio across
+ * the range's pageblock-aligned edge; then the middle blocks in order. The first
+ * refusal in that order undoes every block isolated so far.
+ */
+int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
+			      enum model_isolate_mode mode, unsigned int flags,
+			      uint64_t *fail_pfn)
+{
+	uint32_t s, e, p, first, last, bad, span = (uint32_t)m->span;
+	bool did_first = false, did_last = false, mid = false;
 
 	if (fail_pfn)
 		*fail_pfn = UINT64_MAX;
-	if (!range_idx(m, start, end, &s, &e))
+	if (!model_range_idx(m, start, end, &s, &e))
 		return -BC_E_INVAL;
 	first = s >> m->pb_order;
 	last = (e - 1) >> m->pb_order;
-	/* isolate_single_pageblock() on both edges of the pageblock-aligned range */
-	bad = straddles(m, first << m->pb_order);
+	p = first + 1;
+	bad = isolate_one(m, first, 0, span, mode, flags);
+	did_first = bad == NIL;
+	if (bad == NIL)
+		bad = straddles(m, first << m->pb_order);
+	if (bad == NIL && last != first) {
+		bad = isolate_one(m, last, 0, span, mode, flags);
+		did_last = bad == NIL;
+	}
 	if (bad == NIL)
 		bad = straddles(m, (last + 1) << m->pb_order);
-	if (bad != NIL) {
-		if (fail_pfn)
-			*fail_pfn = idx_to_pfn(m, bad);
-		return -BC_E_BUSY;
+	while (bad == NIL && p < last) {
+		bad = isolate_one(m, p, s, e, mode, flags);
+		mid = bad != NIL;
+		if (bad == NIL)
+			p++;
 	}
-	for (p = first; p <= last; p++) {
-		uint32_t bs = p << m->pb_order, be = bs + (1u << m->pb_order);
-		uint32_t is = bs > s ? bs : s, ie = be < e ? be : e;
+	if (bad == NIL)
+		return 0;
+	/* the kernel's undo order: an edge block itself first, then the range from the start */
+	if (!mid && did_last)
+		unisolate_block(m, last);
+	if (did_first)
+		unisolate_block(m, first);
+	while (++first < p)
+		unisolate_block(m, first);
+	if (mid && did_last)
+		unisolate_block(m, last);
+	if (fail_pfn)
+		*fail_pfn = idx_to_pfn(m, bad);
+	return -BC_E_BUSY;
+}
 
-		if (m->pb[p].flags & PB_ISOLATE)
-			bad = bs;
-		else if (m->pb[p].cnt[MODEL_PBC_HOLE] == (1u << m->pb_order))
-			continue;	/* no online page */
-		else
-			bad = has_unmovable(m, is, ie, mode);
-		if (bad != NIL) {
-			uint32_t q;
-
-			for (q = first; q < p; q++)
-				unisolate_block(m, q);
-			if (fail_pfn)
-				*fail_pfn = idx_to_pfn(m, bad);
-			return -BC_E_BUSY;
-		}
-		isolate_block(m, p);
-	}
-	return 0;
+int model_isolate_range(struct model *m, uint64_t start, uint64_t end,
+			enum model_isolate_mode mode, uint64_t *fail_pfn)
+{
+	return model_isolate_range_flags(m, start, end, mode, 0, fail_pfn);
 }
 
 int model_test_pages_isolated(const struct model *m, uint64_t start, uint64_t end,
@@ -239,7 +276,7 @@ int model_test_pages_isolated(const struct model *m, uint64_t start, uint64_t en
 	uint32_t s, e, p, pbn = 1u << m->pb_order;
 	int online = 0;
 
-	if (!range_idx(m, start, end, &s, &e))
+	if (!model_range_idx(m, start, end, &s, &e))
 		return -BC_E_INVAL;
 	/* Pageblock loop from @start (not aligned): the first valid page's block. */
 	for (p = s; p < e; p += pbn) {
@@ -461,7 +498,7 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 	struct model_migrate_result r = { 0, 0, UINT64_MAX };
 	int ret = 0;
 
-	if (!range_idx(m, start, end, &s, &e))
+	if (!model_range_idx(m, start, end, &s, &e))
 		return -BC_E_INVAL;
 	p = s;
 	while (p < e) {
@@ -534,130 +571,5 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 	}
 	if (res)
 		*res = r;
-	return ret;
-}
-
-/* ---- contiguous ranges ---------------------------------------------------------------- */
-
-bool model_range_valid_contig(const struct model *m, uint64_t start, uint64_t end)
-{
-	uint32_t s, e, p;
-	int zi;
-
-	if (!range_idx(m, start, end, &s, &e))
-		return false;
-	zi = model_idx_zone(m, s);
-	if (zi < 0)
-		return false;
-	for (p = s; p < e; p++) {
-		uint32_t w = m->words[p];
-		unsigned int t = wtag(w);
-
-		if (t == WT_HOLE || t == WT_UNINIT)
-			return false;	/* pfn_to_online_page(), zeroed memmap */
-		if ((p & ((1u << m->pb_order) - 1)) == 0 && model_idx_zone(m, p) != zi)
-			return false;
-		if ((t == WT_ALLOC || t == WT_TAIL)) {
-			if (w_kind(w) == MODEL_KIND_RESERVED)
-				return false;
-			if (w_kind(w) == MODEL_KIND_HUGETLB &&
-			    m->prof.hugetlb_contig == MODEL_HUGETLB_CONTIG_REJECT)
-				return false;
-			if (w_kind(w) == MODEL_KIND_HUGETLB &&
-			    m->prof.hugetlb_contig == MODEL_HUGETLB_CONTIG_TWO_PASS) {
-				uint32_t h;
-
-				if (model_find_alloc_head(m, p, &h) &&
-				    (1ull << folio_order(m, h)) >= end - start)
-					return false;
-			}
-		}
-	}
-	return model_idx_zone(m, e - 1) == zi;
-}
-
-int model_take_range(struct model *m, uint64_t start, uint64_t end, enum model_kind kind)
-{
-	uint32_t s, e, p, n;
-	unsigned int order = 0;
-
-	if (!range_idx(m, start, end, &s, &e) || (unsigned int)kind >= MODEL_NR_KINDS)
-		return -BC_E_INVAL;
-	n = e - s;
-	for (p = s; p < e; p++) {
-		unsigned int t = wtag(m->words[p]);
-
-		if (t != WT_BUDDY && t != WT_FREE_TAIL) {
-			model_anomaly(m, t == WT_HOLE ? MODEL_ANOM_PFN_OUTSIDE :
-				      MODEL_ANOM_TAKE_NOT_FREE, p, 0);
-			break;
-		}
-	}
-	model_unfree_range(m, s, n);
-	if (!(n & (n - 1)) && !(s & (n - 1)))
-		while ((1u << order) < n)
-			order++;
-	if (order > W_ORDER_MASK)
-		order = 0;
-	for (p = s; p < e; p++)
-		if (wtag(m->words[p]) == WT_HOLE)
-			return -BC_E_INVAL;
-	model_write_range(m, s, n, w_alloc(order, IMT_MOVABLE, kind, MODEL_GFP_OTHER, 0),
-			  w_tail(IMT_MOVABLE, kind));
-	return 0;
-}
-
-int model_alloc_contig_range(struct model *m, uint64_t start, uint64_t end,
-			     enum model_kind kind, uint64_t *fin_pfn)
-{
-	struct model_migrate_result mr;
-	uint64_t fin = UINT64_MAX, outer;
-	uint32_t s, e, h;
-	int ret;
-
-	if (fin_pfn)
-		*fin_pfn = UINT64_MAX;
-	if (!range_idx(m, start, end, &s, &e))
-		return -BC_E_INVAL;
-	if (!model_range_valid_contig(m, start, end))
-		return -BC_E_BUSY;
-	ret = model_isolate_range(m, start, end, MODEL_ISOLATE_OTHER, &fin);
-	if (ret) {
-		if (fin_pfn)
-			*fin_pfn = fin;
-		return ret;
-	}
-	model_drain_zone(m, start);
-	ret = model_migrate_range(m, start, end, &mr);
-	if (ret == -BC_E_NOMEM) {
-		if (fin_pfn)
-			*fin_pfn = mr.first_failed_pfn;
-		goto done;
-	}
-	/* outer_start = find_large_buddy(start) */
-	outer = start;
-	if (model_find_free_head(m, s, &h) && wtag(m->words[h]) == WT_BUDDY)
-		outer = idx_to_pfn(m, h);
-	ret = model_test_pages_isolated(m, outer, end, MODEL_ISOLATE_OTHER, &fin);
-	if (fin_pfn)
-		*fin_pfn = fin;
-	if (ret)
-		goto done;
-	/* isolate_freepages_range(): the heads/tails outside [start, end) are freed again */
-	model_unfree_range(m, s, e - s);
-	model_write_range(m, s, e - s, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-	{
-		/* the range becomes one allocation; model_take_range() would count anomalies */
-		uint32_t n = e - s;
-		unsigned int order = 0;
-
-		if (!(n & (n - 1)) && !(s & (n - 1)))
-			while ((1u << order) < n)
-				order++;
-		model_write_range(m, s, n, w_alloc(order, IMT_MOVABLE, kind, MODEL_GFP_OTHER, 0),
-				  w_tail(IMT_MOVABLE, kind));
-	}
-done:
-	model_undo_isolate_range(m, start, end);
 	return ret;
 }

@@ -398,4 +398,14 @@ void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
 
 void model_anomaly(struct model *m, enum model_anomaly a, uint32_t idx, unsigned int order);
 
+/* ---- isolation (isolate.c), for contig.c ------------------------------------------ */
+
+/* [start, end) as indices; 0 when empty or outside the model. */
+int model_range_idx(const struct model *m, uint64_t start, uint64_t end, uint32_t *s,
+		    uint32_t *e);
+/* model_isolate_range() with MODEL_CONTIG_* @flags (has_unmovable_pages() rules). */
+int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
+			      enum model_isolate_mode mode, unsigned int flags,
+			      uint64_t *fail_pfn);
+
 #endif

@@ -43,7 +43,7 @@
  *   unset_migratetype_isolate()             isolate.c model_undo_isolate_range()
  *   test_pages_isolated()                   isolate.c model_test_pages_isolated()
  *   __alloc_contig_migrate_range()          isolate.c model_migrate_range()
- *   alloc_contig_range(),                   isolate.c model_alloc_contig_range(),
+ *   alloc_contig_range(), offline_pages(),  contig.c model_alloc_contig_range(),
  *   pfn_range_valid_contig()                model_range_valid_contig()
  *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
  *
@@ -463,12 +463,14 @@ enum model_isolate_mode {
 
 /*
  * start_isolate_page_range(): isolate every pageblock of [start, end) (widened to
- * pageblocks). A block fails when already isolated, when has_unmovable_pages() finds
- * an unmovable page in its intersection with [start, end), or when a non-hugetlb
- * compound page straddles the range's edge (isolate_single_pageblock()). On failure
- * every block isolated so far is undone, *fail_pfn gets the offending pfn and
- * -BC_E_BUSY is returned. Free pages move to the ISOLATE lists (a covering free block
- * above pageblock order is split first, as in __move_freepages_block_isolate()).
+ * pageblocks), in the kernel's order: the first block (has_unmovable_pages() on the
+ * whole block), a non-hugetlb compound page across the range's first pageblock edge
+ * (isolate_single_pageblock()), the last block and edge likewise, then the middle
+ * blocks (their intersection with [start, end)). A block fails when already isolated
+ * or has an unmovable page. On failure every block isolated so far is undone,
+ * *fail_pfn gets the offending pfn (the first in that order) and -BC_E_BUSY is
+ * returned. Free pages move to the ISOLATE lists (a covering free block above
+ * pageblock order is split first, as in __move_freepages_block_isolate()).
  */
 int model_isolate_range(struct model *m, uint64_t start, uint64_t end,
 			enum model_isolate_mode mode, uint64_t *fail_pfn);
@@ -505,15 +507,66 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 int model_alloc_block(struct model *m, unsigned int zone, unsigned int order, int mt,
 		      enum model_kind kind, uint64_t *pfn);
 
+/* The stage of alloc_contig_range() that decided an attempt. Stable numbers. */
+enum model_contig_stage {
+	MODEL_CONTIG_PRESCREEN,		/* pfn_range_valid_contig() (offline: a hole, two zones) */
+	MODEL_CONTIG_ISOLATION,		/* start_isolate_page_range() */
+	MODEL_CONTIG_MIGRATION,		/* __alloc_contig_migrate_range() -ENOMEM, or a pin */
+	MODEL_CONTIG_TEST,		/* test_pages_isolated() */
+	MODEL_CONTIG_SUCCESS,
+};
+
 /*
- * alloc_contig_range() on [start, end): pfn_range_valid_contig(), isolation, pcp
- * drain, migration, test_pages_isolated(), then the range becomes allocated (kind
- * @kind, one allocation of order ilog2(end - start) when that is a power of two) and
- * the isolation is undone. Returns 0, -BC_E_BUSY (with *fin_pfn) or -BC_E_NOMEM /
- * -BC_E_INVAL. Wrap it in model_checkpoint()/model_rollback() to ask "what if".
+ * Request flags. MODEL_CONTIG_SLAB_REFCOUNT_ZERO: order-0 slab pages pass
+ * has_unmovable_pages() as refcount-0 pages (measured on 6.18: dump_page() of a slab
+ * page prints refcount:0); migration and the test still stop at them.
  */
-int model_alloc_contig_range(struct model *m, uint64_t start, uint64_t end,
-			     enum model_kind kind, uint64_t *fin_pfn);
+#define MODEL_CONTIG_SLAB_REFCOUNT_ZERO	(1u << 0)
+
+struct model_contig_req {
+	uint64_t start, end;		/* [start, end) */
+	/* MODEL_ISOLATE_OTHER: alloc_contig_range(); MEM_OFFLINE: offline_pages() */
+	enum model_isolate_mode mode;
+	enum model_kind kind;		/* what the allocated range becomes */
+	unsigned int flags;		/* MODEL_CONTIG_* */
+	/*
+	 * What the caller knows and the model does not (each may be NULL):
+	 * unmovable_pfn() names the first page of the range that has_unmovable_pages()
+	 * refuses although the model takes it for movable, or UINT64_MAX; asked before
+	 * the isolation, it decides it when it comes before the model's own refusal.
+	 * before_migrate() runs after drain_all_pages(), on the isolated range: it may
+	 * change the model (free pages it knows are free) and names in *pinned_pfn the
+	 * first page that migration cannot move (a pin), or leaves UINT64_MAX. A negative
+	 * return aborts the attempt with that error.
+	 */
+	uint64_t (*unmovable_pfn)(void *arg, uint64_t start, uint64_t end);
+	int (*before_migrate)(void *arg, struct model *m, uint64_t start, uint64_t end,
+			      uint64_t *pinned_pfn);
+	void *arg;
+};
+
+struct model_contig_result {
+	enum model_contig_stage stage;	/* the stage that decided */
+	uint64_t pfn;			/* the pfn that decided it; UINT64_MAX on success */
+	int ret;			/* the kernel's return: 0, -BC_E_BUSY, -BC_E_NOMEM */
+	uint64_t outer_start;		/* find_large_buddy(start) tested; UINT64_MAX if not */
+	uint64_t migrated;		/* base pages moved out by the migration */
+	uint64_t migrate_failed;	/* base pages it left (unmovable or no target) */
+};
+
+/*
+ * alloc_contig_range() on [req->start, req->end) (offline_pages() with MEM_OFFLINE):
+ * pre-screen (pfn_range_valid_contig(); offline: holes and zones), isolation, pcp drain,
+ * migration, find_large_buddy() and test_pages_isolated(). On success the range
+ * becomes one allocation (kind req->kind, order ilog2(end - start) when that is a
+ * power of two; offline: uninitialised memory) and the isolation is undone, as it is
+ * after every failure past the isolation. *res says which stage decided and at which
+ * pfn. Returns 0 when a stage decided (success or not, see res->ret), else a negative
+ * error (-BC_E_INVAL, or before_migrate()'s). Wrap it in model_checkpoint()/
+ * model_rollback() to ask "what if".
+ */
+int model_alloc_contig_range(struct model *m, const struct model_contig_req *req,
+			     struct model_contig_result *res);
 /* pfn_range_valid_contig() of the profiled kernel. */
 bool model_range_valid_contig(const struct model *m, uint64_t start, uint64_t end);
 /*

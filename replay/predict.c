@@ -3,17 +3,18 @@
  * predict: the two search policies and the hypothetical attempts behind every
  * answer (see predict.h).
  *
- * One attempt on a candidate [s, e) mirrors alloc_contig_range() on the model, inside
- * a checkpoint that is always rolled back:
+ * One attempt on a candidate [s, e) is model_alloc_contig_range() inside a checkpoint
+ * that is rolled back; the stage that decided gives the verdict:
  *
- *   model_range_valid_contig()                      -> invalid-range
- *   model_isolate_range() (has_unmovable_pages)     -> isolation-fails (fail pfn)
- *   model_drain_zone(); likely-pinned pages in range -> migration-fails
- *   model_migrate_range() -ENOMEM (gigantic, no target) -> migration-fails
- *   model_test_pages_isolated(outer_start, e)       -> migration-fails (fin pfn)
+ *   pre-screen (pfn_range_valid_contig())            -> invalid-range
+ *   isolation (has_unmovable_pages(), an LRU batch)  -> isolation-fails (fail pfn)
+ *   migration (-ENOMEM: gigantic, no target; a pin)  -> migration-fails
+ *   test_pages_isolated(outer_start, e)              -> migration-fails (fin pfn)
  *
- * A success that is kept (the next of --count K) is then applied for real, still
- * inside the question's outer checkpoint, with model_alloc_contig_range().
+ * Predict's own knowledge enters through the request's hooks: LRU-batch pages, the
+ * seeded flags-0 pages the drain would free, pages an earlier real attempt could not
+ * migrate. A success that is kept (the next of --count K) stays applied inside the
+ * question's outer checkpoint.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -477,35 +478,6 @@ static const char *page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v
 	}
 }
 
-/* First pfn of [s, e) that makes pfn_range_valid_contig() fail (scan). */
-static uint64_t first_invalid(struct pr_ctx *c, uint64_t s, uint64_t e, bool offline)
-{
-	const struct model_profile *prof = model_get_profile(c->m);
-	int zone = model_pfn_zone(c->m, s);
-	struct model_pfn_info pi;
-	uint64_t p;
-
-	for (p = s; p < e; p++) {
-		if (model_pfn_info(c->m, p, &pi))
-			return p;
-		if (pi.state == MODEL_PFN_HOLE || (!offline && pi.state == MODEL_PFN_UNINIT))
-			return p;
-		if (model_pfn_zone(c->m, p) != zone)
-			return p;
-		if (offline)
-			continue;
-		if (pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_RESERVED)
-			return p;
-		if (pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_HUGETLB &&
-		    prof->hugetlb_contig != MODEL_HUGETLB_CONTIG_IGNORE)
-			return p;
-		if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP ||
-		    (pi.state == MODEL_PFN_ALLOC && pi.head == p && !pi.seeded))
-			p = pi.head + (1ull << pi.order) - 1;
-	}
-	return s;
-}
-
 /* In-use pages of [s, e) by kind, counted per allocation. */
 static void count_in_use(struct pr_ctx *c, uint64_t s, uint64_t e, struct pr_attempt_info *ai)
 {
@@ -545,66 +517,11 @@ static void count_in_use(struct pr_ctx *c, uint64_t s, uint64_t e, struct pr_att
  * Slab pages have refcount 0 on the traced 6.18 kernel (measured: dump_page() of a
  * slab page prints "refcount:0"), so has_unmovable_pages() takes an order-0 slab page
  * for a free one (its rule 5) and only migration and the test stop at it; compound
- * slab pages still fail isolation (rule 4). The model treats every slab page as
- * unmovable, so for the isolation step such pages are shown to it as movable_ops
- * pages (kind OFFLINE) and given back their kind right after, all inside the
- * attempt's checkpoint.
+ * slab pages still fail isolation (rule 4).
  */
 static bool slab_refcount_zero(const struct pr_ctx *c)
 {
 	return model_get_profile(c->m)->version >= MODEL_KVER(6, 18, 0);
-}
-
-struct hidden {
-	uint64_t *pfn;
-	size_t nr, cap;
-};
-
-static int hide_slab0(struct pr_ctx *c, uint64_t s, uint64_t e, struct hidden *h)
-{
-	uint64_t pbn = 1ull << c->L->pageblock_order, b;
-	struct model_range_counts rc;
-	struct model_pfn_info pi;
-
-	for (b = s; b < e; b = (b & ~(pbn - 1)) + pbn) {
-		uint64_t be = ((b & ~(pbn - 1)) + pbn) < e ? (b & ~(pbn - 1)) + pbn : e, p;
-
-		model_range_counts(c->m, b, be, &rc);
-		if (!rc.pages[MODEL_PBC_UNMOVABLE])
-			continue;
-		for (p = b; p < be; p++) {
-			if (model_pfn_info(c->m, p, &pi))
-				continue;
-			if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) {
-				p = pi.head + (1ull << pi.order) - 1;
-				continue;
-			}
-			if (pi.state != MODEL_PFN_ALLOC || pi.kind != MODEL_KIND_SLAB ||
-			    pi.order || pi.head != p)
-				continue;
-			if (h->nr == h->cap) {
-				size_t cap = h->cap ? 2 * h->cap : 64;
-				uint64_t *g = realloc(h->pfn, cap * sizeof(*g));
-
-				if (!g)
-					return bc_error(BC_E_NOMEM, "predict: out of memory");
-				h->pfn = g;
-				h->cap = cap;
-			}
-			h->pfn[h->nr++] = p;
-			model_set_page_kind(c->m, p, 1, MODEL_KIND_OFFLINE);
-		}
-	}
-	return 0;
-}
-
-static void unhide_slab0(struct pr_ctx *c, struct hidden *h)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr; i++)
-		model_set_page_kind(c->m, h->pfn[i], 1, MODEL_KIND_SLAB);
-	h->nr = 0;
 }
 
 /*
@@ -650,26 +567,75 @@ static int free_seeded_unknown(struct pr_ctx *c, uint64_t s, uint64_t e,
 	return 0;
 }
 
+/* One attempt's view for model_alloc_contig_range()'s hooks. */
+struct attempt {
+	struct pr_ctx *c;
+	struct pr_attempt_info *ai;
+};
+
 /*
- * start_isolate_page_range() visits the first pageblock, then the last, then the
- * middle ones in order (isolate_single_pageblock() for the edges), so the page it
- * reports is the first unmovable one in that order.
+ * A user page in a per-cpu LRU batch: alloc_contig_range() isolates before
+ * lru_cache_disable() drains the batches.
  */
-static int isolate_kernel_order(struct pr_ctx *c, uint64_t s, uint64_t e,
-				enum model_isolate_mode mode, uint64_t *fail)
+static uint64_t lru_batch_refused(void *arg, uint64_t s, uint64_t e)
 {
-	uint64_t pbn = 1ull << c->L->pageblock_order;
-	uint64_t fe = (s & ~(pbn - 1)) + pbn, ls = (e - 1) & ~(pbn - 1);
+	return lru_pending_in(((struct attempt *)arg)->c, s, e);
+}
+
+/* After the drain: free the seeded flags-0 pages, count the in-use pages, find a pin. */
+static int before_migrate(void *arg, struct model *m, uint64_t s, uint64_t e, uint64_t *pin)
+{
+	struct attempt *A = arg;
 	int ret;
 
-	if (fe >= e)
-		return model_isolate_range(c->m, s, e, mode, fail);
-	ret = model_isolate_range(c->m, s, fe, mode, fail);
-	if (!ret)
-		ret = model_isolate_range(c->m, ls > s ? ls : s, e, mode, fail);
-	if (!ret && fe < ls)
-		ret = model_isolate_range(c->m, fe, ls, mode, fail);
-	return ret;
+	(void)m;
+	ret = free_seeded_unknown(A->c, s, e, A->ai);
+	if (ret)
+		return ret;
+	count_in_use(A->c, s, e, A->ai);
+	if (pinned_in(A->c, s, e, pin)) {
+		A->ai->reason = "likely pinned (an earlier real attempt could not migrate it)";
+		A->ai->assumptions |= PR_ASSUME_LIKELY_PINNED;
+	}
+	return 0;
+}
+
+/* The verdict, page and reason of an attempt that model_alloc_contig_range() decided. */
+static void judge(struct pr_ctx *c, const struct model_contig_result *res,
+		  struct pr_candidate *cd, struct pr_attempt_info *ai)
+{
+	static const enum pr_verdict verdicts[] = {
+		[MODEL_CONTIG_PRESCREEN] = PR_V_INVALID,
+		[MODEL_CONTIG_ISOLATION] = PR_V_ISOLATION,
+		[MODEL_CONTIG_MIGRATION] = PR_V_MIGRATION,
+		[MODEL_CONTIG_TEST] = PR_V_MIGRATION,
+		[MODEL_CONTIG_SUCCESS] = PR_V_SUCCESS,
+	};
+	struct model_pfn_info pi;
+
+	cd->verdict = verdicts[res->stage];
+	cd->pfn = res->pfn;
+	cd->migrate_pages = res->migrated;
+	ai->migrated = res->migrated;
+	switch (res->stage) {
+	case MODEL_CONTIG_SUCCESS:
+		if (ai->migrated)
+			ai->assumptions |= PR_ASSUME_MOVABLE_UNPINNED;
+		return;
+	case MODEL_CONTIG_MIGRATION:
+		if (res->ret == -BC_E_BUSY)
+			return;		/* a likely pin: before_migrate() said why */
+		ai->reason = !model_pfn_info(c->m, cd->pfn, &pi) && pi.state == MODEL_PFN_ALLOC &&
+			     pi.kind == MODEL_KIND_HUGETLB ? "gigantic hugetlb page (cannot be migrated)" :
+			     "no free memory for a migration target";
+		return;
+	default:
+		break;
+	}
+	ai->reason = page_reason(c, cd->pfn, cd->verdict);
+	if (res->stage != MODEL_CONTIG_PRESCREEN && !model_pfn_info(c->m, cd->pfn, &pi) &&
+	    pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+		ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
 }
 
 /*
@@ -693,15 +659,20 @@ int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t
 static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e,
 		     struct pr_candidate *cd, struct pr_attempt_info *ai, bool keep)
 {
-	enum model_isolate_mode mode = o->offline ? MODEL_ISOLATE_MEM_OFFLINE :
-				       MODEL_ISOLATE_OTHER;
-	struct model_migrate_result mr;
-	struct model_pfn_info pi;
-	uint64_t fail = UINT64_MAX, outer = s, pin = UINT64_MAX;
-	/* offline_pages() drains the LRU batches before isolating; alloc_contig_range() not */
-	uint64_t batch = o->offline || o->policy != PR_POLICY_MAINLINE ? UINT64_MAX :
-			 lru_pending_in(c, s, e);
-	struct hidden hid = { 0 };
+	struct attempt A = { c, ai };
+	struct model_contig_req req = {
+		.start = s,
+		.end = e,
+		.mode = o->offline ? MODEL_ISOLATE_MEM_OFFLINE : MODEL_ISOLATE_OTHER,
+		.kind = MODEL_KIND_HUGETLB,
+		.flags = slab_refcount_zero(c) ? MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
+		/* offline_pages() drains the LRU batches before isolating; alloc_contig_range() not */
+		.unmovable_pfn = o->offline || o->policy != PR_POLICY_MAINLINE ? NULL :
+				 lru_batch_refused,
+		.before_migrate = before_migrate,
+		.arg = &A,
+	};
+	struct model_contig_result res;
 	int ret, ret2;
 
 	memset(ai, 0, sizeof(*ai));
@@ -711,129 +682,19 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	cd->migrate_pages = 0;
 	cd->cheap = false;
 	c->attempts_run++;
-	if (o->offline) {
-		struct model_range_counts rc;
-
-		model_range_counts(c->m, s, e, &rc);
-		if (rc.pages[MODEL_PBC_HOLE] || model_pfn_zone(c->m, s) != model_pfn_zone(c->m, e - 1)) {
-			cd->verdict = PR_V_INVALID;
-			cd->pfn = first_invalid(c, s, e, true);
-			ai->reason = page_reason(c, cd->pfn, cd->verdict);
-			return 0;
-		}
-	} else if (!model_range_valid_contig(c->m, s, e)) {
-		cd->verdict = PR_V_INVALID;
-		cd->pfn = first_invalid(c, s, e, false);
-		ai->reason = page_reason(c, cd->pfn, cd->verdict);
-		return 0;
-	}
 	ret = model_checkpoint(c->m);
 	if (ret)
 		return ret;
-	/*
-	 * Most candidates fail on a page table or kernel page before any slab page
-	 * matters: isolate as the model would, and only when it stops at an order-0 slab
-	 * page start again with those pages shown as movable (a scan of the range).
-	 */
-	ret = model_checkpoint(c->m);
-	if (ret)
-		goto out;
-	ret = isolate_kernel_order(c, s, e, mode, &fail);
-	if (ret == -BC_E_BUSY && slab_refcount_zero(c) && !model_pfn_info(c->m, fail, &pi) &&
-	    pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_SLAB && !pi.order &&
-	    pi.head == fail) {
-		ret = model_rollback(c->m);
-		if (!ret)
-			ret = model_checkpoint(c->m);
-		if (!ret)
-			ret = hide_slab0(c, s, e, &hid);
-		if (!ret)
-			ret = isolate_kernel_order(c, s, e, mode, &fail);
-		unhide_slab0(c, &hid);
+	ret = model_alloc_contig_range(c->m, &req, &res);
+	if (!ret) {
+		/* past the isolation, alloc_contig_range() ran lru_cache_disable() */
+		if (res.stage > MODEL_CONTIG_ISOLATION && !o->offline)
+			c->lru_drained = true;
+		judge(c, &res, cd, ai);
 	}
-	ret2 = model_commit(c->m);
-	if (!ret)
-		ret = ret2;
-	if ((ret == -BC_E_BUSY || !ret) && batch != UINT64_MAX && batch < fail) {
-		fail = batch;
-		ret = -BC_E_BUSY;
-	}
-	if (!ret && !o->offline)
-		c->lru_drained = true;	/* it goes on to migrate: lru_cache_disable() */
-	if (ret == -BC_E_BUSY) {
-		cd->verdict = PR_V_ISOLATION;
-		cd->pfn = fail;
-		ai->reason = page_reason(c, fail, cd->verdict);
-		if (!model_pfn_info(c->m, fail, &pi) && pi.state == MODEL_PFN_ALLOC &&
-		    pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
-			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
-		ret = 0;
-		goto out;
-	}
-	if (ret)
-		goto out;
-	model_drain_zone(c->m, s);
-	ret = free_seeded_unknown(c, s, e, ai);
-	if (ret)
-		goto out;
-	count_in_use(c, s, e, ai);
-	if (pinned_in(c, s, e, &pin)) {
-		cd->verdict = PR_V_MIGRATION;
-		cd->pfn = pin;
-		ai->reason = "likely pinned (an earlier real attempt could not migrate it)";
-		ai->assumptions |= PR_ASSUME_LIKELY_PINNED;
-		goto out;
-	}
-	ret = model_migrate_range(c->m, s, e, &mr);
-	cd->migrate_pages = mr.migrated;
-	ai->migrated = mr.migrated;
-	if (ret == -BC_E_NOMEM) {
-		cd->verdict = PR_V_MIGRATION;
-		cd->pfn = mr.first_failed_pfn;
-		ai->reason = !model_pfn_info(c->m, cd->pfn, &pi) && pi.state == MODEL_PFN_ALLOC &&
-			     pi.kind == MODEL_KIND_HUGETLB ? "gigantic hugetlb page (cannot be migrated)" :
-			     "no free memory for a migration target";
-		ret = 0;
-		goto out;
-	}
-	if (ret)
-		goto out;
-	if (!model_pfn_info(c->m, s, &pi) && pi.state == MODEL_PFN_BUDDY && pi.head < s)
-		outer = pi.head;
-	ret = model_test_pages_isolated(c->m, outer, e, mode, &fail);
-	if (ret == -BC_E_BUSY) {
-		cd->verdict = PR_V_MIGRATION;
-		cd->pfn = fail;
-		ai->reason = page_reason(c, fail, cd->verdict);
-		if (!model_pfn_info(c->m, fail, &pi) && pi.state == MODEL_PFN_ALLOC &&
-		    pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
-			ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
-		ret = 0;
-		goto out;
-	}
-	if (ret)
-		goto out;
-	cd->verdict = PR_V_SUCCESS;
-	if (ai->migrated)
-		ai->assumptions |= PR_ASSUME_MOVABLE_UNPINNED;
-	if (keep) {
-		/* isolate_freepages_range() + undo_isolate_page_range() */
-		if (o->offline) {
-			model_undo_isolate_range(c->m, s, e);
-			ret = model_set_uninit(c->m, s, e - s);
-		} else {
-			ret = model_take_range(c->m, s, e, MODEL_KIND_HUGETLB);
-			if (!ret)
-				ret = model_undo_isolate_range(c->m, s, e);
-		}
-		if (!ret) {
-			free(hid.pfn);
-			return model_commit(c->m);
-		}
-	}
-out:
+	if (!ret && keep && res.stage == MODEL_CONTIG_SUCCESS)
+		return model_commit(c->m);
 	ret2 = model_rollback(c->m);
-	free(hid.pfn);
 	return ret ? ret : ret2;
 }
 

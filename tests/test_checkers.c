@@ -863,7 +863,9 @@ START_TEST(test_fault_undo_retype)
 	for (fault = 0; fault < 2; fault++) {
 		struct chk_ctx *c;
 		struct model *m;
-		uint64_t fin;
+		struct model_contig_req creq = { .start = C_START, .end = C_END,
+						 .kind = MODEL_KIND_HUGETLB };
+		struct model_contig_result cres;
 
 		flags_all(flags, KPF_BUDDY);
 		m = mk_model(flags);
@@ -872,8 +874,8 @@ START_TEST(test_fault_undo_retype)
 		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_UNDO_RETYPE : 0), 0);
 		ck_assert_int_eq(model_checkpoint(m), 0);
 		ck_assert_int_eq(chk_contig_begin(c, m, C_START, C_END), 0);
-		ck_assert_int_eq(model_alloc_contig_range(m, C_START, C_END, MODEL_KIND_HUGETLB,
-							  &fin), 0);
+		ck_assert_int_eq(model_alloc_contig_range(m, &creq, &cres), 0);
+		ck_assert_int_eq(cres.ret, 0);
 		ck_assert_int_eq(chk_after_contig(c, m, C_START, C_END, 0), 0);
 		ck_assert_int_eq(model_rollback(m), 0);
 		if (fault)
@@ -904,7 +906,10 @@ START_TEST(test_fault_test_skips_used)
 	for (fault = 0; fault < 2; fault++) {
 		struct chk_ctx *c;
 		struct model *m;
-		uint64_t fin, p;
+		struct model_contig_req creq = { .start = C_START, .end = C_END,
+						 .kind = MODEL_KIND_HUGETLB };
+		struct model_contig_result cres;
+		uint64_t p;
 		int rc;
 
 		flags_all(flags, KPF_BUDDY);
@@ -916,7 +921,8 @@ START_TEST(test_fault_test_skips_used)
 		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_TEST_SKIPS_USED : 0), 0);
 		ck_assert_int_eq(model_checkpoint(m), 0);
 		ck_assert_int_eq(chk_contig_begin(c, m, C_START, C_END), 0);
-		rc = model_alloc_contig_range(m, C_START, C_END, MODEL_KIND_HUGETLB, &fin);
+		ck_assert_int_eq(model_alloc_contig_range(m, &creq, &cres), 0);
+		rc = cres.ret;
 		ck_assert_int_eq(rc, fault ? 0 : -BC_E_BUSY);
 		ck_assert_int_eq(chk_after_contig(c, m, C_START, C_END, rc), 0);
 		ck_assert_int_eq(model_rollback(m), 0);
@@ -939,7 +945,8 @@ START_TEST(test_hypothetical_clean)
 	struct chk_summary s;
 	struct chk_ctx *c;
 	struct model *m;
-	uint64_t fin;
+	struct model_contig_req creq = { .start = C_START, .end = C_END, .kind = MODEL_KIND_HUGETLB };
+	struct model_contig_result cres;
 	int rc;
 
 	flags_all(flags, KPF_BUDDY);
@@ -947,9 +954,13 @@ START_TEST(test_hypothetical_clean)
 	flags[C_START + 5] = KPF_LRU;
 	m = mk_model(flags);
 	c = mk_chk(m, 1);
-	ck_assert_int_eq(chk_alloc_contig_range(c, m, C_START, C_END, MODEL_KIND_HUGETLB, &fin), 0);
+	ck_assert_int_eq(chk_alloc_contig_range(c, m, &creq, &cres), 0);
+	ck_assert_int_eq(cres.ret, 0);
+	creq.start = ZSTART;
+	creq.end = ZSTART + 1024;
 	ck_assert_int_eq(chk_contig_begin(c, m, ZSTART, ZSTART + 1024), 0);
-	rc = model_alloc_contig_range(m, ZSTART, ZSTART + 1024, MODEL_KIND_HUGETLB, &fin);
+	ck_assert_int_eq(model_alloc_contig_range(m, &creq, &cres), 0);
+	rc = cres.ret;
 	ck_assert_int_ne(rc, 0);
 	ck_assert_int_eq(chk_after_contig(c, m, ZSTART, ZSTART + 1024, rc), 0);
 	expect_clean(c);

@@ -703,6 +703,8 @@ END_TEST
  * fails too. An already isolated block fails (concurrent isolators).
  *   pb0 [anon...]  pb1 [anon][SLAB @0x280][anon]   isolate [0, 0x400)
  * Expect: -BUSY, fail_pfn Z+0x280, no block isolated, pb0 type unchanged (RECLAIMABLE).
+ * The edge blocks are checked whole (isolate_single_pageblock()), so [0, 0x280) fails
+ * at the slab page too, and [0, 0x200) isolates pb0 alone.
  */
 START_TEST(test_isolate_fail)
 {
@@ -720,12 +722,15 @@ START_TEST(test_isolate_fail)
 	expect_buddy(m, 0x10, 4, RECL);
 	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
 	ck_assert_uint_eq(zs.nr_isolate_pageblock, 0);
-	/* a range that stops before the slab page isolates both blocks */
-	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x280, MODEL_ISOLATE_OTHER, &fail), 0);
+	/* a range that stops before the slab page still has it in its last block */
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x280, MODEL_ISOLATE_OTHER, &fail),
+			 -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x280);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_OTHER, &fail), 0);
 	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_OTHER, &fail),
 			 -BC_E_BUSY);
 	ck_assert_uint_eq(fail, Z);
-	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x280), 0);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x200), 0);
 	ck_assert_int_eq(pb_type(m, 0), RECL);
 	/* reserved pages are unmovable in every zone */
 	seed(m, 0x800, 1, KPF_RESERVED);
@@ -789,10 +794,13 @@ END_TEST
 /*
  * isolate_single_pageblock(): a compound page that is not hugetlb and straddles the
  * range's pageblock-aligned edge fails the isolation (-EBUSY); a straddling hugetlb
- * folio is skipped.
+ * folio is skipped. The block itself is checked first: a non-LRU compound page fails
+ * has_unmovable_pages() at the block's first page (a tail), an LRU THP passes it and
+ * fails the straddle check at its head.
  *   [compound o10 @0x400 (head | 1023 tails), non-LRU]   isolate [0x600, 0x800)
+ *   same with THP | LRU flags                             -> straddle
  *   same with HUGE flags                                  -> isolates
- * Expect: -BUSY with fail_pfn = the head Z+0x400; then success for hugetlb.
+ * Expect: -BUSY at Z+0x600, then -BUSY at the head Z+0x400; success for hugetlb.
  */
 START_TEST(test_isolate_straddle)
 {
@@ -800,6 +808,10 @@ START_TEST(test_isolate_straddle)
 	uint64_t fail;
 
 	seed_compound(m, 0x400, 1024, 0);
+	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
+					     &fail), -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x600);
+	seed_compound(m, 0x400, 1024, (1ull << 22) | KPF_LRU | KPF_ANON);	/* KPF_THP */
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
 					     &fail), -BC_E_BUSY);
 	ck_assert_uint_eq(fail, Z + 0x400);
@@ -888,7 +900,9 @@ START_TEST(test_checkpoint_rollback)
 {
 	struct model *m = mk();
 	struct model_stats st;
-	uint64_t before, fin;
+	struct model_contig_req req = { .start = Z, .end = Z + 0x400, .kind = MODEL_KIND_HUGETLB };
+	struct model_contig_result res;
+	uint64_t before;
 
 	seed(m, 0x400, 0xc00, KPF_BUDDY);
 	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 1), 0);
@@ -896,14 +910,15 @@ START_TEST(test_checkpoint_rollback)
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0xe00, UNMOV), 0);
 	before = state_hash(m);
 	ck_assert_int_eq(model_checkpoint(m), 0);
-	ck_assert_int_eq(model_alloc_contig_range(m, Z, Z + 0x400, MODEL_KIND_HUGETLB, &fin), 0);
+	ck_assert_int_eq(model_alloc_contig_range(m, &req, &res), 0);
+	ck_assert_int_eq(res.ret, 0);
 	expect_alloc(m, 0, 10);
 	recount_ok(m);
 	ck_assert_uint_ne(state_hash(m), before);
 	/* nested: a failing attempt inside */
 	ck_assert_int_eq(model_checkpoint(m), 0);
-	ck_assert_int_eq(model_alloc_contig_range(m, Z, Z + 0x400, MODEL_KIND_HUGETLB, &fin),
-			 -BC_E_BUSY);
+	ck_assert_int_eq(model_alloc_contig_range(m, &req, &res), 0);
+	ck_assert_int_eq(res.ret, -BC_E_BUSY);
 	ck_assert_int_eq(model_rollback(m), 0);
 	ck_assert_int_eq(model_rollback(m), 0);
 	ck_assert_uint_eq(state_hash(m), before);

@@ -330,7 +330,9 @@ static void run_seed(uint64_t seed, unsigned int steps, const char *rel)
 
 		if (rn(50) == 0) {
 			/* a hypothetical attempt: changes, then rollback to the same hash */
-			uint64_t before = state_hash(m), s, fin;
+			struct model_contig_req req = { .kind = MODEL_KIND_HUGETLB };
+			struct model_contig_result cres;
+			uint64_t before = state_hash(m), s;
 			unsigned int k, nk = 1 + rn(20);
 			struct iso tiso[MAX_ISO];
 			unsigned int tnr = nr_iso;
@@ -338,7 +340,9 @@ static void run_seed(uint64_t seed, unsigned int steps, const char *rel)
 			memcpy(tiso, iso, sizeof(iso));
 			ck_assert_int_eq(model_checkpoint(m), 0);
 			s = Z + 512 * rn(NPFN / 512 - 2);
-			model_alloc_contig_range(m, s, s + 1024, MODEL_KIND_HUGETLB, &fin);
+			req.start = s;
+			req.end = s + 1024;
+			model_alloc_contig_range(m, &req, &cres);
 			recount_ok(m, seed, i, "alloc_contig");
 			for (k = 0; k < nk; k++)
 				step_once(m, tiso, &tnr);
