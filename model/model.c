@@ -4,12 +4,14 @@
  * numbering, the undo journal (checkpoint/rollback), anomaly records, per-pfn word
  * writes with their pageblock counters, and the read-only queries.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "model/model-fault.h"
 #include "model/model-local.h"
 
 #define _K(k, s) [MODEL_KIND_##k] = s,
@@ -257,18 +259,33 @@ void model_fill_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uin
 
 /* ---- journal ------------------------------------------------------------------- */
 
+int model_nomem(struct model *m, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	m->err = -BC_E_NOMEM;
+	return bc_error(BC_E_NOMEM, "model: %s", msg);
+}
+
 void model_journal_push(struct model *m, void *p)
 {
 	struct jentry *e;
 
+	if (m->err)
+		return;		/* the journal has a hole already: rollback is refused */
 	if (m->jr_len == m->jr_cap) {
 		size_t cap = m->jr_cap ? m->jr_cap * 2 : 4096;
-		struct jentry *n = realloc(m->jr, cap * sizeof(*n));
+		struct jentry *n = model_fault(m, MODEL_FAULT_NOMEM) ? NULL :
+				   realloc(m->jr, cap * sizeof(*n));
 
 		if (!n) {
-			/* Cannot journal: the rollback would be wrong. Fail loudly. */
-			fprintf(stderr, "model: out of memory in the undo journal\n");
-			abort();
+			/* Cannot journal: a rollback would be wrong, so none is allowed. */
+			model_nomem(m, "out of memory in the undo journal");
+			return;
 		}
 		m->jr = n;
 		m->jr_cap = cap;
@@ -278,8 +295,17 @@ void model_journal_push(struct model *m, void *p)
 	memcpy(&e->old, p, sizeof(e->old));
 }
 
+int model_refuse(void)
+{
+	return bc_error(BC_E_NOMEM, "model: out of memory earlier, the model is unusable");
+}
+
 int model_checkpoint(struct model *m)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	if (m->nr_cp >= MAX_CHECKPOINTS)
 		return bc_error(BC_E_INVAL, "model: more than %d nested checkpoints",
 				MAX_CHECKPOINTS);
@@ -290,7 +316,10 @@ int model_checkpoint(struct model *m)
 int model_rollback(struct model *m)
 {
 	size_t mark;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;	/* the journal may have a hole: undoing it would be wrong */
 	if (!m->nr_cp)
 		return bc_error(BC_E_INVAL, "model: rollback without a checkpoint");
 	mark = m->cp_mark[--m->nr_cp];
@@ -305,6 +334,10 @@ int model_rollback(struct model *m)
 
 int model_commit(struct model *m)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	if (!m->nr_cp)
 		return bc_error(BC_E_INVAL, "model: commit without a checkpoint");
 	m->nr_cp--;
