@@ -106,13 +106,7 @@ static void report_convert(struct live *lv, uint64_t t0, uint64_t now, uint64_t 
 	p.lost = st.lost;
 	p.bytes_done = done;
 	p.bytes_total = total;
-	p.snapshots = lv->res->snapshots;
-	if (now > lv->prog_last_ns && events >= lv->prog_last_events)
-		p.rate = (double)(events - lv->prog_last_events) * 1e9 /
-			 (double)(now - lv->prog_last_ns);
-	lv->prog_last_ns = now;
-	lv->prog_last_events = events;
-	lv->o->progress(&p, lv->o->arg);
+	live_progress(lv, &p, now);
 }
 
 /* The CPUs' streams, merged through a min-heap of the non-empty ones. */

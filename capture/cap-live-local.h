@@ -99,6 +99,8 @@ static inline bool stop_requested(const struct live *lv)
 	return lv->o->stop && *lv->o->stop;
 }
 
+/* Fill @p's rate (since the last report) and snapshots, and report it (cap-live.c). */
+void live_progress(struct live *lv, struct cap_live_progress *p, uint64_t now);
 /* One line through the caller's note callback, if any (cap-live.c). */
 void live_note(struct live *lv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -40,6 +40,17 @@ void live_note(struct live *lv, const char *fmt, ...)
 
 /* ---- progress ---- */
 
+void live_progress(struct live *lv, struct cap_live_progress *p, uint64_t now)
+{
+	p->snapshots = lv->res->snapshots;
+	if (now > lv->prog_last_ns && p->events >= lv->prog_last_events)
+		p->rate = (double)(p->events - lv->prog_last_events) * 1e9 /
+			  (double)(now - lv->prog_last_ns);
+	lv->prog_last_ns = now;
+	lv->prog_last_events = p->events;
+	lv->o->progress(p, lv->o->arg);
+}
+
 static void report_progress(struct live *lv, uint64_t now)
 {
 	struct cap_live_progress p = { .phase = CAP_LIVE_RECORDING };
@@ -53,13 +64,7 @@ static void report_progress(struct live *lv, uint64_t now)
 	p.elapsed_ns = now - lv->t_on;
 	p.events = written;
 	p.lost = lost;
-	p.snapshots = lv->res->snapshots;
-	if (now > lv->prog_last_ns && written >= lv->prog_last_events)
-		p.rate = (double)(written - lv->prog_last_events) * 1e9 /
-			 (double)(now - lv->prog_last_ns);
-	lv->prog_last_ns = now;
-	lv->prog_last_events = written;
-	lv->o->progress(&p, lv->o->arg);
+	live_progress(lv, &p, now);
 }
 
 /* ---- snapshots ---- */

@@ -23,23 +23,20 @@
 #define KPF_BUDDY	(1ull << 10)
 #define KPF_ANON	(1ull << 12)
 
+static const struct model_layout layout = {
+	.nr_zones = 1,
+	.zones = { { .name = "Normal", .start_pfn = Z, .spanned = NPFN, .present = NPFN,
+		     .managed = NPFN } },
+	.pageblock_order = 9, .max_page_order = 10, .nr_cpus = 2, .memory_block_pages = 32768,
+};
+
 static struct model *mk(void)
 {
-	struct model_layout l;
 	struct model_profile p;
 	struct model *m;
 
-	memset(&l, 0, sizeof(l));
-	l.nr_zones = 1;
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = NPFN;
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	l.memory_block_pages = 32768;
 	model_profile_from_release("6.18.44", 9, &p);
-	m = model_create(&l, &p);
+	m = model_create(&layout, &p);
 	ck_assert_ptr_nonnull(m);
 	return m;
 }
@@ -58,13 +55,29 @@ static int seed(struct model *m, uint64_t off, uint64_t n, uint64_t flags)
 	return ret;
 }
 
-/* Every call that changes a broken model refuses with -BC_E_NOMEM. */
+/* |free 0..1024|in use 1024..4096| under a checkpoint. */
+static struct model *mk_checkpointed(void)
+{
+	struct model *m = mk();
+
+	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), 0);
+	ck_assert_int_eq(seed(m, 1024, NPFN - 1024, KPF_LRU | KPF_ANON), 0);
+	ck_assert_int_eq(model_checkpoint(m), 0);
+	return m;
+}
+
+/*
+ * After a -BC_E_NOMEM, with the allocations working again: every call that changes
+ * the model still refuses with -BC_E_NOMEM (the model is broken). Frees @m.
+ */
 static void assert_broken(struct model *m)
 {
+	ck_assert_int_eq(model_set_faults(m, 0), 0);
 	ck_assert_int_eq(model_page_alloc(m, Z + 64, 0, 0xcc0, 0, 0), -BC_E_NOMEM);
 	ck_assert_int_eq(model_page_free(m, Z + 65, 0, 0), -BC_E_NOMEM);
 	ck_assert_int_eq(model_checkpoint(m), -BC_E_NOMEM);
 	ck_assert_int_eq(seed(m, 0, 512, KPF_LRU | KPF_ANON), -BC_E_NOMEM);
+	model_destroy(m);
 }
 
 /*
@@ -81,9 +94,7 @@ START_TEST(test_nomem_node_pool)
 	ck_assert_int_eq(model_set_faults(m, MODEL_FAULT_NOMEM), 0);
 	ck_assert_int_eq(model_page_free(m, Z + 1, 0, 0), -BC_E_NOMEM);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "node pool"));
-	ck_assert_int_eq(model_set_faults(m, 0), 0);
 	assert_broken(m);
-	model_destroy(m);
 }
 END_TEST
 
@@ -97,42 +108,33 @@ START_TEST(test_nomem_seed)
 
 	ck_assert_int_eq(model_set_faults(m, MODEL_FAULT_NOMEM), 0);
 	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), -BC_E_NOMEM);
-	ck_assert_int_eq(model_set_faults(m, 0), 0);
 	assert_broken(m);
-	model_destroy(m);
 }
 END_TEST
 
 /*
- * |free 0..1024|in use 1024..4096|, then a checkpoint; the first journaled write needs
- * the journal's first allocation. The free itself is done (the state stays right),
- * but it cannot be undone. Expect model_rollback() == -BC_E_NOMEM, then refusals.
+ * mk_checkpointed(): the first journaled write needs the journal's first allocation.
+ * The free itself is done (the state stays right), but it cannot be undone.
+ * Expect model_rollback() == -BC_E_NOMEM, then refusals.
  */
 START_TEST(test_nomem_journal)
 {
-	struct model *m = mk();
+	struct model *m = mk_checkpointed();
 
-	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), 0);
-	ck_assert_int_eq(seed(m, 1024, NPFN - 1024, KPF_LRU | KPF_ANON), 0);
-	ck_assert_int_eq(model_checkpoint(m), 0);
 	ck_assert_int_eq(model_set_faults(m, MODEL_FAULT_NOMEM), 0);
 	ck_assert_int_eq(model_page_free(m, Z + 2048, 0, 0), 0);
 	ck_assert_int_eq(model_set_faults(m, 0), 0);
 	ck_assert_int_eq(model_rollback(m), -BC_E_NOMEM);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "out of memory"));
 	assert_broken(m);
-	model_destroy(m);
 }
 END_TEST
 
 /* Expect no error at all with the switch off: the same steps succeed. */
 START_TEST(test_nomem_off)
 {
-	struct model *m = mk();
+	struct model *m = mk_checkpointed();
 
-	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), 0);
-	ck_assert_int_eq(seed(m, 1024, NPFN - 1024, KPF_LRU | KPF_ANON), 0);
-	ck_assert_int_eq(model_checkpoint(m), 0);
 	ck_assert_int_eq(model_page_free(m, Z + 2048, 0, 0), 0);
 	ck_assert_int_eq(model_rollback(m), 0);
 	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
