@@ -137,8 +137,8 @@ static int open_streams(struct live *lv, struct merge *mg)
 		s[i].len = (size_t)sb.st_size;
 		mg->total += s[i].len;
 		if (s[i].len % subbuf)
-			live_note(lv, "cpu %d: raw data ends in a partial sub-buffer (%zu bytes ignored)",
-				  c->cpu, s[i].len % subbuf);
+			live_note(lv, "cpu %d: raw data ends in a partial sub-buffer "
+				  "(%zu bytes ignored)", c->cpu, s[i].len % subbuf);
 		if (!s[i].len)
 			continue;
 		s[i].map = mmap(NULL, s[i].len, PROT_READ, MAP_PRIVATE, c->fd, 0);

@@ -157,8 +157,8 @@ static int enable_events(struct live *lv, const char *const *events)
 		else
 			snprintf(ev, sizeof(ev), "^%s$", colon + 1);
 		if (tracefs_event_enable(lv->inst, sys, ev) < 0) {
-			live_note(lv, "event %s is not available on this kernel (recorded as missing)",
-				  events[i]);
+			live_note(lv, "event %s is not available on this kernel "
+				  "(recorded as missing)", events[i]);
 			continue;
 		}
 		enabled++;

@@ -618,12 +618,11 @@ static void init_words(struct model *m)
 
 			stop = until < z->end ? until : z->end;
 			if (ram) {
-				uint32_t a = (uint32_t)(pfn - m->base), b = (uint32_t)(stop - m->base);
 				uint32_t w = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN,
 						     MODEL_GFP_UNKNOWN, W_SEEDED) | W_UNCERTAIN;
-				uint32_t k;
+				uint32_t k, b = (uint32_t)(stop - m->base);
 
-				for (k = a; k < b; k++)
+				for (k = (uint32_t)(pfn - m->base); k < b; k++)
 					m->words[k] = w;
 			}
 			pfn = stop;

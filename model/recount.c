@@ -257,7 +257,8 @@ static void check_pcp_lists(const struct model *m, struct rc *rc, unsigned int z
 			/* the two THP lists hold NON-MOVABLE as type 0 and 2 alike */
 			if (o >= PCP_LOW_ORDERS && t == IMT_RECLAIMABLE)
 				continue;
-			snprintf(what, sizeof(what), "zone %u cpu %u pcp order %u mt %u", zi, c, o, t);
+			snprintf(what, sizeof(what), "zone %u cpu %u pcp order %u mt %u",
+				 zi, c, o, t);
 			check_list(m, rc, z, &z->pcp[c * NR_PCP_LISTS + pi],
 				   o | (t << FN_MT_SHIFT) | FN_PCP | (c << FN_CPU_SHIFT), what,
 				   &rc->listed);
