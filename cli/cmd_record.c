@@ -244,149 +244,160 @@ static int run_probes(struct tdb *db, int marker_fd, void *arg)
 	return ret;
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asked for. */
+struct record_args {
+	struct cap_live_opts o;
+	struct cap_probe_opts probe;
+	const char **events;		/* the defaults, then -e (caller frees the array) */
+	int nev;
+	const char *out;
+	bool force, quiet;
+};
+
+#define GO_ON -1	/* not an exit status: keep parsing */
+
+static int opt_event(struct record_args *a, const char *ev)
 {
-	struct cap_probe_opts probe = { 0 };
-	struct cap_live_opts o = { .stop = &cli_stop };
-	struct cap_live_result res;
-	struct record_ui ui = { 0 };
-	const char **events = NULL;
-	const char *out = NULL;
-	bool force = false, quiet = false, complete = false;
-	struct tdb *db = NULL;
-	char *cmdline = NULL;
-	int c, i, nev = 0, ret, rc = EXIT_BAD;
+	int i;
+
+	if (!strchr(ev, ':') || ev[0] == ':' || !strchr(ev, ':')[1])
+		return cli_error("record", "-e: '%s' is not SYSTEM:EVENT", ev);
+	for (i = 0; i < a->nev; i++)
+		if (!strcmp(a->events[i], ev))
+			return GO_ON;
+	if (add_event(&a->events, &a->nev, ev))
+		die("out of memory");
+	return GO_ON;
+}
+
+static int opt_probe_offline(struct record_args *a, const char *arg)
+{
+	uint64_t n;
+
+	if (bc_parse_count(arg, 1, 256, &n))
+		return cli_error("record", "--probe-offline: %s", bc_errmsg());
+	a->probe.offline_blocks = (unsigned int)n;
+	return GO_ON;
+}
+
+/* One option @c (with optarg). Return: GO_ON, or the exit status. */
+static int record_option(struct record_args *a, int c)
+{
+	int i;
+
+	switch (c) {
+	case 'o':
+		a->out = optarg;
+		return GO_ON;
+	case 'f':
+		a->force = true;
+		return GO_ON;
+	case 'd':
+		if (parse_positive_duration(optarg, &a->o.duration_ns))
+			return cli_error("record", "-d: '%s' is not a duration > 0 (30, 30s, 500ms, 2m)",
+					 optarg);
+		return GO_ON;
+	case 'e':
+		return opt_event(a, optarg);
+	case OPT_STACKS:
+		a->o.stacks = true;
+		return GO_ON;
+	case OPT_SNAP_EVERY:
+		if (parse_positive_duration(optarg, &a->o.snapshot_every_ns))
+			return cli_error("record", "--snapshot-every: '%s' is not a duration > 0 "
+					 "(30, 30s, 500ms, 2m)", optarg);
+		return GO_ON;
+	case OPT_NO_SNAPSHOTS:
+		a->o.no_snapshots = true;
+		return GO_ON;
+	case 'b':
+		if (parse_buffer_kb(optarg, &a->o.buffer_kb))
+			return cli_error("record", "-b: '%s' is not a buffer size (KiB, >= 4)",
+					 optarg);
+		return GO_ON;
+	case 'q':
+		a->quiet = true;
+		return GO_ON;
+	case OPT_PROBE:
+		if (cap_probe_parse_1g(optarg, &a->probe.hugetlb_1g))
+			return cli_fail("record");
+		return GO_ON;
+	case OPT_PROBE_OFFLINE:
+		return opt_probe_offline(a, optarg);
+	case OPT_PROBE_TIMEOUT:
+		if (parse_positive_duration(optarg, &a->probe.offline_timeout_ns))
+			return cli_error("record", "--probe-timeout: '%s' is not a duration > 0 "
+					 "(30, 30s, 500ms, 2m)", optarg);
+		return GO_ON;
+	case OPT_LIST_EVENTS:
+		for (i = 0; cap_default_events[i]; i++)
+			printf("%s\n", cap_default_events[i]);
+		return EXIT_OK;
+	case 'h':
+		return cli_usage("record", 0, EXIT_OK);
+	default:
+		return cli_usage("record", 1, EXIT_BAD);
+	}
+}
+
+/* Options and the checks between them. Return: GO_ON, or the exit status. */
+static int parse_record_args(int argc, char **argv, struct record_args *a)
+{
+	int c, i, rc;
 
 	for (i = 0; cap_default_events[i]; i++)
-		if (add_event(&events, &nev, cap_default_events[i]))
+		if (add_event(&a->events, &a->nev, cap_default_events[i]))
 			die("out of memory");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:fd:e:b:qh", record_options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'd':
-			if (parse_positive_duration(optarg, &o.duration_ns)) {
-				rc = cli_error("record", "-d: '%s' is not a duration > 0 (30, 30s, 500ms, 2m)",
-					       optarg);
-				goto out;
-			}
-			break;
-		case 'e':
-			if (!strchr(optarg, ':') || optarg[0] == ':' || !strchr(optarg, ':')[1]) {
-				rc = cli_error("record", "-e: '%s' is not SYSTEM:EVENT", optarg);
-				goto out;
-			}
-			for (i = 0; i < nev; i++)
-				if (!strcmp(events[i], optarg))
-					break;
-			if (i == nev && add_event(&events, &nev, optarg))
-				die("out of memory");
-			break;
-		case OPT_STACKS:
-			o.stacks = true;
-			break;
-		case OPT_SNAP_EVERY:
-			if (parse_positive_duration(optarg, &o.snapshot_every_ns)) {
-				rc = cli_error("record", "--snapshot-every: '%s' is not a duration > 0 "
-					       "(30, 30s, 500ms, 2m)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_NO_SNAPSHOTS:
-			o.no_snapshots = true;
-			break;
-		case 'b':
-			if (parse_buffer_kb(optarg, &o.buffer_kb)) {
-				rc = cli_error("record", "-b: '%s' is not a buffer size (KiB, >= 4)",
-					       optarg);
-				goto out;
-			}
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case OPT_PROBE:
-			if (cap_probe_parse_1g(optarg, &probe.hugetlb_1g)) {
-				rc = cli_fail("record");
-				goto out;
-			}
-			break;
-		case OPT_PROBE_OFFLINE: {
-			uint64_t n;
-
-			if (bc_parse_count(optarg, 1, 256, &n)) {
-				rc = cli_error("record", "--probe-offline: %s", bc_errmsg());
-				goto out;
-			}
-			probe.offline_blocks = (unsigned int)n;
-			break;
-		}
-		case OPT_PROBE_TIMEOUT:
-			if (parse_positive_duration(optarg, &probe.offline_timeout_ns)) {
-				rc = cli_error("record", "--probe-timeout: '%s' is not a duration > 0 "
-					       "(30, 30s, 500ms, 2m)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_LIST_EVENTS:
-			for (i = 0; cap_default_events[i]; i++)
-				printf("%s\n", cap_default_events[i]);
-			rc = EXIT_OK;
-			goto out;
-		case 'h':
-			rc = cli_usage("record", 0, EXIT_OK);
-			goto out;
-		default:
-			rc = cli_usage("record", 1, EXIT_BAD);
-			goto out;
-		}
+		rc = record_option(a, c);
+		if (rc != GO_ON)
+			return rc;
 	}
-	if (!out) {
+	if (!a->out) {
 		fprintf(stderr, "bigchunk record: -o FILE.db is required\n\n");
-		rc = cli_usage("record", 1, EXIT_BAD);
-		goto out;
+		return cli_usage("record", 1, EXIT_BAD);
 	}
 	if (optind < argc)
-		o.argv = argv + optind;
-	if (geteuid() != 0) {
-		rc = cli_error("record", "needs root (tracefs and /proc/kpageflags); "
-			       "run it with sudo");
-		goto out;
-	}
-	if (o.snapshot_every_ns && o.no_snapshots) {
-		rc = cli_error("record", "--snapshot-every and --no-snapshots contradict");
-		goto out;
-	}
+		a->o.argv = argv + optind;
+	if (geteuid() != 0)
+		return cli_error("record", "needs root (tracefs and /proc/kpageflags); "
+				 "run it with sudo");
+	if (a->o.snapshot_every_ns && a->o.no_snapshots)
+		return cli_error("record", "--snapshot-every and --no-snapshots contradict");
+	return GO_ON;
+}
 
-	o.events = events;
-	argv[0] = "bigchunk record";	/* stored as meta 'command' */
-	cmdline = join_argv(argc, argv);
-	o.cmdline = cmdline;
-	ui.tty = !quiet && isatty(STDERR_FILENO);
-	o.progress = on_progress;
-	o.note = on_note;
-	o.arg = &ui;
-	if (probe.hugetlb_1g || probe.offline_blocks) {
-		probe.snapshot_before = !o.no_snapshots;
-		probe.note = on_note;
-		probe.arg = &ui;
-		o.before_end = run_probes;
-		o.before_end_arg = &probe;
+/* Progress, notes and the probes go through @ui. */
+static void set_callbacks(struct record_args *a, struct record_ui *ui)
+{
+	ui->tty = !a->quiet && isatty(STDERR_FILENO);
+	a->o.progress = on_progress;
+	a->o.note = on_note;
+	a->o.arg = ui;
+	if (a->probe.hugetlb_1g || a->probe.offline_blocks) {
+		a->probe.snapshot_before = !a->o.no_snapshots;
+		a->probe.note = on_note;
+		a->probe.arg = ui;
+		a->o.before_end = run_probes;
+		a->o.before_end_arg = &a->probe;
 	}
+}
 
-	ret = tdb_create(out, force, &db);
-	if (ret) {
-		rc = cli_fail("record");
-		goto out;
-	}
+/* Create the capture, record into it, finish it and say how it went. */
+static int record_to_file(struct record_args *a, struct record_ui *ui)
+{
+	struct cap_live_result res;
+	struct tdb *db = NULL;
+	bool complete = false;
+	int ret, rc;
+
+	ret = tdb_create(a->out, a->force, &db);
+	if (ret)
+		return cli_fail("record");
 	cli_catch_signals();
-	ret = cap_live_record(db, &o, &res);
-	clear_line(&ui);
+	ret = cap_live_record(db, &a->o, &res);
+	clear_line(ui);
 	if (!ret) {
 		ret = tdb_finish(db);
 		complete = !ret;
@@ -395,9 +406,27 @@ int cmd_record(int argc, char **argv)
 	if (tdb_close(db) && !ret)
 		rc = cli_fail("record");
 	if (res.record_ns || res.events)
-		summary(out, &res, complete);
-out:
-	free(events);
+		summary(a->out, &res, complete);
+	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .o = { .stop = &cli_stop } };
+	struct record_ui ui = { 0 };
+	char *cmdline = NULL;
+	int rc;
+
+	rc = parse_record_args(argc, argv, &a);
+	if (rc == GO_ON) {
+		a.o.events = a.events;
+		argv[0] = "bigchunk record";	/* stored as meta 'command' */
+		cmdline = join_argv(argc, argv);
+		a.o.cmdline = cmdline;
+		set_callbacks(&a, &ui);
+		rc = record_to_file(&a, &ui);
+	}
+	free(a.events);
 	free(cmdline);
 	return rc;
 }

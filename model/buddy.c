@@ -7,7 +7,6 @@
  * block's first word points at the node, so a block named by a trace event is
  * unlinked in O(1).
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "model/model-fault.h"
@@ -15,9 +14,36 @@
 
 /* ---- node pool ----------------------------------------------------------------- */
 
-uint32_t model_node_alloc(struct model *m)
+/* One more chunk of nodes. Nothing is changed when it fails. */
+static int pool_grow(struct model *m)
+{
+	struct fnode *c;
+
+	if (m->nr_chunks == m->cap_chunks) {
+		uint32_t cap = m->cap_chunks ? m->cap_chunks * 2 : 64;
+		struct fnode **a;
+
+		if (cap > POOL_MAX_CHUNKS)
+			return model_nomem(m, "free-list node pool exhausted (%u nodes)",
+					   POOL_MAX_CHUNKS * POOL_CHUNK);
+		a = model_fault(m, MODEL_FAULT_NOMEM) ? NULL : realloc(m->chunks, cap * sizeof(*a));
+		if (!a)
+			return model_nomem(m, "out of memory for the free-list node pool");
+		m->chunks = a;
+		m->cap_chunks = cap;
+	}
+	c = model_fault(m, MODEL_FAULT_NOMEM) ? NULL : calloc(POOL_CHUNK, sizeof(*c));
+	if (!c)
+		return model_nomem(m, "out of memory for the free-list node pool");
+	/* Chunks are never freed before model_destroy(): no journaling. */
+	m->chunks[m->nr_chunks++] = c;
+	return 0;
+}
+
+int model_node_alloc(struct model *m, uint32_t *out)
 {
 	uint32_t n;
+	int ret;
 
 	if (m->pool_free != NIL) {
 		n = m->pool_free;
@@ -25,30 +51,15 @@ uint32_t model_node_alloc(struct model *m)
 	} else {
 		n = m->pool_top;
 		if ((n >> POOL_CHUNK_SHIFT) >= m->nr_chunks) {
-			struct fnode *c;
-
-			if (m->nr_chunks == m->cap_chunks) {
-				uint32_t cap = m->cap_chunks ? m->cap_chunks * 2 : 64;
-				struct fnode **a = realloc(m->chunks, cap * sizeof(*a));
-
-				if (!a || cap > POOL_MAX_CHUNKS) {
-					fprintf(stderr, "model: free-list node pool exhausted\n");
-					abort();
-				}
-				m->chunks = a;
-				m->cap_chunks = cap;
-			}
-			if (!(c = calloc(POOL_CHUNK, sizeof(*c)))) {
-				fprintf(stderr, "model: free-list node pool exhausted\n");
-				abort();
-			}
-			/* Chunks are never freed before model_destroy(): no journaling. */
-			m->chunks[m->nr_chunks++] = c;
+			ret = pool_grow(m);
+			if (ret)
+				return ret;
 		}
 		jset32(m, &m->pool_top, n + 1);
 	}
 	jadd32(m, &m->pool_used, 1);
-	return n;
+	*out = n;
+	return 0;
 }
 
 void model_node_free(struct model *m, uint32_t n)
@@ -135,13 +146,16 @@ int model_pcp_allowed(const struct model *m, unsigned int order)
 	return order < 32 && (m->prof.pcp_orders & (1u << order));
 }
 
-void model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		    int mt, int tail)
+int model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		   int mt, int tail)
 {
-	uint32_t n = model_node_alloc(m);
-	struct fnode *nd = node_of(m, n);
-	uint32_t info = order | ((uint32_t)mt << FN_MT_SHIFT);
+	uint32_t n, info = order | ((uint32_t)mt << FN_MT_SHIFT);
+	struct fnode *nd;
+	int ret = model_node_alloc(m, &n);
 
+	if (ret)
+		return ret;
+	nd = node_of(m, n);
 	MODEL_BUG_ON(idx & ((1u << order) - 1), m, idx_to_pfn(m, idx));
 	MODEL_BUG_ON(mt < 0 || mt >= NR_IMT, m, idx_to_pfn(m, idx));
 	jset32(m, &nd->info, info);
@@ -149,6 +163,7 @@ void model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 	list_add(m, free_list(m, z, order, mt), idx, nd, tail);
 	if (!model_fault(m, MODEL_FAULT_NR_FREE))	/* fault: the block is not counted */
 		jadd32(m, &z->free_pages[mt], (int32_t)(1u << order));
+	return 0;
 }
 
 /* Add a block to a pcp list: head (free_frozen_page_commit) or tail (rmqueue_bulk). */
@@ -164,12 +179,16 @@ static void pcp_tails(struct model *m, uint32_t idx, uint32_t n, int to_pcp)
 	jset16(m, &b->cnt[MODEL_PBC_PCP], (uint16_t)(b->cnt[MODEL_PBC_PCP] + d));
 }
 
-void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		   int mt, int cpu, int tail, int tails_free)
+int model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		  int mt, int cpu, int tail, int tails_free)
 {
-	uint32_t n = model_node_alloc(m);
-	struct fnode *nd = node_of(m, n);
-	uint32_t info;
+	uint32_t n, info;
+	struct fnode *nd;
+	int ret = model_node_alloc(m, &n);
+
+	if (ret)
+		return ret;
+	nd = node_of(m, n);
 
 	/* HIGHATOMIC and CMA pages are filed as MOVABLE (free_frozen_pages()). */
 	if (mt >= IMT_HIGHATOMIC)
@@ -189,6 +208,7 @@ void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
 		 idx, nd, tail);
 	jadd32(m, &z->pcp_count[cpu], (int32_t)(1u << order));
 	jadd32(m, &z->pcp_pages, (int32_t)(1u << order));
+	return 0;
 }
 
 uint32_t model_del_free(struct model *m, uint32_t idx)
@@ -311,8 +331,8 @@ static int is_buddy(const struct model *m, const struct mzone *z, uint32_t idx,
  * of a different type is re-typed to the freeing type (change_pageblock_range()).
  * Insertion: tail for FPI_TO_TAIL, else tail when buddy_merge_likely().
  */
-void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		    int mt, int to_tail)
+int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		   int mt, int to_tail)
 {
 	uint32_t buddy = 0;
 
@@ -346,7 +366,7 @@ void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int
 
 		to_tail = is_buddy(m, z, higher ^ (1u << (order + 1)), order + 1);
 	}
-	model_add_free(m, z, idx, order, mt, to_tail);
+	return model_add_free(m, z, idx, order, mt, to_tail);
 }
 
 /*
@@ -354,15 +374,19 @@ void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int
  * into pageblock-order pieces, each freed with its own block's type. The pages must
  * be free words already.
  */
-void model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order)
+int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order)
 {
 	uint32_t end = idx + (1u << order);
 	unsigned int o = order > m->pb_order ? m->pb_order : order;
+	int ret;
 
 	do {
-		model_free_one(m, z, idx, o, pb_eff_mt(pb_of(m, idx)), 0);
+		ret = model_free_one(m, z, idx, o, pb_eff_mt(pb_of(m, idx)), 0);
+		if (ret)
+			return ret;
 		idx += 1u << o;
 	} while (idx < end);
+	return 0;
 }
 
 /* ---- lookups -------------------------------------------------------------------- */
@@ -433,12 +457,13 @@ int model_find_alloc_head(const struct model *m, uint32_t idx, uint32_t *head)
  * @mt list (-1: the list the block was on). With idx == head this is the kernel's
  * expand(): the upper halves, largest first, each at the list head.
  */
-void model_carve(struct model *m, struct mzone *z, uint32_t head, uint32_t idx,
-		 unsigned int order, int mt)
+int model_carve(struct model *m, struct mzone *z, uint32_t head, uint32_t idx,
+		unsigned int order, int mt)
 {
 	uint32_t info = model_del_free(m, head);
 	unsigned int k = info & FN_ORDER_MASK;
 	uint32_t cur = head;
+	int ret;
 
 	if (mt < 0)
 		mt = (info >> FN_MT_SHIFT) & 7;
@@ -456,24 +481,28 @@ void model_carve(struct model *m, struct mzone *z, uint32_t head, uint32_t idx,
 		} else {
 			piece = cur + half;
 		}
-		model_add_free(m, z, piece, k, mt, 0);
+		ret = model_add_free(m, z, piece, k, mt, 0);
+		if (ret)
+			return ret;
 	}
+	return 0;
 }
 
 /* Re-add the parts of the free block [h, h + 2^k) outside [s, e) as buddy blocks. */
-static void readd_outside(struct model *m, struct mzone *z, uint32_t h, unsigned int k,
-			  int mt, uint32_t s, uint32_t e)
+static int readd_outside(struct model *m, struct mzone *z, uint32_t h, unsigned int k,
+			 int mt, uint32_t s, uint32_t e)
 {
 	uint32_t end = h + (1u << k);
+	int ret;
 
 	if (h >= s && end <= e)
-		return;
-	if (end <= s || h >= e) {
-		model_add_free(m, z, h, k, mt, 1);
-		return;
-	}
-	readd_outside(m, z, h, k - 1, mt, s, e);
-	readd_outside(m, z, h + (1u << (k - 1)), k - 1, mt, s, e);
+		return 0;
+	if (end <= s || h >= e)
+		return model_add_free(m, z, h, k, mt, 1);
+	ret = readd_outside(m, z, h, k - 1, mt, s, e);
+	if (ret)
+		return ret;
+	return readd_outside(m, z, h + (1u << (k - 1)), k - 1, mt, s, e);
 }
 
 /*
@@ -481,14 +510,14 @@ static void readd_outside(struct model *m, struct mzone *z, uint32_t h, unsigned
  * range are left as buddy free words for the caller to overwrite; parts of the blocks
  * outside it go back to the buddy on their block's list.
  */
-void model_unfree_range(struct model *m, uint32_t idx, uint32_t n)
+int model_unfree_range(struct model *m, uint32_t idx, uint32_t n)
 {
 	uint32_t p = idx, end = idx + n;
 
 	while (p < end) {
 		uint32_t h, info;
 		unsigned int k;
-		int mt;
+		int mt, ret;
 		struct mzone *z;
 
 		if (!model_find_free_head(m, p, &h)) {
@@ -502,9 +531,12 @@ void model_unfree_range(struct model *m, uint32_t idx, uint32_t n)
 		if (!(info & FN_PCP))
 			mt = (info >> FN_MT_SHIFT) & 7;
 		model_write_range(m, h, 1u << k, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-		readd_outside(m, z, h, k, mt, idx, end);
+		ret = readd_outside(m, z, h, k, mt, idx, end);
+		if (ret)
+			return ret;
 		p = h + (1u << k);
 	}
+	return 0;
 }
 
 uint32_t model_find_large_buddy(const struct model *m, uint32_t pbi)
@@ -529,19 +561,24 @@ uint32_t model_find_large_buddy(const struct model *m, uint32_t pbi)
 	return NIL;
 }
 
-void model_split_cover(struct model *m, uint32_t pbi)
+int model_split_cover(struct model *m, uint32_t pbi)
 {
 	uint32_t h = model_find_large_buddy(m, pbi), info, p, end;
 	struct mzone *z;
+	int ret;
 
 	if (h == NIL)
-		return;
+		return 0;
 	z = zone_at(m, h);
 	info = model_del_free(m, h);
 	end = h + (1u << (info & FN_ORDER_MASK));
 	model_write_word(m, h, wmake(WT_FREE_TAIL, 0));
-	for (p = h; p < end; p += 1u << m->pb_order)
-		model_add_free(m, z, p, m->pb_order, pb_eff_mt(pb_of(m, p)), 1);
+	for (p = h; p < end; p += 1u << m->pb_order) {
+		ret = model_add_free(m, z, p, m->pb_order, pb_eff_mt(pb_of(m, p)), 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static long walk_list(const struct model *m, const struct flist *fl, uint64_t *pfns,
@@ -582,10 +619,14 @@ long model_pcp_list(const struct model *m, unsigned int zone, unsigned int cpu,
 }
 
 /* move_freepages_block() + set_pageblock_migratetype(), after cutting a covering buddy. */
-void model_retype_block(struct model *m, uint32_t pbi, int mt)
+int model_retype_block(struct model *m, uint32_t pbi, int mt)
 {
-	model_split_cover(m, pbi);
+	int ret = model_split_cover(m, pbi);
+
+	if (ret)
+		return ret;
 	if (!(m->pb[pbi].flags & PB_ISOLATE))
 		model_move_freepages_block(m, pbi, mt);
 	model_pb_set_mt(m, pbi, mt);
+	return 0;
 }

@@ -129,7 +129,10 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	uint32_t idx, w, n, mask, head;
 	int imt;
 	unsigned int gc;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	m->ops++;
 	if (pfn == UINT64_MAX) {
 		m->alloc_failed++;
@@ -171,7 +174,9 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 			const struct fnode *nd = node_of(m, m->words[head] & W_PAYLOAD);
 
 			if (head + (1u << (nd->info & FN_ORDER_MASK)) >= idx + n) {
-				model_carve(m, z, head, idx, order, -1);
+				ret = model_carve(m, z, head, idx, order, -1);
+				if (ret)
+					return ret;
 				fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 				return 0;
 			}
@@ -188,8 +193,11 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		model_anomaly(m, MODEL_ANOM_ALLOC_UNINIT, idx, order);
 	else if (mask & FREE_TAGS)
 		model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
-	if (mask & FREE_TAGS)
-		model_unfree_range(m, idx, n);
+	if (mask & FREE_TAGS) {
+		ret = model_unfree_range(m, idx, n);
+		if (ret)
+			return ret;
+	}
 	write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 	return 0;
 }
@@ -228,7 +236,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int eff;
+	int eff, ret;
 
 	z = event_range(m, pfn, order, &idx);
 	if (!z)
@@ -252,7 +260,9 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 			 */
 			model_anomaly(m, model_find_free_head(m, idx, &h) == WT_PCP ?
 				      MODEL_ANOM_FREE_OF_PCP : MODEL_ANOM_FREE_OF_FREE, idx, order);
-			model_unfree_range(m, idx, n);
+			ret = model_unfree_range(m, idx, n);
+			if (ret)
+				return ret;
 		}
 		if (nr_uninit)
 			init_growth(m, idx, n, nr_uninit);
@@ -268,23 +278,28 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	 * free_frozen_pages(): pcp orders go to the head of this cpu's list unless the
 	 * block is isolated; other orders and isolated blocks go to free_one_page().
 	 */
-	if (model_pcp_allowed(m, order) && force_pcp >= 0 && (force_pcp || eff != IMT_ISOLATE)) {
-		model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
-		return 0;
-	}
+	if (model_pcp_allowed(m, order) && force_pcp >= 0 && (force_pcp || eff != IMT_ISOLATE))
+		return model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-	model_free_split(m, z, idx, order);
-	return 0;
+	return model_free_split(m, z, idx, order);
 }
 
 int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	m->ops++;
 	return do_free(m, pfn, order, cpu, 0);
 }
 
 int model_page_free_nopcp(struct model *m, uint64_t pfn, unsigned int order, int cpu)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	m->ops++;
 	m->nopcp_frees++;
 	return do_free(m, pfn, order, cpu, -1);
@@ -295,7 +310,10 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 {
 	uint32_t idx, w, head;
 	struct mzone *z;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	m->ops++;
 	z = event_range(m, pfn, 0, &idx);
 	if (!z)
@@ -312,8 +330,8 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 		if (!model_pcp_allowed(m, order))
 			return 0;
 		model_del_free(m, idx);
-		model_pcp_add(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), valid_cpu(m, cpu), 0, 1);
-		return 0;
+		return model_pcp_add(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), valid_cpu(m, cpu),
+				     0, 1);
 	}
 	if (wtag(w) == WT_ALLOC) {
 		/* The mm_page_free was lost (or the page was seeded with flags 0). */
@@ -332,13 +350,66 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 
 /* ---- mm_page_alloc_zone_locked ---------------------------------------------------- */
 
+/*
+ * zone_locked took the free block @head (order @k) from list @lmt for a request of
+ * type @imt: explain the difference (an untraced claim or re-type) and adopt it.
+ */
+static int adopt_list_type(struct model *m, uint32_t idx, unsigned int order, uint32_t head,
+			   unsigned int k, int lmt, int imt)
+{
+	struct pblock *b = pb_of(m, idx);
+	int ret = 0;
+
+	if (k < m->pb_order && imt_mergeable(imt) && imt_mergeable(pb_eff_mt(b))) {
+		/*
+		 * try_to_claim_block() below pageblock order: the whole block's free
+		 * pages move to the new type, then __rmqueue_smallest() emits this
+		 * event. The extfrag event follows it.
+		 */
+		ret = model_retype_block(m, idx >> m->pb_order, imt);
+		m->implicit_claims++;
+	} else if (k >= m->pb_order - 1 && imt == IMT_MOVABLE && imt_mergeable(lmt)) {
+		/*
+		 * __isolate_free_page() of a block of order >= pageblock_order - 1
+		 * re-types its mergeable pageblocks to MOVABLE without a tracepoint: free
+		 * page reporting (virtio-balloon) and the compaction free scanner do this
+		 * on this machine.
+		 */
+		uint32_t p = head >> m->pb_order;
+		uint32_t nb = k > m->pb_order ? 1u << (k - m->pb_order) : 1;
+
+		model_anomaly(m, MODEL_ANOM_REPORT_RETYPE, idx, order);
+		if (k < m->pb_order) {
+			ret = model_retype_block(m, p, IMT_MOVABLE);
+		} else {
+			/* the block covers its pageblocks: move it, type them */
+			model_move_freepages_block(m, p, IMT_MOVABLE);
+			while (nb--)
+				model_pb_set_mt(m, p++, IMT_MOVABLE);
+		}
+	} else if (k >= m->pb_order && imt_mergeable(imt) && imt_mergeable(lmt)) {
+		/* The free list is the block's type (v6.10+): adopt it. */
+		uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
+
+		model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
+		model_move_freepages_block(m, p, imt);
+		while (nb--)
+			model_pb_set_mt(m, p++, imt);
+	} else {
+		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
+	}
+	return ret;
+}
+
 int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		      bool percpu_refill, int cpu)
 {
 	struct mzone *z;
 	uint32_t idx, w, head = 0, n;
-	int imt, hk, tails_free = 1;
+	int imt, hk, tails_free = 1, ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	m->ops++;
 	if (order > m->max_order) {
 		uint32_t i2;
@@ -371,51 +442,13 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 			}
 		}
 		if (lmt != imt) {
-			struct pblock *b = pb_of(m, idx);
-
-			if (k < m->pb_order && imt_mergeable(imt) &&
-			    imt_mergeable(pb_eff_mt(b))) {
-				/*
-				 * try_to_claim_block() below pageblock order: the whole
-				 * block's free pages move to the new type, then
-				 * __rmqueue_smallest() emits this event. The extfrag
-				 * event follows it.
-				 */
-				model_retype_block(m, idx >> m->pb_order, imt);
-				m->implicit_claims++;
-			} else if (k >= m->pb_order - 1 && imt == IMT_MOVABLE &&
-				   imt_mergeable(lmt)) {
-				/*
-				 * __isolate_free_page() of a block of order >= pageblock_order
-				 * - 1 re-types its mergeable pageblocks to MOVABLE without a
-				 * tracepoint: free page reporting (virtio-balloon) and the
-				 * compaction free scanner do this on this machine.
-				 */
-				uint32_t p = head >> m->pb_order;
-				uint32_t nb = k > m->pb_order ? 1u << (k - m->pb_order) : 1;
-
-				model_anomaly(m, MODEL_ANOM_REPORT_RETYPE, idx, order);
-				if (k < m->pb_order) {
-					model_retype_block(m, p, IMT_MOVABLE);
-				} else {
-					/* the block covers its pageblocks: move it, type them */
-					model_move_freepages_block(m, p, IMT_MOVABLE);
-					while (nb--)
-						model_pb_set_mt(m, p++, IMT_MOVABLE);
-				}
-			} else if (k >= m->pb_order && imt_mergeable(imt) && imt_mergeable(lmt)) {
-				/* The free list is the block's type (v6.10+): adopt it. */
-				uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
-
-				model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
-				model_move_freepages_block(m, p, imt);
-				while (nb--)
-					model_pb_set_mt(m, p++, imt);
-			} else {
-				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
-			}
+			ret = adopt_list_type(m, idx, order, head, k, lmt, imt);
+			if (ret)
+				return ret;
 		}
-		model_carve(m, z, head, idx, order, -1);
+		ret = model_carve(m, z, head, idx, order, -1);
+		if (ret)
+			return ret;
 		goto place;
 	}
 	tails_free = 0;
@@ -431,11 +464,13 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		model_anomaly(m, MODEL_ANOM_TAKE_NOT_FREE, idx, order);
 	}
 generic:
-	model_unfree_range(m, idx, n);
+	ret = model_unfree_range(m, idx, n);
+	if (ret)
+		return ret;
 place:
 	if (percpu_refill && imt < IMT_HIGHATOMIC && model_pcp_allowed(m, order)) {
 		/* rmqueue_bulk(): appended to the pcp list of the requested type. */
-		model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1, tails_free);
+		return model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1, tails_free);
 	} else if (tails_free) {
 		fill_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,
 			   MODEL_GFP_PENDING);
@@ -452,8 +487,10 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int imt, eff;
+	int imt, eff, ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	m->ops++;
 	if (order > m->pb_order) {
 		uint32_t i2;
@@ -476,7 +513,9 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 		 * type was wrong, or an untraced re-type happened. Adopt it.
 		 */
 		model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
-		model_retype_block(m, idx >> m->pb_order, imt);
+		ret = model_retype_block(m, idx >> m->pb_order, imt);
+		if (ret)
+			return ret;
 		eff = imt;
 	}
 	if (wtag(w) == WT_PCP) {
@@ -484,15 +523,16 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 
 		if ((info & FN_ORDER_MASK) != order) {
 			model_anomaly(m, MODEL_ANOM_TAKE_ORDER, idx, order);
-			model_unfree_range(m, idx, n);
+			ret = model_unfree_range(m, idx, n);
+			if (ret)
+				return ret;
 		} else {
 			/* the usual case: the tails are free words already */
 			model_del_free(m, idx);
 			if (imt != eff)
 				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 			model_write_word(m, idx, wmake(WT_FREE_TAIL, 0));
-			model_free_one(m, z, idx, order, eff, 0);
-			return 0;
+			return model_free_one(m, z, idx, order, eff, 0);
 		}
 	} else if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING &&
 		   w_order(w) == order && tails_clean(m, idx, n)) {
@@ -507,16 +547,18 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 		/* it was on a pcp list when the snapshot was read */
 	} else {
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
-		if (scan_tags(m, idx, n, NULL) & FREE_TAGS)
-			model_unfree_range(m, idx, n);
+		if (scan_tags(m, idx, n, NULL) & FREE_TAGS) {
+			ret = model_unfree_range(m, idx, n);
+			if (ret)
+				return ret;
+		}
 	}
 	if (imt != eff)
 		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 	/* free_pcppages_bulk(): __free_one_page() with the block's type at drain. */
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-	model_free_one(m, z, idx, order, eff, 0);
 	(void)cpu;
-	return 0;
+	return model_free_one(m, z, idx, order, eff, 0);
 }
 
 /* ---- mm_page_alloc_extfrag ------------------------------------------------------------ */
@@ -527,9 +569,11 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 {
 	struct mzone *z;
 	uint32_t idx, w, head = 0, pbi;
-	int a, f, hk;
+	int a, f, hk, ret = model_broken(m);
 	unsigned int k;
 
+	if (ret)
+		return ret;
 	m->ops++;
 	if (alloc_order > m->max_order || fallback_order > m->max_order ||
 	    alloc_order > fallback_order) {
@@ -558,7 +602,7 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 		 * already; make sure of it.
 		 */
 		if (pb_eff_mt(pb_of(m, idx)) == f)
-			model_retype_block(m, pbi, a);
+			return model_retype_block(m, pbi, a);
 		return 0;
 	}
 	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING)
@@ -574,28 +618,30 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 		if (lmt != f)
 			model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, fallback_order);
 		if (head + (1u << k) < idx + (1u << alloc_order)) {
-			model_unfree_range(m, idx, 1u << alloc_order);
+			ret = model_unfree_range(m, idx, 1u << alloc_order);
 		} else if (change_ownership && k >= m->pb_order) {
 			/* Whole-block claim: change_pageblock_range(), expand() onto @a. */
 			uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
 
 			while (nb--)
 				model_pb_set_mt(m, p++, a);
-			model_carve(m, z, head, idx, alloc_order, a);
+			ret = model_carve(m, z, head, idx, alloc_order, a);
 		} else {
 			/* __rmqueue_steal(): expand() onto the fallback list, type kept. */
-			model_carve(m, z, head, idx, alloc_order, -1);
+			ret = model_carve(m, z, head, idx, alloc_order, -1);
 		}
 	} else if (hk == WT_PCP) {
 		/* compaction_capture() of a page we put on a pcp list. */
-		model_unfree_range(m, idx, 1u << alloc_order);
+		ret = model_unfree_range(m, idx, 1u << alloc_order);
 	} else {
 		model_anomaly(m, MODEL_ANOM_TAKE_NOT_FREE, idx, alloc_order);
 		if (scan_tags(m, idx, 1u << alloc_order, NULL) &
 		    (TAGBIT(WT_HOLE) | TAGBIT(WT_UNINIT)))
 			return 0;
-		model_unfree_range(m, idx, 1u << alloc_order);
+		ret = model_unfree_range(m, idx, 1u << alloc_order);
 	}
+	if (ret)
+		return ret;
 	write_alloc(m, idx, alloc_order, a, MODEL_KIND_UNKNOWN, MODEL_GFP_PENDING);
 	return 0;
 }
@@ -605,7 +651,10 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind)
 {
 	uint32_t idx, i;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	if ((unsigned int)kind >= MODEL_NR_KINDS)
 		return -BC_E_INVAL;
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
@@ -624,7 +673,10 @@ int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_ki
 int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n)
 {
 	uint32_t idx, i;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
 		return -BC_E_INVAL;
 	for (i = idx; i < idx + n; i++)
@@ -650,10 +702,15 @@ uint64_t model_count_uncertain(const struct model *m, uint64_t pfn, uint64_t n)
 int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 {
 	uint32_t idx, i;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
 		return -BC_E_INVAL;
-	model_unfree_range(m, idx, (uint32_t)n);
+	ret = model_unfree_range(m, idx, (uint32_t)n);
+	if (ret)
+		return ret;
 	for (i = idx; i < idx + n; i++)
 		if (wtag(m->words[i]) != WT_HOLE)
 			model_write_word(m, i, wmake(WT_UNINIT, 0));
@@ -664,9 +721,11 @@ int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 {
 	uint32_t idx, pbi;
-	int imt = -1;
+	int imt = -1, ret = model_broken(m);
 	struct pblock *b;
 
+	if (ret)
+		return ret;
 	if (!pfn_to_idx(m, pfn, &idx))
 		return -BC_E_INVAL;
 	imt = model_imt_from_trace(m, mt);
@@ -676,6 +735,5 @@ int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 	b = &m->pb[pbi];
 	if (b->mt == imt)
 		return 0;
-	model_retype_block(m, pbi, imt);
-	return 0;
+	return model_retype_block(m, pbi, imt);
 }

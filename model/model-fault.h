@@ -29,6 +29,9 @@ enum model_fault {
 	/* test_pages_isolated() steps over a page in use instead of stopping at it (a
 	 * contiguous range taken with a page still in use). */
 	MODEL_FAULT_TEST_SKIPS_USED	= 1u << 3,
+	/* Not a kernel bug: the model's own allocations (free-list node pool, undo
+	 * journal) fail, as out of memory would (the -BC_E_NOMEM path, tests/test_nomem.c). */
+	MODEL_FAULT_NOMEM		= 1u << 4,
 };
 
 /* Set the fault bits of @m (0 clears them). Return: 0, or -BC_E_NOMEM. */

@@ -223,11 +223,31 @@ struct model {
 	size_t jr_len, jr_cap;
 	unsigned int nr_cp;
 	size_t cp_mark[MAX_CHECKPOINTS];
-	int jr_err;			/* out of memory while journaling */
+	/*
+	 * Sticky -BC_E_NOMEM: a free-list node or a journal entry could not be
+	 * allocated. The state may be half-updated (node) or not undoable (journal):
+	 * every later call that changes the model returns this (model_broken()).
+	 */
+	int err;
 };
+
+/* ---- out of memory ------------------------------------------------------------- */
+
+/* Mark @m broken (m->err) and return -BC_E_NOMEM with the message. */
+int model_nomem(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* -BC_E_NOMEM with a message saying the model ran out of memory earlier. */
+int model_refuse(void);
+
+/* Entry check of the calls that change the model: 0, or the sticky error. */
+static inline int model_broken(const struct model *m)
+{
+	return __builtin_expect(m->err, 0) ? model_refuse() : 0;
+}
 
 /* ---- journaled writes --------------------------------------------------------- */
 
+/* Out of memory marks @m broken (model_nomem()); the write itself still happens. */
 void model_journal_push(struct model *m, void *p);
 
 static inline void jset32(struct model *m, uint32_t *p, uint32_t v)
@@ -341,21 +361,27 @@ void model_write_word(struct model *m, uint32_t idx, uint32_t w);
 
 /* ---- buddy internals (buddy.c) ---------------------------------------------------- */
 
-uint32_t model_node_alloc(struct model *m);
+/*
+ * The int functions below return 0 or -BC_E_NOMEM (no free-list node could be
+ * allocated; @m is then broken and its state only fit for model_destroy()).
+ */
+
+/* A free-list node in *@n. Return: 0, or -BC_E_NOMEM (and @m is broken). */
+int model_node_alloc(struct model *m, uint32_t *n);
 void model_node_free(struct model *m, uint32_t n);
 
 /* Add a free block to a buddy list (head or tail); words of the block set to free. */
-void model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		    int mt, int tail);
+int model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		   int mt, int tail);
 /* Unlink the free block (buddy or pcp) whose head is @idx; the words are left as they are
  * (still counted free/pcp). Returns its node info. */
 uint32_t model_del_free(struct model *m, uint32_t idx);
 /* __free_one_page(): merge and insert; pages of the block must already be free words. */
-void model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		    int mt, int to_tail);
+int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		   int mt, int to_tail);
 /* free_one_page() -> split_large_buddy(): pieces of at most pageblock order, each with
  * its own block's type. */
-void model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order);
+int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order);
 /* Find the free block holding @idx: returns WT_BUDDY or WT_PCP (the head's tag) and
  * its head, else 0. */
 int model_find_free_head(const struct model *m, uint32_t idx, uint32_t *head);
@@ -365,11 +391,11 @@ int model_find_alloc_head(const struct model *m, uint32_t idx, uint32_t *head);
  * [idx, idx + 2^order) is carved out (expand() when idx == head); the pieces go to the
  * head of list @mt (-1 = each piece's block type). The carved pages keep free words
  * and must be rewritten by the caller. */
-void model_carve(struct model *m, struct mzone *z, uint32_t head, uint32_t idx,
-		 unsigned int order, int mt);
+int model_carve(struct model *m, struct mzone *z, uint32_t head, uint32_t idx,
+		unsigned int order, int mt);
 /* Make [idx, idx + n) not free: carve every free block overlapping it; the carved
  * pages are left as free words for the caller to overwrite. */
-void model_unfree_range(struct model *m, uint32_t idx, uint32_t n);
+int model_unfree_range(struct model *m, uint32_t idx, uint32_t n);
 /* Set the stored type of a pageblock, keeping zone counts (no list moves). */
 void model_pb_set_mt(struct model *m, uint32_t pbi, int mt);
 void model_pb_set_isolate(struct model *m, uint32_t pbi, int on);
@@ -382,17 +408,17 @@ uint32_t model_move_freepages_block(struct model *m, uint32_t pbi, int new_mt);
 uint32_t model_find_large_buddy(const struct model *m, uint32_t pbi);
 /* Cut a covering free block of order > pageblock order into pageblock-order blocks,
  * each on its own block's list, without merging. */
-void model_split_cover(struct model *m, uint32_t pbi);
+int model_split_cover(struct model *m, uint32_t pbi);
 
 /* Re-type a pageblock and move its free pages (split a covering buddy first). */
-void model_retype_block(struct model *m, uint32_t pbi, int mt);
+int model_retype_block(struct model *m, uint32_t pbi, int mt);
 
 /* pcp helpers (buddy.c) */
 int model_pcp_allowed(const struct model *m, unsigned int order);
 /* @tails_free: the block's tails are WT_FREE_TAIL already (a refill or a move from
  * the buddy), else they are rewritten. */
-void model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
-		   int mt, int cpu, int tail, int tails_free);
+int model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		  int mt, int cpu, int tail, int tails_free);
 
 /* ---- anomalies ------------------------------------------------------------------ */
 

@@ -4,12 +4,14 @@
  * numbering, the undo journal (checkpoint/rollback), anomaly records, per-pfn word
  * writes with their pageblock counters, and the read-only queries.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "model/model-fault.h"
 #include "model/model-local.h"
 
 #define _K(k, s) [MODEL_KIND_##k] = s,
@@ -257,18 +259,33 @@ void model_fill_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uin
 
 /* ---- journal ------------------------------------------------------------------- */
 
+int model_nomem(struct model *m, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	m->err = -BC_E_NOMEM;
+	return bc_error(BC_E_NOMEM, "model: %s", msg);
+}
+
 void model_journal_push(struct model *m, void *p)
 {
 	struct jentry *e;
 
+	if (m->err)
+		return;		/* the journal has a hole already: rollback is refused */
 	if (m->jr_len == m->jr_cap) {
 		size_t cap = m->jr_cap ? m->jr_cap * 2 : 4096;
-		struct jentry *n = realloc(m->jr, cap * sizeof(*n));
+		struct jentry *n = model_fault(m, MODEL_FAULT_NOMEM) ? NULL :
+				   realloc(m->jr, cap * sizeof(*n));
 
 		if (!n) {
-			/* Cannot journal: the rollback would be wrong. Fail loudly. */
-			fprintf(stderr, "model: out of memory in the undo journal\n");
-			abort();
+			/* Cannot journal: a rollback would be wrong, so none is allowed. */
+			model_nomem(m, "out of memory in the undo journal");
+			return;
 		}
 		m->jr = n;
 		m->jr_cap = cap;
@@ -278,8 +295,17 @@ void model_journal_push(struct model *m, void *p)
 	memcpy(&e->old, p, sizeof(e->old));
 }
 
+int model_refuse(void)
+{
+	return bc_error(BC_E_NOMEM, "model: out of memory earlier, the model is unusable");
+}
+
 int model_checkpoint(struct model *m)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	if (m->nr_cp >= MAX_CHECKPOINTS)
 		return bc_error(BC_E_INVAL, "model: more than %d nested checkpoints",
 				MAX_CHECKPOINTS);
@@ -290,7 +316,10 @@ int model_checkpoint(struct model *m)
 int model_rollback(struct model *m)
 {
 	size_t mark;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;	/* the journal may have a hole: undoing it would be wrong */
 	if (!m->nr_cp)
 		return bc_error(BC_E_INVAL, "model: rollback without a checkpoint");
 	mark = m->cp_mark[--m->nr_cp];
@@ -305,6 +334,10 @@ int model_rollback(struct model *m)
 
 int model_commit(struct model *m)
 {
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
 	if (!m->nr_cp)
 		return bc_error(BC_E_INVAL, "model: commit without a checkpoint");
 	m->nr_cp--;
@@ -463,68 +496,52 @@ static void map_holes(struct model *m)
 		close(fd);
 }
 
-struct model *model_create(const struct model_layout *layout,
-			   const struct model_profile *profile)
+/*
+ * Check @layout and find the pfn range to model, [*lo, *hi): aligned so that buddy
+ * arithmetic on indices equals arithmetic on pfns.
+ */
+static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t *hi)
 {
-	struct model *m;
-	uint64_t lo = UINT64_MAX, hi = 0, align;
-	unsigned int i, cpu_lists;
+	uint64_t align;
+	unsigned int i;
 
 	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
 	    layout->nr_ram > MODEL_MAX_RAM || layout->pageblock_order > 15 ||
 	    layout->max_page_order > 15 || layout->max_page_order < layout->pageblock_order ||
-	    !layout->nr_cpus || layout->nr_cpus > (1u << 19)) {
-		bc_error(BC_E_INVAL, "model: invalid layout");
-		return NULL;
-	}
+	    !layout->nr_cpus || layout->nr_cpus > (1u << 19))
+		return bc_error(BC_E_INVAL, "model: invalid layout");
+	*lo = UINT64_MAX;
+	*hi = 0;
 	for (i = 0; i < layout->nr_zones; i++) {
 		const struct model_zone_layout *z = &layout->zones[i];
 
 		if (!z->spanned)
 			continue;
-		if (z->start_pfn < lo)
-			lo = z->start_pfn;
-		if (z->start_pfn + z->spanned > hi)
-			hi = z->start_pfn + z->spanned;
+		if (z->start_pfn < *lo)
+			*lo = z->start_pfn;
+		if (z->start_pfn + z->spanned > *hi)
+			*hi = z->start_pfn + z->spanned;
 		if (i && z->start_pfn < layout->zones[i - 1].start_pfn +
-					layout->zones[i - 1].spanned) {
-			bc_error(BC_E_INVAL, "model: zones overlap or are not ascending");
-			return NULL;
-		}
+					layout->zones[i - 1].spanned)
+			return bc_error(BC_E_INVAL, "model: zones overlap or are not ascending");
 	}
-	if (lo >= hi) {
-		bc_error(BC_E_INVAL, "model: empty layout");
-		return NULL;
-	}
-	/* Align so that buddy arithmetic on indices equals arithmetic on pfns. */
+	if (*lo >= *hi)
+		return bc_error(BC_E_INVAL, "model: empty layout");
 	align = 1ull << 18;
-	lo &= ~(align - 1);
-	hi = (hi + (1ull << layout->max_page_order) - 1) & ~((1ull << layout->max_page_order) - 1);
-	if (hi - lo > (1ull << 31)) {
-		bc_error(BC_E_INVAL, "model: layout spans %llu pfns, more than 2^31",
-			 (unsigned long long)(hi - lo));
-		return NULL;
-	}
+	*lo &= ~(align - 1);
+	*hi = (*hi + (1ull << layout->max_page_order) - 1) &
+	      ~((1ull << layout->max_page_order) - 1);
+	if (*hi - *lo > (1ull << 31))
+		return bc_error(BC_E_INVAL, "model: layout spans %llu pfns, more than 2^31",
+				(unsigned long long)(*hi - *lo));
+	return 0;
+}
 
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		bc_error(BC_E_NOMEM, "model: %m");
-		return NULL;
-	}
-	m->layout = *layout;
-	if (profile)
-		m->prof = *profile;
-	else
-		model_profile_from_release("6.18.0", layout->pageblock_order, &m->prof);
-	m->base = lo;
-	m->span = (uint32_t)(hi - lo);
-	m->pb_order = layout->pageblock_order;
-	m->max_order = layout->max_page_order;
-	m->nr_orders = m->max_order + 1;
-	m->nr_cpus = layout->nr_cpus;
-	m->nr_zones = layout->nr_zones;
-	m->pool_free = NIL;
-	m->nr_pb = (m->span + (1u << m->pb_order) - 1) >> m->pb_order;
+/* The pfn map, the pageblocks and each zone's empty free and pcp lists. */
+static int alloc_tables(struct model *m)
+{
+	unsigned int i, j, cpu_lists = m->nr_cpus * NR_PCP_LISTS;
+
 	/*
 	 * Anonymous zero pages: WT_UNINIT words are 0, so the map pages of memory that
 	 * is not initialised yet (lazy struct-page init) can be given back
@@ -536,30 +553,33 @@ struct model *model_create(const struct model_layout *layout,
 		m->words = NULL;
 	m->pb = calloc(m->nr_pb, sizeof(*m->pb));
 	if (!m->words || !m->pb)
-		goto nomem;
-
-	cpu_lists = m->nr_cpus * NR_PCP_LISTS;
+		return -BC_E_NOMEM;
 	for (i = 0; i < m->nr_zones; i++) {
-		const struct model_zone_layout *zl = &layout->zones[i];
+		const struct model_zone_layout *zl = &m->layout.zones[i];
 		struct mzone *z = &m->zones[i];
-		unsigned int j;
 
 		z->start = zl->start_pfn;
 		z->end = zl->start_pfn + zl->spanned;
-		z->istart = zl->spanned ? (uint32_t)(z->start - lo) : 0;
-		z->iend = zl->spanned ? (uint32_t)(z->end - lo) : 0;
+		z->istart = zl->spanned ? (uint32_t)(z->start - m->base) : 0;
+		z->iend = zl->spanned ? (uint32_t)(z->end - m->base) : 0;
 		z->free = calloc((size_t)m->nr_orders * NR_IMT, sizeof(*z->free));
 		z->pcp = calloc(cpu_lists, sizeof(*z->pcp));
 		z->pcp_count = calloc(m->nr_cpus, sizeof(*z->pcp_count));
 		if (!z->free || !z->pcp || !z->pcp_count)
-			goto nomem;
+			return -BC_E_NOMEM;
 		for (j = 0; j < m->nr_orders * NR_IMT; j++)
 			z->free[j].head = z->free[j].tail = NIL;
 		for (j = 0; j < cpu_lists; j++)
 			z->pcp[j].head = z->pcp[j].tail = NIL;
 	}
+	return 0;
+}
 
-	/* Pageblocks: zone, straddle flag, MOVABLE (init_pageblock_migratetype()). */
+/* Pageblocks: zone, straddle flag, MOVABLE (init_pageblock_migratetype()). */
+static void init_pageblocks(struct model *m)
+{
+	unsigned int i;
+
 	for (i = 0; i < m->nr_pb; i++) {
 		m->pb[i].zone = PB_NOZONE;
 		m->pb[i].mt = IMT_MOVABLE;
@@ -580,23 +600,29 @@ struct model *model_create(const struct model_layout *layout,
 				b->zone = (uint8_t)i;
 		}
 	}
+}
 
-	/* Words: RAM inside a zone is "unknown, in use" until seeded; the rest holes. */
+/* Words: RAM inside a zone is "unknown, in use" until seeded; the rest holes. Then
+ * the counters that follow from the words. */
+static void init_words(struct model *m)
+{
+	unsigned int i;
+
 	for (i = 0; i < m->nr_zones; i++) {
 		struct mzone *z = &m->zones[i];
 		uint64_t pfn = z->start;
 
 		while (pfn < z->end) {
 			uint64_t until, stop;
-			int ram = is_ram(layout, pfn, &until);
+			int ram = is_ram(&m->layout, pfn, &until);
 
 			stop = until < z->end ? until : z->end;
 			if (ram) {
-				uint32_t a = (uint32_t)(pfn - lo), b = (uint32_t)(stop - lo), k;
 				uint32_t w = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN,
 						     MODEL_GFP_UNKNOWN, W_SEEDED) | W_UNCERTAIN;
+				uint32_t k, b = (uint32_t)(stop - m->base);
 
-				for (k = a; k < b; k++)
+				for (k = (uint32_t)(pfn - m->base); k < b; k++)
 					m->words[k] = w;
 			}
 			pfn = stop;
@@ -614,11 +640,43 @@ struct model *model_create(const struct model_layout *layout,
 		if (present && b->zone != PB_NOZONE)
 			m->zones[b->zone].nr_pb[pb_eff_mt(b)]++;
 	}
+}
+
+struct model *model_create(const struct model_layout *layout,
+			   const struct model_profile *profile)
+{
+	struct model *m;
+	uint64_t lo = 0, hi = 0;
+
+	if (layout_span(layout, &lo, &hi))
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		bc_error(BC_E_NOMEM, "model: %m");
+		return NULL;
+	}
+	m->layout = *layout;
+	if (profile)
+		m->prof = *profile;
+	else
+		model_profile_from_release("6.18.0", layout->pageblock_order, &m->prof);
+	m->base = lo;
+	m->span = (uint32_t)(hi - lo);
+	m->pb_order = layout->pageblock_order;
+	m->max_order = layout->max_page_order;
+	m->nr_orders = m->max_order + 1;
+	m->nr_cpus = layout->nr_cpus;
+	m->nr_zones = layout->nr_zones;
+	m->pool_free = NIL;
+	m->nr_pb = (m->span + (1u << m->pb_order) - 1) >> m->pb_order;
+	if (alloc_tables(m)) {
+		model_destroy(m);
+		bc_error(BC_E_NOMEM, "model: cannot allocate the pfn map");
+		return NULL;
+	}
+	init_pageblocks(m);
+	init_words(m);
 	return m;
-nomem:
-	model_destroy(m);
-	bc_error(BC_E_NOMEM, "model: cannot allocate the pfn map");
-	return NULL;
 }
 
 void model_destroy(struct model *m)

@@ -18,6 +18,13 @@
  * State is opaque (struct model); internals live in model/model-local.h. A model is
  * not thread-safe: one caller at a time.
  *
+ * Out of memory never aborts: the call that could not grow the free-list node pool
+ * returns -BC_E_NOMEM (the isolation calls of isolate.c do not check yet: there it
+ * shows at the next call), and so does model_rollback() when the undo journal could not
+ * grow. The model is then broken (its state half-updated or not undoable): every later
+ * call that changes it, model_checkpoint() and model_commit() return -BC_E_NOMEM, and
+ * only queries and model_destroy() remain.
+ *
  * Kernel rules mirrored (mm/page_alloc.c unless noted), and where:
  *   expand(), page_del_and_expand()         buddy.c model_carve(): caller keeps the
  *                                           lowest pages, halves to the list head

@@ -63,11 +63,11 @@ static unsigned int ilog2_exact(uint64_t n)
 }
 
 /* Add the BUDDY run [s, e) (indices, one zone) as greedy aligned blocks. */
-static void seed_buddy_run(struct model *m, struct mzone *z, uint32_t s, uint32_t e)
+static int seed_buddy_run(struct model *m, struct mzone *z, uint32_t s, uint32_t e)
 {
 	while (s < e) {
 		unsigned int k = m->max_order;
-		int mt;
+		int mt, ret;
 
 		while (k && ((s & ((1u << k) - 1)) || s + (1u << k) > e))
 			k--;
@@ -92,9 +92,12 @@ static void seed_buddy_run(struct model *m, struct mzone *z, uint32_t s, uint32_
 		mt = pb_eff_mt(pb_of(m, s));
 		model_write_range(m, s, 1u << k, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
 		/* merges with free buddies just outside the seeded range too */
-		model_free_one(m, z, s, k, mt, 1);
+		ret = model_free_one(m, z, s, k, mt, 1);
+		if (ret)
+			return ret;
 		s += 1u << k;
 	}
+	return 0;
 }
 
 int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
@@ -102,7 +105,10 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 {
 	uint32_t idx, end, i, mb;
 	uint64_t off = 0;
+	int ret = model_broken(m);
 
+	if (ret)
+		return ret;
 	if (!kpageflags)
 		return -BC_E_INVAL;
 	if (pfn < m->base) {
@@ -121,7 +127,9 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 	if (mapcount)
 		mapcount += off;
 
-	model_unfree_range(m, idx, (uint32_t)n);
+	ret = model_unfree_range(m, idx, (uint32_t)n);
+	if (ret)
+		return ret;
 	mb = (uint32_t)m->layout.memory_block_pages;
 	i = idx;
 	while (i < end) {
@@ -146,7 +154,9 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 			while (j < end && j < z->iend && (kpageflags[j - idx] & F(KPF_BUDDY)) &&
 			       !(kpageflags[j - idx] & F(KPF_NOPAGE)))
 				j++;
-			seed_buddy_run(m, z, i, j);
+			ret = seed_buddy_run(m, z, i, j);
+			if (ret)
+				return ret;
 			i = j;
 			continue;
 		}
