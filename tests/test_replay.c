@@ -138,7 +138,7 @@ START_TEST(test_live_fidelity)
 	if (!fixture_live("test_live_fidelity"))
 		return;
 	if (!wl || access(wl, X_OK)) {
-		printf("SKIP: test_live_fidelity: workload binary not built (BC_WORKLOAD)\n");
+		fixture_skip("workload binary not built (BC_WORKLOAD)");
 		return;
 	}
 	ck_assert(asprintf(&cmd, "%s record -q -o %s -d 20 --snapshot-every 10 -- %s mixed 96 19",
