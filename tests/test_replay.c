@@ -73,7 +73,8 @@ static void print_fidelity(const char *what, const struct fidelity *f)
  * targets of issue 3 at every later snapshot: >= 99.9% state agreement, >= 99% kind
  * agreement, buddyinfo within 0.1% per order. Fails when fidelity drops.
  */
-static const char *const bundled[] = { "traces/idle.db", "traces/frag.db", NULL };
+static const char *const bundled[] = { "traces/idle.db", "traces/frag.db", "traces/extfrag.db",
+				       NULL };
 
 START_TEST(test_bundled_fidelity)
 {
@@ -90,6 +91,80 @@ START_TEST(test_bundled_fidelity)
 	ck_assert_msg(f.state >= 0.999, "%s: state agreement %.5f < 0.999", path, f.state);
 	ck_assert_msg(f.kind >= 0.99, "%s: kind agreement %.5f < 0.99", path, f.kind);
 	ck_assert_msg(f.buddy <= 0.001, "%s: buddyinfo error %.4f > 0.001", path, f.buddy);
+}
+END_TEST
+
+/* Claims seen in a replay: the block's stored type before and after each extfrag. */
+struct claims {
+	int before;			/* stored type of the event's pageblock, before it */
+	unsigned int events;		/* extfrag with change_ownership */
+	unsigned int retyped;		/* ... whose block went fallback_mt -> alloc mt */
+	unsigned int whole;		/* ... of them with fallback_order >= pageblock order */
+};
+
+static int claim_before(void *arg, struct replay *rp, const struct rp_event *ev)
+{
+	struct claims *c = arg;
+
+	if (ev->kind == RP_EV_EXTFRAG &&
+	    model_pageblock_mt(rp_model(rp), ev->pfn, &c->before, NULL, NULL))
+		c->before = -1;
+	return 0;
+}
+
+static int claim_after(void *arg, struct replay *rp, const struct rp_event *ev)
+{
+	struct claims *c = arg;
+	int mt;
+
+	if (ev->kind != RP_EV_EXTFRAG || !ev->change_ownership)
+		return 0;
+	c->events++;
+	if (!model_pageblock_mt(rp_model(rp), ev->pfn, &mt, NULL, NULL) && mt == ev->mt &&
+	    c->before == ev->fallback_mt) {
+		c->retyped++;
+		if (ev->fallback_order >= model_get_layout(rp_model(rp))->pageblock_order)
+			c->whole++;
+	}
+	return 0;
+}
+
+/*
+ * traces/extfrag.db (real mm_page_alloc_extfrag events: unmovable order-9 allocations
+ * that claimed whole Movable blocks, change_ownership 1). Expect at least one pageblock
+ * re-typed by a claim in the model, Movable -> Unmovable, at its event; and every claim
+ * event to do so, and pagetypeinfo within 1% at the end snapshot (the other fidelity
+ * thresholds are those of test_bundled_fidelity).
+ */
+START_TEST(test_extfrag_claims)
+{
+	const char *path = fixture_path("traces/extfrag.db");
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct claims c = { 0 };
+	struct rp_hooks h = { .arg = &c, .before_event = claim_before,
+			      .after_event = claim_after };
+	const struct rp_score *sc;
+	struct replay *rp;
+	struct tdb *db;
+	int n;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, &h) == 0, "%s", bc_errmsg());
+	/* The claims are what re-typed blocks between the snapshots: pagetypeinfo shows them. */
+	sc = rp_scores(rp, &n);
+	ck_assert_int_ge(n, 1);
+	while (n--)
+		ck_assert_msg(sc[n].pagetypeinfo_max_rel_err <= 0.01, "snapshot #%lld: pagetypeinfo "
+			      "error %.4f > 0.01 (%s)", (long long)sc[n].snap,
+			      sc[n].pagetypeinfo_max_rel_err, sc[n].ptype_worst);
+	rp_destroy(rp);
+	tdb_close(db);
+	printf("extfrag.db: %u claim events, %u re-typed their pageblock in the model (%u whole)\n",
+	       c.events, c.retyped, c.whole);
+	ck_assert_uint_ge(c.retyped, 1);
+	ck_assert_uint_ge(c.whole, 1);
+	ck_assert_uint_eq(c.retyped, c.events);
 }
 END_TEST
 
@@ -175,6 +250,7 @@ Suite *replay_suite(void)
 		n++;
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_bundled_fidelity, 0, n);
+	tcase_add_test(tc, test_extfrag_claims);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_parse_time);
 	suite_add_tcase(s, tc);
