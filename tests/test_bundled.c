@@ -166,7 +166,7 @@ END_TEST
 Suite *bundled_suite(void)
 {
 	Suite *s = suite_create("bundled");
-	TCase *tc = tcase_create("default");
+	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_default_verify);
