@@ -2,7 +2,8 @@
 #
 #   make            build ./bigchunk
 #   make run        main job on the bundled default capture
-#   make check      all tests (live tests run when root + tracefs, else skip with a reason)
+#   make check      all tests (live tests run when root + tracefs, else skip with a reason;
+#                   the summary counts the live tests that ran and the skips, with reasons)
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make install PREFIX=/usr/local DESTDIR=

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <check.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,18 +120,72 @@ static bool live_lock(const char *test)
 	return true;
 }
 
+/*
+ * One line per record, written with one write() to a file opened O_APPEND, so the
+ * records of forked tests do not interleave:
+ *   live TAB test                      a live test began (fixture_live())
+ *   skip TAB live|other TAB test TAB reason
+ */
+static void skip_log(const char *line)
+{
+	const char *path = getenv("BC_SKIP_LOG");
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, line, strlen(line)) < 0) {
+		/* the summary then misses this record; the SKIP line was printed */
+	}
+	close(fd);
+}
+
+/* The test that called fixture_live() in this process (CK_FORK=no runs them all in one). */
+static const char *live_test;
+
+void fixture_skip(const char *fmt, ...)
+{
+	const char *name = tcase_name();
+	char reason[512], *line, *p;
+	va_list ap;
+	bool live = live_test && name && !strcmp(live_test, name);
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	for (p = reason; *p; p++)	/* one record per line */
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	printf("SKIP: %s: %s\n", name ? name : "?", reason);
+	fflush(stdout);
+	if (asprintf(&line, "skip\t%s\t%s\t%s\n", live ? "live" : "other", name ? name : "?",
+		     reason) < 0)
+		return;
+	skip_log(line);
+	free(line);
+}
+
 bool fixture_live(const char *test)
 {
+	char *line;
+
+	live_test = tcase_name();
+	if (asprintf(&line, "live\t%s\n", live_test ? live_test : test) >= 0) {
+		skip_log(line);
+		free(line);
+	}
 	if (getenv("BC_NO_LIVE")) {
-		printf("SKIP: %s: BC_NO_LIVE is set (live kernel test)\n", test);
+		fixture_skip("BC_NO_LIVE is set (live kernel test)");
 		return false;
 	}
 	if (geteuid() != 0) {
-		printf("SKIP: %s: needs root (live kernel test)\n", test);
+		fixture_skip("needs root (live kernel test)");
 		return false;
 	}
 	if (access("/sys/kernel/tracing/trace", F_OK) != 0) {
-		printf("SKIP: %s: tracefs is not mounted at /sys/kernel/tracing\n", test);
+		fixture_skip("tracefs is not mounted at /sys/kernel/tracing");
 		return false;
 	}
 	return live_lock(test);

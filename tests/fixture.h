@@ -18,7 +18,17 @@ const char *fixture_path(const char *rel);
 /* Run a shell command line; returns its exit status (or -1), stdout+stderr in *out
  * (malloc'ed, caller frees) when @out is not NULL. */
 int fixture_run(const char *cmdline, char **out);
-/* Live tests: true when root with tracefs; otherwise prints "SKIP: <test>: <reason>". */
+/*
+ * Live tests: true when root with tracefs (and BC_NO_LIVE unset), after taking the
+ * live-test lock; otherwise skips with the reason (fixture_skip()). Every call is
+ * counted as one live test for the summary of check_main.c.
+ */
 bool fixture_live(const char *test);
+/*
+ * Skip the running test for a stated reason: prints "SKIP: <test>: <reason>" and
+ * appends a record to the file named by BC_SKIP_LOG (check_main.c sums them up, since
+ * Check itself counts a test that returns early as passed). The caller returns.
+ */
+void fixture_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

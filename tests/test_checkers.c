@@ -366,16 +366,36 @@ START_TEST(test_clean_capture)
 END_TEST
 
 
+/* Replay @path to its end; the stored migratetype (trace numbering) of each pfn in @pfn. */
+static void replayed_types(const char *path, const uint64_t *pfn, int *mt, int n)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct replay *rp;
+	struct tdb *db;
+	int i;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(model_pageblock_mt(rp_model(rp), pfn[i], &mt[i], NULL, NULL), 0);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+
 /*
  * pageblock-type pass case: a whole-block claim (extfrag with change_ownership, found
  * order 10: blocks A re-typed Unmovable) and a steal (change_ownership 0: block B keeps
- * Movable), each followed by its allocation. Expect no violation.
+ * Movable), each followed by its allocation. Expect no violation, and in the model
+ * both pageblocks of A Unmovable, both of B still Movable.
  */
 START_TEST(test_pageblock_claim_and_steal_ok)
 {
+	static const uint64_t pfn[4] = { ZSTART, ZSTART + 0x200, ZSTART + 0x400, ZSTART + 0x600 };
+	static const int want[4] = { 0, 0, 1, 1 };	/* Unmovable, Movable */
 	struct chk_ctx *k;
 	struct cap c;
-	int mode;
+	int mode, mt[4], i;
 
 	cap_begin(&c, "claim.db");
 	add_snapshot(&c, 1, 0, 0);
@@ -394,6 +414,11 @@ START_TEST(test_pageblock_claim_and_steal_ok)
 		ck_assert_int_eq(s.r[CHK_PAGEBLOCK_TYPE].status, mode ? CHK_PASS : CHK_NOT_RUN);
 		chk_destroy(k);
 	}
+	replayed_types(c.path, pfn, mt, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_msg(mt[i] == want[i], "pageblock 0x%llx: migratetype %d, wanted %d (%s)",
+			      (unsigned long long)pfn[i], mt[i], want[i],
+			      i < 2 ? "claimed" : "stolen from, type kept");
 }
 END_TEST
 

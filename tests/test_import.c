@@ -53,7 +53,7 @@ static bool have_trace_cmd(const char *test)
 	if (fixture_run("trace-cmd --version >/dev/null 2>&1", NULL) == 0 ||
 	    fixture_run("command -v trace-cmd >/dev/null", NULL) == 0)
 		return true;
-	printf("SKIP: %s: trace-cmd is not installed\n", test);
+	fixture_skip("trace-cmd is not installed");
 	return false;
 }
 

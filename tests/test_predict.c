@@ -707,7 +707,7 @@ START_TEST(test_live_probe_verify)
 	if (!fixture_live("test_live_probe_verify"))
 		return;
 	if (access("/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", W_OK)) {
-		printf("SKIP: test_live_probe_verify: no 1 GiB hugetlb pool on this kernel\n");
+		fixture_skip("no 1 GiB hugetlb pool on this kernel");
 		return;
 	}
 	fp = fopen("/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "r");

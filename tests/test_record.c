@@ -260,8 +260,8 @@ START_TEST(test_record_not_root)
 	waitpid(pid, &st, 0);
 	ck_assert(WIFEXITED(st));
 	if (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127) {
-		printf("SKIP: test_record_not_root: cannot run %s as uid 65534 (%d)\n",
-		       fixture_bigchunk(), WEXITSTATUS(st));
+		fixture_skip("cannot run %s as uid 65534 (%d)", fixture_bigchunk(),
+			     WEXITSTATUS(st));
 	} else {
 		ck_assert_int_eq(WEXITSTATUS(st), 2);
 		ck_assert_ptr_nonnull(strstr(slurp(log), "needs root"));
@@ -485,7 +485,7 @@ START_TEST(test_record_disk_full)
 		return;
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	if (mount("tmpfs", dir, "tmpfs", 0, "size=3m") != 0) {
-		printf("SKIP: test_record_disk_full: cannot mount tmpfs: %s\n", strerror(errno));
+		fixture_skip("cannot mount tmpfs: %s", strerror(errno));
 		rmdir(dir);
 		return;
 	}

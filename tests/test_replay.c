@@ -5,6 +5,8 @@
  * fail when fidelity drops) and on a fresh live capture under load.
  */
 #include <check.h>
+#include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +76,8 @@ static void print_fidelity(const char *what, const struct fidelity *f)
  * targets of issue 3 at every later snapshot: >= 99.9% state agreement, >= 99% kind
  * agreement, buddyinfo within 0.1% per order. Fails when fidelity drops.
  */
-static const char *const bundled[] = { "traces/idle.db", "traces/frag.db", NULL };
+static const char *const bundled[] = { "traces/idle.db", "traces/frag.db", "traces/extfrag.db",
+				       NULL };
 
 START_TEST(test_bundled_fidelity)
 {
@@ -94,28 +97,237 @@ START_TEST(test_bundled_fidelity)
 }
 END_TEST
 
-/* Same file, same answer: replay reads no clock and no randomness. */
-START_TEST(test_deterministic)
-{
-	struct fidelity a, b;
-	const char *path = fixture_path("traces/frag.db");
+/* Claims seen in a replay: the block's stored type before and after each extfrag. */
+struct claims {
+	int before;			/* stored type of the event's pageblock, before it */
+	unsigned int events;		/* extfrag with change_ownership */
+	unsigned int retyped;		/* ... whose block went fallback_mt -> alloc mt */
+	unsigned int whole;		/* ... of them with fallback_order >= pageblock order */
+};
 
-	ck_assert_int_eq(replay_file(path, &a), 0);
-	ck_assert_int_eq(replay_file(path, &b), 0);
-	ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
+static int claim_before(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct claims *c = arg;
+
+	if (ev->kind == TR_EV_EXTFRAG &&
+	    model_pageblock_mt(rp_model(rp), ev->pfn, &c->before, NULL, NULL))
+		c->before = -1;
+	return 0;
+}
+
+static int claim_after(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct claims *c = arg;
+	int mt;
+
+	if (ev->kind != TR_EV_EXTFRAG || !ev->change_ownership)
+		return 0;
+	c->events++;
+	if (!model_pageblock_mt(rp_model(rp), ev->pfn, &mt, NULL, NULL) && mt == ev->mt &&
+	    c->before == ev->fallback_mt) {
+		c->retyped++;
+		if (ev->fallback_order >= model_get_layout(rp_model(rp))->pageblock_order)
+			c->whole++;
+	}
+	return 0;
+}
+
+/*
+ * traces/extfrag.db (real mm_page_alloc_extfrag events: unmovable order-9 allocations
+ * that claimed whole Movable blocks, change_ownership 1). Expect at least one pageblock
+ * re-typed by a claim in the model, Movable -> Unmovable, at its event; and every claim
+ * event to do so, and pagetypeinfo within 1% at the end snapshot (the other fidelity
+ * thresholds are those of test_bundled_fidelity).
+ */
+START_TEST(test_extfrag_claims)
+{
+	const char *path = fixture_path("traces/extfrag.db");
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct claims c = { 0 };
+	struct rp_hooks h = { .arg = &c, .before_event = claim_before,
+			      .after_event = claim_after };
+	const struct rp_score *sc;
+	struct replay *rp;
+	struct tdb *db;
+	int n;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, &h) == 0, "%s", bc_errmsg());
+	/* The claims are what re-typed blocks between the snapshots: pagetypeinfo shows them. */
+	sc = rp_scores(rp, &n);
+	ck_assert_int_ge(n, 1);
+	while (n--)
+		ck_assert_msg(sc[n].pagetypeinfo_max_rel_err <= 0.01, "snapshot #%lld: pagetypeinfo "
+			      "error %.4f > 0.01 (%s)", (long long)sc[n].snap,
+			      sc[n].pagetypeinfo_max_rel_err, sc[n].ptype_worst);
+	rp_destroy(rp);
+	tdb_close(db);
+	printf("extfrag.db: %u claim events, %u re-typed their pageblock in the model (%u whole)\n",
+	       c.events, c.retyped, c.whole);
+	ck_assert_uint_ge(c.retyped, 1);
+	ck_assert_uint_ge(c.whole, 1);
+	ck_assert_uint_eq(c.retyped, c.events);
 }
 END_TEST
+
+/* Columns that name a run or say when it ran: not part of the result. */
+static bool run_column(const char *name)
+{
+	static const char *const words[] = { "time", "wall", "created", "started", "finished",
+					     "elapsed", "duration", "date", "host", "pid", NULL };
+	int i;
+
+	if (!strcmp(name, "id") || !strcmp(name, "run") || !strcmp(name, "run_id"))
+		return true;
+	for (i = 0; words[i]; i++)
+		if (strstr(name, words[i]))
+			return true;
+	return false;
+}
+
+/* Every row of every table whose name begins with @prefix, as text in a stable order
+ * (malloc'ed); *@rows counts them. */
+static char *result_rows(const char *path, const char *prefix, int *rows)
+{
+	sqlite3_stmt *tabs, *cols, *st;
+	char *out = NULL, *sql;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	sqlite3 *sq;
+
+	*rows = 0;
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sq, "SELECT name FROM sqlite_master WHERE type = "
+					    "'table' AND instr(name, ?) = 1 ORDER BY name", -1,
+					    &tabs, NULL), SQLITE_OK);
+	sqlite3_bind_text(tabs, 1, prefix, -1, SQLITE_STATIC);
+	while (sqlite3_step(tabs) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tabs, 0);
+		char *list = NULL;
+		size_t ll = 0;
+		FILE *lf = open_memstream(&list, &ll);
+
+		ck_assert(asprintf(&sql, "SELECT name FROM pragma_table_info('%s')", t) > 0);
+		ck_assert_int_eq(sqlite3_prepare_v2(sq, sql, -1, &cols, NULL), SQLITE_OK);
+		free(sql);
+		while (sqlite3_step(cols) == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(cols, 0);
+
+			if (!run_column(c))
+				fprintf(lf, "%s\"%s\"", ftell(lf) ? ", " : "", c);
+		}
+		sqlite3_finalize(cols);
+		fclose(lf);
+		ck_assert(asprintf(&sql, "SELECT %s FROM \"%s\" ORDER BY %s", list, t, list) > 0);
+		ck_assert_msg(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+			      sqlite3_errmsg(sq));
+		fprintf(f, "== %s (%s)\n", t, list);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int i;
+
+			for (i = 0; i < sqlite3_column_count(st); i++)
+				fprintf(f, "%s%s", i ? "|" : "",
+					sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
+					(const char *)sqlite3_column_text(st, i));
+			fputc('\n', f);
+			(*rows)++;
+		}
+		sqlite3_finalize(st);
+		free(sql);
+		free(list);
+	}
+	sqlite3_finalize(tabs);
+	sqlite3_close(sq);
+	fclose(f);
+	return out;
+}
+
+/* `bigchunk replay` on a fresh copy of @capture: its output (paths as CAP) and stored rows. */
+static char *replay_copy(const char *capture, const char *copy, char **rows, int *nrows)
+{
+	char *cmd, *out;
+	int rc;
+
+	ck_assert(asprintf(&cmd, "cp '%s' '%s' && chmod u+w '%s' && %s replay '%s' | sed 's#%s#CAP#g'",
+			   capture, copy, copy, fixture_bigchunk(), copy, copy) > 0);
+	rc = fixture_run(cmd, &out);
+	free(cmd);
+	ck_assert_msg(rc == 0, "replay of %s failed: %s", copy, out);
+	*rows = result_rows(copy, "replay", nrows);
+	fixture_rm(copy);
+	return out;
+}
+
+/*
+ * Same file, same answer: replay reads no clock and no randomness. Two runs of
+ * `bigchunk replay` on copies of a bundled capture print the same text and store the
+ * same rows in every replay_* table (all columns but run ids and times).
+ */
+static const char *const det_captures[] = { "traces/frag.db", "traces/default.db" };
+
+START_TEST(test_deterministic)
+{
+	const char *path = fixture_path(det_captures[_i]);
+	char *out_a, *out_b, *rows_a, *rows_b;
+	int na, nb;
+
+	/* One name for both copies: a stored command line holds the path. */
+	out_a = replay_copy(path, fixture_tmpfile("det.db"), &rows_a, &na);
+	out_b = replay_copy(path, fixture_tmpfile("det.db"), &rows_b, &nb);
+	ck_assert_ptr_nonnull(strstr(rows_a, "== replay_scores"));
+	ck_assert_int_ge(na, 2);	/* at least one score and one anomaly class */
+	/* Check's messages hold a few KiB: print the texts whole when they differ. */
+	if (strcmp(out_a, out_b) || strcmp(rows_a, rows_b))
+		printf("run 1:\n%s%s\nrun 2:\n%s%s\n", out_a, rows_a, out_b, rows_b);
+	ck_assert_msg(!strcmp(out_a, out_b), "replay printed different text in two runs");
+	ck_assert_int_eq(na, nb);
+	ck_assert_msg(!strcmp(rows_a, rows_b), "replay stored different rows in two runs");
+	free(out_a);
+	free(out_b);
+	free(rows_a);
+	free(rows_b);
+}
+END_TEST
+
+/* The seq and ts of the first trace_marker of @path whose text begins with @prefix,
+ * read with SQL of its own (not through the code under test). */
+static void marker_row(const char *path, const char *prefix, uint64_t *seq, uint64_t *ts)
+{
+	sqlite3_stmt *st;
+	sqlite3 *sq;
+
+	ck_assert_int_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(sq, "SELECT seq, ts FROM markers WHERE instr(text, ?) "
+					    "= 1 ORDER BY ts, seq LIMIT 1", -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	*seq = (uint64_t)sqlite3_column_int64(st, 0);
+	*ts = (uint64_t)sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	sqlite3_close(sq);
+}
 
 START_TEST(test_parse_time)
 {
 	const char *path = fixture_path("traces/frag.db");
-	uint64_t seq, ts, seq2, ts2;
+	uint64_t seq, ts, seq2, ts2, mseq, mts;
+	char spec[32];
 	struct tdb *db;
 
+	marker_row(path, "bigchunk snapshot frag-end", &mseq, &mts);
+	ck_assert_uint_gt(mseq, 0);
 	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
 	ck_assert_int_eq(tr_parse_time(db, "marker:bigchunk snapshot frag-end", &seq, &ts), 0);
-	ck_assert_uint_gt(seq, 0);
+	ck_assert_uint_eq(seq, mseq);
+	ck_assert_uint_eq(ts, mts);
 	/* The first event at or after that marker's time is the marker's seq. */
+	snprintf(spec, sizeof(spec), "%llu", (unsigned long long)mts);
+	ck_assert_int_eq(tr_parse_time(db, spec, &seq2, &ts2), 0);
+	ck_assert_uint_eq(seq2, mseq);
+	ck_assert_uint_eq(ts2, mts);
 	ck_assert_int_eq(tr_parse_time(db, "0s", &seq2, &ts2), 0);
 	ck_assert_uint_eq(seq2, 0);
 	ck_assert_int_eq(tr_parse_time(db, "marker:no such marker", &seq, &ts), -BC_E_NOENT);
@@ -139,7 +351,7 @@ START_TEST(test_live_fidelity)
 	if (!fixture_live("test_live_fidelity"))
 		return;
 	if (!wl || access(wl, X_OK)) {
-		printf("SKIP: test_live_fidelity: workload binary not built (BC_WORKLOAD)\n");
+		fixture_skip("workload binary not built (BC_WORKLOAD)");
 		return;
 	}
 	ck_assert(asprintf(&cmd, "%s record -q -o %s -d 20 --snapshot-every 10 -- %s mixed 96 19",
@@ -176,7 +388,9 @@ Suite *replay_suite(void)
 		n++;
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_bundled_fidelity, 0, n);
-	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_extfrag_claims);
+	tcase_add_loop_test(tc, test_deterministic, 0,
+			    (int)(sizeof(det_captures) / sizeof(det_captures[0])));
 	tcase_add_test(tc, test_parse_time);
 	suite_add_tcase(s, tc);
 	tcase_set_tags(live, "live");

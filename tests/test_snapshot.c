@@ -695,7 +695,7 @@ START_TEST(test_load_compressed)
 	int64_t id;
 
 	if (fixture_run("command -v zstd && command -v gzip", NULL)) {
-		printf("SKIP: load_compressed: zstd or gzip is not installed\n");
+		fixture_skip("zstd or gzip is not installed");
 		return;
 	}
 	make_mini_dir(dir, MINI_PFNS, MINI_PFNS, 0, true);
@@ -1098,11 +1098,11 @@ END_TEST
 static bool need_root(const char *test)
 {
 	if (geteuid() != 0) {
-		printf("SKIP: %s: needs root (reads /proc/kpageflags)\n", test);
+		fixture_skip("needs root (reads /proc/kpageflags)");
 		return false;
 	}
 	if (access("/proc/kpageflags", R_OK)) {
-		printf("SKIP: %s: /proc/kpageflags is not readable\n", test);
+		fixture_skip("/proc/kpageflags is not readable");
 		return false;
 	}
 	return true;
@@ -1158,7 +1158,7 @@ START_TEST(test_live_roundtrip)
 	uint64_t nr;
 	int64_t id, id2, bytes;
 
-	if (!need_root("live_roundtrip"))
+	if (!fixture_live("live_roundtrip") || !need_root("live_roundtrip"))
 		return;
 	t0 = now_s();
 	ck_assert_msg(!snap_write_dir(dir, NULL), "%s", bc_errmsg());
@@ -1193,10 +1193,10 @@ START_TEST(test_live_twin)
 	int64_t a, b;
 	int rc;
 
-	if (!need_root("live_twin"))
+	if (!fixture_live("live_twin") || !need_root("live_twin"))
 		return;
 	if (access("/proc/timer_list", R_OK)) {
-		printf("SKIP: live_twin: /proc/timer_list is not readable\n");
+		fixture_skip("/proc/timer_list is not readable");
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "sh '%s' '%s'", shell_twin(), dsh);
@@ -1233,7 +1233,7 @@ START_TEST(test_live_markers)
 	struct snap_marker m;
 	uint64_t b, e;
 
-	if (!need_root("live_markers") || !fixture_live("live_markers"))
+	if (!fixture_live("live_markers") || !need_root("live_markers"))
 		return;
 	snprintf(inst, sizeof(inst), "bc-snaptest-%d", (int)getpid());
 	snprintf(path, sizeof(path), "/sys/kernel/tracing/instances/%s", inst);

@@ -275,12 +275,12 @@ START_TEST(test_disk_full)
 	int t, i, ret = 0;
 
 	if (geteuid() != 0) {
-		printf("SKIP: test_disk_full: needs root to mount a small tmpfs\n");
+		fixture_skip("needs root to mount a small tmpfs");
 		return;
 	}
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	if (mount("tmpfs", dir, "tmpfs", 0, "size=256k") != 0) {
-		printf("SKIP: test_disk_full: cannot mount tmpfs: %m\n");
+		fixture_skip("cannot mount tmpfs: %m");
 		rmdir(dir);
 		return;
 	}

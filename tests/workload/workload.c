@@ -11,6 +11,9 @@
  *   pgtable   touch one page per 2 MiB over MIB*256 MiB of address space (page tables)
  *   mlock     anonymous memory, mlock()ed
  *   thp       anonymous memory with MADV_HUGEPAGE
+ *   rings     MIB/4 io_uring instances of 32768 entries: each rings 2 MiB of submission
+ *             entries and 2 MiB of completions as order-9 unmovable allocations, which
+ *             fall back onto Movable pageblocks and claim them (extfrag events)
  *   mixed     all of the above, MIB split between them, churned for SECONDS
  */
 #include <errno.h>
@@ -21,8 +24,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #define MIB (1ul << 20)
 #define PAGE 4096ul
@@ -125,6 +131,19 @@ static char *pgtable(size_t mib)
 	return p;
 }
 
+/* io_uring_setup() allocates its rings as single compound pages where it can. */
+static void rings(size_t n)
+{
+	struct io_uring_params prm;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&prm, 0, sizeof(prm));
+		if (syscall(__NR_io_uring_setup, 32768, &prm) < 0)
+			die("io_uring_setup");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode, *dir = "/tmp";
@@ -132,8 +151,8 @@ int main(int argc, char **argv)
 	double secs, end;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: workload anon|pagecache|slab|pgtable|mlock|thp|mixed MIB "
-			"SECONDS [DIR]\n");
+		fprintf(stderr, "usage: workload anon|pagecache|slab|pgtable|mlock|thp|rings|mixed "
+			"MIB SECONDS [DIR]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -156,6 +175,8 @@ int main(int argc, char **argv)
 		anon(mib, -1, true);
 	} else if (!strcmp(mode, "thp")) {
 		anon(mib, MADV_HUGEPAGE, false);
+	} else if (!strcmp(mode, "rings")) {
+		rings(mib / 4 ? mib / 4 : 1);
 	} else if (!strcmp(mode, "mixed")) {
 		size_t part = mib / 4 ? mib / 4 : 1;
 

@@ -6,18 +6,23 @@
 #                      end the live-kernel probes: four 1 GiB hugetlb pages and four
 #                      memory blocks offlined and onlined (the ground truth of
 #                      'bigchunk predict --verify'; make run's capture)
+#   traces/extfrag.db  'bigchunk record', 2 s around 16 io_uring instances whose 2 MiB
+#                      rings are unmovable order-9 allocations: with no free Unmovable
+#                      block of that order they claim whole Movable blocks
+#                      (mm_page_alloc_extfrag, change_ownership 1); snapshots at start
+#                      and end only, to stay below 2 MiB
 #   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
 #                      to re-record those)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|frag]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
 BC=./bigchunk
 [ -x "$BC" ] && [ -x build/workload ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
 
-for what in ${*:-idle default frag}; do
+for what in ${*:-idle default extfrag frag}; do
 	case $what in
 	idle)
 		"$BC" record -f -q -o traces/idle.db -d 10 --snapshot-every 5 ;;
@@ -25,11 +30,13 @@ for what in ${*:-idle default frag}; do
 		"$BC" record -f -q -o traces/default.db --stacks --probe 1G:4 --probe-offline 4 \
 			-d 6 --snapshot-every 3 -- sh -c "./build/workload anon 32 5 & \
 			./build/workload pagecache 16 1; ./build/workload slab 1 1; wait" ;;
+	extfrag)
+		"$BC" record -f -q -o traces/extfrag.db -d 2 -- ./build/workload rings 64 0.3 ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, frag)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * traces/default.db end to end, through the command line as `make run` uses it: it is
+ * the only bundled capture with real contiguous attempts (seven in the trace, one 1 GiB
+ * hugetlb probe, four memory-block offlines). Its figures must not drift silently:
+ * predict --verify agrees with every attempt, check finds nothing, and the text of
+ * `make run` (tests/run-demo.sh) matches traces/expected/run-demo.txt.
+ *
+ * Each test works on a copy: these commands store their results in the capture.
+ */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/fixture.h"
+
+#define DEFAULT_DB	"traces/default.db"
+#define GOLDEN		"traces/expected/run-demo.txt"
+
+/* A fresh writable copy of traces/default.db named @name. */
+static char *default_copy(const char *name)
+{
+	char *copy = fixture_tmpfile(name), *cmd;
+
+	ck_assert(asprintf(&cmd, "cp '%s' '%s' && chmod 0600 '%s'", fixture_path(DEFAULT_DB), copy,
+			   copy) > 0);
+	ck_assert_int_eq(fixture_run(cmd, NULL), 0);
+	free(cmd);
+	return copy;
+}
+
+/* `bigchunk ARGS` on @copy; asserts exit status @want and returns the output. */
+static char *bigchunk(const char *copy, const char *args, int want)
+{
+	char *cmd, *out;
+	int rc;
+
+	ck_assert(asprintf(&cmd, "%s %s '%s'", fixture_bigchunk(), args, copy) > 0);
+	rc = fixture_run(cmd, &out);
+	ck_assert_msg(rc == want, "%s: exit %d, wanted %d: %.1500s", cmd, rc, want, out);
+	free(cmd);
+	return out;
+}
+
+/* The first row of @sql on @path, its columns joined by '|' (malloc'ed). */
+static char *row(const char *path, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	sqlite3 *sq;
+	int i;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		      sqlite3_errmsg(sq));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		for (i = 0; i < sqlite3_column_count(st); i++)
+			fprintf(f, "%s%s", i ? "|" : "", sqlite3_column_type(st, i) == SQLITE_NULL ?
+				"NULL" : (const char *)sqlite3_column_text(st, i));
+	sqlite3_finalize(st);
+	sqlite3_close(sq);
+	fclose(f);
+	return out;
+}
+
+static void expect_row(const char *path, const char *sql, const char *want)
+{
+	char *got = row(path, sql);
+
+	ck_assert_msg(!strcmp(got, want), "%s\n  got    %s\n  wanted %s", sql, got, want);
+	free(got);
+}
+
+/*
+ * predict --verify: 12 real attempts, all agree with the prediction, none hinging on
+ * invisible state: hugetlb_1g 1 (kernel and model succeed), offline 4 (3 succeed, 1
+ * fails, in both), trace_attempt 7 (all succeed).
+ */
+START_TEST(test_default_verify)
+{
+	char *copy = default_copy("verify.db"), *out;
+
+	out = bigchunk(copy, "predict --verify", 0);
+	ck_assert_msg(strstr(out, "12 real attempts, 12 agree with the prediction (100.0%)"),
+		      "%s", out);
+	free(out);
+	expect_row(copy, "SELECT count(*), sum(agree), sum(depends_on_pins) FROM verify_results",
+		   "12|12|0");
+	expect_row(copy, "SELECT group_concat(f, ' ') FROM (SELECT kind || ':' || count(*) || ':' "
+		   "|| sum(agree) || ':' || sum(kernel_success) || ':' || sum(predicted_success) "
+		   "AS f FROM verify_results GROUP BY kind ORDER BY kind)",
+		   "hugetlb_1g:1:1:1:1 offline:4:4:3:3 trace_attempt:7:7:7:7");
+	fixture_rm(copy);
+}
+END_TEST
+
+/*
+ * check --store: every checker passes with 0 violations and 0 inconclusive over 55,543
+ * events and 7 real attempts, replayed; buddy-sanity explains 1 would-be violation by
+ * known kernel behaviour.
+ */
+START_TEST(test_default_check)
+{
+	char *copy = default_copy("check.db"), *out;
+
+	out = bigchunk(copy, "check --store", 0);
+	free(out);
+	expect_row(copy, "SELECT events, attempts, lost_windows, replayed FROM check_runs",
+		   "55543|7|0|1");
+	expect_row(copy, "SELECT count(*), sum(status = 'pass'), sum(violations), sum(inconclusive), "
+		   "sum(explained) FROM check_results", "5|5|0|0|1");
+	expect_row(copy, "SELECT checker, explained FROM check_results WHERE explained > 0",
+		   "buddy-sanity|1");
+	expect_row(copy, "SELECT count(*) FROM check_violations", "0");
+	fixture_rm(copy);
+}
+END_TEST
+
+/*
+ * `make run`'s text against traces/expected/run-demo.txt. Compared: every line but the
+ * raw marker listing of `info` (capture content, not a figure), with the work copy's
+ * path written CAP and durations measured while running ("in 1.2 s") written T.
+ * BC_GOLDEN_UPDATE=1 rewrites the expected file instead (review its diff).
+ */
+START_TEST(test_default_run_golden)
+{
+	char *build = fixture_tmpfile("run-build"), *got = fixture_tmpfile("run-demo.txt");
+	char *cmd, *out;
+	int rc;
+
+	ck_assert(asprintf(&cmd, "cd '%s' && mkdir -p '%s' && BUILD='%s' sh tests/run-demo.sh "
+			   "2>&1 | sed -E -e 's#%s/run/#CAP/#g' -e '/^  ts [0-9]+ cpu [0-9]+ /d' "
+			   "-e 's/ in [0-9]+(\\.[0-9]+)? ?(ns|us|ms|s)\\b/ in T/g' > '%s'",
+			   fixture_srcdir(), build, build, build, got) > 0);
+	rc = fixture_run(cmd, &out);
+	free(cmd);
+	ck_assert_msg(rc == 0, "make run's script failed: %s", out);
+	free(out);
+	if (getenv("BC_GOLDEN_UPDATE")) {
+		ck_assert(asprintf(&cmd, "cp '%s' '%s'", got, fixture_path(GOLDEN)) > 0);
+		ck_assert_int_eq(fixture_run(cmd, NULL), 0);
+		free(cmd);
+	}
+	ck_assert(asprintf(&cmd, "diff -u '%s' '%s'", fixture_path(GOLDEN), got) > 0);
+	rc = fixture_run(cmd, &out);
+	free(cmd);
+	if (rc) {	/* the whole diff here; Check's message holds only a few KiB */
+		printf("%s", out);
+		fflush(stdout);
+	}
+	ck_assert_msg(rc == 0, "make run's text drifted from %s (BC_GOLDEN_UPDATE=1 accepts it):\n"
+		      "%.1500s", GOLDEN, out);
+	free(out);
+	ck_assert(asprintf(&cmd, "rm -rf '%s'", build) > 0);
+	fixture_run(cmd, NULL);
+	free(cmd);
+}
+END_TEST
+
+Suite *bundled_suite(void)
+{
+	Suite *s = suite_create("bundled");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_default_verify);
+	tcase_add_test(tc, test_default_check);
+	tcase_add_test(tc, test_default_run_golden);
+	suite_add_tcase(s, tc);
+	return s;
+}
