@@ -12,7 +12,9 @@ struct tdb {
 	char *path;
 	bool readonly;
 	bool in_txn;
+	bool failed;			/* a write failed: tdb_close() rolls back, never commits */
 	unsigned int writes;		/* since the last commit */
+	struct tdb_results *results;	/* the stored run open on this connection, if any */
 
 	/* Event writer: a chunk being filled. */
 	struct bc_event *pending;
@@ -36,6 +38,9 @@ struct tdb {
 /* Copy sqlite's message into our error and return -BC_E_DB. */
 int tdb_sql_error(struct tdb *db, const char *what);
 int tdb_load_types(struct tdb *db);
+/* Roll back the open transaction, if SQLite has not done it already, keeping the
+ * message of the error that led here. */
+void tdb_rollback(struct tdb *db);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 

@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "db/tdb-local.h"
+#include "db/tdb-results.h"
 
 #define TDB_TXN_WRITES	50000
 
@@ -132,15 +133,24 @@ static void tdb_free(struct tdb *db)
 	free(db);
 }
 
-static int set_pragmas(struct tdb *db)
+static int set_pragmas(struct tdb *db, bool created)
 {
 	/*
 	 * A capture is written once, by one process: a rollback journal in memory and no
 	 * fsync per commit keep writes at SQLite's row rate. A crash can lose the last
 	 * transaction; meta 'complete' tells readers whether the writer finished.
+	 * An existing capture opened for writing gets results (one transaction per stored
+	 * run) and snapshots: there the journal goes to a file, so a process killed in the
+	 * middle of a commit leaves a journal the next opener rolls back, not a damaged file.
+	 * Still no fsync: that guards against power loss, not against a killed process.
 	 */
-	return tdb_exec(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
-			    "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;");
+	int ret = tdb_exec(db, created ? "PRAGMA journal_mode=MEMORY;" :
+			   "PRAGMA journal_mode=DELETE;");
+
+	if (!ret)
+		ret = tdb_exec(db, "PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; "
+			       "PRAGMA temp_store=MEMORY;");
+	return ret;
 }
 
 static int load_codec_types(struct tdb *db);
@@ -172,7 +182,7 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out)
 	sqlite3_extended_result_codes(db->sq, 1);
 	ret = tdb_exec(db, "PRAGMA page_size=4096;");
 	if (!ret)
-		ret = set_pragmas(db);
+		ret = set_pragmas(db, true);
 	if (!ret)
 		ret = tdb_exec(db, "BEGIN");
 	if (!ret)
@@ -276,7 +286,7 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	}
 migrated:
 	if (!db->readonly) {
-		ret = set_pragmas(db);
+		ret = set_pragmas(db, false);
 		if (ret)
 			goto error;
 	}
@@ -296,23 +306,38 @@ error:
 	return ret;
 }
 
+/*
+ * Commit what the event writer wrote, unless a write failed: then (and for a stored run
+ * still open) roll back, so an error never commits half of something.
+ */
 int tdb_close(struct tdb *db)
 {
 	int ret = 0;
 
 	if (!db)
 		return 0;
-	if (!db->readonly) {
+	if (db->results) {
+		tdb_results_abort(db->results);
+		db->failed = true;
+	}
+	if (!db->readonly && !db->failed)
 		ret = tdb_flush(db);
-		if (db->in_txn) {
-			int r = tdb_commit(db);
-
-			if (!ret)
-				ret = r;
+	if (!db->readonly && db->in_txn) {
+		if (ret || db->failed) {
+			tdb_rollback(db);
+			db->in_txn = false;
+		} else {
+			ret = tdb_commit(db);
 		}
 	}
 	tdb_free(db);
 	return ret;
+}
+
+void tdb_rollback(struct tdb *db)
+{
+	if (!sqlite3_get_autocommit(db->sq))
+		sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int tdb_finish(struct tdb *db)
@@ -358,6 +383,10 @@ int tdb_commit(struct tdb *db)
 	if (!db->in_txn)
 		return 0;
 	ret = tdb_exec(db, "COMMIT");
+	if (ret) {
+		db->failed = true;
+		tdb_rollback(db);
+	}
 	db->in_txn = false;
 	return ret;
 }
@@ -380,8 +409,10 @@ static int step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		db->failed = true;
 		return tdb_sql_error(db, what);
+	}
 	return tdb_write_done(db);
 }
 

@@ -191,8 +191,11 @@ void rp_decode(const struct replay *rp, const struct bc_event *raw, struct rp_ev
  */
 int rp_parse_time(struct tdb *db, const char *spec, uint64_t *seq, uint64_t *ts);
 
-/* Store the scores and anomaly counts in the capture (tables replay_scores,
- * replay_anomalies; the db must be open with TDB_WRITE). */
+/*
+ * Store the scores and anomaly counts in the capture (tables replay_scores,
+ * replay_anomalies; the db must be open with TDB_WRITE), replacing the previous
+ * replay's, in one transaction. Return: 0, or a negative bc_err; then nothing changed.
+ */
 int rp_store_results(struct replay *rp, struct tdb *db);
 
 #endif
