@@ -33,11 +33,16 @@ struct tdb {
 
 	sqlite3_stmt *ins_chunk, *ins_marker, *ins_stack, *ins_comm, *ins_lost, *ins_cpu_stat,
 		     *set_meta, *get_meta;
+	sqlite3_stmt *ins_probe, *ins_probe_page;	/* prepared on first use */
 };
 
 /* Copy sqlite's message into our error and return -BC_E_DB. */
 int tdb_sql_error(struct tdb *db, const char *what);
 int tdb_load_types(struct tdb *db);
+/* Prepare @sql into *@st unless it is already (kept until tdb_close()). */
+int tdb_prepare_once(struct tdb *db, sqlite3_stmt **st, const char *sql);
+/* Step an INSERT of the writer, reset it, count the write (tdb_write_done()). */
+int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what);
 /* Roll back the open transaction, if SQLite has not done it already, keeping the
  * message of the error that led here. */
 void tdb_rollback(struct tdb *db);

@@ -52,6 +52,11 @@ static int prepare(struct tdb *db, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
+int tdb_prepare_once(struct tdb *db, sqlite3_stmt **st, const char *sql)
+{
+	return *st ? 0 : prepare(db, st, sql);
+}
+
 static int prepare_all(struct tdb *db)
 {
 	struct { sqlite3_stmt **st; const char *sql; } s[] = {
@@ -117,7 +122,8 @@ static void tdb_free_types(struct tdb *db)
 static void tdb_free(struct tdb *db)
 {
 	sqlite3_stmt *sts[] = { db->ins_chunk, db->ins_marker, db->ins_stack, db->ins_comm,
-				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta };
+				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta,
+				db->ins_probe, db->ins_probe_page };
 	size_t i;
 
 	for (i = 0; i < sizeof(sts) / sizeof(sts[0]); i++)
@@ -403,7 +409,7 @@ int tdb_write_done(struct tdb *db)
 	return ret;
 }
 
-static int step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
+int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 
@@ -420,7 +426,7 @@ int tdb_set_meta(struct tdb *db, const char *key, const char *value)
 {
 	sqlite3_bind_text(db->set_meta, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(db->set_meta, 2, value, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->set_meta, "meta");
+	return tdb_step_done(db, db->set_meta, "meta");
 }
 
 int tdb_set_meta_int(struct tdb *db, const char *key, int64_t value)
@@ -610,7 +616,7 @@ int tdb_flush(struct tdb *db)
 		sqlite3_bind_int64(db->ins_chunk, 6, pmax);
 	}
 	sqlite3_bind_blob(db->ins_chunk, 7, db->encbuf, (int)len, SQLITE_STATIC);
-	ret = step_done(db, db->ins_chunk, "event_chunks");
+	ret = tdb_step_done(db, db->ins_chunk, "event_chunks");
 	if (ret)
 		return ret;
 	db->npending = 0;
@@ -642,21 +648,21 @@ int tdb_add_marker(struct tdb *db, uint64_t ts, int cpu, int pid, const char *te
 	sqlite3_bind_int(db->ins_marker, 3, cpu);
 	sqlite3_bind_int(db->ins_marker, 4, pid);
 	sqlite3_bind_text(db->ins_marker, 5, text, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_marker, "markers");
+	return tdb_step_done(db, db->ins_marker, "markers");
 }
 
 int tdb_add_stack(struct tdb *db, uint64_t seq, const char *frames)
 {
 	sqlite3_bind_int64(db->ins_stack, 1, (int64_t)seq);
 	sqlite3_bind_text(db->ins_stack, 2, frames, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_stack, "stacks");
+	return tdb_step_done(db, db->ins_stack, "stacks");
 }
 
 int tdb_add_comm(struct tdb *db, int pid, const char *comm)
 {
 	sqlite3_bind_int(db->ins_comm, 1, pid);
 	sqlite3_bind_text(db->ins_comm, 2, comm, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_comm, "comms");
+	return tdb_step_done(db, db->ins_comm, "comms");
 }
 
 int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int64_t count,
@@ -667,7 +673,7 @@ int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int6
 	sqlite3_bind_int64(db->ins_lost, 3, (int64_t)ts_to);
 	sqlite3_bind_int64(db->ins_lost, 4, count);
 	sqlite3_bind_int64(db->ins_lost, 5, (int64_t)seq);
-	return step_done(db, db->ins_lost, "lost_events");
+	return tdb_step_done(db, db->ins_lost, "lost_events");
 }
 
 int tdb_add_cpu_stat(struct tdb *db, int cpu, const char *key, int64_t value)
@@ -675,5 +681,5 @@ int tdb_add_cpu_stat(struct tdb *db, int cpu, const char *key, int64_t value)
 	sqlite3_bind_int(db->ins_cpu_stat, 1, cpu);
 	sqlite3_bind_text(db->ins_cpu_stat, 2, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(db->ins_cpu_stat, 3, value);
-	return step_done(db, db->ins_cpu_stat, "cpu_stats");
+	return tdb_step_done(db, db->ins_cpu_stat, "cpu_stats");
 }
