@@ -22,22 +22,6 @@ int64_t tdb_next_probe_id(struct tdb *db)
 	return id;
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_text_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s && *s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int tdb_add_probe(struct tdb *db, int64_t id, const struct tdb_probe *r)
 {
 	sqlite3_stmt *st;
@@ -56,13 +40,13 @@ int tdb_add_probe(struct tdb *db, int64_t id, const struct tdb_probe *r)
 	sqlite3_bind_int64(st, 4, (int64_t)r->mono_end);
 	sqlite3_bind_int64(st, 5, r->requested);
 	sqlite3_bind_int64(st, 6, r->obtained);
-	bind_opt(st, 7, r->block);
-	bind_opt(st, 8, r->start_pfn);
-	bind_opt(st, 9, r->end_pfn);
+	tdb_bind_opt(st, 7, r->block);
+	tdb_bind_opt(st, 8, r->start_pfn);
+	tdb_bind_opt(st, 9, r->end_pfn);
 	sqlite3_bind_int(st, 10, r->success);
-	bind_opt(st, 11, r->culprit_pfn);
-	bind_text_opt(st, 12, r->culprit);
-	bind_text_opt(st, 13, r->detail);
+	tdb_bind_opt(st, 11, r->culprit_pfn);
+	tdb_bind_text_opt(st, 12, r->culprit);
+	tdb_bind_text_opt(st, 13, r->detail);
 	sqlite3_bind_int(st, 14, r->restored);
 	return tdb_step_done(db, st, "probes");
 }

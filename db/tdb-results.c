@@ -212,22 +212,6 @@ static int step(struct tdb_results *w, enum res_stmt s, int64_t *row)
 	return ret ? fail(w, ret) : 0;
 }
 
-static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
-{
-	if (v == UINT64_MAX)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, (int64_t)v);
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s && *s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int tdb_results_replay_clear(struct tdb_results *w)
 {
 	int ret;
@@ -294,11 +278,11 @@ int tdb_results_prediction_run(struct tdb_results *w, const struct tdb_predictio
 	sqlite3_bind_text(st, 2, r->policy, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, (int64_t)r->nr_pages);
 	sqlite3_bind_int(st, 4, (int)r->count);
-	bind_u64(st, 5, r->range_start);
-	bind_u64(st, 6, r->range_end);
+	tdb_bind_u64(st, 5, r->range_start);
+	tdb_bind_u64(st, 6, r->range_end);
 	if (r->align_order >= 0)
 		sqlite3_bind_int(st, 7, r->align_order);
-	bind_text(st, 8, r->command);
+	tdb_bind_text_opt(st, 8, r->command);
 	return step(w, RS_PRED_RUN, run);
 }
 
@@ -313,7 +297,7 @@ static void bind_blocker(sqlite3_stmt *st, const struct tdb_prediction *p)
 	sqlite3_bind_int64(st, 17, (int64_t)p->blocker_ts);
 	sqlite3_bind_int(st, 18, p->blocker_cpu);
 	sqlite3_bind_int(st, 19, p->blocker_pid);
-	bind_text(st, 20, p->blocker_comm);
+	tdb_bind_text_opt(st, 20, p->blocker_comm);
 	sqlite3_bind_int(st, 21, (int)p->blocker_order);
 	sqlite3_bind_int64(st, 22, (int64_t)p->blocker_gfp);
 	sqlite3_bind_int(st, 23, p->blocker_mt);
@@ -340,15 +324,15 @@ int tdb_results_prediction(struct tdb_results *w, int64_t run, const struct tdb_
 	sqlite3_bind_int64(st, 4, (int64_t)p->ts);
 	sqlite3_bind_int(st, 5, (int)p->idx);
 	sqlite3_bind_int(st, 6, p->success);
-	bind_u64(st, 7, p->start_pfn);
-	bind_u64(st, 8, p->end_pfn);
+	tdb_bind_u64(st, 7, p->start_pfn);
+	tdb_bind_u64(st, 8, p->end_pfn);
 	sqlite3_bind_int64(st, 9, (int64_t)p->migrate_pages);
 	sqlite3_bind_int64(st, 10, (int64_t)p->migrate_thp);
 	sqlite3_bind_int64(st, 11, (int64_t)p->migrate_file);
 	sqlite3_bind_int(st, 12, (int)p->nr_candidates);
 	if (p->has_blocker)
 		bind_blocker(st, p);
-	bind_text(st, 24, p->assumptions);
+	tdb_bind_text_opt(st, 24, p->assumptions);
 	ret = step(w, RS_PRED, NULL);
 	if (!ret && id)
 		*id = next;
@@ -369,7 +353,7 @@ int tdb_results_candidate(struct tdb_results *w, int64_t run, int64_t answer,
 	sqlite3_bind_int64(st, 4, (int64_t)c->start_pfn);
 	sqlite3_bind_int64(st, 5, (int64_t)c->end_pfn);
 	sqlite3_bind_text(st, 6, c->verdict, -1, SQLITE_TRANSIENT);
-	bind_u64(st, 7, c->pfn);
+	tdb_bind_u64(st, 7, c->pfn);
 	sqlite3_bind_int64(st, 8, (int64_t)c->migrate_pages);
 	return step(w, RS_CAND, NULL);
 }
@@ -393,16 +377,16 @@ int tdb_results_verify(struct tdb_results *w, int64_t run, const struct tdb_veri
 		sqlite3_bind_int64(st, 8, (int64_t)v->end_pfn);
 	}
 	sqlite3_bind_int(st, 9, v->kernel_success);
-	bind_u64(st, 10, v->kernel_pfn);
+	tdb_bind_u64(st, 10, v->kernel_pfn);
 	if (v->kernel_ranges)
 		sqlite3_bind_text(st, 11, v->kernel_ranges, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 12, v->predicted_success);
-	bind_u64(st, 13, v->predicted_pfn);
+	tdb_bind_u64(st, 13, v->predicted_pfn);
 	if (v->predicted_ranges)
 		sqlite3_bind_text(st, 14, v->predicted_ranges, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 15, v->agree);
 	sqlite3_bind_int(st, 16, v->depends_on_pins);
-	bind_text(st, 17, v->why);
+	tdb_bind_text_opt(st, 17, v->why);
 	return step(w, RS_VERIFY, NULL);
 }
 
@@ -455,7 +439,7 @@ int tdb_results_check_violation(struct tdb_results *w, int64_t run,
 	}
 	if (v->cpu >= 0)
 		sqlite3_bind_int(st, 6, v->cpu);
-	bind_u64(st, 7, v->pfn);
+	tdb_bind_u64(st, 7, v->pfn);
 	sqlite3_bind_int(st, 8, (int)v->order);
 	sqlite3_bind_text(st, 9, v->text, -1, SQLITE_TRANSIENT);
 	return step(w, RS_CHECK_VIOL, NULL);

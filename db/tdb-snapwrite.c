@@ -35,15 +35,6 @@ static int prepare(struct tdb_snapwrite *w, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
-/* Bind @v, or NULL when negative (the "not printed" convention of the parsers). */
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
 static void snapwrite_free(struct tdb_snapwrite *w)
 {
 	sqlite3_finalize(w->ins_file);
@@ -188,13 +179,13 @@ static int insert_zone(struct tdb_snapwrite *w, sqlite3_stmt *st, sqlite3_stmt *
 	sqlite3_bind_int64(st, 6, z->present);
 	sqlite3_bind_int64(st, 7, z->managed);
 	sqlite3_bind_int64(st, 8, z->free);
-	bind_opt(st, 9, z->wmark_min);
-	bind_opt(st, 10, z->wmark_low);
-	bind_opt(st, 11, z->wmark_high);
-	bind_opt(st, 12, p0 ? p0->high : -1);
-	bind_opt(st, 13, p0 ? p0->batch : -1);
-	bind_opt(st, 14, p0 ? p0->high_min : -1);
-	bind_opt(st, 15, p0 ? p0->high_max : -1);
+	tdb_bind_opt(st, 9, z->wmark_min);
+	tdb_bind_opt(st, 10, z->wmark_low);
+	tdb_bind_opt(st, 11, z->wmark_high);
+	tdb_bind_opt(st, 12, p0 ? p0->high : -1);
+	tdb_bind_opt(st, 13, p0 ? p0->batch : -1);
+	tdb_bind_opt(st, 14, p0 ? p0->high_min : -1);
+	tdb_bind_opt(st, 15, p0 ? p0->high_max : -1);
 	ret = step(w, st, "zones");
 	for (j = 0; !ret && j < z->nr_pcp; j++) {
 		sqlite3_bind_int64(pc, 1, w->snap);

@@ -158,50 +158,34 @@ static void assert_not_stored(int rc, const char *out, const char *why)
 
 /* ---- a failure midway leaves nothing of the run ---- */
 
-START_TEST(test_predict_fails_midway)
-{
-	char *db = copy_capture("traces/default.db", "mid-predict.db"), *out = NULL;
-	int rc;
-
+static const struct midway {
+	const char *args;		/* the command, FILE.db after it */
+	const char *table;		/* fails once it holds ... */
+	int after;			/* ... this many rows */
+	const char *rows;		/* rows of the run left: must be 0 */
+} midway[] = {
 	/* 7 answers, 63 candidates: fail at the 21st candidate */
-	inject_fault(db, "prediction_candidates", 20);
-	rc = run_bc(&out, "predict %s --size 2M --attempts", db);
-	assert_not_stored(rc, out, "injected fault");
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM predictions"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM prediction_candidates"), 0);
-	assert_integrity(db);
-	free(out);
-}
-END_TEST
-
-START_TEST(test_verify_fails_midway)
-{
-	char *db = copy_capture("traces/default.db", "mid-verify.db"), *out = NULL;
-	int rc;
-
+	{ "predict --size 2M --attempts", "prediction_candidates", 20,
+	  "SELECT (SELECT count(*) FROM prediction_runs) + (SELECT count(*) FROM predictions) + "
+	  "(SELECT count(*) FROM prediction_candidates)" },
 	/* 12 real attempts: fail at the 6th */
-	inject_fault(db, "verify_results", 5);
-	rc = run_bc(&out, "predict %s --verify", db);
-	assert_not_stored(rc, out, "injected fault");
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM verify_results"), 0);
-	assert_integrity(db);
-	free(out);
-}
-END_TEST
+	{ "predict --verify", "verify_results", 5,
+	  "SELECT (SELECT count(*) FROM prediction_runs) + (SELECT count(*) FROM verify_results)" },
+	/* 5 checkers: fail at the 3rd */
+	{ "check --store", "check_results", 2,
+	  "SELECT (SELECT count(*) FROM check_runs) + (SELECT count(*) FROM check_results)" },
+};
 
-START_TEST(test_check_fails_midway)
+START_TEST(test_fails_midway)
 {
-	char *db = copy_capture("traces/default.db", "mid-check.db"), *out = NULL;
+	const struct midway *t = &midway[_i];
+	char *db = copy_capture("traces/default.db", "midway.db"), *out = NULL;
 	int rc;
 
-	/* 5 checkers: fail at the 3rd */
-	inject_fault(db, "check_results", 2);
-	rc = run_bc(&out, "check --store %s", db);
+	inject_fault(db, t->table, t->after);
+	rc = run_bc(&out, "%s %s", t->args, db);
 	assert_not_stored(rc, out, "injected fault");
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM check_runs"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM check_results"), 0);
+	ck_assert_msg(sql_count(db, t->rows) == 0, "%s: rows of the failed run stored", t->args);
 	assert_integrity(db);
 	free(out);
 }
@@ -435,62 +419,52 @@ END_TEST
 
 /* ---- the happy path stores what it stored before ---- */
 
+/* Stored by bigchunk before the result writer (same commands on the same captures). */
+static const struct golden {
+	const char *capture, *args;
+	int rc;
+	const char *query, *rows;
+} golden[] = {
+	{ "traces/frag.db", "predict --size 1G --count 4", 1,
+	  "SELECT id, seq, ts, idx, success, start_pfn, end_pfn, migrate_pages, migrate_thp, "
+	  "migrate_file, nr_candidates, blocker_pfn, blocker_kind, blocker_reason, blocker_seq, "
+	  "blocker_ts, blocker_cpu, blocker_pid, blocker_comm, blocker_order, blocker_gfp, "
+	  "blocker_mt, assumptions FROM predictions ORDER BY id",
+	  "1|284903|22941085840158|0|1|262144|524288|0|0|0|22||||||||||||\n"
+	  "2|284903|22941085840158|1|1|524288|786432|0|0|0|23||||||||||||\n"
+	  "3|284903|22941085840158|2|0|||0|0|0|24|2759118|slab|slab page (unmovable)|||||"
+	  "||||uncertain-pages,seeded-unknown\n" },
+	{ "traces/default.db", "predict --size 2M --attempts", 0,
+	  "SELECT count(*), sum(idx), sum(start_pfn), sum(ifnull(pfn, 0)), sum(migrate_pages), "
+	  "group_concat(DISTINCT verdict) FROM prediction_candidates",
+	  "63|252|66189312|58824773|0|isolation-fails,success\n" },
+	{ "traces/default.db", "check --store", 0,
+	  "SELECT checker, status, checks, violations, inconclusive, explained FROM "
+	  "check_results ORDER BY checker",
+	  "buddy-sanity|pass|68859|0|0|1\n"
+	  "contig-exact|pass|2056|0|0|0\n"
+	  "freecount|pass|657|0|0|0\n"
+	  "isolation-escape|pass|22670|0|0|0\n"
+	  "pageblock-type|pass|303396|0|0|0\n" },
+	{ "traces/default.db", "predict --verify", 0,
+	  "SELECT count(*), sum(agree), sum(kernel_success), sum(predicted_success), "
+	  "sum(ifnull(predicted_pfn, 0)) FROM verify_results",
+	  "12|12|11|11|1582496\n" },
+};
+
 START_TEST(test_rows_as_before)
 {
-	/* stored by bigchunk before the result writer (same commands, same captures) */
-	static const char frag_predictions[] =
-		"1|284903|22941085840158|0|1|262144|524288|0|0|0|22||||||||||||\n"
-		"2|284903|22941085840158|1|1|524288|786432|0|0|0|23||||||||||||\n"
-		"3|284903|22941085840158|2|0|||0|0|0|24|2759118|slab|slab page (unmovable)|||||"
-		"||||uncertain-pages,seeded-unknown\n";
-	static const char default_attempts[] =
-		"63|252|66189312|58824773|0|isolation-fails,success\n";
-	static const char default_check[] =
-		"buddy-sanity|pass|68859|0|0|1\n"
-		"contig-exact|pass|2056|0|0|0\n"
-		"freecount|pass|657|0|0|0\n"
-		"isolation-escape|pass|22670|0|0|0\n"
-		"pageblock-type|pass|303396|0|0|0\n";
-	static const char default_verify[] = "12|12|11|11|1582496\n";
-	char *frag = copy_capture("traces/frag.db", "rows-frag.db");
-	char *def = copy_capture("traces/default.db", "rows-default.db"), *out = NULL, *t;
+	const struct golden *g = &golden[_i];
+	char *db = copy_capture(g->capture, "golden.db"), *out = NULL, *t;
 	int rc;
 
-	rc = run_bc(&out, "predict %s --size 1G --count 4", frag);
-	ck_assert_msg(rc == 1, "exit %d: %s", rc, out);
-	free(out);
-	t = sql_rows(frag, "SELECT id, seq, ts, idx, success, start_pfn, end_pfn, migrate_pages, "
-		     "migrate_thp, migrate_file, nr_candidates, blocker_pfn, blocker_kind, "
-		     "blocker_reason, blocker_seq, blocker_ts, blocker_cpu, blocker_pid, "
-		     "blocker_comm, blocker_order, blocker_gfp, blocker_mt, assumptions FROM "
-		     "predictions ORDER BY id");
-	ck_assert_str_eq(t, frag_predictions);
+	rc = run_bc(&out, "%s %s", g->args, db);
+	ck_assert_msg(rc == g->rc, "%s: exit %d: %s", g->args, rc, out);
+	t = sql_rows(db, g->query);
+	ck_assert_str_eq(t, g->rows);
+	assert_integrity(db);
 	free(t);
-
-	rc = run_bc(&out, "predict %s --size 2M --attempts", def);
-	ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
 	free(out);
-	t = sql_rows(def, "SELECT count(*), sum(idx), sum(start_pfn), sum(ifnull(pfn, 0)), "
-		     "sum(migrate_pages), group_concat(DISTINCT verdict) FROM prediction_candidates");
-	ck_assert_str_eq(t, default_attempts);
-	free(t);
-
-	rc = run_bc(&out, "check --store %s", def);
-	ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
-	free(out);
-	t = sql_rows(def, "SELECT checker, status, checks, violations, inconclusive, explained "
-		     "FROM check_results ORDER BY checker");
-	ck_assert_str_eq(t, default_check);
-	free(t);
-
-	rc = run_bc(&out, "predict %s --verify", def);
-	ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
-	free(out);
-	t = sql_rows(def, "SELECT count(*), sum(agree), sum(kernel_success), "
-		     "sum(predicted_success), sum(ifnull(predicted_pfn, 0)) FROM verify_results");
-	ck_assert_str_eq(t, default_verify);
-	free(t);
-	assert_integrity(def);
 }
 END_TEST
 
@@ -501,12 +475,10 @@ Suite *results_suite(void)
 
 	tcase_set_timeout(core, 120);
 	tcase_add_test(core, test_writer_rolls_back);
-	tcase_add_test(core, test_rows_as_before);
+	tcase_add_loop_test(core, test_rows_as_before, 0, sizeof(golden) / sizeof(golden[0]));
 	suite_add_tcase(s, core);
 	tcase_set_timeout(limits, 180);
-	tcase_add_test(limits, test_predict_fails_midway);
-	tcase_add_test(limits, test_verify_fails_midway);
-	tcase_add_test(limits, test_check_fails_midway);
+	tcase_add_loop_test(limits, test_fails_midway, 0, sizeof(midway) / sizeof(midway[0]));
 	tcase_add_test(limits, test_replay_fails_midway);
 	tcase_add_test(limits, test_full_disk);
 	tcase_add_test(limits, test_kill_during_store);
