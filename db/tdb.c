@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,25 @@ static const char *const tdb_migrations[TDB_SCHEMA_VERSION] = {
 /* The oldest version this bigchunk reads without migrating (newer ones added tables). */
 #define TDB_READABLE_VERSION	1
 
+/*
+ * A writer killed in the middle of a transaction (a stored run, a snapshot) leaves a
+ * hot journal: a read-only connection cannot roll it back and would refuse the file.
+ * Roll it back here with a short read-write connection when the file is writable
+ * (SQLite does it on the first read; a journal of a live writer is not hot and stays).
+ */
+static void rollback_hot_journal(const char *path)
+{
+	char journal[PATH_MAX];
+	sqlite3 *sq;
+
+	if (snprintf(journal, sizeof(journal), "%s-journal", path) >= (int)sizeof(journal) ||
+	    access(journal, F_OK) || access(path, W_OK))
+		return;
+	if (sqlite3_open_v2(path, &sq, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(sq, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(sq);
+}
+
 int tdb_open(const char *path, int flags, struct tdb **out)
 {
 	int oflags = (flags & TDB_WRITE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
@@ -243,6 +263,8 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	if (!db)
 		return bc_error(BC_E_NOMEM, "%s: out of memory", path);
 	db->readonly = !(flags & TDB_WRITE);
+	if (db->readonly)
+		rollback_hot_journal(path);
 	if (sqlite3_open_v2(path, &db->sq, oflags, NULL) != SQLITE_OK) {
 		ret = tdb_sql_error(db, "open");
 		goto error;
@@ -250,8 +272,13 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	sqlite3_extended_result_codes(db->sq, 1);
 	if (sqlite3_prepare_v2(db->sq, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite database: %s)",
-			       path, sqlite3_errmsg(db->sq));
+		if (sqlite3_extended_errcode(db->sq) == SQLITE_READONLY_ROLLBACK)
+			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its journal "
+				       "%s-journal must be rolled back: open it once with write "
+				       "access (e.g. 'bigchunk replay')", path, path);
+		else
+			ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite "
+				       "database: %s)", path, sqlite3_errmsg(db->sq));
 		goto error;
 	}
 	version = sqlite3_column_int(st, 0);

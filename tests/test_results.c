@@ -6,7 +6,8 @@
  * Failures midway are injected with SQL triggers on a copy of a bundled capture (a
  * trigger that RAISEs once the table holds N rows), so the real command runs its real
  * store path; a full disk is a small tmpfs (root only, else a visible skip); kill -9
- * lands while a trigger slows every row down. The happy path is compared with rows
+ * lands while a trigger slows every row down, and a reader must then roll back what
+ * the killed writer left and read the file. The happy path is compared with rows
  * stored by the code before the result writer existed (golden text below).
  */
 #include <check.h>
@@ -395,8 +396,9 @@ static void predict_and_kill(const char *db, long delay_ms)
 START_TEST(test_kill_during_store)
 {
 	static const long delays[] = { 0, 40, 150, 400, 900 };
-	char *db = copy_capture("traces/default.db", "kill.db");
+	char *db = copy_capture("traces/default.db", "kill.db"), *out;
 	size_t i;
+	int rc;
 
 	/* every candidate row costs ~10 ms: the store of 63 takes ~0.6 s */
 	sql_exec(db, "CREATE TRIGGER bc_slow AFTER INSERT ON prediction_candidates BEGIN "
@@ -405,6 +407,10 @@ START_TEST(test_kill_during_store)
 		long long runs, answers, cands;
 
 		predict_and_kill(db, delays[i]);
+		/* a reader rolls back what the killed writer left, and reads the file */
+		rc = run_bc(&out, "info %s", db);
+		ck_assert_msg(rc == 0, "info after kill %zu: exit %d: %s", i, rc, out);
+		free(out);
 		assert_integrity(db);
 		runs = sql_count(db, "SELECT count(*) FROM prediction_runs");
 		answers = sql_count(db, "SELECT count(*) FROM predictions");
