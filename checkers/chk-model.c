@@ -17,6 +17,7 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "db/tdb-snapread.h"
 
 #define MT_MOVABLE 1
 
@@ -565,21 +566,12 @@ static uint64_t *events_during(struct chk_ctx *c, const struct model *m, struct 
 	struct tdb_cursor *cur;
 	struct bc_event raw;
 	struct rp_event ev;
-	sqlite3_stmt *st;
 	uint64_t *n;
 
 	if (!c->rp)
 		return NULL;
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT seq_begin, seq_end FROM snapshots "
-			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (tdb_snap_seqs(db, snap, &from, &to))
 		return NULL;
-	sqlite3_bind_int64(st, 1, snap);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
-	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
-		from = sqlite3_column_int64(st, 0);
-		to = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
 	if (from < 0 || to < from)
 		return NULL;
 	n = calloc(L->nr_zones ? L->nr_zones : 1, sizeof(*n));
@@ -650,10 +642,8 @@ static void fc_note(struct fc_worst *w, int64_t model, int64_t kernel, uint64_t 
 int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 			   const struct rp_score *sc)
 {
-	static const char *const q[3] = {
-		"SELECT node, zone, ord, nr_free, '' FROM buddyinfo WHERE snap = ?",
-		"SELECT node, zone, ord, nr_free, migratetype FROM pagetype_free WHERE snap = ?",
-		"SELECT node, zone, -1, nr_blocks, migratetype FROM pagetype_blocks WHERE snap = ?",
+	static const enum tdb_count_table q[3] = {
+		TDB_BUDDYINFO, TDB_PAGETYPE_FREE, TDB_PAGETYPE_BLOCKS,
 	};
 	const struct model_layout *L = model_get_layout(m);
 	struct model_zone_stats *zs;
@@ -672,21 +662,20 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 	}
 	for (t = 0; t < 3; t++) {
 		struct fc_worst w = { .zone = -1 };
-		sqlite3_stmt *st;
+		struct snap_order_count *r;
+		int i, nr;
 
-		if (sqlite3_prepare_v2(tdb_sqlite(db), q[t], -1, &st, NULL) != SQLITE_OK)
+		if (tdb_snap_counts(db, sc->snap, q[t], &r, &nr))
 			continue;
-		sqlite3_bind_int64(st, 1, sc->snap);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int zi = zone_index(m, sqlite3_column_int(st, 0),
-					    (const char *)sqlite3_column_text(st, 1));
-			int ord = sqlite3_column_int(st, 2), mt = -1, k;
-			int64_t kern = sqlite3_column_int64(st, 3), mod = 0;
+		for (i = 0; i < nr; i++) {
+			int zi = zone_index(m, r[i].node, r[i].zone);
+			int ord = r[i].ord, mt = -1, k;
+			int64_t kern = r[i].nr, mod = 0;
 
 			if (zi < 0 || kern < 0 || ord >= 16)
 				continue;
 			if (t) {
-				mt = mt_of_name(c, (const char *)sqlite3_column_text(st, 4));
+				mt = mt_of_name(c, r[i].migratetype);
 				if (mt < 0 || mt >= 8)
 					continue;
 			}
@@ -702,7 +691,7 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 			tol = during ? during[zi] * (t == 2 ? 2 : 1) : sc->pfns_changed;
 			fc_note(&w, mod, kern, tol, zi, ord, mt);
 		}
-		sqlite3_finalize(st);
+		free(r);
 		/* Pages the model holds uncertain (lost-event windows, races with the
 		 * seeding snapshot, not settled since) leave a difference undecided. */
 		lost = sc->pfns_uncertain > 0;

@@ -24,6 +24,7 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
+#include "db/tdb-snapread.h"
 #include "model/model.h"
 #include "replay/predict-local.h"
 #include "replay/replay.h"
@@ -397,21 +398,13 @@ int pr_refresh_lru_batches(struct pr_ctx *c, int64_t snap)
 	struct tdb_page_run run;
 	struct snap_runs *it;
 	uint64_t changed = 0, snap_seq = 0;
+	int64_t seq_begin, seq_end;
 	int ret;
 
 	if (!c->db)
 		return 0;
-	{
-		sqlite3_stmt *st;
-
-		if (sqlite3_prepare_v2(tdb_sqlite(c->db), "SELECT seq_begin FROM snapshots WHERE id = ?",
-				       -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, snap);
-			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-				snap_seq = (uint64_t)sqlite3_column_int64(st, 0);
-			sqlite3_finalize(st);
-		}
-	}
+	if (!tdb_snap_seqs(c->db, snap, &seq_begin, &seq_end) && seq_begin >= 0)
+		snap_seq = (uint64_t)seq_begin;
 	ret = snap_runs_open(c->db, snap, c->base, c->base + c->span, &it);
 	if (ret)
 		return ret;
@@ -1132,25 +1125,6 @@ static int read_event(struct pr_ctx *c, uint64_t seq, struct rp_event *ev)
 	return ret == 1 ? 0 : -BC_E_NOENT;
 }
 
-static void lookup_text(struct pr_ctx *c, const char *sql, int64_t key, char *buf, size_t size,
-			char **dup)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(c->db), sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, key);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-
-		if (buf)
-			snprintf(buf, size, "%s", t);
-		if (dup)
-			*dup = strdup(t);
-	}
-	sqlite3_finalize(st);
-}
-
 void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 			 struct pr_blocker *b)
 {
@@ -1190,10 +1164,8 @@ void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
 			b->ev.order = ev.order;
 			b->ev.gfp = ev.gfp;
 			b->ev.mt = ev.mt;
-			lookup_text(c, "SELECT comm FROM comms WHERE pid = ?", ev.pid, b->ev.comm,
-				    sizeof(b->ev.comm), NULL);
-			lookup_text(c, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)ev.seq,
-				    NULL, 0, &b->ev.stack);
+			tdb_comm_of(c->db, ev.pid, b->ev.comm, sizeof(b->ev.comm));
+			b->ev.stack = tdb_stack_of(c->db, ev.seq);
 		}
 	}
 }

@@ -19,6 +19,7 @@
 #include "capture/snapshot.h"
 #include "common/err.h"
 #include "db/tdb-results.h"
+#include "db/tdb-snapread.h"
 #include "replay/replay-local.h"
 
 #define SCORE_CHUNK (1u << 20)
@@ -187,9 +188,9 @@ void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pag
 static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
 {
 	struct model_zone_stats zs[MODEL_MAX_ZONES];
-	sqlite3 *sq = tdb_sqlite(rp->db);
+	struct snap_order_count *r;
 	unsigned int zi;
-	sqlite3_stmt *st;
+	int i, nr, ret;
 
 	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
 		if (model_zone_stats(rp->m, zi, &zs[zi]))
@@ -197,53 +198,48 @@ static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_sco
 		rp_count_pageblocks(rp, zi, zs[zi].pageblocks);
 	}
 
-	if (sqlite3_prepare_v2(sq, "SELECT node, zone, ord, nr_free FROM buddyinfo WHERE snap = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "buddyinfo: %s", sqlite3_errmsg(sq));
-	sqlite3_bind_int64(st, 1, s->id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int z = zone_index(rp, sqlite3_column_int(st, 0),
-				   (const char *)sqlite3_column_text(st, 1));
-		int ord = sqlite3_column_int(st, 2), mt;
+	ret = tdb_snap_counts(rp->db, s->id, TDB_BUDDYINFO, &r, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		int z = zone_index(rp, r[i].node, r[i].zone);
+		int ord = r[i].ord, mt;
 		int64_t model = 0;
 
 		if (z < 0 || ord < 0 || ord >= 16)
 			continue;
 		for (mt = 0; mt < 8; mt++)
 			model += (int64_t)zs[z].nr_free[ord][mt];
-		if (rel_err(model, sqlite3_column_int64(st, 3)) > sc->buddyinfo_max_rel_err) {
-			sc->buddyinfo_max_rel_err = rel_err(model, sqlite3_column_int64(st, 3));
+		if (rel_err(model, r[i].nr) > sc->buddyinfo_max_rel_err) {
+			sc->buddyinfo_max_rel_err = rel_err(model, r[i].nr);
 			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
 				 rp->layout.zones[z].name);
 			sc->buddy_worst_order = ord;
 			sc->buddy_worst_model = model;
-			sc->buddy_worst_kernel = sqlite3_column_int64(st, 3);
+			sc->buddy_worst_kernel = r[i].nr;
 		}
 	}
-	sqlite3_finalize(st);
+	free(r);
 
-	if (sqlite3_prepare_v2(sq, "SELECT node, zone, migratetype, nr_blocks FROM pagetype_blocks "
-			       "WHERE snap = ?", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "pagetype_blocks: %s", sqlite3_errmsg(sq));
-	sqlite3_bind_int64(st, 1, s->id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int z = zone_index(rp, sqlite3_column_int(st, 0),
-				   (const char *)sqlite3_column_text(st, 1));
-		int mt = mt_number(&rp->profile, (const char *)sqlite3_column_text(st, 2));
+	ret = tdb_snap_counts(rp->db, s->id, TDB_PAGETYPE_BLOCKS, &r, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		int z = zone_index(rp, r[i].node, r[i].zone);
+		int mt = mt_number(&rp->profile, r[i].migratetype);
 		double e;
 
 		if (z < 0 || mt < 0 || mt >= 8)
 			continue;
-		e = rel_err((int64_t)zs[z].pageblocks[mt], sqlite3_column_int64(st, 3));
+		e = rel_err((int64_t)zs[z].pageblocks[mt], r[i].nr);
 		if (e > sc->pagetypeinfo_max_rel_err) {
 			sc->pagetypeinfo_max_rel_err = e;
 			snprintf(sc->ptype_worst, sizeof(sc->ptype_worst), "%s %s: model %llu, kernel %lld",
-				 rp->layout.zones[z].name, (const char *)sqlite3_column_text(st, 2),
-				 (unsigned long long)zs[z].pageblocks[mt],
-				 (long long)sqlite3_column_int64(st, 3));
+				 rp->layout.zones[z].name, r[i].migratetype,
+				 (unsigned long long)zs[z].pageblocks[mt], (long long)r[i].nr);
 		}
 	}
-	sqlite3_finalize(st);
+	free(r);
 	return 0;
 }
 
@@ -304,8 +300,8 @@ void rp_buddy_window_update(struct replay *rp)
 int rp_buddy_window_close(struct replay *rp)
 {
 	struct rp_score *sc = &rp->pending;
-	sqlite3 *sq = tdb_sqlite(rp->db);
-	sqlite3_stmt *st;
+	struct snap_order_count *r;
+	int i, nr, ret;
 
 	if (!rp->bwin_open)
 		return 0;
@@ -314,15 +310,13 @@ int rp_buddy_window_close(struct replay *rp)
 	sc->buddy_worst_zone[0] = 0;
 	sc->buddy_worst_order = 0;
 	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
-	if (sqlite3_prepare_v2(sq, "SELECT node, zone, ord, nr_free FROM buddyinfo WHERE snap = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "buddyinfo: %s", sqlite3_errmsg(sq));
-	sqlite3_bind_int64(st, 1, rp->bwin_snap->id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int z = zone_index(rp, sqlite3_column_int(st, 0),
-				   (const char *)sqlite3_column_text(st, 1));
-		int ord = sqlite3_column_int(st, 2);
-		int64_t k = sqlite3_column_int64(st, 3), near;
+	ret = tdb_snap_counts(rp->db, rp->bwin_snap->id, TDB_BUDDYINFO, &r, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		int z = zone_index(rp, r[i].node, r[i].zone);
+		int ord = r[i].ord;
+		int64_t k = r[i].nr, near;
 		double e;
 
 		if (z < 0 || ord < 0 || ord >= 16)
@@ -339,7 +333,7 @@ int rp_buddy_window_close(struct replay *rp)
 			sc->buddy_worst_kernel = k;
 		}
 	}
-	sqlite3_finalize(st);
+	free(r);
 	return 0;
 }
 
