@@ -12,7 +12,6 @@ struct tdb {
 	char *path;
 	bool readonly;
 	bool in_txn;
-	bool failed;			/* a write failed: tdb_close() rolls back, never commits */
 	unsigned int writes;		/* since the last commit */
 	struct tdb_results *results;	/* the stored run open on this connection, if any */
 
@@ -68,9 +67,6 @@ int tdb_load_types(struct tdb *db);
 int tdb_prepare_once(struct tdb *db, sqlite3_stmt **st, const char *sql);
 /* Step an INSERT of the writer, reset it, count the write (tdb_write_done()). */
 int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what);
-/* Roll back the open transaction, if SQLite has not done it already, keeping the
- * message of the error that led here. */
-void tdb_rollback(struct tdb *db);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 

@@ -149,7 +149,7 @@ void tdb_snap_abort(struct tdb_snapwrite *w)
 	sqlite3_exec(w->db->sq, "RELEASE snap_load", NULL, NULL, NULL);
 	/* SQLite may have rolled back the writer's whole transaction (a full disk) */
 	if (w->db->in_txn && sqlite3_get_autocommit(w->db->sq))
-		w->db->failed = true;
+		w->db->in_txn = false;
 	snapwrite_free(w);
 }
 

@@ -340,8 +340,9 @@ error:
 }
 
 /*
- * Commit what the event writer wrote, unless a write failed: then (and for a stored run
- * still open) roll back, so an error never commits half of something.
+ * A stored run still open is rolled back, never committed: its rows are whole or none.
+ * What the event writer wrote is committed, even after an error (a capture keeps what
+ * was read; meta 'complete' stays 0).
  */
 int tdb_close(struct tdb *db)
 {
@@ -349,28 +350,18 @@ int tdb_close(struct tdb *db)
 
 	if (!db)
 		return 0;
-	if (db->results) {
-		tdb_results_abort(db->results);
-		db->failed = true;
-	}
-	if (!db->readonly && !db->failed)
+	tdb_results_abort(db->results);
+	if (!db->readonly) {
 		ret = tdb_flush(db);
-	if (!db->readonly && db->in_txn) {
-		if (ret || db->failed) {
-			tdb_rollback(db);
-			db->in_txn = false;
-		} else {
-			ret = tdb_commit(db);
+		if (db->in_txn) {
+			int r = tdb_commit(db);
+
+			if (!ret)
+				ret = r;
 		}
 	}
 	tdb_free(db);
 	return ret;
-}
-
-void tdb_rollback(struct tdb *db)
-{
-	if (!sqlite3_get_autocommit(db->sq))
-		sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int tdb_finish(struct tdb *db)
@@ -416,10 +407,6 @@ int tdb_commit(struct tdb *db)
 	if (!db->in_txn)
 		return 0;
 	ret = tdb_exec(db, "COMMIT");
-	if (ret) {
-		db->failed = true;
-		tdb_rollback(db);
-	}
 	db->in_txn = false;
 	return ret;
 }
@@ -442,10 +429,8 @@ int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		db->failed = true;
+	if (rc != SQLITE_DONE)
 		return tdb_sql_error(db, what);
-	}
 	return tdb_write_done(db);
 }
 
