@@ -118,8 +118,8 @@ static int snap_row(void *arg, const struct tdb_snapshot_info *s)
 		if (!s->aligned)
 			printf("not aligned to the trace");
 		else
-			printf("ts %lld..%lld (%.1f ms)", (long long)s->ts_begin, (long long)s->ts_end,
-			       ((double)s->ts_end - (double)s->ts_begin) / 1e6);
+			printf("ts %lld..%lld (%.1f ms)", (long long)s->ts_begin,
+			       (long long)s->ts_end, ((double)s->ts_end - (double)s->ts_begin) / 1e6);
 		printf("  %lld pfns%s\n", (long long)s->nr_pfns, s->complete ? "" : "  INCOMPLETE");
 		return 0;
 	}

@@ -14,7 +14,8 @@ int tdb_snap_counts(struct tdb *db, int64_t snap, enum tdb_count_table table,
 		    struct snap_order_count **out, int *nr)
 {
 	static const char *const sql[] = {
-		[TDB_BUDDYINFO] = "SELECT node, zone, ord, nr_free, '' FROM buddyinfo WHERE snap = ?",
+		[TDB_BUDDYINFO] = "SELECT node, zone, ord, nr_free, '' FROM buddyinfo "
+				  "WHERE snap = ?",
 		[TDB_PAGETYPE_FREE] = "SELECT node, zone, ord, nr_free, migratetype FROM "
 				      "pagetype_free WHERE snap = ?",
 		[TDB_PAGETYPE_BLOCKS] = "SELECT node, zone, -1, nr_blocks, migratetype FROM "

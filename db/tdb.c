@@ -273,9 +273,9 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	if (sqlite3_prepare_v2(db->sq, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		if (sqlite3_extended_errcode(db->sq) == SQLITE_READONLY_ROLLBACK)
-			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its journal "
-				       "%s-journal must be rolled back: open it once with write "
-				       "access (e.g. 'bigchunk replay')", path, path);
+			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its "
+				       "journal %s-journal must be rolled back: open it once with "
+				       "write access (e.g. 'bigchunk replay')", path, path);
 		else
 			ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite "
 				       "database: %s)", path, sqlite3_errmsg(db->sq));
