@@ -27,6 +27,7 @@
 #include "common/err.h"
 #include "common/kpageflags.h"
 #include "db/tdb.h"
+#include "db/tdb-probes.h"
 
 #define HUGE_1G_DIR	"/sys/kernel/mm/hugepages/hugepages-1048576kB"
 #define HUGE_1G_NR	HUGE_1G_DIR "/nr_hugepages"
@@ -55,20 +56,6 @@ struct probe_run {
 	struct block blocks[MAX_PROBE_BLOCKS];
 	int nr_blocks;
 	uint64_t block_pfns;
-};
-
-/* What one probe found, stored as a probes row. */
-struct probe_row {
-	const char *kind;
-	uint64_t mono_begin, mono_end;
-	long requested, obtained;
-	long block;			/* -1: none */
-	int64_t start_pfn, end_pfn;	/* -1: none */
-	bool success;
-	int64_t culprit_pfn;		/* -1: none */
-	char culprit[64];
-	char detail[1024];
-	bool restored;
 };
 
 static uint64_t mono_ns(void)
@@ -107,9 +94,9 @@ static bool stopped(const struct probe_run *p)
 	return p->o->stop && *p->o->stop;
 }
 
-static void detail_add(struct probe_row *r, const char *fmt, ...)
+static void detail_add(struct tdb_probe *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void detail_add(struct probe_row *r, const char *fmt, ...)
+static void detail_add(struct tdb_probe *r, const char *fmt, ...)
 {
 	size_t len = strlen(r->detail);
 	va_list ap;
@@ -217,82 +204,6 @@ static void marker(const struct probe_run *p, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0 && (size_t)n < sizeof(line) && write(p->marker_fd, line, (size_t)n) < 0)
 		note(p, "cannot write trace marker '%s': %s", line, strerror(errno));
-}
-
-static int db_err(struct tdb *db, const char *what)
-{
-	return bc_error(BC_E_DB, "probe: %s: %s", what, sqlite3_errmsg(tdb_sqlite(db)));
-}
-
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_text_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s && *s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static int store_row(struct probe_run *p, int64_t id, const struct probe_row *r)
-{
-	static const char sql[] =
-		"INSERT INTO probes (id, kind, mono_begin, mono_end, requested, obtained, block, "
-		"start_pfn, end_pfn, success, culprit_pfn, culprit, detail, restored) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	sqlite3 *sq = tdb_sqlite(p->db);
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(p->db, "prepare");
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)r->mono_begin);
-	sqlite3_bind_int64(st, 4, (int64_t)r->mono_end);
-	sqlite3_bind_int64(st, 5, r->requested);
-	sqlite3_bind_int64(st, 6, r->obtained);
-	bind_opt(st, 7, r->block);
-	bind_opt(st, 8, r->start_pfn);
-	bind_opt(st, 9, r->end_pfn);
-	sqlite3_bind_int(st, 10, r->success);
-	bind_opt(st, 11, r->culprit_pfn);
-	bind_text_opt(st, 12, r->culprit);
-	bind_text_opt(st, 13, r->detail);
-	sqlite3_bind_int(st, 14, r->restored);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(p->db, "insert into probes");
-	return 0;
-}
-
-static int store_page(struct probe_run *p, int64_t id, int idx, uint64_t pfn, uint64_t mono)
-{
-	static const char sql[] =
-		"INSERT INTO probe_pages (probe, idx, start_pfn, end_pfn, mono) VALUES (?,?,?,?,?)";
-	sqlite3 *sq = tdb_sqlite(p->db);
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(p->db, "prepare");
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, idx);
-	sqlite3_bind_int64(st, 3, (int64_t)pfn);
-	sqlite3_bind_int64(st, 4, (int64_t)(pfn + CAP_PROBE_1G_PAGES));
-	sqlite3_bind_int64(st, 5, (int64_t)mono);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(p->db, "insert into probe_pages");
-	return 0;
 }
 
 /* ---- restore ---- */
@@ -417,7 +328,7 @@ static bool in_list(const uint64_t *l, int n, uint64_t v)
 
 static int probe_hugetlb(struct probe_run *p)
 {
-	struct probe_row r = { .kind = "hugetlb_1g", .block = -1, .start_pfn = -1,
+	struct tdb_probe r = { .kind = "hugetlb_1g", .block = -1, .start_pfn = -1,
 			       .end_pfn = -1, .culprit_pfn = -1 };
 	uint64_t *known = NULL, *now = NULL;
 	int nknown = 0, nnow = 0, i, j, ret = 0, err;
@@ -432,7 +343,7 @@ static int probe_hugetlb(struct probe_run *p)
 		detail_add(&r, "no 1 GiB hugetlb support (%s)", strerror(errno));
 		r.mono_end = mono_ns();
 		r.restored = true;
-		return store_row(p, id, &r);
+		return tdb_add_probe(p->db, id, &r);
 	}
 	err = read_long(HUGE_1G_NR, &orig);
 	if (err)
@@ -494,7 +405,7 @@ static int probe_hugetlb(struct probe_run *p)
 		} else {
 			if (nknown < MAX_1G_HEADS)
 				known[nknown++] = found;
-			ret = store_page(p, id, i, found, t);
+			ret = tdb_add_probe_page(p->db, id, i, found, found + CAP_PROBE_1G_PAGES, t);
 			if (ret)
 				break;
 		}
@@ -510,7 +421,7 @@ static int probe_hugetlb(struct probe_run *p)
 	     r.requested, r.restored ? "" : " (pool NOT restored)");
 	if (!ret)
 		ret = err;
-	err = store_row(p, id, &r);
+	err = tdb_add_probe(p->db, id, &r);
 	if (!ret)
 		ret = err;
 out:
@@ -652,7 +563,7 @@ static int64_t find_hex_after(const char *s, const char *key)
  * culprit: the pfn of the page dumped as "unmovable page", else the first "migrating
  * pfn X failed". Also keep the offline failure line.
  */
-static void read_kmsg(int fd, struct probe_row *r)
+static void read_kmsg(int fd, struct tdb_probe *r)
 {
 	char rec[4096];
 	int64_t last_dump_pfn = -1;
@@ -750,7 +661,7 @@ static int offline_in_child(struct probe_run *p, const struct block *b)
 
 static int probe_offline_block(struct probe_run *p, struct block *b)
 {
-	struct probe_row r = { .kind = "offline", .requested = 1, .culprit_pfn = -1 };
+	struct tdb_probe r = { .kind = "offline", .requested = 1, .culprit_pfn = -1 };
 	int64_t id = p->next_id++;
 	char path[128], state[32];
 	int kfd, err, ret;
@@ -793,7 +704,7 @@ static int probe_offline_block(struct probe_run *p, struct block *b)
 	note(p, "probe %" PRId64 ": offline memory%ld [%#" PRIx64 ", %#" PRIx64 "): %s%s%s", id,
 	     b->nr, (uint64_t)r.start_pfn, (uint64_t)r.end_pfn,
 	     r.success ? "offlined and onlined" : "failed", r.culprit[0] ? ", " : "", r.culprit);
-	ret = store_row(p, id, &r);
+	ret = tdb_add_probe(p->db, id, &r);
 	if (!r.restored && !ret)
 		ret = bc_error(BC_E_IO, "probe: memory%ld is left offline: write 'online' to "
 			       "%s/memory%ld/state by hand", b->nr, MEMORY_DIR, b->nr);
@@ -809,7 +720,7 @@ static int probe_offline(struct probe_run *p)
 	if (ret)
 		return ret;
 	if (nall == 0) {
-		struct probe_row r = { .kind = "offline", .requested = 1, .block = -1,
+		struct tdb_probe r = { .kind = "offline", .requested = 1, .block = -1,
 				       .start_pfn = -1, .end_pfn = -1, .culprit_pfn = -1,
 				       .restored = true };
 
@@ -817,7 +728,7 @@ static int probe_offline(struct probe_run *p)
 		detail_add(&r, "no online, initialised ZONE_NORMAL memory block");
 		note(p, "offline probe skipped: no online, initialised ZONE_NORMAL memory block");
 		free(all);
-		return store_row(p, p->next_id++, &r);
+		return tdb_add_probe(p->db, p->next_id++, &r);
 	}
 	if (n > nall)
 		n = nall;
@@ -865,20 +776,6 @@ int cap_probe_parse_1g(const char *arg, unsigned int *k)
 	return 0;
 }
 
-static int64_t next_probe_id(struct tdb *db)
-{
-	sqlite3_stmt *st;
-	int64_t id = 1;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT coalesce(max(id), 0) + 1 FROM probes",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
-}
-
 int cap_probe_run(struct tdb *db, int marker_fd, const struct cap_probe_opts *o)
 {
 	struct probe_run *p;
@@ -894,7 +791,7 @@ int cap_probe_run(struct tdb *db, int marker_fd, const struct cap_probe_opts *o)
 	p->db = db;
 	p->marker_fd = marker_fd;
 	p->o = o;
-	p->next_id = next_probe_id(db);
+	p->next_id = tdb_next_probe_id(db);
 	if (o->snapshot_before && !stopped(p)) {
 		struct snap_marker m = { .fd = marker_fd, .label = "probe" };
 		sigset_t old;

@@ -3,11 +3,10 @@
  * Storing snapshots in a capture (snap_load_dir/snap_load_live) and placing them in the
  * trace (snap_align). Reading them back is db/tdb-snap.c's.
  *
- * A load runs inside SAVEPOINT snap_load: the snapshots row is inserted first with
- * complete = 0, every file is stored and parsed as the walk delivers it, the page runs
- * are encoded and inserted chunk by chunk (memory stays bounded on a 268 M-PFN
- * machine), and only when everything is in and consistent does the row get its times,
- * nr_pfns and complete = 1 and the savepoint is released. Any error rolls it back.
+ * A load is one snapshot writer (db/tdb-snapwrite.h, one savepoint): every file is
+ * stored and parsed as the walk delivers it, the page runs are inserted chunk by chunk
+ * (memory stays bounded on a 268 M-PFN machine), and only when everything is in and
+ * consistent is the snapshot committed (complete = 1). Any error rolls it back.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -19,6 +18,7 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
+#include "db/tdb-snapwrite.h"
 
 static int db_err(sqlite3 *sq, const char *what)
 {
@@ -43,25 +43,11 @@ static int step_done(sqlite3 *sq, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-/* Bind @v, or NULL when negative (the "not printed" convention of the parsers). */
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
 struct loader {
-	struct tdb *db;
-	sqlite3 *sq;
+	struct tdb_snapwrite *w;
 	const struct snap_src *src;
-	int64_t snap;
-	sqlite3_stmt *ins_file, *ins_page;
-	struct tdb_pages_enc *enc;
 	struct snap_tables t;
 	int64_t block_size;		/* memory/block_size_bytes, -1 if absent */
-	uint64_t page_bytes;		/* blob bytes stored */
 };
 
 static int load_error(struct loader *L, int ret, const char *name)
@@ -203,10 +189,7 @@ static int loader_text(void *arg, const char *name, const char *content, size_t 
 	struct loader *L = arg;
 	int ret;
 
-	sqlite3_bind_int64(L->ins_file, 1, L->snap);
-	sqlite3_bind_text(L->ins_file, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(L->ins_file, 3, content, (int)len, SQLITE_STATIC);
-	ret = step_done(L->sq, L->ins_file, "snapshot_files");
+	ret = tdb_snap_add_file(L->w, name, content, len);
 	if (ret)
 		return ret;
 	ret = parse_file(L, name, content);
@@ -219,19 +202,8 @@ static int loader_pages(void *arg, uint64_t pfn, uint32_t n, const uint64_t *fla
 			const uint64_t *count)
 {
 	struct loader *L = arg;
-	const uint8_t *blob;
-	size_t len;
-	int ret;
 
-	ret = tdb_pages_encode(L->enc, flags, count, n, &blob, &len);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(L->ins_page, 1, L->snap);
-	sqlite3_bind_int64(L->ins_page, 2, (int64_t)pfn);
-	sqlite3_bind_int64(L->ins_page, 3, n);
-	sqlite3_bind_blob(L->ins_page, 4, blob, (int)len, SQLITE_STATIC);
-	L->page_bytes += len;
-	return step_done(L->sq, L->ins_page, "snapshot_pages");
+	return tdb_snap_add_pages(L->w, pfn, n, flags, count);
 }
 
 /* The page files must cover every zone's span; memory blocks get their pfns. */
@@ -273,223 +245,31 @@ static int check_tables(struct loader *L, uint64_t nr_pfns)
 	return 0;
 }
 
-static const struct snap_pcp *zone_pcp0(const struct snap_zone *z)
-{
-	int i;
-
-	for (i = 0; i < z->nr_pcp; i++)
-		if (z->pcp[i].cpu == 0)
-			return &z->pcp[i];
-	return z->nr_pcp ? &z->pcp[0] : NULL;
-}
-
-static int insert_oc(struct loader *L, const char *sql, const struct snap_order_count *o,
-		     int nr, int kind, const char *what)
-{
-	sqlite3_stmt *st;
-	int i, ret, k;
-
-	ret = prepare(L->sq, sql, &st);
-	for (i = 0; !ret && i < nr; i++) {
-		k = 1;
-		sqlite3_bind_int64(st, k++, L->snap);
-		sqlite3_bind_int(st, k++, o[i].node);
-		sqlite3_bind_text(st, k++, o[i].zone, -1, SQLITE_STATIC);
-		if (kind >= 1)
-			sqlite3_bind_text(st, k++, o[i].migratetype, -1, SQLITE_STATIC);
-		if (kind <= 1)
-			sqlite3_bind_int(st, k++, o[i].ord);
-		sqlite3_bind_int64(st, k++, o[i].nr);
-		ret = step_done(L->sq, st, what);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int insert_kv(struct loader *L, const char *sql, const struct snap_kv *kv, int nr,
-		     const char *what)
-{
-	sqlite3_stmt *st;
-	int i, ret;
-
-	ret = prepare(L->sq, sql, &st);
-	for (i = 0; !ret && i < nr; i++) {
-		sqlite3_bind_int64(st, 1, L->snap);
-		sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, kv[i].value);
-		ret = step_done(L->sq, st, what);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int insert_tables(struct loader *L)
-{
-	struct snap_tables *t = &L->t;
-	sqlite3_stmt *st = NULL, *pc = NULL;
-	int i, j, ret;
-
-	ret = prepare(L->sq, "INSERT INTO zones VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
-	if (!ret)
-		ret = prepare(L->sq, "INSERT INTO zone_pcp VALUES (?,?,?,?,?,?,?)", &pc);
-	for (i = 0; !ret && i < t->nr_zones; i++) {
-		const struct snap_zone *z = &t->zones[i];
-		const struct snap_pcp *p0 = zone_pcp0(z);
-
-		sqlite3_bind_int64(st, 1, L->snap);
-		sqlite3_bind_int(st, 2, z->node);
-		sqlite3_bind_text(st, 3, z->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, z->start_pfn);
-		sqlite3_bind_int64(st, 5, z->spanned);
-		sqlite3_bind_int64(st, 6, z->present);
-		sqlite3_bind_int64(st, 7, z->managed);
-		sqlite3_bind_int64(st, 8, z->free);
-		bind_opt(st, 9, z->wmark_min);
-		bind_opt(st, 10, z->wmark_low);
-		bind_opt(st, 11, z->wmark_high);
-		bind_opt(st, 12, p0 ? p0->high : -1);
-		bind_opt(st, 13, p0 ? p0->batch : -1);
-		bind_opt(st, 14, p0 ? p0->high_min : -1);
-		bind_opt(st, 15, p0 ? p0->high_max : -1);
-		ret = step_done(L->sq, st, "zones");
-		for (j = 0; !ret && j < z->nr_pcp; j++) {
-			sqlite3_bind_int64(pc, 1, L->snap);
-			sqlite3_bind_int(pc, 2, z->node);
-			sqlite3_bind_text(pc, 3, z->name, -1, SQLITE_STATIC);
-			sqlite3_bind_int(pc, 4, z->pcp[j].cpu);
-			sqlite3_bind_int64(pc, 5, z->pcp[j].count);
-			sqlite3_bind_int64(pc, 6, z->pcp[j].high);
-			sqlite3_bind_int64(pc, 7, z->pcp[j].batch);
-			ret = step_done(L->sq, pc, "zone_pcp");
-		}
-	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(pc);
-	if (ret)
-		return ret;
-	ret = insert_oc(L, "INSERT INTO buddyinfo VALUES (?,?,?,?,?)", t->buddy, t->nr_buddy, 0,
-			"buddyinfo");
-	if (!ret)
-		ret = insert_oc(L, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)", t->ptfree,
-				t->nr_ptfree, 1, "pagetype_free");
-	if (!ret)
-		ret = insert_oc(L, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)", t->ptblocks,
-				t->nr_ptblocks, 2, "pagetype_blocks");
-	if (!ret)
-		ret = insert_kv(L, "INSERT INTO meminfo VALUES (?,?,?)", t->meminfo,
-				t->nr_meminfo, "meminfo");
-	if (!ret)
-		ret = insert_kv(L, "INSERT INTO vmstat VALUES (?,?,?)", t->vmstat, t->nr_vmstat,
-				"vmstat");
-	if (ret)
-		return ret;
-	ret = prepare(L->sq, "INSERT INTO system_ram VALUES (?,?,?)", &st);
-	for (i = 0; !ret && i < t->nr_ram; i++) {
-		sqlite3_bind_int64(st, 1, L->snap);
-		sqlite3_bind_int64(st, 2, (int64_t)t->ram[i].start_pfn);
-		sqlite3_bind_int64(st, 3, (int64_t)t->ram[i].end_pfn);
-		ret = step_done(L->sq, st, "system_ram");
-	}
-	sqlite3_finalize(st);
-	if (ret)
-		return ret;
-	ret = prepare(L->sq, "INSERT INTO memory_blocks VALUES (?,?,?,?,?,?)", &st);
-	for (i = 0; !ret && i < t->nr_blocks; i++) {
-		const struct snap_memblock *b = &t->blocks[i];
-
-		sqlite3_bind_int64(st, 1, L->snap);
-		sqlite3_bind_int64(st, 2, b->block);
-		sqlite3_bind_int64(st, 3, (int64_t)b->start_pfn);
-		sqlite3_bind_int64(st, 4, (int64_t)b->nr_pfns);
-		sqlite3_bind_text(st, 5, b->state, -1, SQLITE_STATIC);
-		if (b->valid_zones[0])
-			sqlite3_bind_text(st, 6, b->valid_zones, -1, SQLITE_STATIC);
-		ret = step_done(L->sq, st, "memory_blocks");
-	}
-	sqlite3_finalize(st);
-	if (ret)
-		return ret;
-	ret = prepare(L->sq, "INSERT INTO hugepages VALUES (?,?,?,?)", &st);
-	for (i = 0; !ret && i < t->nr_huge; i++) {
-		sqlite3_bind_int64(st, 1, L->snap);
-		sqlite3_bind_int64(st, 2, t->huge[i].size_kb);
-		sqlite3_bind_int64(st, 3, t->huge[i].nr);
-		sqlite3_bind_int64(st, 4, t->huge[i].free);
-		ret = step_done(L->sq, st, "hugepages");
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 static int load(struct tdb *db, const struct snap_src *src, const char *label,
 		struct snap_marker *m, int64_t *snap_id)
 {
-	struct loader L = { .db = db, .sq = tdb_sqlite(db), .src = src, .block_size = -1 };
+	struct loader L = { .src = src, .block_size = -1 };
 	struct snap_sink sink = { loader_text, loader_pages, &L };
 	struct snap_walk_result res;
-	sqlite3_stmt *st = NULL;
+	int64_t id;
 	int ret;
 
-	ret = tdb_pages_enc_create(&L.enc);
+	ret = tdb_snap_begin(db, label, &L.w);
 	if (ret)
 		return ret;
-	if (sqlite3_exec(L.sq, "SAVEPOINT snap_load", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = db_err(L.sq, "snapshot: savepoint");
-		goto out_free;
-	}
-	ret = prepare(L.sq, "INSERT INTO snapshots (label, nr_pfns, complete) VALUES (?, 0, 0)",
-		      &st);
-	if (ret)
-		goto fail;
-	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-	ret = step_done(L.sq, st, "snapshots");
-	sqlite3_finalize(st);
-	st = NULL;
-	if (ret)
-		goto fail;
-	L.snap = sqlite3_last_insert_rowid(L.sq);
-	ret = prepare(L.sq, "INSERT INTO snapshot_files (snap, name, content) VALUES (?,?,?)",
-		      &L.ins_file);
-	if (!ret)
-		ret = prepare(L.sq, "INSERT INTO snapshot_pages (snap, pfn, npfns, data) "
-			      "VALUES (?,?,?,?)", &L.ins_page);
-	if (!ret)
-		ret = snap_walk(src, m, &sink, &res);
+	ret = snap_walk(src, m, &sink, &res);
 	if (!ret)
 		ret = check_tables(&L, res.nr_pfns);
 	if (!ret)
-		ret = insert_tables(&L);
+		ret = tdb_snap_add_tables(L.w, &L.t);
+	id = tdb_snap_id(L.w);
+	if (!ret)
+		ret = tdb_snap_commit(L.w, res.mono_begin, res.mono_end, res.nr_pfns);
 	if (ret)
-		goto fail;
-	ret = prepare(L.sq, "UPDATE snapshots SET mono_begin = ?, mono_end = ?, nr_pfns = ?, "
-		      "complete = 1 WHERE id = ?", &st);
-	if (ret)
-		goto fail;
-	sqlite3_bind_int64(st, 1, (int64_t)res.mono_begin);
-	sqlite3_bind_int64(st, 2, (int64_t)res.mono_end);
-	sqlite3_bind_int64(st, 3, (int64_t)res.nr_pfns);
-	sqlite3_bind_int64(st, 4, L.snap);
-	ret = step_done(L.sq, st, "snapshots");
-	if (ret)
-		goto fail;
-	if (sqlite3_exec(L.sq, "RELEASE snap_load", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = db_err(L.sq, "snapshot: release");
-		goto fail;
-	}
-	if (snap_id)
-		*snap_id = L.snap;
-	goto out;
-fail:
-	/* keep the message of the real error: these two run without touching it */
-	sqlite3_exec(L.sq, "ROLLBACK TO snap_load", NULL, NULL, NULL);
-	sqlite3_exec(L.sq, "RELEASE snap_load", NULL, NULL, NULL);
-out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(L.ins_file);
-	sqlite3_finalize(L.ins_page);
+		tdb_snap_abort(L.w);
+	else if (snap_id)
+		*snap_id = id;
 	snap_tables_release(&L.t);
-out_free:
-	tdb_pages_enc_destroy(L.enc);
 	return ret;
 }
 

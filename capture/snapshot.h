@@ -25,6 +25,7 @@
 
 #include "db/tdb-pages.h"	/* struct tdb_page_run */
 #include "db/tdb-snap.h"	/* marker syntax, struct tdb_snap_info */
+#include "db/tdb-snapwrite.h"	/* struct snap_tables and its rows */
 
 struct tdb;
 
@@ -124,63 +125,6 @@ int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
 int snap_align(struct tdb *db, int *nr_marked);
 
 /* ---- parsers of the text files (exposed for tests); all rows malloc'ed ---- */
-
-struct snap_pcp {
-	int cpu;
-	int64_t count, high, batch, high_min, high_max;
-};
-
-struct snap_zone {
-	int node;
-	char name[16];
-	int64_t start_pfn, spanned, present, managed, free;
-	int64_t wmark_min, wmark_low, wmark_high;	/* -1: not printed */
-	int nr_pcp;
-	struct snap_pcp *pcp;
-};
-
-struct snap_order_count {			/* buddyinfo, pagetype_free, pagetype_blocks */
-	int node;
-	char zone[16];
-	char migratetype[24];			/* "" for buddyinfo */
-	int ord;				/* -1 for pagetype_blocks */
-	int64_t nr;				/* -1: the kernel printed ">100000" */
-};
-
-struct snap_kv {
-	char key[64];
-	int64_t value;
-};
-
-struct snap_range {
-	uint64_t start_pfn, end_pfn;		/* [start, end) */
-};
-
-struct snap_memblock {
-	int64_t block;
-	uint64_t start_pfn, nr_pfns;
-	char state[24];
-	char valid_zones[64];			/* "" when the file is absent */
-};
-
-struct snap_hugepages {
-	int64_t size_kb, nr, free;
-};
-
-struct snap_tables {
-	struct snap_zone *zones;
-	int nr_zones;
-	struct snap_order_count *buddy, *ptfree, *ptblocks;
-	int nr_buddy, nr_ptfree, nr_ptblocks;
-	struct snap_kv *meminfo, *vmstat;
-	int nr_meminfo, nr_vmstat;
-	struct snap_range *ram;
-	int nr_ram;
-	struct snap_memblock *blocks;
-	int nr_blocks;
-	struct snap_hugepages *huge;
-	int nr_huge;
-};
 
 /*
  * Each parses one file's text into @t (appending). Errors name "line N" of the text;

@@ -11,6 +11,7 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "db/tdb-results.h"
 
 static void where(const struct chk_violation *v, char *buf, size_t len)
 {
@@ -248,114 +249,51 @@ int chk_report(const struct chk_ctx *c, FILE *fp, enum chk_format fmt, const cha
 
 /* ---- results as rows of the capture ------------------------------------------------- */
 
-static int step_done(sqlite3 *sq, sqlite3_stmt *st)
+static int store_violation(struct tdb_results *w, int64_t id, const struct chk_violation *v)
 {
-	int rc = sqlite3_step(st);
+	struct tdb_check_violation r = {
+		.checker = chk_checker_name(chk_inv_checker(v->inv)), .rule = chk_inv_name(v->inv),
+		.has_seq = v->seq != CHK_NO_SEQ, .seq = v->seq, .ts = v->ts, .cpu = v->cpu,
+		.pfn = v->pfn, .order = v->order, .text = v->text,
+	};
 
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return bc_error(BC_E_DB, "storing check results: %s", sqlite3_errmsg(sq));
-	return 0;
+	return tdb_results_check_violation(w, id, &r);
 }
 
 int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run)
 {
-	sqlite3 *sq = tdb_sqlite(db);
-	sqlite3_stmt *st = NULL;
+	struct tdb_results *w;
 	struct chk_summary s;
+	struct tdb_check_run r;
 	int64_t id;
 	size_t i;
 	int k, ret;
 
 	chk_get_summary(c, &s);
-	/* The tables are part of the capture schema (db/schema.sql). */
-	ret = tdb_exec(db, "BEGIN");
+	r = (struct tdb_check_run){ .events = s.events, .attempts = s.attempts,
+				    .lost_windows = s.lost_windows, .replayed = s.replayed };
+	ret = tdb_results_begin(db, &w);
 	if (ret)
-		goto out;
-	/* check_results.explained came late in version 2: add it to files without it */
-	if (sqlite3_prepare_v2(sq, "SELECT count(*) FROM pragma_table_info('check_results') "
-			       "WHERE name = 'explained'", -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
-	k = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 1;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!k) {
-		ret = tdb_exec(db, "ALTER TABLE check_results ADD COLUMN explained INTEGER");
-		if (ret)
-			goto out;
-	}
-	if (sqlite3_prepare_v2(sq, "INSERT INTO check_runs (events, attempts, lost_windows, "
-			       "replayed) VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_int64(st, 1, (int64_t)s.events);
-	sqlite3_bind_int64(st, 2, (int64_t)s.attempts);
-	sqlite3_bind_int64(st, 3, (int64_t)s.lost_windows);
-	sqlite3_bind_int(st, 4, s.replayed);
-	ret = step_done(sq, st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (ret)
-		goto out;
-	id = sqlite3_last_insert_rowid(sq);
-	if (sqlite3_prepare_v2(sq, "INSERT INTO check_results (run, checker, status, checks, "
-			       "violations, inconclusive, explained) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
+		return bc_error_prefix(ret, "results not stored");
+	ret = tdb_results_check_run(w, &r, &id);
 	for (k = 0; k < CHK_NR_CHECKERS && !ret; k++) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, chk_checker_name(k), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, status_word(s.r[k].status), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (int64_t)s.r[k].checks);
-		sqlite3_bind_int64(st, 5, (int64_t)s.r[k].violations);
-		sqlite3_bind_int64(st, 6, (int64_t)s.r[k].inconclusive);
-		sqlite3_bind_int64(st, 7, (int64_t)s.r[k].explained);
-		ret = step_done(sq, st);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (ret)
-		goto out;
-	if (sqlite3_prepare_v2(sq, "INSERT INTO check_violations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
-	for (i = 0; i < c->nr_viol && !ret; i++) {
-		const struct chk_violation *v = &c->viol[i];
+		struct tdb_check_result cr = {
+			.checker = chk_checker_name(k), .status = status_word(s.r[k].status),
+			.checks = s.r[k].checks, .violations = s.r[k].violations,
+			.inconclusive = s.r[k].inconclusive, .explained = s.r[k].explained,
+		};
 
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, chk_checker_name(chk_inv_checker(v->inv)), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, chk_inv_name(v->inv), -1, SQLITE_STATIC);
-		if (v->seq == CHK_NO_SEQ) {
-			sqlite3_bind_null(st, 4);
-			sqlite3_bind_null(st, 5);
-		} else {
-			sqlite3_bind_int64(st, 4, (int64_t)v->seq);
-			sqlite3_bind_int64(st, 5, (int64_t)v->ts);
-		}
-		if (v->cpu < 0)
-			sqlite3_bind_null(st, 6);
-		else
-			sqlite3_bind_int(st, 6, v->cpu);
-		if (v->pfn == CHK_NO_PFN)
-			sqlite3_bind_null(st, 7);
-		else
-			sqlite3_bind_int64(st, 7, (int64_t)v->pfn);
-		sqlite3_bind_int(st, 8, (int)v->order);
-		sqlite3_bind_text(st, 9, v->text, -1, SQLITE_STATIC);
-		ret = step_done(sq, st);
+		ret = tdb_results_check_result(w, id, &cr);
 	}
-	sqlite3_finalize(st);
-	st = NULL;
+	for (i = 0; i < c->nr_viol && !ret; i++)
+		ret = store_violation(w, id, &c->viol[i]);
 	if (!ret)
-		ret = tdb_exec(db, "COMMIT");
-	if (!ret && run)
+		ret = tdb_results_commit(w);
+	if (ret) {
+		tdb_results_abort(w);
+		return bc_error_prefix(ret, "results not stored");
+	}
+	if (run)
 		*run = id;
-	if (!ret)
-		return 0;
-	goto out;
-dberr:
-	ret = bc_error(BC_E_DB, "storing check results: %s", sqlite3_errmsg(sq));
-out:
-	sqlite3_finalize(st);
-	tdb_exec(db, "ROLLBACK");
-	return ret;
+	return 0;
 }

@@ -209,7 +209,8 @@ void chk_get_summary(const struct chk_ctx *c, struct chk_summary *out);
  * check_runs (run, events, attempts, lost_windows, replayed), check_results (run,
  * checker, status, checks, violations, inconclusive) and check_violations (run,
  * checker, rule, seq, ts, cpu, pfn, ord, text) with the kept violations. Names are
- * those of invariants.def; seq/pfn are NULL when the violation has none.
+ * those of invariants.def; seq/pfn are NULL when the violation has none. One
+ * transaction: on any error nothing of the run is in @db.
  * Return: 0 and *@run (may be NULL), or a negative bc_err.
  */
 int chk_store(const struct chk_ctx *c, struct tdb *db, int64_t *run);

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "db/tdb.h"
+#include "db/tdb-info.h"
 
 const char cmd_info_usage[] =
 	"usage: bigchunk info FILE.db [--json]\n"
@@ -62,117 +63,247 @@ static int count_events(struct tdb *db, struct type_count *cnt, int nr, uint64_t
 	return ret;
 }
 
-/* Run @sql and call @row for each result row. */
-static int each_row(struct tdb *db, const char *sql, void (*row)(sqlite3_stmt *, void *),
-		    void *arg)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(tdb_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: %s", tdb_path(db), sqlite3_errmsg(tdb_sqlite(db)));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		row(st, arg);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 :
-		bc_error(BC_E_DB, "%s: %s", tdb_path(db), sqlite3_errmsg(tdb_sqlite(db)));
-}
-
-#define COL_I(i) ((long long)sqlite3_column_int64(st, i))
-#define COL_S(i) ((const char *)sqlite3_column_text(st, i))
-
 struct out {
 	struct json *j;		/* NULL: text */
 };
 
-static void zone_row(sqlite3_stmt *st, void *arg)
+static int zone_row(void *arg, const struct tdb_zone_info *z)
 {
 	struct out *o = arg;
 
 	if (!o->j) {
-		printf("  node %lld %-8s pfn %#llx-%#llx  spanned %lld present %lld managed %lld "
-		       "free %lld\n", COL_I(0), COL_S(1), COL_I(2), COL_I(2) + COL_I(3), COL_I(3),
-		       COL_I(4), COL_I(5), COL_I(6));
-		return;
+		printf("  node %d %-8s pfn %#llx-%#llx  spanned %lld present %lld managed %lld "
+		       "free %lld\n", z->node, z->zone, (unsigned long long)z->start_pfn,
+		       (unsigned long long)z->start_pfn + (unsigned long long)z->spanned,
+		       (long long)z->spanned, (long long)z->present, (long long)z->managed,
+		       (long long)z->free);
+		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "node", COL_I(0));
-	json_kstr(o->j, "zone", COL_S(1));
-	json_kint(o->j, "start_pfn", COL_I(2));
-	json_kint(o->j, "spanned", COL_I(3));
-	json_kint(o->j, "present", COL_I(4));
-	json_kint(o->j, "managed", COL_I(5));
-	json_kint(o->j, "free", COL_I(6));
+	json_kint(o->j, "node", z->node);
+	json_kstr(o->j, "zone", z->zone);
+	json_kint(o->j, "start_pfn", z->start_pfn);
+	json_kint(o->j, "spanned", z->spanned);
+	json_kint(o->j, "present", z->present);
+	json_kint(o->j, "managed", z->managed);
+	json_kint(o->j, "free", z->free);
 	json_obj_end(o->j);
+	return 0;
 }
 
-static void lost_row(sqlite3_stmt *st, void *arg)
+static int lost_row(void *arg, const struct tdb_lost_cpu *l)
 {
 	struct out *o = arg;
 
 	if (!o->j) {
-		printf("  cpu %lld: %lld gaps, %lld events lost%s\n", COL_I(0), COL_I(1), COL_I(2),
-		       COL_I(3) ? " (plus gaps of unknown size)" : "");
-		return;
+		printf("  cpu %d: %lld gaps, %lld events lost%s\n", l->cpu, (long long)l->gaps,
+		       (long long)l->lost, l->unknown_gaps ? " (plus gaps of unknown size)" : "");
+		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "cpu", COL_I(0));
-	json_kint(o->j, "gaps", COL_I(1));
-	json_kint(o->j, "lost", COL_I(2));
-	json_kint(o->j, "unknown_gaps", COL_I(3));
+	json_kint(o->j, "cpu", l->cpu);
+	json_kint(o->j, "gaps", l->gaps);
+	json_kint(o->j, "lost", l->lost);
+	json_kint(o->j, "unknown_gaps", l->unknown_gaps);
 	json_obj_end(o->j);
+	return 0;
 }
 
-static void snap_row(sqlite3_stmt *st, void *arg)
+static int snap_row(void *arg, const struct tdb_snapshot_info *s)
 {
 	struct out *o = arg;
 
 	if (!o->j) {
-		printf("  #%lld %-9s ", COL_I(0), COL_S(1) ? COL_S(1) : "-");
-		if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+		printf("  #%lld %-9s ", (long long)s->id, s->label ? s->label : "-");
+		if (!s->aligned)
 			printf("not aligned to the trace");
 		else
-			printf("ts %lld..%lld (%.1f ms)", COL_I(2), COL_I(3),
-			       (COL_I(3) - COL_I(2)) / 1e6);
-		printf("  %lld pfns%s\n", COL_I(4), COL_I(5) ? "" : "  INCOMPLETE");
-		return;
+			printf("ts %lld..%lld (%.1f ms)", (long long)s->ts_begin,
+			       (long long)s->ts_end, ((double)s->ts_end - (double)s->ts_begin) / 1e6);
+		printf("  %lld pfns%s\n", (long long)s->nr_pfns, s->complete ? "" : "  INCOMPLETE");
+		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "id", COL_I(0));
-	json_kstr(o->j, "label", COL_S(1));
+	json_kint(o->j, "id", s->id);
+	json_kstr(o->j, "label", s->label);
 	json_key(o->j, "ts_begin");
-	if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+	if (!s->aligned)
 		json_null(o->j);
 	else
-		json_int(o->j, COL_I(2));
+		json_int(o->j, s->ts_begin);
 	json_key(o->j, "ts_end");
-	if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+	if (!s->aligned)
 		json_null(o->j);
 	else
-		json_int(o->j, COL_I(3));
-	json_kint(o->j, "nr_pfns", COL_I(4));
-	json_kbool(o->j, "complete", COL_I(5));
+		json_int(o->j, s->ts_end);
+	json_kint(o->j, "nr_pfns", s->nr_pfns);
+	json_kbool(o->j, "complete", s->complete);
 	json_obj_end(o->j);
+	return 0;
 }
 
-static void marker_row(sqlite3_stmt *st, void *arg)
+static int marker_row(void *arg, const struct tdb_marker_info *m)
 {
 	struct out *o = arg;
 
 	if (!o->j) {
-		printf("  ts %lld cpu %lld  %s\n", COL_I(0), COL_I(1), COL_S(2));
-		return;
+		printf("  ts %lld cpu %d  %s\n", (long long)m->ts, m->cpu, m->text);
+		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "ts", COL_I(0));
-	json_kint(o->j, "cpu", COL_I(1));
-	json_kstr(o->j, "text", COL_S(2));
+	json_kint(o->j, "ts", m->ts);
+	json_kint(o->j, "cpu", m->cpu);
+	json_kstr(o->j, "text", m->text);
 	json_obj_end(o->j);
+	return 0;
 }
 
-static void scalar_row(sqlite3_stmt *st, void *arg)
+/* What info reports, gathered before printing. */
+struct info {
+	const char *path;
+	struct tdb *db;
+	struct tdb_event_type **types;
+	int nr;
+	struct type_count *cnt;
+	uint64_t total, ts_min, ts_max;
+	int64_t nmarkers, nlost;
+};
+
+static void head_json(const struct info *I, struct json *j)
 {
-	*(long long *)arg = COL_I(0);
+	int i;
+
+	json_kstr(j, "file", I->path);
+	json_key(j, "meta");
+	json_obj_begin(j);
+	for (i = 0; meta_keys[i]; i++) {
+		char *v = tdb_get_meta(I->db, meta_keys[i]);
+
+		if (v)
+			json_kstr(j, meta_keys[i], v);
+		free(v);
+	}
+	json_obj_end(j);
+	json_kbool(j, "complete", tdb_get_meta_int(I->db, "complete", 0) == 1);
+	json_kuint(j, "events", I->total);
+	json_kuint(j, "ts_first", I->total ? I->ts_min : 0);
+	json_kuint(j, "ts_last", I->ts_max);
+	json_kdouble(j, "duration_s", I->total ? (I->ts_max - I->ts_min) / 1e9 : 0);
+	json_key(j, "event_types");
+	json_arr_begin(j);
+	for (i = 0; i < I->nr; i++) {
+		char name[256];
+
+		if (!I->types[i])
+			continue;
+		snprintf(name, sizeof(name), "%s:%s", I->types[i]->system, I->types[i]->name);
+		json_obj_begin(j);
+		json_kstr(j, "name", name);
+		json_kbool(j, "missing", I->types[i]->missing);
+		json_kuint(j, "count", I->cnt[i].n);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_kint(j, "lost_events", I->nlost);
+}
+
+static void head_text(const struct info *I)
+{
+	char *v;
+	int i;
+
+	printf("capture:   %s (%s)\n", I->path,
+	       tdb_get_meta_int(I->db, "complete", 0) == 1 ? "complete" :
+	       "INCOMPLETE: the writer did not finish");
+	for (i = 0; meta_keys[i]; i++) {
+		if (!strcmp(meta_keys[i], "complete"))
+			continue;
+		v = tdb_get_meta(I->db, meta_keys[i]);
+		if (v)
+			printf("%-10s %s\n", meta_keys[i], v);
+		free(v);
+	}
+	printf("events:    %llu over %.3f s\n", (unsigned long long)I->total,
+	       I->total ? (I->ts_max - I->ts_min) / 1e9 : 0.0);
+	for (i = 0; i < I->nr; i++) {
+		if (!I->types[i])
+			continue;
+		if (I->types[i]->missing)
+			printf("  %-40s missing on this kernel\n", I->types[i]->name);
+		else if (I->cnt[i].n)
+			printf("  %-40s %llu\n", I->types[i]->name, (unsigned long long)I->cnt[i].n);
+	}
+	printf("lost:      %lld events%s\n", (long long)I->nlost, I->nlost ? ", by cpu:" : "");
+}
+
+/* A list: its JSON key or text heading, then its rows. */
+static void section(struct out *o, const char *key, const char *heading)
+{
+	if (o->j) {
+		json_arr_end(o->j);
+		json_key(o->j, key);
+		json_arr_begin(o->j);
+	} else if (heading) {
+		printf("%s", heading);
+	}
+}
+
+static int lists(const struct info *I, struct out *o)
+{
+	int ret;
+
+	ret = tdb_info_lost_by_cpu(I->db, lost_row, o);
+	section(o, "zones", "zones:\n");
+	if (!ret)
+		ret = tdb_info_zones(I->db, zone_row, o);
+	section(o, "snapshots", "snapshots:\n");
+	if (!ret)
+		ret = tdb_info_snapshots(I->db, snap_row, o);
+	if (o->j) {
+		json_arr_end(o->j);
+		json_kint(o->j, "nr_markers", I->nmarkers);
+		json_key(o->j, "markers");
+		json_arr_begin(o->j);
+	} else {
+		printf("markers:   %lld%s\n", (long long)I->nmarkers,
+		       I->nmarkers > 20 ? " (first 20)" : "");
+	}
+	if (!ret)
+		ret = tdb_info_markers(I->db, 20, marker_row, o);
+	if (o->j) {
+		json_arr_end(o->j);
+		json_obj_end(o->j);
+		json_end(o->j);
+	}
+	return ret;
+}
+
+static int report(struct info *I, bool as_json)
+{
+	struct out o = { NULL };
+	struct json j;
+	int ret;
+
+	tdb_event_types(I->db, &I->types, &I->nr);
+	I->cnt = calloc(I->nr + 1, sizeof(*I->cnt));
+	if (!I->cnt)
+		die("out of memory");
+	ret = count_events(I->db, I->cnt, I->nr, &I->total, &I->ts_min, &I->ts_max);
+	if (!ret)
+		ret = tdb_info_counts(I->db, &I->nmarkers, &I->nlost);
+	if (ret)
+		return ret;
+	if (as_json) {
+		json_init(&j, stdout, true);
+		o.j = &j;
+		json_obj_begin(&j);
+		head_json(I, &j);
+		json_key(&j, "lost_by_cpu");
+		json_arr_begin(&j);
+	} else {
+		head_text(I);
+	}
+	return lists(I, &o);
 }
 
 int cmd_info(int argc, char **argv)
@@ -182,16 +313,9 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t total, ts_min, ts_max;
-	struct tdb_event_type **types;
-	struct type_count *cnt;
-	long long nmarkers = 0, nlost = 0;
+	struct info I = { NULL };
 	bool as_json = false;
-	struct json j;
-	struct out o = { NULL };
-	struct tdb *db;
-	int c, nr, i, ret;
-	const char *path = NULL;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -202,127 +326,11 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage("info", 1, EXIT_BAD);
-	path = argv[optind];
-	if (tdb_open(path, TDB_READONLY, &db))
+	I.path = argv[optind];
+	if (tdb_open(I.path, TDB_READONLY, &I.db))
 		return cli_fail("info");
-	tdb_event_types(db, &types, &nr);
-	cnt = calloc(nr + 1, sizeof(*cnt));
-	if (!cnt)
-		die("out of memory");
-	ret = count_events(db, cnt, nr, &total, &ts_min, &ts_max);
-	if (ret) {
-		free(cnt);
-		tdb_close(db);
-		return cli_fail("info");
-	}
-	each_row(db, "SELECT count(*) FROM markers", scalar_row, &nmarkers);
-	each_row(db, "SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) "
-		 "FROM lost_events", scalar_row, &nlost);
-
-	if (as_json) {
-		json_init(&j, stdout, true);
-		o.j = &j;
-		json_obj_begin(&j);
-		json_kstr(&j, "file", path);
-		json_key(&j, "meta");
-		json_obj_begin(&j);
-		for (i = 0; meta_keys[i]; i++) {
-			char *v = tdb_get_meta(db, meta_keys[i]);
-
-			if (v)
-				json_kstr(&j, meta_keys[i], v);
-			free(v);
-		}
-		json_obj_end(&j);
-		json_kbool(&j, "complete", tdb_get_meta_int(db, "complete", 0) == 1);
-		json_kuint(&j, "events", total);
-		json_kuint(&j, "ts_first", total ? ts_min : 0);
-		json_kuint(&j, "ts_last", ts_max);
-		json_kdouble(&j, "duration_s", total ? (ts_max - ts_min) / 1e9 : 0);
-		json_key(&j, "event_types");
-		json_arr_begin(&j);
-		for (i = 0; i < nr; i++) {
-			char name[256];
-
-			if (!types[i])
-				continue;
-			snprintf(name, sizeof(name), "%s:%s", types[i]->system, types[i]->name);
-			json_obj_begin(&j);
-			json_kstr(&j, "name", name);
-			json_kbool(&j, "missing", types[i]->missing);
-			json_kuint(&j, "count", cnt[i].n);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_kint(&j, "lost_events", nlost);
-		json_key(&j, "lost_by_cpu");
-		json_arr_begin(&j);
-	} else {
-		char *v;
-
-		printf("capture:   %s (%s)\n", path,
-		       tdb_get_meta_int(db, "complete", 0) == 1 ? "complete" :
-		       "INCOMPLETE: the writer did not finish");
-		for (i = 0; meta_keys[i]; i++) {
-			if (!strcmp(meta_keys[i], "complete"))
-				continue;
-			v = tdb_get_meta(db, meta_keys[i]);
-			if (v)
-				printf("%-10s %s\n", meta_keys[i], v);
-			free(v);
-		}
-		printf("events:    %llu over %.3f s\n", (unsigned long long)total,
-		       total ? (ts_max - ts_min) / 1e9 : 0.0);
-		for (i = 0; i < nr; i++) {
-			if (!types[i])
-				continue;
-			if (types[i]->missing)
-				printf("  %-40s missing on this kernel\n", types[i]->name);
-			else if (cnt[i].n)
-				printf("  %-40s %llu\n", types[i]->name, (unsigned long long)cnt[i].n);
-		}
-		printf("lost:      %lld events%s\n", nlost, nlost ? ", by cpu:" : "");
-	}
-	ret = each_row(db, "SELECT cpu, count(*), sum(CASE WHEN count > 0 THEN count ELSE 0 END), "
-		       "sum(count < 0) FROM lost_events GROUP BY cpu ORDER BY cpu", lost_row, &o);
-	if (as_json) {
-		json_arr_end(&j);
-		json_key(&j, "zones");
-		json_arr_begin(&j);
-	} else {
-		printf("zones:\n");
-	}
-	if (!ret)
-		ret = each_row(db, "SELECT node, zone, start_pfn, spanned, present, managed, free "
-			       "FROM zones WHERE snap = (SELECT min(snap) FROM zones) "
-			       "ORDER BY node, start_pfn", zone_row, &o);
-	if (as_json) {
-		json_arr_end(&j);
-		json_key(&j, "snapshots");
-		json_arr_begin(&j);
-	} else {
-		printf("snapshots:\n");
-	}
-	if (!ret)
-		ret = each_row(db, "SELECT id, label, ts_begin, ts_end, nr_pfns, complete "
-			       "FROM snapshots ORDER BY id", snap_row, &o);
-	if (as_json) {
-		json_arr_end(&j);
-		json_kint(&j, "nr_markers", nmarkers);
-		json_key(&j, "markers");
-		json_arr_begin(&j);
-	} else {
-		printf("markers:   %lld%s\n", nmarkers, nmarkers > 20 ? " (first 20)" : "");
-	}
-	if (!ret)
-		ret = each_row(db, "SELECT ts, cpu, text FROM markers ORDER BY ts LIMIT 20",
-			       marker_row, &o);
-	if (as_json) {
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_end(&j);
-	}
-	free(cnt);
-	tdb_close(db);
+	ret = report(&I, as_json);
+	free(I.cnt);
+	tdb_close(I.db);
 	return ret ? cli_fail("info") : EXIT_OK;
 }

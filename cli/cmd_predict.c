@@ -83,8 +83,9 @@ const char cmd_predict_usage[] =
 	"still pinned.\n"
 	"\n"
 	"Exit status: 0 the (last) allocation asked for succeeds, or with --verify every\n"
-	"attempt agrees; 1 it fails, or some attempt disagrees; 2 usage error or an\n"
-	"unusable capture.\n"
+	"attempt agrees; 1 it fails, or some attempt disagrees; 2 usage error, an\n"
+	"unusable capture, or answers that could not be stored (a run is stored whole or\n"
+	"not at all; use --no-store on a capture that cannot be written).\n"
 	"\n"
 	"Examples:\n"
 	"  bigchunk predict cap.db --size 1G --count 4\n"
@@ -127,6 +128,7 @@ struct run {
 	uint64_t at_seq, at_ts;
 	uint64_t every_ns;
 	bool json, store;
+	bool store_failed;		/* --store asked for, nothing stored */
 	int64_t store_run;
 	/* collected answers */
 	struct pr_answer *ans;
@@ -519,16 +521,6 @@ static void output_answers(struct run *R)
 
 /* ---- verify ---- */
 
-static void ranges_text(const uint64_t *r, unsigned int n, char *buf, size_t size)
-{
-	size_t len = 0;
-	unsigned int i;
-
-	buf[0] = 0;
-	for (i = 0; r && i < n && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%#" PRIx64, i ? "," : "", r[i]);
-}
-
 static void json_item(struct json *j, const struct pr_verify_item *it)
 {
 	unsigned int i;
@@ -585,62 +577,6 @@ static void json_item(struct json *j, const struct pr_verify_item *it)
 	json_obj_end(j);
 }
 
-static int store_verify(struct tdb *db, int64_t run, const struct pr_verify *v)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	sqlite3_stmt *st;
-	unsigned int i;
-	int rc;
-
-	if (sqlite3_prepare_v2(sq, "INSERT INTO verify_results (run, idx, kind, probe, seq, ts, "
-			       "start_pfn, end_pfn, kernel_success, kernel_pfn, kernel_ranges, "
-			       "predicted_success, predicted_pfn, predicted_ranges, agree, "
-			       "depends_on_pins, why) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "verify_results: %s", sqlite3_errmsg(sq));
-	for (i = 0; i < v->nr; i++) {
-		const struct pr_verify_item *it = &v->items[i];
-		char kr[1024], pr[1024];
-
-		ranges_text(it->k_ranges, it->k_nr, kr, sizeof(kr));
-		ranges_text(it->p_ranges, it->p_nr, pr, sizeof(pr));
-		sqlite3_bind_int64(st, 1, run);
-		sqlite3_bind_int(st, 2, (int)i);
-		sqlite3_bind_text(st, 3, pr_attempt_class_name(it->kind), -1, SQLITE_STATIC);
-		if (it->probe_id >= 0)
-			sqlite3_bind_int64(st, 4, it->probe_id);
-		sqlite3_bind_int64(st, 5, (int64_t)it->seq);
-		sqlite3_bind_int64(st, 6, (int64_t)it->ts);
-		if (it->kind != PR_VK_HUGETLB_1G) {
-			sqlite3_bind_int64(st, 7, (int64_t)it->start_pfn);
-			sqlite3_bind_int64(st, 8, (int64_t)it->end_pfn);
-		}
-		sqlite3_bind_int(st, 9, it->k_success);
-		if (it->k_pfn != UINT64_MAX)
-			sqlite3_bind_int64(st, 10, (int64_t)it->k_pfn);
-		if (it->kind == PR_VK_HUGETLB_1G)
-			sqlite3_bind_text(st, 11, kr, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 12, it->p_success);
-		if (it->p_pfn != UINT64_MAX)
-			sqlite3_bind_int64(st, 13, (int64_t)it->p_pfn);
-		if (it->kind == PR_VK_HUGETLB_1G)
-			sqlite3_bind_text(st, 14, pr, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 15, it->agree);
-		sqlite3_bind_int(st, 16, it->depends_on_pins);
-		if (it->why[0])
-			sqlite3_bind_text(st, 17, it->why, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		if (rc != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return bc_error(BC_E_DB, "verify_results: %s", sqlite3_errmsg(sq));
-		}
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static int run_verify(struct run *R, const char *cmdline)
 {
 	struct pr_verify v;
@@ -650,12 +586,9 @@ static int run_verify(struct run *R, const char *cmdline)
 	ret = pr_verify_run(R->rp, R->o.policy, &v);
 	if (ret)
 		return cli_fail("predict");
-	if (R->store) {
-		int64_t run = pr_store_begin(R->db, &R->o, "verify", cmdline);
-
-		ret = run < 0 ? (int)run : store_verify(R->db, run, &v);
-		if (ret)
-			fprintf(stderr, "bigchunk predict: results not stored: %s\n", bc_errmsg());
+	if (R->store && pr_store_verify(R->db, &R->o, cmdline, &v)) {
+		fprintf(stderr, "bigchunk predict: results not stored: %s\n", bc_errmsg());
+		R->store_failed = true;
 	}
 	if (R->json) {
 		struct json j;
@@ -721,7 +654,7 @@ static int run_verify(struct run *R, const char *cmdline)
 				       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
 		}
 	}
-	rc = v.agree == v.nr ? EXIT_OK : EXIT_NO;
+	rc = R->store_failed ? EXIT_BAD : v.agree == v.nr ? EXIT_OK : EXIT_NO;
 	pr_verify_release(&v);
 	return rc;
 }
@@ -760,7 +693,6 @@ int cmd_predict(int argc, char **argv)
 	char *cmdline = NULL;
 	int c, ret, rc = EXIT_BAD, points = 0;
 	uint64_t v;
-	unsigned int i;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", predict_options, NULL)) != -1) {
@@ -843,8 +775,10 @@ int cmd_predict(int argc, char **argv)
 
 	ret = R.store ? tdb_open(R.path, TDB_WRITE, &R.db) : -1;
 	if (ret) {
-		if (R.store && ret != -BC_E_NOENT)
+		if (R.store && ret != -BC_E_NOENT) {
 			fprintf(stderr, "bigchunk predict: %s; answers are not stored\n", bc_errmsg());
+			R.store_failed = true;
+		}
 		R.store = false;
 		if (tdb_open(R.path, TDB_READONLY, &R.db))
 			return cli_fail("predict");
@@ -912,13 +846,11 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (R.store) {
 		static const char *const mode_names[] = { "end", "at", "every", "attempts" };
-		int64_t run = pr_store_begin(R.db, &R.o, mode_names[R.mode], cmdline);
 
-		ret = run < 0 ? (int)run : 0;
-		for (i = 0; !ret && i < R.nr_ans; i++)
-			ret = pr_store_answer(R.db, run, &R.ans[i]);
-		if (ret)
+		if (pr_store_answers(R.db, &R.o, mode_names[R.mode], cmdline, R.ans, R.nr_ans)) {
 			fprintf(stderr, "bigchunk predict: answers not stored: %s\n", bc_errmsg());
+			R.store_failed = true;
+		}
 	}
 	output_answers(&R);
 	if (R.ix && !R.json) {
@@ -929,7 +861,7 @@ int cmd_predict(int argc, char **argv)
 			" pageblock refreshes, %" PRIu64 " attempts run\n", st.questions,
 			st.pageblocks_refreshed, st.attempts_run);
 	}
-	rc = R.nr_ans && R.ans[R.nr_ans - 1].success ? EXIT_OK : EXIT_NO;
+	rc = R.store_failed ? EXIT_BAD : R.nr_ans && R.ans[R.nr_ans - 1].success ? EXIT_OK : EXIT_NO;
 out:
 	pr_index_destroy(R.ix);
 	pr_answers_free(R.ans, R.nr_ans);

@@ -41,7 +41,8 @@ const char cmd_replay_usage[] =
 	"                resynchronising the pages that disagree\n"
 	"  -h, --help\n"
 	"\n"
-	"Exit status: 0 on success, 2 on an unusable capture.\n";
+	"Exit status: 0 on success; 2 usage error, an unusable capture, or results that\n"
+	"could not be stored (then the previous replay's rows are left as they were).\n";
 
 static void print_text(struct replay *rp, const char *path)
 {
@@ -204,11 +205,9 @@ int cmd_replay(int argc, char **argv)
 	if (!ret)
 		ret = rp_run(rp, NULL);
 	if (!ret && store) {
-		ret = tdb_begin(db);
-		if (!ret)
-			ret = rp_store_results(rp, db);
-		if (!ret)
-			ret = tdb_commit(db);
+		ret = rp_store_results(rp, db);
+		if (ret)
+			bc_error_prefix(ret, "results not stored");
 	}
 	if (ret) {
 		rp_destroy(rp);

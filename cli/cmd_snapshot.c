@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-info.h"
 
 const char cmd_snapshot_usage[] =
 	"usage: bigchunk snapshot -o DIR [--marker INSTANCE] [--label LABEL]\n"
@@ -75,22 +76,12 @@ static int open_db(const char *path, struct tdb **db, bool *created)
 
 static void print_stored(struct tdb *db, int64_t id, double secs)
 {
-	sqlite3_stmt *st;
-	long long nr = 0, bytes = 0;
+	int64_t nr, bytes;
 
-	if (sqlite3_prepare_v2(tdb_sqlite(db), "SELECT s.nr_pfns, (SELECT total(length(data)) "
-			       "FROM snapshot_pages WHERE snap = s.id) FROM snapshots s "
-			       "WHERE s.id = ?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			nr = sqlite3_column_int64(st, 0);
-			bytes = sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-	}
+	tdb_info_snapshot_size(db, id, &nr, &bytes);
 	printf("%s: snapshot %" PRId64 ": %lld PFNs, %lld bytes of page runs (%.4f bytes/PFN), "
-	       "stored in %.3f s\n", tdb_path(db), id, nr, bytes, nr ? (double)bytes / nr : 0.0,
-	       secs);
+	       "stored in %.3f s\n", tdb_path(db), id, (long long)nr, (long long)bytes,
+	       nr ? (double)bytes / nr : 0.0, secs);
 }
 
 int cmd_snapshot(int argc, char **argv)

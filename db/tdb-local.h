@@ -13,6 +13,7 @@ struct tdb {
 	bool readonly;
 	bool in_txn;
 	unsigned int writes;		/* since the last commit */
+	struct tdb_results *results;	/* the stored run open on this connection, if any */
 
 	/* Event writer: a chunk being filled. */
 	struct bc_event *pending;
@@ -31,11 +32,41 @@ struct tdb {
 
 	sqlite3_stmt *ins_chunk, *ins_marker, *ins_stack, *ins_comm, *ins_lost, *ins_cpu_stat,
 		     *set_meta, *get_meta;
+	sqlite3_stmt *ins_probe, *ins_probe_page;	/* prepared on first use */
 };
+
+/* Bind helpers: SQL NULL for "none" (a negative int64, UINT64_MAX, NULL or ""). */
+static inline void tdb_bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static inline void tdb_bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, (int64_t)v);
+}
+
+static inline void tdb_bind_text_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
 
 /* Copy sqlite's message into our error and return -BC_E_DB. */
 int tdb_sql_error(struct tdb *db, const char *what);
 int tdb_load_types(struct tdb *db);
+/* Prepare @sql into *@st unless it is already (kept until tdb_close()). */
+int tdb_prepare_once(struct tdb *db, sqlite3_stmt **st, const char *sql);
+/* Step an INSERT of the writer, reset it, count the write (tdb_write_done()). */
+int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "common/err.h"
 #include "db/tdb-local.h"
+#include "db/tdb-results.h"
 
 #define TDB_TXN_WRITES	50000
 
@@ -49,6 +51,11 @@ static int prepare(struct tdb *db, sqlite3_stmt **st, const char *sql)
 	if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
 		return tdb_sql_error(db, "prepare");
 	return 0;
+}
+
+int tdb_prepare_once(struct tdb *db, sqlite3_stmt **st, const char *sql)
+{
+	return *st ? 0 : prepare(db, st, sql);
 }
 
 static int prepare_all(struct tdb *db)
@@ -116,7 +123,8 @@ static void tdb_free_types(struct tdb *db)
 static void tdb_free(struct tdb *db)
 {
 	sqlite3_stmt *sts[] = { db->ins_chunk, db->ins_marker, db->ins_stack, db->ins_comm,
-				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta };
+				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta,
+				db->ins_probe, db->ins_probe_page };
 	size_t i;
 
 	for (i = 0; i < sizeof(sts) / sizeof(sts[0]); i++)
@@ -132,15 +140,24 @@ static void tdb_free(struct tdb *db)
 	free(db);
 }
 
-static int set_pragmas(struct tdb *db)
+static int set_pragmas(struct tdb *db, bool created)
 {
 	/*
 	 * A capture is written once, by one process: a rollback journal in memory and no
 	 * fsync per commit keep writes at SQLite's row rate. A crash can lose the last
 	 * transaction; meta 'complete' tells readers whether the writer finished.
+	 * An existing capture opened for writing gets results (one transaction per stored
+	 * run) and snapshots: there the journal goes to a file, so a process killed in the
+	 * middle of a commit leaves a journal the next opener rolls back, not a damaged file.
+	 * Still no fsync: that guards against power loss, not against a killed process.
 	 */
-	return tdb_exec(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
-			    "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;");
+	int ret = tdb_exec(db, created ? "PRAGMA journal_mode=MEMORY;" :
+			   "PRAGMA journal_mode=DELETE;");
+
+	if (!ret)
+		ret = tdb_exec(db, "PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; "
+			       "PRAGMA temp_store=MEMORY;");
+	return ret;
 }
 
 static int load_codec_types(struct tdb *db);
@@ -172,7 +189,7 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out)
 	sqlite3_extended_result_codes(db->sq, 1);
 	ret = tdb_exec(db, "PRAGMA page_size=4096;");
 	if (!ret)
-		ret = set_pragmas(db);
+		ret = set_pragmas(db, true);
 	if (!ret)
 		ret = tdb_exec(db, "BEGIN");
 	if (!ret)
@@ -213,6 +230,25 @@ static const char *const tdb_migrations[TDB_SCHEMA_VERSION] = {
 /* The oldest version this bigchunk reads without migrating (newer ones added tables). */
 #define TDB_READABLE_VERSION	1
 
+/*
+ * A writer killed in the middle of a transaction (a stored run, a snapshot) leaves a
+ * hot journal: a read-only connection cannot roll it back and would refuse the file.
+ * Roll it back here with a short read-write connection when the file is writable
+ * (SQLite does it on the first read; a journal of a live writer is not hot and stays).
+ */
+static void rollback_hot_journal(const char *path)
+{
+	char journal[PATH_MAX];
+	sqlite3 *sq;
+
+	if (snprintf(journal, sizeof(journal), "%s-journal", path) >= (int)sizeof(journal) ||
+	    access(journal, F_OK) || access(path, W_OK))
+		return;
+	if (sqlite3_open_v2(path, &sq, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(sq, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(sq);
+}
+
 int tdb_open(const char *path, int flags, struct tdb **out)
 {
 	int oflags = (flags & TDB_WRITE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
@@ -227,6 +263,8 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	if (!db)
 		return bc_error(BC_E_NOMEM, "%s: out of memory", path);
 	db->readonly = !(flags & TDB_WRITE);
+	if (db->readonly)
+		rollback_hot_journal(path);
 	if (sqlite3_open_v2(path, &db->sq, oflags, NULL) != SQLITE_OK) {
 		ret = tdb_sql_error(db, "open");
 		goto error;
@@ -234,8 +272,13 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	sqlite3_extended_result_codes(db->sq, 1);
 	if (sqlite3_prepare_v2(db->sq, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
-		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite database: %s)",
-			       path, sqlite3_errmsg(db->sq));
+		if (sqlite3_extended_errcode(db->sq) == SQLITE_READONLY_ROLLBACK)
+			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its "
+				       "journal %s-journal must be rolled back: open it once with "
+				       "write access (e.g. 'bigchunk replay')", path, path);
+		else
+			ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite "
+				       "database: %s)", path, sqlite3_errmsg(db->sq));
 		goto error;
 	}
 	version = sqlite3_column_int(st, 0);
@@ -276,7 +319,7 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	}
 migrated:
 	if (!db->readonly) {
-		ret = set_pragmas(db);
+		ret = set_pragmas(db, false);
 		if (ret)
 			goto error;
 	}
@@ -296,12 +339,18 @@ error:
 	return ret;
 }
 
+/*
+ * A stored run still open is rolled back, never committed: its rows are whole or none.
+ * What the event writer wrote is committed, even after an error (a capture keeps what
+ * was read; meta 'complete' stays 0).
+ */
 int tdb_close(struct tdb *db)
 {
 	int ret = 0;
 
 	if (!db)
 		return 0;
+	tdb_results_abort(db->results);
 	if (!db->readonly) {
 		ret = tdb_flush(db);
 		if (db->in_txn) {
@@ -374,7 +423,7 @@ int tdb_write_done(struct tdb *db)
 	return ret;
 }
 
-static int step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
+int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 
@@ -389,7 +438,7 @@ int tdb_set_meta(struct tdb *db, const char *key, const char *value)
 {
 	sqlite3_bind_text(db->set_meta, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(db->set_meta, 2, value, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->set_meta, "meta");
+	return tdb_step_done(db, db->set_meta, "meta");
 }
 
 int tdb_set_meta_int(struct tdb *db, const char *key, int64_t value)
@@ -579,7 +628,7 @@ int tdb_flush(struct tdb *db)
 		sqlite3_bind_int64(db->ins_chunk, 6, pmax);
 	}
 	sqlite3_bind_blob(db->ins_chunk, 7, db->encbuf, (int)len, SQLITE_STATIC);
-	ret = step_done(db, db->ins_chunk, "event_chunks");
+	ret = tdb_step_done(db, db->ins_chunk, "event_chunks");
 	if (ret)
 		return ret;
 	db->npending = 0;
@@ -611,21 +660,21 @@ int tdb_add_marker(struct tdb *db, uint64_t ts, int cpu, int pid, const char *te
 	sqlite3_bind_int(db->ins_marker, 3, cpu);
 	sqlite3_bind_int(db->ins_marker, 4, pid);
 	sqlite3_bind_text(db->ins_marker, 5, text, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_marker, "markers");
+	return tdb_step_done(db, db->ins_marker, "markers");
 }
 
 int tdb_add_stack(struct tdb *db, uint64_t seq, const char *frames)
 {
 	sqlite3_bind_int64(db->ins_stack, 1, (int64_t)seq);
 	sqlite3_bind_text(db->ins_stack, 2, frames, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_stack, "stacks");
+	return tdb_step_done(db, db->ins_stack, "stacks");
 }
 
 int tdb_add_comm(struct tdb *db, int pid, const char *comm)
 {
 	sqlite3_bind_int(db->ins_comm, 1, pid);
 	sqlite3_bind_text(db->ins_comm, 2, comm, -1, SQLITE_TRANSIENT);
-	return step_done(db, db->ins_comm, "comms");
+	return tdb_step_done(db, db->ins_comm, "comms");
 }
 
 int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int64_t count,
@@ -636,7 +685,7 @@ int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int6
 	sqlite3_bind_int64(db->ins_lost, 3, (int64_t)ts_to);
 	sqlite3_bind_int64(db->ins_lost, 4, count);
 	sqlite3_bind_int64(db->ins_lost, 5, (int64_t)seq);
-	return step_done(db, db->ins_lost, "lost_events");
+	return tdb_step_done(db, db->ins_lost, "lost_events");
 }
 
 int tdb_add_cpu_stat(struct tdb *db, int cpu, const char *key, int64_t value)
@@ -644,5 +693,5 @@ int tdb_add_cpu_stat(struct tdb *db, int cpu, const char *key, int64_t value)
 	sqlite3_bind_int(db->ins_cpu_stat, 1, cpu);
 	sqlite3_bind_text(db->ins_cpu_stat, 2, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(db->ins_cpu_stat, 3, value);
-	return step_done(db, db->ins_cpu_stat, "cpu_stats");
+	return tdb_step_done(db, db->ins_cpu_stat, "cpu_stats");
 }

@@ -11,6 +11,7 @@
 #define BC_TDB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <sqlite3.h>

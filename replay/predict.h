@@ -227,13 +227,18 @@ void pr_index_get_stats(const struct pr_index *ix, struct pr_index_stats *st);
 /* ---- storing answers (tables predictions, prediction_candidates; db/schema.sql) ---- */
 
 /**
- * pr_store_begin() - start a prediction run in @db (open with TDB_WRITE): creates the
- * tables when missing and a prediction_runs row describing @o and @cmdline.
- * Return: the run id (> 0), or a negative bc_err.
+ * pr_store_answers() - store one predict run in @db (open with TDB_WRITE): a
+ * prediction_runs row describing @o (@mode: "end", "at", "every", "attempts") and
+ * @cmdline, and the @nr answers @ans with their candidates, in one transaction.
+ * Return: 0, or a negative bc_err; then nothing of the run is in @db.
  */
-int64_t pr_store_begin(struct tdb *db, const struct pr_opts *o, const char *mode,
-		       const char *cmdline);
-int pr_store_answer(struct tdb *db, int64_t run, const struct pr_answer *a);
+int pr_store_answers(struct tdb *db, const struct pr_opts *o, const char *mode,
+		     const char *cmdline, const struct pr_answer *ans, unsigned int nr);
+
+struct pr_verify;
+/* The same for a predict --verify run (mode "verify", rows of verify_results). */
+int pr_store_verify(struct tdb *db, const struct pr_opts *o, const char *cmdline,
+		    const struct pr_verify *v);
 
 /* ---- verify (predict-verify.c) ---------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "db/tdb-results.h"
 #include "db/tdb-snap.h"
 #include "replay/replay-local.h"
 
@@ -377,77 +378,65 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	return 0;
 }
 
-/* The tables are part of the capture schema (db/schema.sql); a new replay replaces them. */
-static const char results_schema[] =
-	"DELETE FROM replay_scores; DELETE FROM replay_anomalies;";
-
-int rp_store_results(struct replay *rp, struct tdb *db)
+static int store_score(struct tdb_results *w, const struct rp_score *s)
 {
-	sqlite3 *sq = tdb_sqlite(db);
-	sqlite3_stmt *st;
-	int i, ret;
+	struct tdb_replay_score r = {
+		.snap = s->snap, .ts = s->ts, .seq = s->seq, .pfns_compared = s->pfns_compared,
+		.pfns_changed = s->pfns_changed, .pfns_uncertain = s->pfns_uncertain,
+		.state_agree = s->state_agree, .kind_compared = s->kind_compared,
+		.kind_agree = s->kind_agree, .pfn_agree_state = s->pfn_agree_state,
+		.pfn_agree_kind = s->pfn_agree_kind,
+		.buddyinfo_max_rel_err = s->buddyinfo_max_rel_err,
+		.pagetypeinfo_max_rel_err = s->pagetypeinfo_max_rel_err,
+		.model_free_kernel_used = s->model_free_kernel_used,
+		.model_used_kernel_free = s->model_used_kernel_free,
+		.resynced_pfns = s->resynced_pfns,
+	};
 
-	ret = tdb_exec(db, results_schema);
-	if (ret)
-		return ret;
-	if (sqlite3_prepare_v2(sq, "INSERT INTO replay_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			       "?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: replay_scores: %s", tdb_path(db), sqlite3_errmsg(sq));
-	for (i = 0; i < rp->nr_scores; i++) {
-		const struct rp_score *s = &rp->scores[i];
-		int c = 1;
+	return tdb_results_replay_score(w, &r);
+}
 
-		sqlite3_bind_int64(st, c++, s->snap);
-		sqlite3_bind_int64(st, c++, (int64_t)s->ts);
-		sqlite3_bind_int64(st, c++, (int64_t)s->seq);
-		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_compared);
-		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_changed);
-		sqlite3_bind_int64(st, c++, (int64_t)s->pfns_uncertain);
-		sqlite3_bind_int64(st, c++, (int64_t)s->state_agree);
-		sqlite3_bind_int64(st, c++, (int64_t)s->kind_compared);
-		sqlite3_bind_int64(st, c++, (int64_t)s->kind_agree);
-		sqlite3_bind_double(st, c++, s->pfn_agree_state);
-		sqlite3_bind_double(st, c++, s->pfn_agree_kind);
-		sqlite3_bind_double(st, c++, s->buddyinfo_max_rel_err);
-		sqlite3_bind_double(st, c++, s->pagetypeinfo_max_rel_err);
-		sqlite3_bind_int64(st, c++, (int64_t)s->model_free_kernel_used);
-		sqlite3_bind_int64(st, c++, (int64_t)s->model_used_kernel_free);
-		sqlite3_bind_int64(st, c++, (int64_t)s->resynced_pfns);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return bc_error(BC_E_DB, "%s: replay_scores: %s", tdb_path(db),
-					sqlite3_errmsg(sq));
-		}
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
+static int store_anomalies(struct replay *rp, struct tdb_results *w)
+{
+	int i, ret = 0;
 
-	if (sqlite3_prepare_v2(sq, "INSERT INTO replay_anomalies VALUES (?, ?, ?, ?, ?, ?)", -1,
-			       &st, NULL) != SQLITE_OK)
-		return bc_error(BC_E_DB, "%s: replay_anomalies: %s", tdb_path(db), sqlite3_errmsg(sq));
-	for (i = 0; i < MODEL_NR_ANOM; i++) {
+	for (i = 0; !ret && i < MODEL_NR_ANOM; i++) {
 		struct model_anomaly_rec recs[MODEL_ANOM_KEEP];
 		unsigned int nrec = 0;
-		uint64_t n = model_anomaly_count(rp->m, i, recs, &nrec);
+		struct tdb_replay_anomaly a = { .class_name = model_anomaly_name(i) };
 
-		if (!n)
+		a.count = model_anomaly_count(rp->m, i, recs, &nrec);
+		if (!a.count)
 			continue;
-		sqlite3_bind_text(st, 1, model_anomaly_name(i), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, (int64_t)n);
 		if (nrec) {
-			sqlite3_bind_int64(st, 3, (int64_t)recs[0].seq);
-			sqlite3_bind_int64(st, 4, (int64_t)recs[0].ts);
-			sqlite3_bind_int64(st, 5, (int64_t)recs[0].pfn);
-			sqlite3_bind_int(st, 6, (int)recs[0].order);
+			a.has_first = true;
+			a.first_seq = recs[0].seq;
+			a.first_ts = recs[0].ts;
+			a.first_pfn = recs[0].pfn;
+			a.first_order = recs[0].order;
 		}
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return bc_error(BC_E_DB, "%s: replay_anomalies: %s", tdb_path(db),
-					sqlite3_errmsg(sq));
-		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+		ret = tdb_results_replay_anomaly(w, &a);
 	}
-	sqlite3_finalize(st);
-	return 0;
+	return ret;
+}
+
+/* One stored run: a new replay replaces the rows of the previous one, all or nothing. */
+int rp_store_results(struct replay *rp, struct tdb *db)
+{
+	struct tdb_results *w;
+	int i, ret;
+
+	ret = tdb_results_begin(db, &w);
+	if (ret)
+		return ret;
+	ret = tdb_results_replay_clear(w);
+	for (i = 0; !ret && i < rp->nr_scores; i++)
+		ret = store_score(w, &rp->scores[i]);
+	if (!ret)
+		ret = store_anomalies(rp, w);
+	if (!ret)
+		ret = tdb_results_commit(w);
+	if (ret)
+		tdb_results_abort(w);
+	return ret;
 }

@@ -131,8 +131,11 @@ int64_t rp_seed_snapshot(const struct replay *rp);
  * with tr_decode()); borrowed, valid until rp_destroy(). */
 const struct tr_decoder *rp_decoder(const struct replay *rp);
 
-/* Store the scores and anomaly counts in the capture (tables replay_scores,
- * replay_anomalies; the db must be open with TDB_WRITE). */
+/*
+ * Store the scores and anomaly counts in the capture (tables replay_scores,
+ * replay_anomalies; the db must be open with TDB_WRITE), replacing the previous
+ * replay's, in one transaction. Return: 0, or a negative bc_err; then nothing changed.
+ */
 int rp_store_results(struct replay *rp, struct tdb *db);
 
 #endif
