@@ -5,7 +5,7 @@
 #   make check      all tests (live tests run when root + tracefs, else skip with a reason;
 #                   the summary counts the live tests that ran and the skips, with reasons)
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make bench      benchmarks
+#   make bench      benchmarks (BC_BENCH_REV=REV also compares replay and predict with REV)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # V=1 shows commands, DEBUG=0..2 sets the model's assertion tier.
