@@ -106,6 +106,19 @@ int model_take_range(struct model *m, uint64_t start, uint64_t end, enum model_k
 	return take(m, s, e, kind);
 }
 
+const char *model_contig_stage_name(enum model_contig_stage stage)
+{
+	static const char *const names[] = {
+		[MODEL_CONTIG_PRESCREEN] = "pre-screen",
+		[MODEL_CONTIG_ISOLATION] = "isolation",
+		[MODEL_CONTIG_MIGRATION] = "migration",
+		[MODEL_CONTIG_TEST] = "test",
+		[MODEL_CONTIG_SUCCESS] = "success",
+	};
+
+	return (unsigned int)stage <= MODEL_CONTIG_SUCCESS ? names[stage] : "?";
+}
+
 static int decide(struct model_contig_result *res, enum model_contig_stage stage,
 		  uint64_t pfn, int ret)
 {

@@ -522,6 +522,7 @@ enum model_contig_stage {
 	MODEL_CONTIG_TEST,		/* test_pages_isolated() */
 	MODEL_CONTIG_SUCCESS,
 };
+const char *model_contig_stage_name(enum model_contig_stage stage);
 
 /*
  * Request flags. MODEL_CONTIG_SLAB_REFCOUNT_ZERO: order-0 slab pages pass
