@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bigchunk predict: where would a contiguous allocation succeed at a point of the
- * capture, at what cost, and what stops it (replay/predict.h); --verify compares the
+ * capture, at what cost, and what stops it (predict/predict.h); --verify compares the
  * predictions with every real attempt in the capture.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "common/json.h"
 #include "db/tdb.h"
 #include "model/model.h"
-#include "replay/predict.h"
+#include "predict/predict.h"
 #include "replay/replay.h"
 #include "trace/tr-time.h"
 

@@ -26,7 +26,7 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "model/model.h"
-#include "replay/predict.h"
+#include "predict/predict.h"
 #include "replay/replay.h"
 #include "tests/fixture.h"
 

@@ -28,7 +28,7 @@
 
 #include "common/err.h"
 #include "model/model.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 
 enum { CL_FAIL, CL_FREE, CL_MIXED };
 

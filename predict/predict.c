@@ -28,7 +28,7 @@
 #include "db/tdb-snap.h"
 #include "db/tdb-trace.h"
 #include "model/model.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 #include "replay/replay.h"
 
 #define _V(v, s) [PR_V_##v] = s,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Internals of the predict module (replay/predict*.c); never included elsewhere. */
+/* Internals of the predict module (the files of predict/); never included elsewhere. */
 #ifndef BC_PREDICT_LOCAL_H
 #define BC_PREDICT_LOCAL_H
 
-#include "replay/predict.h"
+#include "predict/predict.h"
 
 /* A page a real attempt could not migrate, kept while it stays the same allocation. */
 struct pr_pin {

@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "db/tdb-trace.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 #include "replay/replay.h"
 
 static const char *const vk_names[PR_NR_VK] = { "hugetlb_1g", "offline", "trace_attempt" };
