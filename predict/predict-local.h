@@ -50,13 +50,78 @@ struct pr_attempt_info {
 	unsigned int assumptions;
 };
 
+/* ---- predict-ctx.c ---- */
+
+static inline bool pr_in_span(const struct pr_ctx *c, uint64_t pfn)
+{
+	return pfn >= c->base && pfn - c->base < c->span;
+}
+
+/* seq + 1 of the last allocation event whose head is @head, 0 when none. */
 uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head);
+/* The first likely-pinned page in [s, e) that is still the same allocation. */
+bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn);
+
+/* ---- predict-lru.c ---- */
+
+/* Forget the LRU-batch pages in [pfn, pfn + n): an event settled them. */
+void pr_lru_settle(struct pr_ctx *c, uint64_t pfn, uint64_t n);
+/* A real attempt migrated: lru_cache_disable() drained every batch. */
+void pr_lru_drain_all(struct pr_ctx *c);
+/* The first LRU-batch page in [s, e) while the batches are not drained, or UINT64_MAX. */
+uint64_t pr_lru_pending_in(const struct pr_ctx *c, uint64_t s, uint64_t e);
+
+/* ---- predict-range.c ---- */
+
+/* Why the page at @pfn blocks a candidate with verdict @v (static text). */
+const char *pr_page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v);
+/*
+ * pr_try_range() - alloc_contig_range() (or offline_pages() with @o->offline) on
+ * [s, e) as a hypothetical attempt: the model is left as it was. Fills @cd and @ai.
+ * Return: 0, or a negative bc_err.
+ */
 int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e,
 		 struct pr_candidate *cd, struct pr_attempt_info *ai);
-void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
-			 struct pr_blocker *b);
+/*
+ * The same attempt on a range that just succeeded, kept applied inside the caller's
+ * checkpoint (the next of --count K sees it). Return: 0, 1 if the model's attempt now
+ * fails, or a negative bc_err.
+ */
+int pr_apply_success(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e);
+
+/* ---- predict-search.c ---- */
+
+/* One search: the candidates of an answer, the winner and the best failure. */
+struct pr_search {
+	struct pr_answer *a;		/* a->cand grows as candidates are tried */
+	unsigned int cap;
+	struct pr_attempt_info best_ai;	/* of the best failed candidate */
+	int best;			/* its index, -1 */
+	struct pr_attempt_info win_ai;
+};
+
+/* A zeroed candidate appended to S->a, or NULL when out of memory. */
+struct pr_candidate *pr_search_add(struct pr_search *S);
+/* Remember @cd if it won, or if it got further than the best failure so far. */
+void pr_search_note(struct pr_search *S, const struct pr_candidate *cd,
+		    const struct pr_attempt_info *ai);
+/*
+ * The searches of the two policies: candidates in the kernel's order until one
+ * succeeds ([*win_s, *win_e), left alone when none does). Return: 0 or a negative bc_err.
+ */
+int pr_search_mainline(struct pr_ctx *c, const struct pr_opts *o, struct pr_search *S,
+		       uint64_t *win_s, uint64_t *win_e);
+int pr_search_v4(struct pr_ctx *c, const struct pr_opts *o, struct pr_search *S,
+		 uint64_t *win_s, uint64_t *win_e);
+/* Candidates of the mainline search, in order; calls @fn until it returns non-zero. */
 int pr_mainline_candidates(const struct model_layout *L, const struct pr_opts *o,
 			   int (*fn)(void *arg, uint64_t s, uint64_t e), void *arg);
+
+/* ---- predict-ask.c ---- */
+
+/* Fill @b for the page at @pfn, with the allocation event behind it when known. */
+void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
+			 struct pr_blocker *b);
 
 /* predict-index.c */
 void pr_index_touch(struct pr_index *ix, uint64_t pfn, uint64_t n);
