@@ -202,3 +202,56 @@ bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
 	}
 	return found;
 }
+
+/* ---- following a replay --------------------------------------------------------------- */
+
+static int feed_before(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct pr_feed *f = arg;
+
+	return f->before ? f->before(f->arg, ev) : 0;
+}
+
+static int feed_after(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct pr_feed *f = arg;
+
+	pr_after_event(f->c, ev);
+	return f->after ? f->after(f->arg, ev) : 0;
+}
+
+/* replay has just isolated the attempt's range in the model */
+static int feed_attempt_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	pr_touch_all(((struct pr_feed *)arg)->c);
+	return 0;
+}
+
+static int feed_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	pr_attempt_end(((struct pr_feed *)arg)->c, a);
+	return 0;
+}
+
+/* the snapshot resynchronised pages anywhere; its LRU batches replace the last ones */
+static int feed_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
+{
+	struct pr_feed *f = arg;
+
+	pr_touch_all(f->c);
+	return pr_refresh_lru_batches(f->c, sc->snap);
+}
+
+int pr_feed_run(struct replay *rp, struct pr_feed *f)
+{
+	struct rp_hooks h = {
+		.arg = f,
+		.before_event = feed_before,
+		.after_event = feed_after,
+		.attempt_begin = feed_attempt_begin,
+		.attempt_end = feed_attempt_end,
+		.at_snapshot = feed_snapshot,
+	};
+
+	return rp_run(rp, &h);
+}

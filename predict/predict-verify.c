@@ -376,7 +376,7 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	return 0;
 }
 
-static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
+static int verify_before(void *arg, const struct tr_event *ev)
 {
 	struct vctx *V = arg;
 
@@ -384,23 +384,6 @@ static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
 	    (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq))
 		return due(V, ev->seq, ev);
 	return 0;
-}
-
-static int h_after(void *arg, struct replay *rp, const struct tr_event *ev)
-{
-	pr_after_event(((struct vctx *)arg)->c, ev);
-	return 0;
-}
-
-static int h_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
-{
-	pr_attempt_end(((struct vctx *)arg)->c, a);
-	return 0;
-}
-
-static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
-{
-	return pr_refresh_lru_batches(((struct vctx *)arg)->c, sc->snap);
 }
 
 static int pin_cmp(const void *a, const void *b)
@@ -412,9 +395,8 @@ static int pin_cmp(const void *a, const void *b)
 
 int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
 {
-	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
-			      .attempt_end = h_attempt_end, .at_snapshot = h_snapshot };
 	struct vctx V = { .rp = rp, .policy = policy, .v = out };
+	struct pr_feed f = { .before = verify_before, .arg = &V };
 	unsigned int cap = 0, i;
 	int ret;
 
@@ -431,8 +413,8 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		qsort(out->items, out->nr, sizeof(out->items[0]), item_cmp);
 	if (V.nr_pins)
 		qsort(V.pins, V.nr_pins, sizeof(V.pins[0]), pin_cmp);
-	h.arg = &V;
-	ret = rp_run(rp, &h);
+	f.c = V.c;
+	ret = pr_feed_run(rp, &f);
 	if (ret)
 		goto out;
 	/* items after the last event: the final state */
