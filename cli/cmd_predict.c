@@ -445,10 +445,24 @@ static void json_item(struct json *j, const struct pr_verify_item *it)
 	json_obj_end(j);
 }
 
+/* "@key": [the items of @v, or only those that disagree] */
+static void json_items(struct json *j, const char *key, const struct pr_verify *v,
+		       bool disagreements)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	json_arr_begin(j);
+	for (i = 0; i < v->nr; i++)
+		if (!disagreements || !v->items[i].agree)
+			json_item(j, &v->items[i]);
+	json_arr_end(j);
+}
+
 static void json_verify(const struct pr_verify *v)
 {
 	struct json j;
-	unsigned int i, k;
+	unsigned int k;
 
 	json_init(&j, stdout, true);
 	json_obj_begin(&j);
@@ -470,17 +484,8 @@ static void json_verify(const struct pr_verify *v)
 	json_kuint(&j, "attempts", v->pin_dependent);
 	json_kuint(&j, "agree", v->pin_dependent_agree);
 	json_obj_end(&j);
-	json_key(&j, "disagreements");
-	json_arr_begin(&j);
-	for (i = 0; i < v->nr; i++)
-		if (!v->items[i].agree)
-			json_item(&j, &v->items[i]);
-	json_arr_end(&j);
-	json_key(&j, "items");
-	json_arr_begin(&j);
-	for (i = 0; i < v->nr; i++)
-		json_item(&j, &v->items[i]);
-	json_arr_end(&j);
+	json_items(&j, "disagreements", v, true);
+	json_items(&j, "items", v, false);
 	json_obj_end(&j);
 	json_end(&j);
 }
