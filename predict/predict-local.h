@@ -52,6 +52,7 @@ struct pr_attempt_info {
 
 /* ---- predict-ctx.c ---- */
 
+/* Is @pfn covered by the per-pfn arrays (alloc_seq[], lru_pending[])? */
 static inline bool pr_in_span(const struct pr_ctx *c, uint64_t pfn)
 {
 	return pfn >= c->base && pfn - c->base < c->span;
