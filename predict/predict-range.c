@@ -126,9 +126,10 @@ static bool slab_refcount_zero(const struct pr_ctx *c)
  * per-cpu list (refcount 0: has_unmovable_pages() passes them, drain_all_pages() frees
  * them); some are kernel pages with a refcount, which no snapshot shows (measured:
  * taking pages seen with flags 0 in two snapshots as kernel memory got more 1 GiB
- * landings wrong than it got culprit pfns right). The model keeps them as in-use pages of unknown use, off every pcp
- * list, so the drain cannot free them: free them here, after the isolation (onto the
- * isolated free lists), as the drain would. Measured: 1 GiB probes succeed over them.
+ * landings wrong than it got culprit pfns right). The model keeps them as in-use pages
+ * of unknown use, off every pcp list, so the drain cannot free them: free them here,
+ * after the isolation (onto the isolated free lists), as the drain would. Measured:
+ * 1 GiB probes succeed over them.
  */
 static int free_seeded_unknown(struct pr_ctx *c, uint64_t s, uint64_t e,
 			       struct pr_attempt_info *ai)

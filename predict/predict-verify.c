@@ -8,8 +8,9 @@
  * of any alloc_contig_range() user, and memory offline passes). Each is predicted in
  * the before_event hook of the event it begins at (snapshots ending there are scored
  * and resynchronised by then), leaving out the isolation replay has just applied for
- * a real attempt beginning at that event. Pages that an attempt failed on are remembered as likely pinned for
- * the later ones (attempt_end, offline probes' "migrating pfn ... failed").
+ * a real attempt beginning at that event. Pages that an attempt failed on are
+ * remembered as likely pinned for the later ones (attempt_end, offline probes'
+ * "migrating pfn ... failed"). The replay hooks are predict-ctx.c's pr_feed_run().
  */
 #include <inttypes.h>
 #include <stdio.h>
