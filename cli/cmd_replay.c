@@ -90,7 +90,9 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  kind             %.5f%%  (%llu of %llu in-use pfns with a known kind)\n",
 		       100 * s->pfn_agree_kind, (unsigned long long)s->kind_agree,
 		       (unsigned long long)s->kind_compared);
-		printf("  buddyinfo        max relative error %.4f", s->buddyinfo_max_rel_err);
+		printf("  buddyinfo        %.5f%% of free pages at other orders; "
+		       "max relative error %.4f", 100 * s->buddyinfo_free_err,
+		       s->buddyinfo_max_rel_err);
 		if (s->buddyinfo_max_rel_err > 0)
 			printf("  (worst: %s order %d, model %lld, kernel %lld)", s->buddy_worst_zone,
 			       s->buddy_worst_order, (long long)s->buddy_worst_model,
@@ -177,6 +179,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "ts", s->ts);
 		json_kdouble(&j, "pfn_agree_state", s->pfn_agree_state);
 		json_kdouble(&j, "pfn_agree_kind", s->pfn_agree_kind);
+		json_kdouble(&j, "buddyinfo_free_err", s->buddyinfo_free_err);
 		json_kdouble(&j, "buddyinfo_max_rel_err", s->buddyinfo_max_rel_err);
 		json_kdouble(&j, "buddyinfo_begin_max_rel_err", s->buddyinfo_begin_max_rel_err);
 		json_kdouble(&j, "pagetypeinfo_max_rel_err", s->pagetypeinfo_max_rel_err);
