@@ -348,3 +348,34 @@ int tdb_snap_add_tables(struct tdb_snapwrite *w, const struct snap_tables *t)
 		ret = insert_huge(w, t);
 	return ret;
 }
+
+int tdb_snap_set_places(struct tdb *db, const struct tdb_snap_place *p, int nr)
+{
+	sqlite3_stmt *up = NULL;
+	int i, rc, ret = 0;
+
+	if (sqlite3_exec(db->sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "snapshot align: savepoint");
+	if (sqlite3_prepare_v2(db->sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, "
+			       "seq_begin = ?, seq_end = ? WHERE id = ?", -1, &up, NULL) != SQLITE_OK)
+		ret = tdb_sql_error(db, "snapshot");
+	for (i = 0; !ret && i < nr; i++) {
+		sqlite3_bind_int64(up, 1, p[i].ts_begin);
+		sqlite3_bind_int64(up, 2, p[i].ts_end);
+		sqlite3_bind_int64(up, 3, p[i].seq_begin);
+		sqlite3_bind_int64(up, 4, p[i].seq_end);
+		sqlite3_bind_int64(up, 5, p[i].id);
+		rc = sqlite3_step(up);
+		sqlite3_reset(up);
+		if (rc != SQLITE_DONE)
+			ret = tdb_sql_error(db, "snapshots");
+	}
+	sqlite3_finalize(up);
+	if (!ret && sqlite3_exec(db->sq, "RELEASE snap_align", NULL, NULL, NULL) != SQLITE_OK)
+		ret = tdb_sql_error(db, "snapshot align: release");
+	if (ret) {
+		sqlite3_exec(db->sq, "ROLLBACK TO snap_align", NULL, NULL, NULL);
+		sqlite3_exec(db->sq, "RELEASE snap_align", NULL, NULL, NULL);
+	}
+	return ret;
+}

@@ -130,6 +130,50 @@ int tdb_chunk_seq_at(struct tdb *db, uint64_t ts, uint64_t *seq)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Events are in time order, so the first event with ts >= @t (@strict: ts > @t) is in
+ * the last chunk starting before @t (or at @t when strict), or is the next chunk's
+ * first event.
+ */
+int tdb_seq_at_ts(struct tdb *db, int64_t t, bool strict, int64_t *seq)
+{
+	struct tdb_cursor *cur;
+	struct bc_event ev;
+	sqlite3_stmt *st;
+	int64_t first = 0, n = 0;
+	int ret;
+
+	ret = prepare(db, strict ?
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first <= ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1" :
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first < ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1", "event_chunks", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, t);
+	*seq = 0;
+	ret = one_row(db, st, "event_chunks");
+	if (ret == 1) {
+		first = sqlite3_column_int64(st, 0);
+		n = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (ret <= 0)
+		return ret;
+	*seq = first + n;
+	ret = tdb_cursor_open(db, (uint64_t)first, (uint64_t)(first + n), &cur);
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
+		if (strict ? (int64_t)ev.ts > t : (int64_t)ev.ts >= t) {
+			*seq = (int64_t)ev.seq;
+			break;
+		}
+	}
+	tdb_cursor_close(cur);
+	return ret < 0 ? ret : 0;
+}
+
 int tdb_ts_bounds(struct tdb *db, uint64_t *first, uint64_t *last)
 {
 	sqlite3_stmt *st;

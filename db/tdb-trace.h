@@ -53,6 +53,14 @@ int tdb_lost_list(struct tdb *db, struct tdb_lost **out, int *nr);
  */
 int tdb_chunk_seq_at(struct tdb *db, uint64_t ts, uint64_t *seq);
 
+/**
+ * tdb_seq_at_ts() - the seq of the first event with ts >= @t (@strict: ts > @t), found
+ * through the chunk index: the seq after that chunk when no event of it qualifies, 0
+ * when no chunk starts before @t. Call tdb_flush() first on a capture being written.
+ * Return: 0 and *@seq, or a negative bc_err.
+ */
+int tdb_seq_at_ts(struct tdb *db, int64_t t, bool strict, int64_t *seq);
+
 /* ts of the first and of the last stored event; -BC_E_NOENT when there is none. */
 int tdb_ts_bounds(struct tdb *db, uint64_t *first, uint64_t *last);
 
