@@ -390,12 +390,13 @@ static void fill_zone(sqlite3_stmt *st, void *row)
 	z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
 	z->present = (uint64_t)sqlite3_column_int64(st, 4);
 	z->managed = (uint64_t)sqlite3_column_int64(st, 5);
+	z->free = sqlite3_column_int64(st, 6);
 }
 
 int tdb_snap_zones(struct tdb *db, int64_t snap, struct tdb_zone **out, int *nr)
 {
-	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed FROM "
-			      "zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", snap,
+	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed, "
+			      "free FROM zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", snap,
 			      sizeof(**out), fill_zone, "zones", (void **)out, nr);
 }
 

@@ -26,6 +26,7 @@ static void fill_marker(sqlite3_stmt *st, void *row)
 
 	m->seq = (uint64_t)sqlite3_column_int64(st, 0);
 	m->ts = (uint64_t)sqlite3_column_int64(st, 1);
+	m->cpu = sqlite3_column_int(st, 3);
 	m->text = strdup(t ? t : "");
 }
 
@@ -44,7 +45,7 @@ int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *
 	sqlite3_stmt *st;
 	int i, ret;
 
-	ret = prepare(db, "SELECT seq, ts, text FROM markers WHERE seq >= ?1 AND seq <= ?2 AND "
+	ret = prepare(db, "SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND seq <= ?2 AND "
 		      "(?3 IS NULL OR text LIKE ?3) ORDER BY seq, ts", "markers", &st);
 	if (ret)
 		return ret;

@@ -17,6 +17,7 @@ struct tdb;
 /* A markers row. */
 struct tdb_marker {
 	uint64_t seq, ts;
+	int cpu;
 	char *text;			/* owned by the array, see tdb_markers_free() */
 };
 
