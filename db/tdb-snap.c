@@ -396,8 +396,8 @@ static void fill_zone(sqlite3_stmt *st, void *row)
 int tdb_snap_zones(struct tdb *db, int64_t snap, struct tdb_zone **out, int *nr)
 {
 	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed, "
-			      "free FROM zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", snap,
-			      sizeof(**out), fill_zone, "zones", (void **)out, nr);
+			      "free FROM zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn",
+			      snap, sizeof(**out), fill_zone, "zones", (void **)out, nr);
 }
 
 static void fill_ram(sqlite3_stmt *st, void *row)

@@ -357,7 +357,8 @@ int tdb_snap_set_places(struct tdb *db, const struct tdb_snap_place *p, int nr)
 	if (sqlite3_exec(db->sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK)
 		return tdb_sql_error(db, "snapshot align: savepoint");
 	if (sqlite3_prepare_v2(db->sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, "
-			       "seq_begin = ?, seq_end = ? WHERE id = ?", -1, &up, NULL) != SQLITE_OK)
+			       "seq_begin = ?, seq_end = ? WHERE id = ?", -1, &up,
+			       NULL) != SQLITE_OK)
 		ret = tdb_sql_error(db, "snapshot");
 	for (i = 0; !ret && i < nr; i++) {
 		sqlite3_bind_int64(up, 1, p[i].ts_begin);

@@ -45,8 +45,8 @@ int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *
 	sqlite3_stmt *st;
 	int i, ret;
 
-	ret = prepare(db, "SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND seq <= ?2 AND "
-		      "(?3 IS NULL OR text LIKE ?3) ORDER BY seq, ts", "markers", &st);
+	ret = prepare(db, "SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND "
+		      "seq <= ?2 AND (?3 IS NULL OR text LIKE ?3) ORDER BY seq, ts", "markers", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, (int64_t)(seq_from > INT64_MAX ? INT64_MAX : seq_from));
