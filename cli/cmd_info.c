@@ -308,16 +308,11 @@ static int report(struct info *I, bool as_json)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct info I = { NULL };
 	bool as_json = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", "json:j help:h")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
 		case 'h': return cli_usage("info", 0, EXIT_OK);
