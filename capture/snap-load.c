@@ -280,15 +280,6 @@ struct mark {
 	bool end;
 };
 
-static int cmp_mark(const void *a, const void *b)
-{
-	const struct mark *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 /* The snapshot begin/end markers of the trace, by ts then seq. */
 static int load_markers(struct tdb *db, struct mark **out, int *nr)
 {
@@ -296,7 +287,7 @@ static int load_markers(struct tdb *db, struct mark **out, int *nr)
 	struct mark *v = NULL;
 	int nrows, n = 0, i, ret;
 
-	ret = tdb_markers(db, 0, UINT64_MAX, SNAP_MARKER_PREFIX "%", &rows, &nrows);
+	ret = tdb_markers_by_ts(db, SNAP_MARKER_PREFIX "%", &rows, &nrows);
 	if (ret)
 		return ret;
 	for (i = 0; !ret && i < nrows; i++) {
@@ -315,8 +306,6 @@ static int load_markers(struct tdb *db, struct mark **out, int *nr)
 		free(v);
 		return ret;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_mark);
 	*out = v;
 	*nr = n;
 	return 0;

@@ -18,15 +18,6 @@ static int cmp_lost_cpu(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
-static int cmp_marker_ts(const void *a, const void *b)
-{
-	const struct tdb_marker *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 int tdb_info_counts(struct tdb *db, int64_t *nr_markers, int64_t *nr_lost)
 {
 	struct tdb_marker *m = NULL;
@@ -133,9 +124,7 @@ int tdb_info_markers(struct tdb *db, int limit,
 	struct tdb_marker *v = NULL;
 	int nr = 0, i, ret;
 
-	ret = tdb_markers(db, 0, UINT64_MAX, NULL, &v, &nr);
-	if (!ret && nr)
-		qsort(v, nr, sizeof(*v), cmp_marker_ts);
+	ret = tdb_markers_by_ts(db, NULL, &v, &nr);
 	for (i = 0; !ret && i < nr && i < limit; i++) {
 		struct tdb_marker_info m = {
 			.ts = (int64_t)v[i].ts, .cpu = v[i].cpu, .text = v[i].text,

@@ -39,14 +39,17 @@ void tdb_markers_free(struct tdb_marker *m, int nr)
 	free(m);
 }
 
-int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
-		struct tdb_marker **out, int *nr)
+#define MARKERS_WHERE	"SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND " \
+			"seq <= ?2 AND (?3 IS NULL OR text LIKE ?3) "
+
+static int read_markers(struct tdb *db, bool by_ts, uint64_t seq_from, uint64_t seq_to,
+			const char *like, struct tdb_marker **out, int *nr)
 {
 	sqlite3_stmt *st;
 	int i, ret;
 
-	ret = prepare(db, "SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND "
-		      "seq <= ?2 AND (?3 IS NULL OR text LIKE ?3) ORDER BY seq, ts", "markers", &st);
+	ret = prepare(db, by_ts ? MARKERS_WHERE "ORDER BY ts, seq" :
+		      MARKERS_WHERE "ORDER BY seq, ts", "markers", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, (int64_t)(seq_from > INT64_MAX ? INT64_MAX : seq_from));
@@ -62,6 +65,17 @@ int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *
 			return bc_error(BC_E_NOMEM, "markers: out of memory");
 		}
 	return 0;
+}
+
+int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
+		struct tdb_marker **out, int *nr)
+{
+	return read_markers(db, false, seq_from, seq_to, like, out, nr);
+}
+
+int tdb_markers_by_ts(struct tdb *db, const char *like, struct tdb_marker **out, int *nr)
+{
+	return read_markers(db, true, 0, UINT64_MAX, like, out, nr);
 }
 
 int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *seq, uint64_t *ts)

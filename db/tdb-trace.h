@@ -29,6 +29,8 @@ struct tdb_marker {
 int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
 		struct tdb_marker **out, int *nr);
 void tdb_markers_free(struct tdb_marker *m, int nr);
+/* All markers whose text is LIKE @like (NULL: all), by ts, then seq; as tdb_markers(). */
+int tdb_markers_by_ts(struct tdb *db, const char *like, struct tdb_marker **out, int *nr);
 
 /**
  * tdb_marker_find() - the first marker whose text begins with @prefix, by ts then seq
