@@ -3,6 +3,8 @@
 #ifndef BC_TDB_LOCAL_H
 #define BC_TDB_LOCAL_H
 
+#include <stddef.h>
+
 #include "db/tdb.h"
 
 extern const char tdb_schema_sql[];
@@ -70,14 +72,42 @@ int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 
-/* Readers (tdb-snap.c): step @st (bound; finalized here) to its end, turning each row
- * into one zeroed element of @size bytes with @fill. Return: 0 and *@out (malloc'ed,
- * NULL when empty) and *@nr, or a negative bc_err naming @what. */
-int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
-		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+/*
+ * Readers: a result column and the field of the row struct it goes to. Integers are
+ * stored by the field's size (8: int64_t or uint64_t, 4: int, 1: bool as value != 0);
+ * TEXT fills a char array ("" for NULL), STRDUP a char * (malloc'ed, NULL when out of
+ * memory: the reader checks).
+ */
+enum tdb_col_kind {
+	TDB_COL_INT,			/* NULL reads 0 */
+	TDB_COL_OPT,			/* NULL reads -1 */
+	TDB_COL_TEXT,
+	TDB_COL_STRDUP,
+};
+
+struct tdb_col {
+	enum tdb_col_kind kind;
+	size_t off, size;		/* of the field */
+};
+#define TDB_COL(kind, type, field) \
+	{ TDB_COL_##kind, offsetof(type, field), sizeof(((type *)0)->field) }
+
+/* A row struct: its size and its fields in SELECT order. */
+struct tdb_rows {
+	size_t size;
+	const struct tdb_col *cols;
+	int ncols;
+};
+#define TDB_ROWS(type, cols) { sizeof(type), cols, (int)(sizeof(cols) / sizeof(cols[0])) }
+
+/* Step @st (bound; finalized here) to its end, turning each row into one zeroed element
+ * of @rows. Return: 0 and *@out (malloc'ed, NULL when empty) and *@nr, or a negative
+ * bc_err naming @what. */
+int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, const struct tdb_rows *rows,
+		  const char *what, void **out, int *nr);
 /* The same for @sql with ?1 = @key when it has a parameter. */
-int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
-		   void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, const struct tdb_rows *rows,
+		   const char *what, void **out, int *nr);
 /* Integer column @i, -1 for NULL. */
 int64_t tdb_col_opt(sqlite3_stmt *st, int i);
 /* Text column @i into @buf ("" for NULL). */

@@ -18,17 +18,13 @@ static int prepare(struct tdb *db, const char *sql, const char *what, sqlite3_st
 	return 0;
 }
 
-/* A marker's text is copied after the rows are read: fill only sees one row. */
-static void fill_marker(sqlite3_stmt *st, void *row)
-{
-	struct tdb_marker *m = row;
-	const char *t = (const char *)sqlite3_column_text(st, 2);
-
-	m->seq = (uint64_t)sqlite3_column_int64(st, 0);
-	m->ts = (uint64_t)sqlite3_column_int64(st, 1);
-	m->cpu = sqlite3_column_int(st, 3);
-	m->text = strdup(t ? t : "");
-}
+static const struct tdb_col marker_cols[] = {
+	TDB_COL(INT, struct tdb_marker, seq),
+	TDB_COL(INT, struct tdb_marker, ts),
+	TDB_COL(STRDUP, struct tdb_marker, text),
+	TDB_COL(INT, struct tdb_marker, cpu),
+};
+static const struct tdb_rows marker_rows = TDB_ROWS(struct tdb_marker, marker_cols);
 
 void tdb_markers_free(struct tdb_marker *m, int nr)
 {
@@ -56,7 +52,7 @@ static int read_markers(struct tdb *db, bool by_ts, uint64_t seq_from, uint64_t 
 	sqlite3_bind_int64(st, 2, (int64_t)(seq_to > INT64_MAX ? INT64_MAX : seq_to));
 	if (like)
 		sqlite3_bind_text(st, 3, like, -1, SQLITE_STATIC);
-	ret = tdb_read_rows(db, st, sizeof(**out), fill_marker, "markers", (void **)out, nr);
+	ret = tdb_read_rows(db, st, &marker_rows, "markers", (void **)out, nr);
 	if (ret)
 		return ret;
 	for (i = 0; i < *nr; i++)
@@ -102,19 +98,17 @@ int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *se
 	return ret;
 }
 
-static void fill_lost(sqlite3_stmt *st, void *row)
-{
-	struct tdb_lost *l = row;
-
-	l->seq = (uint64_t)sqlite3_column_int64(st, 0);
-	l->cpu = sqlite3_column_int(st, 1);
-	l->count = sqlite3_column_int64(st, 2);
-}
+static const struct tdb_col lost_cols[] = {
+	TDB_COL(INT, struct tdb_lost, seq),
+	TDB_COL(INT, struct tdb_lost, cpu),
+	TDB_COL(INT, struct tdb_lost, count),
+};
+static const struct tdb_rows lost_rows = TDB_ROWS(struct tdb_lost, lost_cols);
 
 int tdb_lost_list(struct tdb *db, struct tdb_lost **out, int *nr)
 {
 	return tdb_query_rows(db, "SELECT seq, cpu, count FROM lost_events ORDER BY seq", 0,
-			      sizeof(**out), fill_lost, "lost_events", (void **)out, nr);
+			      &lost_rows, "lost_events", (void **)out, nr);
 }
 
 /* Step @st (bound) once: 1 with a non-NULL first column, 0 without, or a bc_err. */
@@ -245,20 +239,18 @@ int tdb_stack(struct tdb *db, uint64_t seq, char **frames)
 	return text_of(db, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)seq, frames);
 }
 
-static void fill_probe(sqlite3_stmt *st, void *row)
-{
-	struct tdb_probe *p = row;
-
-	p->id = sqlite3_column_int64(st, 0);
-	tdb_col_text(st, 1, p->kind, sizeof(p->kind));
-	p->requested = sqlite3_column_int64(st, 2);
-	p->obtained = sqlite3_column_int64(st, 3);
-	p->success = sqlite3_column_int(st, 4) != 0;
-	p->start_pfn = tdb_col_opt(st, 5);
-	p->end_pfn = tdb_col_opt(st, 6);
-	p->culprit_pfn = tdb_col_opt(st, 7);
-	tdb_col_text(st, 8, p->culprit, sizeof(p->culprit));
-}
+static const struct tdb_col probe_cols[] = {
+	TDB_COL(INT, struct tdb_probe, id),
+	TDB_COL(TEXT, struct tdb_probe, kind),
+	TDB_COL(INT, struct tdb_probe, requested),
+	TDB_COL(INT, struct tdb_probe, obtained),
+	TDB_COL(INT, struct tdb_probe, success),
+	TDB_COL(OPT, struct tdb_probe, start_pfn),
+	TDB_COL(OPT, struct tdb_probe, end_pfn),
+	TDB_COL(OPT, struct tdb_probe, culprit_pfn),
+	TDB_COL(TEXT, struct tdb_probe, culprit),
+};
+static const struct tdb_rows probe_rows = TDB_ROWS(struct tdb_probe, probe_cols);
 
 /* Schema version 1 files have no probe tables. */
 static bool have_table(struct tdb *db, const char *name)
@@ -283,16 +275,14 @@ int tdb_probes(struct tdb *db, struct tdb_probe **out, int *nr)
 		return 0;
 	return tdb_query_rows(db, "SELECT id, kind, requested, obtained, success, start_pfn, "
 			      "end_pfn, culprit_pfn, culprit FROM probes ORDER BY id", 0,
-			      sizeof(**out), fill_probe, "probes", (void **)out, nr);
+			      &probe_rows, "probes", (void **)out, nr);
 }
 
-static void fill_u64(sqlite3_stmt *st, void *row)
-{
-	*(uint64_t *)row = (uint64_t)sqlite3_column_int64(st, 0);
-}
+static const struct tdb_col u64_col[] = { { TDB_COL_INT, 0, sizeof(uint64_t) } };
+static const struct tdb_rows u64_rows = { sizeof(uint64_t), u64_col, 1 };
 
 int tdb_probe_pages(struct tdb *db, int64_t probe, uint64_t **pfns, int *nr)
 {
 	return tdb_query_rows(db, "SELECT start_pfn FROM probe_pages WHERE probe = ? ORDER BY idx",
-			      probe, sizeof(**pfns), fill_u64, "probe_pages", (void **)pfns, nr);
+			      probe, &u64_rows, "probe_pages", (void **)pfns, nr);
 }
