@@ -54,6 +54,27 @@ static inline void tdb_bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 		sqlite3_bind_int64(st, i, (int64_t)v);
 }
 
+/* Bind the @n integers of @v to the parameters from @first on (@opt: a negative as NULL). */
+static inline void tdb_bind_ints(sqlite3_stmt *st, int first, bool opt, const int64_t *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (opt)
+			tdb_bind_opt(st, first + i, v[i]);
+		else
+			sqlite3_bind_int64(st, first + i, v[i]);
+	}
+}
+/* TDB_BIND_INTS(st, 3, a, b, c) binds ?3, ?4, ?5 to a, b, c (converted to int64_t). */
+#define TDB_BIND_INTS(st, first, ...) \
+	tdb_bind_ints(st, first, false, (const int64_t[]){ __VA_ARGS__ }, \
+		      (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
+/* The same with a negative value bound as NULL. */
+#define TDB_BIND_OPTS(st, first, ...) \
+	tdb_bind_ints(st, first, true, (const int64_t[]){ __VA_ARGS__ }, \
+		      (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
+
 static inline void tdb_bind_text_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
