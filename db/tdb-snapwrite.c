@@ -225,34 +225,26 @@ static int insert_rows(struct tdb_snapwrite *w, const char *sql, const char *wha
 	return ret;
 }
 
-/* buddyinfo (node, zone, ord, nr), pagetype_free (.., migratetype, ord, nr),
- * pagetype_blocks (.., migratetype, nr) */
-static void bind_oc(sqlite3_stmt *st, const struct snap_order_count *o, bool mt, bool ord)
+/* buddyinfo (node, zone, ord, nr), pagetype_free (node, zone, migratetype, ord, nr),
+ * pagetype_blocks (node, zone, migratetype, nr) */
+struct oc_rows {
+	const struct snap_order_count *o;
+	bool mt, ord;			/* the table has the column */
+};
+
+static void bind_oc(sqlite3_stmt *st, const void *rows, int i)
 {
+	const struct oc_rows *r = rows;
+	const struct snap_order_count *o = &r->o[i];
 	int k = 4;
 
 	sqlite3_bind_int(st, 2, o->node);
 	sqlite3_bind_text(st, 3, o->zone, -1, SQLITE_STATIC);
-	if (mt)
+	if (r->mt)
 		sqlite3_bind_text(st, k++, o->migratetype, -1, SQLITE_STATIC);
-	if (ord)
+	if (r->ord)
 		sqlite3_bind_int(st, k++, o->ord);
 	sqlite3_bind_int64(st, k, o->nr);
-}
-
-static void bind_buddy(sqlite3_stmt *st, const void *rows, int i)
-{
-	bind_oc(st, (const struct snap_order_count *)rows + i, false, true);
-}
-
-static void bind_ptfree(sqlite3_stmt *st, const void *rows, int i)
-{
-	bind_oc(st, (const struct snap_order_count *)rows + i, true, true);
-}
-
-static void bind_ptblocks(sqlite3_stmt *st, const void *rows, int i)
-{
-	bind_oc(st, (const struct snap_order_count *)rows + i, true, false);
 }
 
 static void bind_kv(sqlite3_stmt *st, const void *rows, int i)
@@ -293,13 +285,15 @@ int tdb_snap_add_tables(struct tdb_snapwrite *w, const struct snap_tables *t)
 
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO buddyinfo VALUES (?,?,?,?,?)", "buddyinfo",
-				  bind_buddy, t->buddy, t->nr_buddy);
+				  bind_oc, &(struct oc_rows){ t->buddy, false, true }, t->nr_buddy);
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)",
-				  "pagetype_free", bind_ptfree, t->ptfree, t->nr_ptfree);
+				  "pagetype_free", bind_oc, &(struct oc_rows){ t->ptfree, true, true },
+				  t->nr_ptfree);
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)",
-				  "pagetype_blocks", bind_ptblocks, t->ptblocks, t->nr_ptblocks);
+				  "pagetype_blocks", bind_oc,
+				  &(struct oc_rows){ t->ptblocks, true, false }, t->nr_ptblocks);
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO meminfo VALUES (?,?,?)", "meminfo", bind_kv,
 				  t->meminfo, t->nr_meminfo);
