@@ -4,6 +4,7 @@
 #define BC_TDB_LOCAL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "db/tdb.h"
 
@@ -81,6 +82,23 @@ static inline void tdb_bind_text_opt(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+/* Virtual tables: a zeroed vtab or cursor struct (freed with sqlite3_free()), or NULL. */
+static inline void *tdb_vtab_zalloc(size_t size)
+{
+	void *p = sqlite3_malloc64(size);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+/* xOpen of a cursor struct of @size bytes that begins with its sqlite3_vtab_cursor. */
+static inline int tdb_vtab_open(size_t size, sqlite3_vtab_cursor **out)
+{
+	*out = tdb_vtab_zalloc(size);
+	return *out ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /* Copy sqlite's message into our error and return -BC_E_DB. */
