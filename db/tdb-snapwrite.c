@@ -288,8 +288,8 @@ int tdb_snap_add_tables(struct tdb_snapwrite *w, const struct snap_tables *t)
 				  bind_oc, &(struct oc_rows){ t->buddy, false, true }, t->nr_buddy);
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)",
-				  "pagetype_free", bind_oc, &(struct oc_rows){ t->ptfree, true, true },
-				  t->nr_ptfree);
+				  "pagetype_free", bind_oc,
+				  &(struct oc_rows){ t->ptfree, true, true }, t->nr_ptfree);
 	if (!ret)
 		ret = insert_rows(w, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)",
 				  "pagetype_blocks", bind_oc,
