@@ -207,14 +207,6 @@ static void print_json(struct replay *rp)
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "until", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-store", no_argument, NULL, 'n' },
-		{ "no-resync", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
 			      .note = cli_note };
 	const char *until = NULL, *path;
@@ -223,7 +215,8 @@ int cmd_replay(int argc, char **argv)
 	struct tdb *db;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", "until=u json:j no-store:n no-resync:r "
+			       "help:h")) != -1) {
 		switch (c) {
 		case 'u': until = optarg; break;
 		case 'j': as_json = true; break;
