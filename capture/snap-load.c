@@ -541,7 +541,7 @@ static int trace_mono_span(struct tdb *db, int64_t *lo, int64_t *hi, const char 
 {
 	sqlite3 *sq = tdb_sqlite(db);
 	char *clock = tdb_get_meta(db, "clock");
-	bool mono = clock && !strcmp(clock, "mono");
+	bool mono = clock && !strcmp(clock, "mono"), events;
 	struct mark *marks = NULL;
 	sqlite3_stmt *st;
 	int n = 0, i, ret;
@@ -564,6 +564,7 @@ static int trace_mono_span(struct tdb *db, int64_t *lo, int64_t *hi, const char 
 	ret = load_markers(sq, &marks, &n);
 	if (ret)
 		return ret;
+	events = *from != NULL;
 	for (i = 0; i < n; i++) {
 		int64_t t = (int64_t)marks[i].mono;
 
@@ -571,7 +572,7 @@ static int trace_mono_span(struct tdb *db, int64_t *lo, int64_t *hi, const char 
 			continue;
 		*lo = t < *lo ? t : *lo;
 		*hi = t > *hi ? t : *hi;
-		*from = *from ? "its events and snapshot markers" : "its snapshot markers";
+		*from = events ? "its events and snapshot markers" : "its snapshot markers";
 	}
 	free(marks);
 	return 0;
