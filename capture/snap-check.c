@@ -121,10 +121,11 @@ static int check_free_counts(const struct snap_src *src, const struct snap_table
 			uint64_t n = v[i + j].nr < 0 ? 0 : (uint64_t)v[i + j].nr;
 
 			if (n > spanned >> j || (sum += n << j) > spanned) {
-				bc_error(BC_E_FORMAT, "node %d zone %s%s%s: %" PRIu64 " free blocks "
-					 "of order %d (%" PRIu64 " pages so far) do not fit in its %"
-					 PRIu64 " spanned pages", o->node, o->zone, *o->migratetype ?
-					 " type " : "", o->migratetype, n, j, sum, spanned);
+				bc_error(BC_E_FORMAT, "node %d zone %s%s%s: %" PRIu64 " free "
+					 "blocks of order %d (%" PRIu64 " pages so far) do not fit "
+					 "in its %" PRIu64 " spanned pages", o->node, o->zone,
+					 *o->migratetype ? " type " : "", o->migratetype, n, j, sum,
+					 spanned);
 				return snap_src_error(src, -BC_E_FORMAT, file);
 			}
 		}
@@ -154,10 +155,10 @@ static int check_block_counts(const struct snap_src *src, const struct snap_tabl
 			if (o->node != z->node || strcmp(o->zone, z->name))
 				continue;
 			if ((uint64_t)o->nr > max || (sum += (uint64_t)o->nr) > max) {
-				bc_error(BC_E_FORMAT, "node %d zone %s: %" PRIu64 " pageblocks (so far, "
-					 "up to type %s) in %" PRId64 " spanned pages of pageblock "
-					 "order %d, at most %" PRIu64, z->node, z->name, sum,
-					 o->migratetype, z->spanned, pb_order, max);
+				bc_error(BC_E_FORMAT, "node %d zone %s: %" PRIu64 " pageblocks "
+					 "(so far, up to type %s) in %" PRId64 " spanned pages of "
+					 "pageblock order %d, at most %" PRIu64, z->node, z->name,
+					 sum, o->migratetype, z->spanned, pb_order, max);
 				return snap_src_error(src, -BC_E_FORMAT, "pagetypeinfo");
 			}
 		}
@@ -182,10 +183,10 @@ static int check_ram(const struct snap_src *src, const struct snap_tables *t)
 				ram += b - a;
 		}
 		if ((uint64_t)z->present > ram) {
-			bc_error(BC_E_FORMAT, "node %d zone %s of zoneinfo spans PFNs [%" PRIu64 ", %"
-				 PRIu64 ") with %" PRId64 " present pages, but only %" PRIu64 " of "
-				 "them are System RAM here: not the same machine?", z->node, z->name,
-				 s, e, z->present, ram);
+			bc_error(BC_E_FORMAT, "node %d zone %s of zoneinfo spans PFNs [%" PRIu64
+				 ", %" PRIu64 ") with %" PRId64 " present pages, but only %" PRIu64
+				 " of them are System RAM here: not the same machine?", z->node,
+				 z->name, s, e, z->present, ram);
 			return snap_src_error(src, -BC_E_FORMAT, "iomem");
 		}
 	}

@@ -290,7 +290,7 @@ static int load(struct tdb *db, const struct snap_src *src, const char *label,
 	int64_t id;
 	int ret;
 
-	/* the trace's events are read for the time check; the snapshot's savepoint must not hold them */
+	/* the time check reads the trace's events: store them outside the snapshot's savepoint */
 	ret = src->dir ? tdb_flush(db) : 0;
 	if (!ret)
 		ret = tdb_snap_begin(db, label, &L.w);

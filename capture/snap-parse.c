@@ -241,8 +241,8 @@ int snap_parse_buddyinfo(const char *text, struct snap_tables *t)
 			return bad_line(&l, "expected \"Node N, zone NAME counts...\"");
 		for (ord = 0; *skip_ws(p); ord++) {
 			if (ord > SNAP_MAX_PAGE_ORDER)
-				return bad_line(&l, "more than " SNAP_STR(SNAP_MAX_PAGE_ORDER) " + 1 "
-						"orders");
+				return bad_line(&l, "more than " SNAP_STR(SNAP_MAX_PAGE_ORDER)
+						" + 1 orders");
 			if (get_num(&p, &v) || v < 0)
 				return bad_line(&l, "bad count");
 			ret = add_oc(&t->buddy, &t->nr_buddy, node, zone, "", ord, v);
@@ -373,13 +373,13 @@ int snap_parse_pagetypeinfo(const char *text, struct snap_tables *t)
 					return bad_line(&l, "bad count");
 				}
 				if (ord == nr_orders)
-					return bad_line(&l, "more counts than the orders of the header");
+					return bad_line(&l, "more counts than the header's orders");
 				ret = add_oc(&t->ptfree, &t->nr_ptfree, node, zone, mt, ord, v);
 				if (ret)
 					return ret;
 			}
 			if (ord != nr_orders)
-				return bad_line(&l, "fewer counts than the orders of the header");
+				return bad_line(&l, "fewer counts than the header's orders");
 			nfree++;
 		} else {
 			for (i = 0; *skip_ws(q); i++) {
@@ -471,7 +471,7 @@ int snap_parse_iomem(const char *text, struct snap_tables *t)
 			continue;
 		if (sscanf(p, "%llx-%llx : %n", &s, &e, &n) != 2 || !n)
 			return bad_line(&l, "expected \"START-END : NAME\"");
-		/* IORESOURCE_SYSTEM_RAM: "System RAM", or "System RAM (kmem)" etc. when hotplugged */
+		/* IORESOURCE_SYSTEM_RAM: "System RAM", or hotplugged "System RAM (kmem)" etc. */
 		if (strncmp(p + n, "System RAM", 10) || (p[n + 10] && strncmp(p + n + 10, " (", 2)))
 			continue;
 		nram++;

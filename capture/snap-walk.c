@@ -721,8 +721,8 @@ static int parse_ns(const char **p, const char *what, int64_t *v)
 	size_t i;
 
 	if (!n)
-		return bc_error(BC_E_FORMAT, "line 1: %s: expected a decimal of CLOCK_MONOTONIC ns, "
-				"got \"%.24s\"%s", what, q, *q == '-' ? " (negative)" : "");
+		return bc_error(BC_E_FORMAT, "line 1: %s: expected a decimal of CLOCK_MONOTONIC "
+				"ns, got \"%.24s\"%s", what, q, *q == '-' ? " (negative)" : "");
 	for (i = 0; i < n; i++) {
 		if (x > ((uint64_t)INT64_MAX - (uint64_t)(q[i] - '0')) / 10)
 			return bc_error(BC_E_FORMAT, "line 1: %s \"%.*s\": more than 2^63-1 ns",

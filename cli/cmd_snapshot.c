@@ -21,7 +21,8 @@
 
 const char cmd_snapshot_usage[] =
 	"usage: bigchunk snapshot -o DIR [--marker INSTANCE] [--label LABEL]\n"
-	"       bigchunk snapshot --db FILE.db [--from DIR [-f] | --marker INSTANCE] [--label LABEL]\n"
+	"       bigchunk snapshot --db FILE.db [--from DIR [-f] | --marker INSTANCE]\n"
+	"                         [--label LABEL]\n"
 	"\n"
 	"Take one page-state snapshot of the running kernel (root): /proc/kpageflags and\n"
 	"/proc/kpagecount (8 bytes per PFN from PFN 0), zoneinfo, buddyinfo, pagetypeinfo,\n"
