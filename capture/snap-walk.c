@@ -435,7 +435,8 @@ static int src_list(const struct snap_src *s, const char *name, const char *pref
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_num_suffix);
+	if (n)		/* qsort(NULL, 0) is undefined */
+		qsort(names, n, sizeof(*names), cmp_num_suffix);
 	*out = names;
 	*nr = n;
 	return 0;
