@@ -9,7 +9,6 @@
 #include <check.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +18,7 @@
 #include "model/model.h"
 #include "tests/fixture.h"
 
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	rc = fixture_run(cmd, out);
-	free(cmd);
-	return rc;
-}
+#define run fixture_runf
 
 /*
  * A fresh copy of frag.snap/begin named @name, then the shell command @damage run
@@ -52,10 +37,11 @@ static const char *damaged(const char *name, const char *damage)
 
 /*
  * Import @trace with snapshot @dir (options @opts); expect exit 2 within a minute, a
- * message with "DIR/@file" and @what, and no capture nor temporary left.
+ * message with "DIR/@file" and @what, and no capture nor temporary left. @name says
+ * which damage in failures.
  */
-static void expect_refused(const char *dir, const char *opts, const char *trace,
-			   const char *file, const char *what)
+static void expect_refused_as(const char *name, const char *dir, const char *opts,
+			      const char *trace, const char *file, const char *what)
 {
 	const char *db = fixture_tmpfile("out.db");
 	char want[4096], *out;
@@ -63,13 +49,19 @@ static void expect_refused(const char *dir, const char *opts, const char *trace,
 
 	rc = run(&out, "timeout 60 %s import -q %s -o '%s' --snapshot '%s' '%s'",
 		 fixture_bigchunk(), opts, db, dir, fixture_path(trace));
-	ck_assert_msg(rc == 2, "exit %d (124: hung), want 2: %s", rc, out);
+	ck_assert_msg(rc == 2, "%s: exit %d (124: hung), want 2: %s", name, rc, out);
 	snprintf(want, sizeof(want), "%s/%s", dir, file);
-	ck_assert_msg(strstr(out, want), "'%s' lacks '%s'", out, want);
-	ck_assert_msg(strstr(out, what), "'%s' lacks '%s'", out, what);
-	ck_assert_msg(access(db, F_OK) != 0, "%s was written", db);
+	ck_assert_msg(strstr(out, want), "%s: '%s' lacks '%s'", name, out, want);
+	ck_assert_msg(strstr(out, what), "%s: '%s' lacks '%s'", name, out, what);
+	ck_assert_msg(access(db, F_OK) != 0, "%s: %s was written", name, db);
 	ck_assert_int_eq(run(NULL, "ls '%s'.importing-* 2>/dev/null | grep -q .", db), 1);
 	free(out);
+}
+
+static void expect_refused(const char *dir, const char *opts, const char *trace,
+			   const char *file, const char *what)
+{
+	expect_refused_as(file, dir, opts, trace, file, what);
 }
 
 /* As expect_refused(), with trace frag.dat and no options. */
@@ -117,125 +109,78 @@ START_TEST(test_undamaged)
 }
 END_TEST
 
-/* ---- orders ---- */
+/*
+ * One damage each, refused naming the file and what is wrong. The comments say which
+ * check they guard.
+ */
+static const struct damage {
+	const char *name;
+	const char *damage;		/* shell command run in the copy */
+	const char *file, *what;
+} damages[] = {
+	/* orders; "Page block order: 0" was imported, then replay, predict and check aborted */
+	{ "pageblock order 0", "sed -i 's/^Page block order: 9/Page block order: 0/; "
+	  "s/^Pages per block: .*/Pages per block: 1/' pagetypeinfo", "pagetypeinfo",
+	  "line 1: pageblock order 0 is outside 1..MAX_PAGE_ORDER (10" },
+	{ "pageblock order 11", "sed -i 's/^Page block order: 9/Page block order: 11/; "
+	  "s/^Pages per block: .*/Pages per block: 2048/' pagetypeinfo", "pagetypeinfo",
+	  "pageblock order 11 is outside" },
+	{ "pages per block", "sed -i 's/^Pages per block: .*/Pages per block: 256/' pagetypeinfo",
+	  "pagetypeinfo", "line 2: not 2^(Page block order) pages" },
+	{ "buddyinfo ragged", "sed -i '2s/$/ 7/' buddyinfo", "buddyinfo",
+	  "line 2: a different number of orders" },
+	{ "orders differ", "sed -i 's/ *[0-9]* *$//' buddyinfo",	/* MAX_PAGE_ORDER 9 vs 10 */
+	  "pagetypeinfo", "has order 10, but buddyinfo has orders 0..9" },
+	{ "too many orders", "sed -i 's/$/ 0 0 0 0 0 0/' buddyinfo", "buddyinfo",
+	  "line 1: more than 15 + 1 orders" },
+	/* counts */
+	{ "free count 2^63-1", "sed -i '/Normal/s/[0-9]* *$/9223372036854775807/' buddyinfo",
+	  "buddyinfo", "free blocks of order 10" },
+	{ "pageblock count", "sed -i -E '/^Node 0, zone +Normal +[0-9]/s/(Normal +)[0-9]+/"
+	  "\\199999999/' pagetypeinfo && grep -q 'Normal *99999999' pagetypeinfo",
+	  "pagetypeinfo", "pageblocks" },
+	/* zones across the files */
+	{ "Normal not in zoneinfo", "awk '/^Node/ { skip = /Normal/ } !skip' zoneinfo > z && "
+	  "mv z zoneinfo", "zoneinfo", "node 0 zone Normal (in buddyinfo) is missing" },
+	{ "Normal not in buddyinfo", "sed -i '/Normal/d' buddyinfo", "buddyinfo",
+	  "node 0 zone Normal (populated in zoneinfo) is missing" },
+	{ "Normal not in pagetypeinfo", "sed -i '/^Node 0, zone   Normal  /d' pagetypeinfo",
+	  "pagetypeinfo", "\"Number of blocks type\" section: node 0 zone Normal" },
+	{ "node differs", "sed -i 's/^Node 0, zone   Normal/Node 1, zone   Normal/' buddyinfo",
+	  "zoneinfo", "node 1 zone Normal (in buddyinfo) is missing" },
+	{ "Normal outside System RAM", "sed -i '/^100000000-63fffffff : System RAM/d' iomem",
+	  "iomem", "node 0 zone Normal of zoneinfo spans PFNs [1048576, 6553600)" },
+	/* taken_at */
+	{ "taken_at negative", "echo '-5 -1' > taken_at", "taken_at", "(negative)" },
+	{ "taken_at 2^64-1", "echo '18446744073709551615 18446744073709551615' > taken_at",
+	  "taken_at", "more than 2^63-1 ns" },
+	/* files */
+	{ "FIFO text file", "rm zoneinfo && mkfifo zoneinfo", "zoneinfo",
+	  "not a regular file (a FIFO)" },
+	{ "FIFO page file", "rm kpageflags.zst && mkfifo kpageflags.zst", "kpageflags.zst",
+	  "not a regular file (a FIFO)" },
+	{ "/dev/zero page file", "rm kpageflags.zst && ln -s /dev/zero kpageflags", "kpageflags",
+	  "not a regular file (a character device)" },
+	{ "/dev/zero text file", "ln -sf /dev/zero vmstat", "vmstat",
+	  "not a regular file (a character device)" },
+	{ "65 MiB text file", "truncate -s 65M meminfo", "meminfo", "larger than 64 MiB" },
+	/* both page files 1 MiB longer than the machine's 6553600 PFNs */
+	{ "page files too long", "for f in kpageflags kpagecount; do "
+	  "{ zstd -dcq $f.zst; head -c 1048576 /dev/zero; } | zstd -q1 > x && mv x $f.zst; done",
+	  "kpageflags.zst", "more than the 6553600 PFNs (52428800 bytes)" },
+	/* said "kpageflags is short" */
+	{ "truncated .zst", "head -c 100000 kpageflags.zst > x && mv x kpageflags.zst",
+	  "kpageflags.zst", "damaged: 'zstd -dc' failed after" },
+	{ "corrupt .zst", "head -c 64 /dev/urandom | dd of=kpagecount.zst bs=1 seek=5000 "
+	  "conv=notrunc status=none", "kpagecount.zst", "damaged: 'zstd -dc' failed after" },
+};
 
-START_TEST(test_pageblock_order_zero)
+START_TEST(test_damage)
 {
-	/* imported before, then replay, predict and check aborted in model/buddy.c */
-	refused(damaged("snap", "sed -i 's/^Page block order: 9/Page block order: 0/; "
-			"s/^Pages per block: .*/Pages per block: 1/' pagetypeinfo"),
-		"pagetypeinfo", "line 1: pageblock order 0 is outside 1..MAX_PAGE_ORDER (10");
-}
-END_TEST
+	const struct damage *d = &damages[_i];
 
-START_TEST(test_pageblock_order_above_max)
-{
-	refused(damaged("snap", "sed -i 's/^Page block order: 9/Page block order: 11/; "
-			"s/^Pages per block: .*/Pages per block: 2048/' pagetypeinfo"),
-		"pagetypeinfo", "pageblock order 11 is outside");
-}
-END_TEST
-
-START_TEST(test_pages_per_block)
-{
-	refused(damaged("snap", "sed -i 's/^Pages per block: .*/Pages per block: 256/' "
-			"pagetypeinfo"),
-		"pagetypeinfo", "line 2: not 2^(Page block order) pages");
-}
-END_TEST
-
-START_TEST(test_buddyinfo_ragged)
-{
-	refused(damaged("snap", "sed -i '2s/$/ 7/' buddyinfo"),
-		"buddyinfo", "line 2: a different number of orders");
-}
-END_TEST
-
-START_TEST(test_orders_differ)
-{
-	/* buddyinfo says MAX_PAGE_ORDER 9, pagetypeinfo 10 */
-	refused(damaged("snap", "sed -i 's/ *[0-9]* *$//' buddyinfo"),
-		"pagetypeinfo", "has order 10, but buddyinfo has orders 0..9");
-}
-END_TEST
-
-START_TEST(test_too_many_orders)
-{
-	refused(damaged("snap", "sed -i 's/$/ 0 0 0 0 0 0/' buddyinfo"),
-		"buddyinfo", "line 1: more than 15 + 1 orders");
-}
-END_TEST
-
-/* ---- counts ---- */
-
-START_TEST(test_free_count_overflow)
-{
-	/* 2^63-1 free blocks of order 10 in Normal */
-	refused(damaged("snap", "sed -i '/Normal/s/[0-9]* *$/9223372036854775807/' buddyinfo"),
-		"buddyinfo", "free blocks of order 10");
-}
-END_TEST
-
-START_TEST(test_block_count)
-{
-	refused(damaged("snap", "sed -i -E '/^Node 0, zone +Normal +[0-9]/s/(Normal +)[0-9]+/"
-			"\\199999999/' pagetypeinfo && grep -q 'Normal *99999999' pagetypeinfo"),
-		"pagetypeinfo", "pageblocks");
-}
-END_TEST
-
-/* ---- zones across files ---- */
-
-START_TEST(test_zone_missing_from_zoneinfo)
-{
-	/* the Normal section of zoneinfo cut out: buddyinfo and pagetypeinfo still have it */
-	refused(damaged("snap", "awk '/^Node/ { skip = /Normal/ } !skip' zoneinfo > z && "
-			"mv z zoneinfo"),
-		"zoneinfo", "node 0 zone Normal (in buddyinfo) is missing");
-}
-END_TEST
-
-START_TEST(test_zone_missing_from_buddyinfo)
-{
-	refused(damaged("snap", "sed -i '/Normal/d' buddyinfo"),
-		"buddyinfo", "node 0 zone Normal (populated in zoneinfo) is missing");
-}
-END_TEST
-
-START_TEST(test_zone_missing_from_pagetypeinfo)
-{
-	refused(damaged("snap", "sed -i '/^Node 0, zone   Normal  /d' pagetypeinfo"),
-		"pagetypeinfo", "\"Number of blocks type\" section: node 0 zone Normal");
-}
-END_TEST
-
-START_TEST(test_node_differs)
-{
-	refused(damaged("snap", "sed -i 's/^Node 0, zone   Normal/Node 1, zone   Normal/' "
-			"buddyinfo"),
-		"zoneinfo", "node 1 zone Normal (in buddyinfo) is missing");
-}
-END_TEST
-
-START_TEST(test_zone_outside_ram)
-{
-	refused(damaged("snap", "sed -i '/^100000000-63fffffff : System RAM/d' iomem"),
-		"iomem", "node 0 zone Normal of zoneinfo spans PFNs [1048576, 6553600)");
-}
-END_TEST
-
-/* ---- taken_at ---- */
-
-START_TEST(test_taken_at_negative)
-{
-	refused(damaged("snap", "echo '-5 -1' > taken_at"), "taken_at", "(negative)");
-}
-END_TEST
-
-START_TEST(test_taken_at_overflow)
-{
-	refused(damaged("snap", "echo '18446744073709551615 18446744073709551615' > taken_at"),
-		"taken_at", "more than 2^63-1 ns");
+	expect_refused_as(d->name, damaged("snap", d->damage), "", "traces/frag.dat", d->file,
+			  d->what);
 }
 END_TEST
 
@@ -277,63 +222,6 @@ START_TEST(test_other_kernel)
 
 	refused(dir, "uname", "kernel 5.10.0-other, but the trace's is 6.18.44-fc-v1098");
 	expect_stored(dir, "-f", "traces/frag.dat");
-}
-END_TEST
-
-/* ---- files ---- */
-
-START_TEST(test_fifo_text)
-{
-	refused(damaged("snap", "rm zoneinfo && mkfifo zoneinfo"),
-		"zoneinfo", "not a regular file (a FIFO)");
-}
-END_TEST
-
-START_TEST(test_fifo_pages)
-{
-	refused(damaged("snap", "rm kpageflags.zst && mkfifo kpageflags.zst"),
-		"kpageflags.zst", "not a regular file (a FIFO)");
-}
-END_TEST
-
-START_TEST(test_dev_zero)
-{
-	refused(damaged("snap", "rm kpageflags.zst && ln -s /dev/zero kpageflags"),
-		"kpageflags", "not a regular file (a character device)");
-	refused(damaged("snap", "ln -sf /dev/zero vmstat"),
-		"vmstat", "not a regular file (a character device)");
-}
-END_TEST
-
-START_TEST(test_text_too_large)
-{
-	refused(damaged("snap", "truncate -s 65M meminfo"), "meminfo", "larger than 64 MiB");
-}
-END_TEST
-
-START_TEST(test_pages_too_long)
-{
-	/* both page files 1 MiB longer than the machine's 6553600 PFNs */
-	refused(damaged("snap", "for f in kpageflags kpagecount; do "
-			"{ zstd -dcq $f.zst; head -c 1048576 /dev/zero; } | zstd -q1 > x && "
-			"mv x $f.zst; done"),
-		"kpageflags.zst", "more than the 6553600 PFNs (52428800 bytes)");
-}
-END_TEST
-
-START_TEST(test_zst_truncated)
-{
-	refused(damaged("snap", "head -c 100000 kpageflags.zst > x && mv x kpageflags.zst"),
-		"kpageflags.zst", "damaged: 'zstd -dc' failed after");
-}
-END_TEST
-
-START_TEST(test_zst_corrupt)
-{
-	/* 64 bytes of garbage in the middle of the compressed stream */
-	refused(damaged("snap", "head -c 64 /dev/urandom | dd of=kpagecount.zst bs=1 "
-			"seek=5000 conv=notrunc status=none"),
-		"kpagecount.zst", "damaged: 'zstd -dc' failed after");
 }
 END_TEST
 
@@ -440,32 +328,11 @@ Suite *snap_damage_suite(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_undamaged);
-	tcase_add_test(tc, test_pageblock_order_zero);
-	tcase_add_test(tc, test_pageblock_order_above_max);
-	tcase_add_test(tc, test_pages_per_block);
-	tcase_add_test(tc, test_buddyinfo_ragged);
-	tcase_add_test(tc, test_orders_differ);
-	tcase_add_test(tc, test_too_many_orders);
-	tcase_add_test(tc, test_free_count_overflow);
-	tcase_add_test(tc, test_block_count);
-	tcase_add_test(tc, test_zone_missing_from_zoneinfo);
-	tcase_add_test(tc, test_zone_missing_from_buddyinfo);
-	tcase_add_test(tc, test_zone_missing_from_pagetypeinfo);
-	tcase_add_test(tc, test_node_differs);
-	tcase_add_test(tc, test_zone_outside_ram);
-	tcase_add_test(tc, test_taken_at_negative);
-	tcase_add_test(tc, test_taken_at_overflow);
+	tcase_add_loop_test(tc, test_damage, 0, sizeof(damages) / sizeof(damages[0]));
 	tcase_add_test(tc, test_taken_at_far);
 	tcase_add_test(tc, test_taken_at_far_by_markers);
 	tcase_add_test(tc, test_other_trace);
 	tcase_add_test(tc, test_other_kernel);
-	tcase_add_test(tc, test_fifo_text);
-	tcase_add_test(tc, test_fifo_pages);
-	tcase_add_test(tc, test_dev_zero);
-	tcase_add_test(tc, test_text_too_large);
-	tcase_add_test(tc, test_pages_too_long);
-	tcase_add_test(tc, test_zst_truncated);
-	tcase_add_test(tc, test_zst_corrupt);
 	tcase_add_test(tc, test_snapshot_cmd_unchanged);
 	tcase_add_test(tc, test_model_pageblock_order);
 	tcase_add_test(tc, test_stored_pageblock_order_zero);
