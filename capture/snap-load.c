@@ -50,6 +50,9 @@ struct loader {
 	int64_t block_size;		/* memory/block_size_bytes, -1 if absent */
 	int pb_order, pb_line;		/* pagetypeinfo's "Page block order", -1: not read */
 	char release[128];		/* uname */
+	struct tdb *db;
+	unsigned int flags;		/* SNAP_LOAD_* */
+	const struct snap_walk_result *res;	/* taken_at of a directory is read first */
 };
 
 static int load_error(struct loader *L, int ret, const char *name)
@@ -217,9 +220,10 @@ static int loader_pages(void *arg, uint64_t pfn, uint32_t n, const uint64_t *fla
 }
 
 /*
- * The text files are in: check them together before the page files are read, and bound
- * those by the machine's PFN span. /proc/kpageflags ends at max_pfn rounded up to a
- * memory section (get_max_dump_pfn()); 1 GiB is a whole number of sections everywhere.
+ * The text files are in: check them together, and a directory against the trace, before
+ * the page files are read; bound those by the machine's PFN span. /proc/kpageflags ends
+ * at max_pfn rounded up to a memory section (get_max_dump_pfn()); 1 GiB is a whole
+ * number of sections everywhere.
  */
 static int loader_max_pfns(void *arg, uint64_t *max)
 {
@@ -229,6 +233,8 @@ static int loader_max_pfns(void *arg, uint64_t *max)
 	int i, ret;
 
 	ret = snap_check_tables(L->src, t, L->pb_order, L->pb_line);
+	if (!ret && L->src->dir && !(L->flags & SNAP_LOAD_FORCE))
+		ret = check_same_trace(L->db, L, L->res);
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nr_zones; i++)
@@ -283,10 +289,11 @@ static int check_tables(struct loader *L, uint64_t nr_pfns)
 static int load(struct tdb *db, const struct snap_src *src, const char *label,
 		struct snap_marker *m, unsigned int flags, int64_t *snap_id)
 {
-	struct loader L = { .src = src, .block_size = -1, .pb_order = -1 };
+	struct snap_walk_result res;
+	struct loader L = { .src = src, .block_size = -1, .pb_order = -1, .db = db,
+			    .flags = flags, .res = &res };
 	struct snap_sink sink = { .text = loader_text, .pages = loader_pages,
 				  .max_pfns = loader_max_pfns, .arg = &L };
-	struct snap_walk_result res;
 	int64_t id;
 	int ret;
 
@@ -299,8 +306,6 @@ static int load(struct tdb *db, const struct snap_src *src, const char *label,
 	ret = snap_walk(src, m, &sink, &res);
 	if (!ret)
 		ret = check_tables(&L, res.nr_pfns);
-	if (!ret && src->dir && !(flags & SNAP_LOAD_FORCE))
-		ret = check_same_trace(db, &L, &res);
 	if (!ret)
 		ret = tdb_snap_add_tables(L.w, &L.t);
 	id = tdb_snap_id(L.w);
