@@ -154,13 +154,15 @@ static int check_block_counts(const struct snap_src *src, const struct snap_tabl
 
 			if (o->node != z->node || strcmp(o->zone, z->name))
 				continue;
-			if ((uint64_t)o->nr > max || (sum += (uint64_t)o->nr) > max) {
-				bc_error(BC_E_FORMAT, "node %d zone %s: %" PRIu64 " pageblocks "
-					 "(so far, up to type %s) in %" PRId64 " spanned pages of "
-					 "pageblock order %d, at most %" PRIu64, z->node, z->name,
-					 sum, o->migratetype, z->spanned, pb_order, max);
+			if ((uint64_t)o->nr > max || (uint64_t)o->nr + sum > max) {
+				bc_error(BC_E_FORMAT, "node %d zone %s: %" PRId64 " pageblocks of "
+					 "type %s (and %" PRIu64 " of the types before) in %" PRId64
+					 " spanned pages of pageblock order %d: more than %" PRIu64,
+					 z->node, z->name, o->nr, o->migratetype, sum, z->spanned,
+					 pb_order, max);
 				return snap_src_error(src, -BC_E_FORMAT, "pagetypeinfo");
 			}
+			sum += (uint64_t)o->nr;
 		}
 	}
 	return 0;
