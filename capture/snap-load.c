@@ -26,16 +26,20 @@ struct loader {
 	const struct snap_src *src;
 	struct snap_tables t;
 	int64_t block_size;		/* memory/block_size_bytes, -1 if absent */
+	int pb_order, pb_line;		/* pagetypeinfo's "Page block order", -1: not read */
+	char release[128];		/* uname */
+	struct tdb *db;
+	unsigned int flags;		/* SNAP_LOAD_* */
+	const struct snap_walk_result *res;	/* taken_at of a directory is read first */
 };
 
 static int load_error(struct loader *L, int ret, const char *name)
 {
-	char path[PATH_MAX];
-
-	if (snap_src_path(L->src, name, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", name);
-	return bc_error_prefix(ret, "%s", path);
+	return snap_src_error(L->src, ret, name);
 }
+
+static int check_same_trace(struct tdb *db, struct loader *L,
+			    const struct snap_walk_result *res);
 
 static struct snap_memblock *memblock(struct loader *L, int64_t block)
 {
@@ -113,9 +117,18 @@ static int parse_file(struct loader *L, const char *name, const char *content)
 	int64_t v;
 	int off = 0;
 
-	for (i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
-		if (!strcmp(name, parsers[i].name))
-			return parsers[i].parse(content, &L->t);
+	for (i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++) {
+		if (!strcmp(name, parsers[i].name)) {
+			int ret = parsers[i].parse(content, &L->t);
+
+			if (!ret && !strcmp(name, "pagetypeinfo"))
+				ret = snap_parse_pageblock_order(content, &L->pb_order,
+								 &L->pb_line);
+			return ret;
+		}
+	}
+	if (!strcmp(name, "uname"))
+		return one_word(content, L->release, sizeof(L->release));
 	if (!strcmp(name, "memory/block_size_bytes")) {
 		int ret = parse_u64(content, 16, &L->block_size);
 
@@ -159,7 +172,7 @@ static int parse_file(struct loader *L, const char *name, const char *content)
 			h->free = v;
 		return 0;
 	}
-	return 0;			/* uname, taken_at: stored only */
+	return 0;			/* taken_at: stored only */
 }
 
 static int loader_text(void *arg, const char *name, const char *content, size_t len)
@@ -182,6 +195,34 @@ static int loader_pages(void *arg, uint64_t pfn, uint32_t n, const uint64_t *fla
 	struct loader *L = arg;
 
 	return tdb_snap_add_pages(L->w, pfn, n, flags, count);
+}
+
+/*
+ * The text files are in: check them together, and a directory against the trace, before
+ * the page files are read; bound those by the machine's PFN span. /proc/kpageflags ends
+ * at max_pfn rounded up to a memory section (get_max_dump_pfn()); 1 GiB is a whole
+ * number of sections everywhere.
+ */
+static int loader_max_pfns(void *arg, uint64_t *max)
+{
+	struct loader *L = arg;
+	const struct snap_tables *t = &L->t;
+	uint64_t end = 0;
+	int i, ret;
+
+	ret = snap_check_tables(L->src, t, L->pb_order, L->pb_line);
+	if (!ret && L->src->dir && !(L->flags & SNAP_LOAD_FORCE))
+		ret = check_same_trace(L->db, L, L->res);
+	if (ret)
+		return ret;
+	for (i = 0; i < t->nr_zones; i++)
+		if ((uint64_t)(t->zones[i].start_pfn + t->zones[i].spanned) > end)
+			end = (uint64_t)(t->zones[i].start_pfn + t->zones[i].spanned);
+	for (i = 0; i < t->nr_ram; i++)
+		if (t->ram[i].end_pfn > end)
+			end = t->ram[i].end_pfn;
+	*max = (end + (1ull << 18) - 1) & ~((1ull << 18) - 1);
+	return 0;
 }
 
 /* The page files must cover every zone's span; memory blocks get their pfns. */
@@ -224,15 +265,20 @@ static int check_tables(struct loader *L, uint64_t nr_pfns)
 }
 
 static int load(struct tdb *db, const struct snap_src *src, const char *label,
-		struct snap_marker *m, int64_t *snap_id)
+		struct snap_marker *m, unsigned int flags, int64_t *snap_id)
 {
-	struct loader L = { .src = src, .block_size = -1 };
-	struct snap_sink sink = { loader_text, loader_pages, &L };
 	struct snap_walk_result res;
+	struct loader L = { .src = src, .block_size = -1, .pb_order = -1, .db = db,
+			    .flags = flags, .res = &res };
+	struct snap_sink sink = { .text = loader_text, .pages = loader_pages,
+				  .max_pfns = loader_max_pfns, .arg = &L };
 	int64_t id;
 	int ret;
 
-	ret = tdb_snap_begin(db, label, &L.w);
+	/* the time check reads the trace's events: store them outside the snapshot's savepoint */
+	ret = src->dir ? tdb_flush(db) : 0;
+	if (!ret)
+		ret = tdb_snap_begin(db, label, &L.w);
 	if (ret)
 		return ret;
 	ret = snap_walk(src, m, &sink, &res);
@@ -251,11 +297,17 @@ static int load(struct tdb *db, const struct snap_src *src, const char *label,
 	return ret;
 }
 
-int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id)
+int snap_load_dir_flags(struct tdb *db, const char *dir, const char *label, unsigned int flags,
+			int64_t *snap_id)
 {
 	struct snap_src src = { .dir = dir, .root = "" };
 
-	return load(db, &src, label, NULL, snap_id);
+	return load(db, &src, label, NULL, flags, snap_id);
+}
+
+int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id)
+{
+	return snap_load_dir_flags(db, dir, label, 0, snap_id);
 }
 
 int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
@@ -269,7 +321,7 @@ int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
 		mk.label = label;	/* markers carry the db label when none is given */
 		m = &mk;
 	}
-	return load(db, &src, label, m, snap_id);
+	return load(db, &src, label, m, 0, snap_id);
 }
 
 /* ---- alignment ---- */
@@ -390,4 +442,92 @@ out:
 	free(marks);
 	free(snaps);
 	return ret;
+}
+
+/* ---- is the snapshot of this trace? ---- */
+
+/*
+ * The trace's span in CLOCK_MONOTONIC ns, [*@lo, *@hi]: its events' when the trace clock
+ * is mono, widened by the numbers of its snapshot markers (which are mono whatever the
+ * clock). *@from says which; NULL when neither is known.
+ */
+static int trace_mono_span(struct tdb *db, int64_t *lo, int64_t *hi, const char **from)
+{
+	char *clock = tdb_get_meta(db, "clock");
+	bool mono = clock && !strcmp(clock, "mono"), events;
+	struct mark *marks = NULL;
+	uint64_t first, last;
+	int n = 0, i, ret;
+
+	free(clock);
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	*from = NULL;
+	if (mono) {
+		ret = tdb_flush(db);	/* tdb_ts_bounds() reads event_chunks */
+		if (!ret)
+			ret = tdb_ts_bounds(db, &first, &last);
+		if (ret && ret != -BC_E_NOENT)
+			return ret;
+		if (!ret && last && first <= INT64_MAX && last <= INT64_MAX) {
+			*lo = (int64_t)first;
+			*hi = (int64_t)last;
+			*from = "its events (trace clock mono)";
+		}
+	}
+	ret = load_markers(db, &marks, &n);
+	if (ret)
+		return ret;
+	events = *from != NULL;
+	for (i = 0; i < n; i++) {
+		int64_t t = (int64_t)marks[i].mono;
+
+		if (marks[i].mono > INT64_MAX)
+			continue;
+		*lo = t < *lo ? t : *lo;
+		*hi = t > *hi ? t : *hi;
+		*from = events ? "its events and snapshot markers" : "its snapshot markers";
+	}
+	free(marks);
+	return 0;
+}
+
+/*
+ * A snapshot directory must come from the traced machine and boot, near the trace: its
+ * kernel release is the capture's, and taken_at lies within SNAP_TIME_MARGIN_S of the
+ * trace's span. The margin: a snapshot taken by hand just before or after the trace is
+ * seconds away, one bracketed by markers is inside it, and reading a 1 TiB machine's
+ * page files takes about a minute; another boot or machine has another uptime, hours
+ * or days away.
+ */
+static int check_same_trace(struct tdb *db, struct loader *L,
+			    const struct snap_walk_result *res)
+{
+	const int64_t margin = (int64_t)SNAP_TIME_MARGIN_S * 1000000000;
+	int64_t lo, hi, b = (int64_t)res->mono_begin, e = (int64_t)res->mono_end, off;
+	char *rel = tdb_get_meta(db, "kernel_release");
+	const char *from;
+	int ret;
+
+	if (rel && *rel && *L->release && strcmp(rel, L->release)) {
+		bc_error(BC_E_FORMAT, "kernel %s, but the trace's is %s: a snapshot of another "
+			 "machine or boot? (-f/--force stores it anyway)", L->release, rel);
+		free(rel);
+		return load_error(L, -BC_E_FORMAT, "uname");
+	}
+	free(rel);
+	ret = trace_mono_span(db, &lo, &hi, &from);
+	if (ret || !from)
+		return ret;
+	if (e < lo && lo - e > margin)
+		off = lo - e;
+	else if (b > hi && b - hi > margin)
+		off = b - hi;
+	else
+		return 0;
+	bc_error(BC_E_FORMAT, "taken at CLOCK_MONOTONIC %.3f-%.3f s, %.0f s %s the trace (%.3f-"
+		 "%.3f s by %s), more than the %d s allowed: a snapshot of another boot, "
+		 "machine or session? (-f/--force stores it anyway)", b / 1e9, e / 1e9, off / 1e9,
+		 e < lo ? "before" : "after", lo / 1e9, hi / 1e9, from, SNAP_TIME_MARGIN_S);
+	return load_error(L, -BC_E_FORMAT, "taken_at");
 }

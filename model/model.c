@@ -506,10 +506,20 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 	unsigned int i;
 
 	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
-	    layout->nr_ram > MODEL_MAX_RAM || layout->pageblock_order > 15 ||
-	    layout->max_page_order > 15 || layout->max_page_order < layout->pageblock_order ||
-	    !layout->nr_cpus || layout->nr_cpus > (1u << 19))
+	    layout->nr_ram > MODEL_MAX_RAM || !layout->nr_cpus || layout->nr_cpus > (1u << 19))
 		return bc_error(BC_E_INVAL, "model: invalid layout");
+	/*
+	 * The pcp lists hold orders up to PAGE_ALLOC_COSTLY_ORDER and the pageblock
+	 * order, filed as at most one pageblock: a smaller pageblock order would break
+	 * that rule, so refuse it here rather than trip over it on an event.
+	 */
+	if (layout->max_page_order > MODEL_MAX_PAGE_ORDER ||
+	    layout->pageblock_order < PCP_LOW_ORDERS - 1 ||
+	    layout->pageblock_order > layout->max_page_order)
+		return bc_error(BC_E_INVAL, "model: pageblock order %u, MAX_PAGE_ORDER %u: "
+				"the model handles pageblock orders %u..MAX_PAGE_ORDER and "
+				"MAX_PAGE_ORDER up to %u", layout->pageblock_order,
+				layout->max_page_order, PCP_LOW_ORDERS - 1, MODEL_MAX_PAGE_ORDER);
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (i = 0; i < layout->nr_zones; i++) {

@@ -98,6 +98,21 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
+int fixture_runf(char **out, const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
 /*
  * Live tests touch the kernel's memory (hugetlb pools, offlining, tracing): one at a
  * time on a machine, also across concurrent test runs. The lock is held until the
