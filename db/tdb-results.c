@@ -29,7 +29,7 @@ static const struct {
 	const char *sql;
 } res_sql[RS_NR] = {
 	[RS_SCORE] = { "replay_scores", "INSERT INTO replay_scores VALUES (?, ?, ?, ?, ?, ?, ?, "
-		       "?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+		       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[RS_ANOMALY] = { "replay_anomalies", "INSERT INTO replay_anomalies VALUES "
 			 "(?, ?, ?, ?, ?, ?)" },
 	[RS_PRED_RUN] = { "prediction_runs", "INSERT INTO prediction_runs (mode, policy, "
@@ -64,6 +64,7 @@ struct tdb_results {
 	sqlite3_stmt *st[RS_NR];
 	int err;			/* first error, 0 while the run is good */
 	bool checked_explained;		/* check_results.explained is there */
+	bool checked_free_err;		/* replay_scores.buddyinfo_free_err is there */
 };
 
 int tdb_results_begin(struct tdb *db, struct tdb_results **out)
@@ -150,27 +151,33 @@ static int fail(struct tdb_results *w, int ret)
 	return ret;
 }
 
-/* check_results.explained came late in version 2: add it to files without it. */
-static int ensure_explained(struct tdb_results *w)
+/* A column that came late in version 2: add it to files without it, once per run. */
+static int ensure_column(struct tdb_results *w, const char *table, const char *column,
+			 const char *type, bool *checked)
 {
 	sqlite3_stmt *st;
-	int n;
+	char *sql;
+	int n, ret = 0;
 
-	if (w->checked_explained)
+	if (*checked)
 		return 0;
-	if (sqlite3_prepare_v2(w->db->sq, "SELECT count(*) FROM pragma_table_info('check_results') "
-			       "WHERE name = 'explained'", -1, &st, NULL) != SQLITE_OK)
-		return tdb_sql_error(w->db, "check_results");
+	if (sqlite3_prepare_v2(w->db->sq, "SELECT count(*) FROM pragma_table_info(?1) "
+			       "WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(w->db, table);
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
 	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 1;
 	sqlite3_finalize(st);
 	if (!n) {
-		int ret = tdb_exec(w->db, "ALTER TABLE check_results ADD COLUMN explained INTEGER");
-
-		if (ret)
-			return ret;
+		sql = sqlite3_mprintf("ALTER TABLE %s ADD COLUMN %s %s", table, column, type);
+		if (!sql)
+			return bc_error(BC_E_NOMEM, "%s: out of memory", w->db->path);
+		ret = tdb_exec(w->db, sql);
+		sqlite3_free(sql);
 	}
-	w->checked_explained = true;
-	return 0;
+	if (!ret)
+		*checked = true;
+	return ret;
 }
 
 /* The statement @s, prepared on its first use in the run, unbound. */
@@ -181,11 +188,15 @@ static int stmt(struct tdb_results *w, enum res_stmt s, sqlite3_stmt **out)
 	*out = NULL;
 	if (w->err)
 		return w->err;
-	if (s == RS_CHECK_RESULT) {
-		ret = ensure_explained(w);
-		if (ret)
-			return fail(w, ret);
-	}
+	ret = 0;
+	if (s == RS_CHECK_RESULT)
+		ret = ensure_column(w, "check_results", "explained", "INTEGER",
+				    &w->checked_explained);
+	else if (s == RS_SCORE)
+		ret = ensure_column(w, "replay_scores", "buddyinfo_free_err", "REAL",
+				    &w->checked_free_err);
+	if (ret)
+		return fail(w, ret);
 	if (!w->st[s] && sqlite3_prepare_v3(w->db->sq, res_sql[s].sql, -1,
 					    SQLITE_PREPARE_PERSISTENT, &w->st[s],
 					    NULL) != SQLITE_OK)
@@ -238,6 +249,7 @@ int tdb_results_replay_score(struct tdb_results *w, const struct tdb_replay_scor
 	sqlite3_bind_double(st, 13, s->pagetypeinfo_max_rel_err);
 	TDB_BIND_INTS(st, 14, (int64_t)s->model_free_kernel_used,
 		      (int64_t)s->model_used_kernel_free, (int64_t)s->resynced_pfns);
+	sqlite3_bind_double(st, 17, s->buddyinfo_free_err);
 	return step(w, RS_SCORE, NULL);
 }
 

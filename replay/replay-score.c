@@ -418,6 +418,7 @@ static int store_score(struct tdb_results *w, const struct rp_score *s)
 		.kind_agree = s->kind_agree, .pfn_agree_state = s->pfn_agree_state,
 		.pfn_agree_kind = s->pfn_agree_kind,
 		.buddyinfo_max_rel_err = s->buddyinfo_max_rel_err,
+		.buddyinfo_free_err = s->buddyinfo_free_err,
 		.pagetypeinfo_max_rel_err = s->pagetypeinfo_max_rel_err,
 		.model_free_kernel_used = s->model_free_kernel_used,
 		.model_used_kernel_free = s->model_used_kernel_free,
