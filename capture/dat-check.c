@@ -273,23 +273,34 @@ static int check_headers(const struct rd *r, uint64_t *off)
 	return skip(r, off, size, "the header_event text");
 }
 
+/* A block preceded by its size (@width: 4 or 8 bytes) at *@off, which must be in the file. */
+static int skip_block(const struct rd *r, uint64_t *off, int width, const char *what)
+{
+	uint64_t size = 0;
+	uint32_t s32;
+	int ret;
+
+	if (width == 4) {
+		ret = rd_u32(r, *off, &s32, what);
+		size = s32;
+	} else {
+		ret = rd_u64(r, *off, &size, what);
+	}
+	if (ret)
+		return ret;
+	*off += (uint64_t)width;
+	return skip(r, off, size, what);
+}
+
 /* @n blocks each preceded by a 64-bit size. */
 static int skip_sized(const struct rd *r, uint64_t *off, uint32_t n, const char *what)
 {
-	uint64_t size;
 	uint32_t i;
-	int ret;
+	int ret = 0;
 
-	for (i = 0; i < n; i++) {
-		ret = rd_u64(r, *off, &size, what);
-		if (ret)
-			return ret;
-		*off += 8;
-		ret = skip(r, off, size, what);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	for (i = 0; !ret && i < n; i++)
+		ret = skip_block(r, off, 8, what);
+	return ret;
 }
 
 static int rd_count(const struct rd *r, uint64_t off, uint32_t *n, uint32_t max,
@@ -306,8 +317,7 @@ static int rd_count(const struct rd *r, uint64_t off, uint32_t *n, uint32_t max,
 /* v6: event formats, kallsyms, printk formats and cmdlines, all inline. */
 static int check_v6_formats(const struct rd *r, uint64_t *off)
 {
-	uint32_t n, nsys, i, n32;
-	uint64_t n64;
+	uint32_t n, nsys, i;
 	char name[256];
 	size_t len;
 	int ret;
@@ -330,20 +340,11 @@ static int check_v6_formats(const struct rd *r, uint64_t *off)
 			ret = skip_sized(r, off, n, "an event format");
 	}
 	if (!ret)
-		ret = rd_u32(r, *off, &n32, "the kallsyms size");
-	*off += 4;
+		ret = skip_block(r, off, 4, "the kallsyms text");
 	if (!ret)
-		ret = skip(r, off, n32, "the kallsyms text");
+		ret = skip_block(r, off, 4, "the printk formats");
 	if (!ret)
-		ret = rd_u32(r, *off, &n32, "the printk formats size");
-	*off += 4;
-	if (!ret)
-		ret = skip(r, off, n32, "the printk formats");
-	if (!ret)
-		ret = rd_u64(r, *off, &n64, "the cmdlines size");
-	*off += 8;
-	if (!ret)
-		ret = skip(r, off, n64, "the cmdlines text");
+		ret = skip_block(r, off, 8, "the cmdlines text");
 	return ret;
 }
 

@@ -383,10 +383,11 @@ static void summary(const struct import_args *a, const struct cap_decode_stats *
 		fprintf(stderr, "bigchunk import: warning: %s: the ring-buffer data of %llu CPU(s) is damaged or ends early; stored as %llu lost window(s) of unknown size\n",
 			a->input, (unsigned long long)st->damaged,
 			(unsigned long long)st->damaged);
-	fprintf(stderr, "imported %llu events, %llu markers, %llu stacks, %llu gaps (%llu events lost), %llu skipped records from %s into %s in %.2f s (%.2f M events/s)\n",
+	fprintf(stderr, "imported %llu events, %llu markers, %llu stacks, %llu gaps (%llu events lost%s), %llu skipped records from %s into %s in %.2f s (%.2f M events/s)\n",
 		(unsigned long long)st->events, (unsigned long long)st->markers,
 		(unsigned long long)st->stacks, (unsigned long long)st->gaps,
-		(unsigned long long)st->lost, (unsigned long long)st->skipped, a->input,
+		(unsigned long long)st->lost, st->damaged ? ", more in damaged data" : "",
+		(unsigned long long)st->skipped, a->input,
 		a->out, secs, secs > 0 ? (double)st->events / secs / 1e6 : 0.0);
 }
 
