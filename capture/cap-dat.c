@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <kbuffer.h>
 #include <trace-cmd/trace-cmd.h>
 
 #include "capture/capture.h"
@@ -29,20 +30,32 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_version(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct kbuffer *tracecmd_record_kbuf(struct tracecmd_input *handle, struct tep_record *record);
+void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
+void *tracecmd_record_offset(struct tracecmd_input *handle, struct tep_record *record);
 
 #define PROGRESS_EVERY	(1U << 18)
+/*
+ * Bytes a page's records may end before its commit without loss: a trailing padding or
+ * time-extend event is never a record. Any trace event is larger (its common fields
+ * alone are 8 bytes, behind a 4-byte header and a time delta).
+ */
+#define PAGE_TAIL_SLACK	16
 
 /* What one CPU's stream delivered: short streams are lost data (see check_streams()). */
 struct cpu_seen {
 	uint64_t n;
 	uint64_t first_page, last_page;	/* record offset / page size */
 	uint64_t last_ts;
+	bool in_page;			/* data_end and last_end are known */
+	long data_end, last_end;	/* in the last record's page: its commit's end, the record's */
 };
 
 struct import_ctx {
 	struct cap_decoder *dec;
 	const struct cap_import_opts *opts;
 	struct tdb *db;
+	struct tep_handle *tep;
 	struct cpu_seen *cpu;
 	int ncpus;
 	uint32_t page_size;
@@ -261,25 +274,57 @@ static int add_damage(struct import_ctx *ctx, int cpu, uint64_t from, uint64_t t
 }
 
 /*
+ * A page whose records end before its commit (the kernel's count of bytes written in
+ * it) was cut short: libtracecmd stops reading a page at a damaged event header.
+ */
+static int check_page_tail(struct import_ctx *ctx, int cpu, uint64_t to)
+{
+	const struct cpu_seen *c = &ctx->cpu[cpu];
+
+	if (!c->in_page || c->last_end + PAGE_TAIL_SLACK >= c->data_end)
+		return 0;
+	return add_damage(ctx, cpu, c->last_ts, to);
+}
+
+/*
  * Note where @rec lies in its CPU's data. Records come page after page; a jump of
  * more than one page means libtracecmd gave up on the pages between (a damaged page
- * header), so their events are lost.
+ * header), and a page left before its end lost the events after the last one read.
  */
-static int track_record(struct import_ctx *ctx, const struct tep_record *rec, int cpu)
+static int track_record(struct import_ctx *ctx, struct tracecmd_input *h,
+			struct tep_record *rec, int cpu)
 {
+	const char *page = tracecmd_record_page(h, rec);
+	struct kbuffer *kbuf;
 	struct cpu_seen *c;
-	uint64_t page;
+	uint64_t pg;
 
 	if (cpu < 0 || cpu >= ctx->ncpus)
 		return 0;
 	c = &ctx->cpu[cpu];
-	page = rec->offset / ctx->page_size;
+	pg = rec->offset / ctx->page_size;
 	if (!c->n)
-		c->first_page = page;
-	else if (page > c->last_page + 1 && add_damage(ctx, cpu, c->last_ts, rec->ts))
+		c->first_page = pg;
+	else if (pg > c->last_page + 1 && add_damage(ctx, cpu, c->last_ts, rec->ts))
 		return -BC_E_DB;
-	if (page > c->last_page || !c->n)
-		c->last_page = page;
+	if (!c->n || pg != c->last_page) {
+		if (check_page_tail(ctx, cpu, rec->ts))
+			return -BC_E_DB;
+		/* the record was just read: its CPU's kbuffer holds its page */
+		kbuf = tracecmd_record_kbuf(h, rec);
+		c->in_page = page && kbuf;
+		if (c->in_page)
+			c->data_end = kbuffer_start_of_data(kbuf) + kbuffer_subbuffer_size(kbuf);
+	}
+	if (c->in_page)
+		c->last_end = (const char *)tracecmd_record_offset(h, rec) - page +
+			      rec->record_size;
+	/* a type the file has no format for: a damaged record, its event lost */
+	if (!tep_find_event(ctx->tep, tep_data_type(ctx->tep, rec)) &&
+	    add_damage(ctx, cpu, c->n ? c->last_ts : 0, rec->ts))
+		return -BC_E_DB;
+	if (pg > c->last_page || !c->n)
+		c->last_page = pg;
 	c->last_ts = rec->ts;
 	c->n++;
 	if (rec->ts > ctx->ts_max)
@@ -298,7 +343,7 @@ static int import_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 
 	if (ctx->err)
 		return -1;
-	ctx->err = track_record(ctx, rec, cpu);
+	ctx->err = track_record(ctx, h, rec, cpu);
 	if (!ctx->err)
 		ctx->err = cap_decode_record(ctx->dec, rec, cpu);
 	if (ctx->err)
@@ -331,6 +376,9 @@ static int check_streams(struct import_ctx *ctx, const struct dat_buffer *db, bo
 		if (dc->cpu < 0 || dc->cpu >= ctx->ncpus || !dc->data_size)
 			continue;
 		c = &ctx->cpu[dc->cpu];
+		ret = check_page_tail(ctx, dc->cpu, ctx->ts_max);
+		if (ret)
+			return ret;
 		pages = (dc->data_size + ctx->page_size - 1) / ctx->page_size;
 		span = c->n ? c->last_page - c->first_page + 1 : 0;
 		if (span >= pages && !(read_error && !span))
@@ -370,6 +418,7 @@ static int import_events(struct import_ctx *ctx, const char *path, struct tracec
 {
 	int ret, it, before;
 
+	ctx->tep = tracecmd_get_tep(b);
 	ctx->ncpus = tracecmd_cpus(b);
 	ctx->cpu = calloc(ctx->ncpus > 0 ? (size_t)ctx->ncpus : 1, sizeof(*ctx->cpu));
 	if (!ctx->cpu)
