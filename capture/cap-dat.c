@@ -274,14 +274,16 @@ static int add_damage(struct import_ctx *ctx, int cpu, uint64_t from, uint64_t t
 }
 
 /*
- * A page whose records end before its commit (the kernel's count of bytes written in
- * it) was cut short: libtracecmd stops reading a page at a damaged event header.
+ * A page whose records do not end at its commit (the kernel's count of bytes written
+ * in it) was damaged: libtracecmd stops reading a page at a bad event header, or
+ * returns a record whose length runs past the commit and then stops.
  */
 static int check_page_tail(struct import_ctx *ctx, int cpu, uint64_t to)
 {
 	const struct cpu_seen *c = &ctx->cpu[cpu];
 
-	if (!c->in_page || c->last_end + PAGE_TAIL_SLACK >= c->data_end)
+	if (!c->in_page || (c->last_end + PAGE_TAIL_SLACK >= c->data_end &&
+			    c->last_end <= c->data_end))
 		return 0;
 	return add_damage(ctx, cpu, c->last_ts, to);
 }
