@@ -511,7 +511,7 @@ static int check_section(const struct rd *r, uint64_t off, uint16_t want, uint16
 static int check_chunks(const struct rd *r, const struct dat_buffer *b, struct dat_cpu *c)
 {
 	uint64_t off = c->offset, end = c->offset + 4 + c->size, total = 0;
-	uint32_t n, i, csize, usize;
+	uint32_t n, i, csize, usize, hdr[2];
 	int ret;
 
 	ret = need(r, off, c->size + 4, "compressed CPU data");
@@ -525,11 +525,11 @@ static int check_chunks(const struct rd *r, const struct dat_buffer *b, struct d
 			return fail(BC_E_FORMAT, r, off,
 				    "corrupt trace.dat: CPU %d data of buffer '%s' ends in chunk %u of %u",
 				    c->cpu, b->name, i, n);
-		ret = rd_u32(r, off, &csize, "a chunk header");
-		if (!ret)
-			ret = rd_u32(r, off + 4, &usize, "a chunk header");
+		ret = rd_bytes(r, off, hdr, sizeof(hdr), "a chunk header");
 		if (ret)
 			return ret;
+		csize = r->be ? be32toh(hdr[0]) : le32toh(hdr[0]);
+		usize = r->be ? be32toh(hdr[1]) : le32toh(hdr[1]);
 		off += 8;
 		if (csize > end - off || usize % b->page_size)
 			return fail(BC_E_FORMAT, r, off - 8,

@@ -8,7 +8,6 @@
  */
 #include <check.h>
 #include <endian.h>
-#include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,18 +64,6 @@ static int import(const char *dat, const char *out, char **msg)
 	return rc;
 }
 
-/* No "<out>.importing-*" temporaries and no <out> left. */
-static void assert_no_output(const char *out)
-{
-	char pat[600];
-	glob_t g;
-
-	ck_assert_msg(access(out, F_OK) != 0, "%s left behind", out);
-	snprintf(pat, sizeof(pat), "%s.importing-*", out);
-	ck_assert_msg(glob(pat, 0, NULL, &g) != 0, "%s left behind", g.gl_pathv[0]);
-	globfree(&g);
-}
-
 /* Import of damaged @dat: exit 2, the message names it and says @what, nothing left. */
 static void assert_clean_error(const char *dat, const char *what, const char *label)
 {
@@ -88,7 +75,7 @@ static void assert_clean_error(const char *dat, const char *what, const char *la
 	ck_assert_msg(strstr(msg, dat) && strstr(msg, what),
 		      "%s: the message should name %s and say '%s': %s", label, dat, what, msg);
 	free(msg);
-	assert_no_output(out);
+	fixture_assert_no_output(out);
 }
 
 /*
