@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,6 +316,13 @@ static int import_into(const struct import_args *a, const char *tmp, int argc, c
 	return tdb_close(db);
 }
 
+/* A signal the child raised itself by a fault, not one sent to it. */
+static bool crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGFPE || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+}
+
 /*
  * Run import_into() in a child and wait for it. Return: 0, or EXIT_BAD after saying
  * why (the child's error, or the signal that killed it).
@@ -338,6 +346,10 @@ static int import_contained(const struct import_args *a, const char *tmp, int ar
 		return cli_error("import", "cannot fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		/* killed with us: no orphan goes on writing a temporary the next import removes */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
 		rep->ret = import_into(a, tmp, argc, argv, prog, &rep->st);
 		if (rep->ret)
 			snprintf(rep->msg, sizeof(rep->msg), "%s", bc_errmsg());
@@ -356,9 +368,12 @@ static int import_contained(const struct import_args *a, const char *tmp, int ar
 		}
 	}
 	rc = EXIT_OK;
-	if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status) && crash_signal(WTERMSIG(status))) {
 		rc = cli_error("import", "%s: libtracecmd crashed reading this file (signal %d, %s): it is damaged in a way the checks before it did not catch",
 			       a->input, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (WIFSIGNALED(status)) {
+		rc = cli_error("import", "%s: the import was killed (signal %d, %s); %s not written",
+			       a->input, WTERMSIG(status), strsignal(WTERMSIG(status)), a->out);
 	} else if (rep->ret == -BC_E_INTR) {
 		rc = cli_error("import", "interrupted; %s not written", a->out);
 	} else if (rep->ret) {
