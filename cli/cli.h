@@ -32,6 +32,11 @@ int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
+/* The -o FILE and -f entries of a struct option table (commands that write a capture). */
+#define CLI_OPT_OUTPUT							\
+	{ "output",	required_argument,	NULL, 'o' },		\
+	{ "force",	no_argument,		NULL, 'f' }
+
 /* Print the usage of command @name to stdout (@err: to stderr) and return @ret. */
 int cli_usage(const char *name, int err, int ret);
 /*

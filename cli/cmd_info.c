@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "db/tdb.h"
 #include "db/tdb-info.h"
+#include "db/tdb-trace.h"
 
 const char cmd_info_usage[] =
 	"usage: bigchunk info FILE.db [--json]\n"
@@ -172,7 +173,24 @@ struct info {
 	struct type_count *cnt;
 	uint64_t total, ts_min, ts_max;
 	int64_t nmarkers, nlost;
+	int64_t nunknown;		/* lost windows of unknown size (damage, "some" lost) */
 };
+
+/* Lost windows whose size nobody knows: they must not read as "0 lost". */
+static int count_unknown(struct tdb *db, int64_t *n)
+{
+	struct tdb_lost *l;
+	int i, nr, ret;
+
+	*n = 0;
+	ret = tdb_lost_list(db, &l, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++)
+		*n += l[i].count <= 0;
+	free(l);
+	return 0;
+}
 
 static void head_json(const struct info *I, struct json *j)
 {
@@ -210,6 +228,7 @@ static void head_json(const struct info *I, struct json *j)
 	}
 	json_arr_end(j);
 	json_kint(j, "lost_events", I->nlost);
+	json_kint(j, "lost_windows_unknown_size", I->nunknown);
 }
 
 static void head_text(const struct info *I)
@@ -238,7 +257,11 @@ static void head_text(const struct info *I)
 		else if (I->cnt[i].n)
 			printf("  %-40s %llu\n", I->types[i]->name, (unsigned long long)I->cnt[i].n);
 	}
-	printf("lost:      %lld events%s\n", (long long)I->nlost, I->nlost ? ", by cpu:" : "");
+	if (I->nunknown)
+		printf("lost:      %lld events, plus %lld window(s) of unknown size, by cpu:\n",
+		       (long long)I->nlost, (long long)I->nunknown);
+	else
+		printf("lost:      %lld events%s\n", (long long)I->nlost, I->nlost ? ", by cpu:" : "");
 }
 
 /* A list: its JSON key or text heading, then its rows. */
@@ -296,6 +319,8 @@ static int report(struct info *I, bool as_json)
 	ret = count_events(I->db, I->cnt, I->nr, &I->total, &I->ts_min, &I->ts_max);
 	if (!ret)
 		ret = tdb_info_counts(I->db, &I->nmarkers, &I->nlost);
+	if (!ret)
+		ret = count_unknown(I->db, &I->nunknown);
 	if (ret)
 		return ret;
 	if (as_json) {

@@ -83,8 +83,7 @@ enum {
 };
 
 static const struct option record_options[] = {
-	{ "output",		required_argument,	NULL, 'o' },
-	{ "force",		no_argument,		NULL, 'f' },
+	CLI_OPT_OUTPUT,
 	{ "duration",		required_argument,	NULL, 'd' },
 	{ "event",		required_argument,	NULL, 'e' },
 	{ "stacks",		no_argument,		NULL, OPT_STACKS },

@@ -33,4 +33,7 @@ bool fixture_live(const char *test);
  */
 void fixture_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Assert that neither @out nor an "<out>.importing-*" temporary exists (a failed import). */
+void fixture_assert_no_output(const char *out);
+
 #endif
