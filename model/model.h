@@ -110,6 +110,9 @@ struct model_profile {
 int model_profile_from_release(const char *release, unsigned int pageblock_order,
 			       struct model_profile *out);
 
+/* Migratetype number of a /proc/pagetypeinfo type name for this profile; -1 unknown. */
+int model_mt_of_name(const struct model_profile *p, const char *name);
+
 /* ---- Physical layout ----------------------------------------------------------- */
 
 #define MODEL_MAX_ZONES		32
@@ -424,6 +427,12 @@ struct model_zone_stats {
 	uint64_t nr_isolate_pageblock;
 };
 int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone_stats *out);
+/*
+ * Pageblocks of @zone per effective type as pagetypeinfo's "Number of blocks type"
+ * counts them (pagetypeinfo_showblockcount_print()): only pageblocks with an online,
+ * initialised memmap, so holes and lazily uninitialised memory are left out.
+ */
+void model_count_pageblocks(const struct model *m, unsigned int zone, uint64_t out[8]);
 
 struct model_stats {
 	uint64_t ops;			/* operations applied */
