@@ -449,6 +449,16 @@ int model_pfn_zone(const struct model *m, uint64_t pfn)
 	return model_idx_zone(m, idx);
 }
 
+int model_zone_of_name(const struct model *m, int nid, const char *name)
+{
+	unsigned int z;
+
+	for (z = 0; z < m->layout.nr_zones; z++)
+		if (m->layout.zones[z].nid == nid && !strcmp(m->layout.zones[z].name, name))
+			return (int)z;
+	return -1;
+}
+
 static int is_ram(const struct model_layout *l, uint64_t pfn, uint64_t *until)
 {
 	unsigned int i;

@@ -114,16 +114,6 @@ static double rel_err(int64_t model, int64_t kernel)
 	return fabs((double)(model - kernel)) / (double)(kernel > 1 ? kernel : 1);
 }
 
-static int zone_index(const struct replay *rp, int node, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < rp->layout.nr_zones; i++)
-		if (rp->layout.zones[i].nid == node && !strcmp(rp->layout.zones[i].name, name))
-			return (int)i;
-	return -1;
-}
-
 static int score_pagetypes(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
 {
 	uint64_t pageblocks[MODEL_MAX_ZONES][8];
@@ -137,7 +127,7 @@ static int score_pagetypes(struct replay *rp, const struct rp_snap *s, struct rp
 	if (ret)
 		return ret;
 	for (i = 0; i < nrow; i++) {
-		int z = zone_index(rp, row[i].node, row[i].zone);
+		int z = model_zone_of_name(rp->m, row[i].node, row[i].zone);
 		int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
 		double e;
 
@@ -183,7 +173,7 @@ static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
 	for (i = 0; i < rp->bwin_nrows; i++) {
 		const struct tdb_zone_count *row = &rp->bwin_rows[i];
-		int z = zone_index(rp, row->node, row->zone), ord = row->ord;
+		int z = model_zone_of_name(rp->m, row->node, row->zone), ord = row->ord;
 		int64_t k = row->nr, near;
 		double e;
 
