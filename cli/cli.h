@@ -44,6 +44,9 @@ noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * second, erased at the end), and notes as "bigchunk: TEXT" lines on stderr. */
 void cli_replay_progress(void *arg, uint64_t next_seq, uint64_t total, bool done);
 void cli_note(void *arg, const char *text);
+/* The command line as one string, arguments separated by spaces (stored with results);
+ * caller frees; NULL when out of memory. */
+char *cli_join_argv(int argc, char **argv);
 /* Install SIGINT/SIGTERM handlers that set cli_stop; returns the flag. */
 extern volatile int cli_stop;
 void cli_catch_signals(void);

@@ -44,6 +44,24 @@ const char cmd_replay_usage[] =
 	"Exit status: 0 on success; 2 usage error, an unusable capture, or results that\n"
 	"could not be stored (then the previous replay's rows are left as they were).\n";
 
+/* Real attempts the kernel went on with where the model would have stopped. */
+static void print_followed(struct replay *rp, const struct tr_attempt *att, int na)
+{
+	int i;
+
+	for (i = 0; i < na; i++) {
+		const struct model_contig_result *f = rp_attempt_follow(rp, i);
+
+		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
+			continue;
+		printf("  attempt at ts %llu on pfns %#llx-%#llx: the kernel went on, the model "
+		       "would have stopped at its %s (pfn %#llx)\n",
+		       (unsigned long long)att[i].ts_begin, (unsigned long long)att[i].start_pfn,
+		       (unsigned long long)att[i].end_pfn, model_contig_stage_name(f->stage),
+		       (unsigned long long)f->pfn);
+	}
+}
+
 static void print_text(struct replay *rp, const char *path)
 {
 	const struct tr_attempt *att;
@@ -56,6 +74,7 @@ static void print_text(struct replay *rp, const char *path)
 	       (unsigned long long)rp_events_applied(rp), ms.bytes_per_pfn);
 	att = rp_attempts(rp, &na);
 	printf("real contiguous attempts in the trace: %d\n", na);
+	print_followed(rp, att, na);
 	sc = rp_scores(rp, &n);
 	if (!n)
 		printf("no snapshot after the first one: nothing to score against\n");
@@ -110,6 +129,28 @@ static void print_text(struct replay *rp, const char *path)
 	(void)att;
 }
 
+static void json_followed(struct json *j, struct replay *rp)
+{
+	const struct tr_attempt *att;
+	int i, na;
+
+	att = rp_attempts(rp, &na);
+	json_key(j, "attempts_model_stopped");
+	json_arr_begin(j);
+	for (i = 0; i < na; i++) {
+		const struct model_contig_result *f = rp_attempt_follow(rp, i);
+
+		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
+			continue;
+		json_obj_begin(j);
+		json_kuint(j, "seq", att[i].seq_begin);
+		json_kstr(j, "stage", model_contig_stage_name(f->stage));
+		json_kuint(j, "pfn", f->pfn);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void print_json(struct replay *rp)
 {
 	const struct rp_score *sc;
@@ -124,6 +165,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "events", rp_events_applied(rp));
 	json_kdouble(&j, "bytes_per_pfn", ms.bytes_per_pfn);
 	json_kint(&j, "attempts", na);
+	json_followed(&j, rp);
 	json_key(&j, "snapshots");
 	json_arr_begin(&j);
 	sc = rp_scores(rp, &n);

@@ -114,3 +114,23 @@ void cli_note(void *arg, const char *text)
 {
 	fprintf(stderr, "bigchunk: %s\n", text);
 }
+
+char *cli_join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}

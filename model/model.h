@@ -533,6 +533,7 @@ enum model_contig_stage {
 	MODEL_CONTIG_TEST,		/* test_pages_isolated() */
 	MODEL_CONTIG_SUCCESS,
 };
+const char *model_contig_stage_name(enum model_contig_stage stage);
 
 /*
  * Request flags. MODEL_CONTIG_SLAB_REFCOUNT_ZERO: order-0 slab pages pass
@@ -570,6 +571,7 @@ struct model_contig_result {
 	uint64_t outer_start;		/* find_large_buddy(start) tested; UINT64_MAX if not */
 	uint64_t migrated;		/* base pages moved out by the migration */
 	uint64_t migrate_failed;	/* base pages it left (unmovable or no target) */
+	bool isolated;			/* follow: the model isolated the range */
 };
 
 /*
@@ -585,6 +587,21 @@ struct model_contig_result {
  */
 int model_alloc_contig_range(struct model *m, const struct model_contig_req *req,
 			     struct model_contig_result *res);
+/*
+ * A real attempt the trace shows, followed as it happens (replay): the kernel decided
+ * it, so the model does not stop where it disagrees, it says where. At the attempt's
+ * first event model_contig_follow_begin() runs the pre-screen and the isolation of
+ * model_alloc_contig_range(); res->stage is SUCCESS when both agree with the kernel
+ * having gone on, else the stage and pfn where the model would have stopped, and
+ * res->isolated says whether the model isolated the range. The kernel's migration
+ * arrives as events; on its success model_contig_commit() makes the range the
+ * allocation (or offline memory), and model_contig_follow_end() undoes the isolation.
+ */
+int model_contig_follow_begin(struct model *m, const struct model_contig_req *req,
+			      struct model_contig_result *res);
+int model_contig_commit(struct model *m, const struct model_contig_req *req);
+int model_contig_follow_end(struct model *m, const struct model_contig_req *req,
+			    struct model_contig_result *res);
 /* pfn_range_valid_contig() of the profiled kernel. */
 bool model_range_valid_contig(const struct model *m, uint64_t start, uint64_t end);
 /*

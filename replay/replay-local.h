@@ -37,7 +37,8 @@ struct replay {
 	int next_snap;			/* next index to score */
 
 	struct tr_attempt *attempts;
-	bool *att_isolated;		/* per attempt: the model could isolate its range too */
+	/* per attempt: where the model would have stopped, whether it isolated too */
+	struct model_contig_result *att_follow;
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */
@@ -71,7 +72,6 @@ struct replay {
 	uint64_t applied;
 	uint64_t next_seq;
 	uint64_t snapshot_anomalies;	/* anomalies while a snapshot was read */
-	uint64_t attempt_isolation_mismatch;	/* kernel isolated, model could not */
 	uint64_t uncertain_marks;
 	bool lost_since_snapshot;	/* a lost-event window since the last resync */
 

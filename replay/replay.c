@@ -186,8 +186,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		ret = tr_find_attempts(db, rp->dec, &geo, &rp->attempts, &rp->nr_attempts);
 	}
 	if (!ret) {
-		rp->att_isolated = calloc((size_t)rp->nr_attempts + 1, sizeof(bool));
-		if (!rp->att_isolated)
+		rp->att_follow = calloc((size_t)rp->nr_attempts + 1, sizeof(*rp->att_follow));
+		if (!rp->att_follow)
 			ret = bc_error(BC_E_NOMEM, "out of memory");
 	}
 	if (ret)
@@ -223,7 +223,7 @@ void rp_destroy(struct replay *rp)
 	tr_decoder_destroy(rp->dec);
 	free(rp->snaps);
 	free(rp->attempts);
-	free(rp->att_isolated);
+	free(rp->att_follow);
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
@@ -244,7 +244,7 @@ const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
 
 bool rp_attempt_isolated(const struct replay *rp, int i)
 {
-	return i >= 0 && i < rp->nr_attempts && rp->att_isolated[i];
+	return i >= 0 && i < rp->nr_attempts && rp->att_follow[i].isolated;
 }
 
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
@@ -365,51 +365,56 @@ static void lost_window(struct replay *rp)
 	rp->lost_since_snapshot = true;
 }
 
+const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i)
+{
+	return i >= 0 && i < rp->nr_attempts ? &rp->att_follow[i] : NULL;
+}
+
+static struct model_contig_req attempt_req(const struct tr_attempt *a)
+{
+	struct model_contig_req req = {
+		.start = a->start_pfn,
+		.end = a->end_pfn,
+		.mode = a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
+			MODEL_ISOLATE_OTHER,
+		.kind = MODEL_KIND_HUGETLB,
+	};
+
+	return req;
+}
+
+/* The kernel went on with this attempt: follow it, noting where the model would not. */
 static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 {
-	struct tr_attempt *a = &rp->attempts[i];
-	uint64_t fail = 0;
+	struct model_contig_req req = attempt_req(&rp->attempts[i]);
 	int ret;
 
-	ret = model_isolate_range(rp->m, a->start_pfn, a->end_pfn,
-				  a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
-				  MODEL_ISOLATE_OTHER, &fail);
-	if (ret == -BC_E_BUSY) {
-		/* The kernel did isolate it: the model disagrees about some page. */
-		rp->attempt_isolation_mismatch++;
-	} else if (ret) {
+	ret = model_contig_follow_begin(rp->m, &req, &rp->att_follow[i]);
+	if (ret)
 		return ret;
-	}
 	rp->open_attempt = i;
-	rp->att_isolated[i] = ret == 0;
 	if (h && h->attempt_begin)
-		return h->attempt_begin(h->arg, rp, a);
+		return h->attempt_begin(h->arg, rp, &rp->attempts[i]);
 	return 0;
 }
 
+/* At the kernel's test_pages_isolated() that passed, the range becomes the allocation. */
 static int attempt_test(struct replay *rp, const struct tr_attempt *a, const struct tr_event *ev)
 {
-	int ret = 0;
+	struct model_contig_req req = attempt_req(a);
 
 	if (ev->seq != a->seq_test || !a->success)
 		return 0;
-	if (a->kind == TR_ATTEMPT_OFFLINE) {
-		/* __offline_isolated_pages() removes the range silently; onlining frees it
-		 * again like fresh memory, which the model treats as initialisation. */
-		ret = model_set_uninit(rp->m, a->start_pfn, a->end_pfn - a->start_pfn);
-	} else {
-		ret = model_take_range(rp->m, a->start_pfn, a->end_pfn, MODEL_KIND_HUGETLB);
-	}
-	return ret;
+	return model_contig_commit(rp->m, &req);
 }
 
 static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 {
 	struct tr_attempt *a = &rp->attempts[rp->open_attempt];
-	int ret = 0;
+	struct model_contig_req req = attempt_req(a);
+	int ret;
 
-	if (rp->att_isolated[rp->open_attempt])
-		ret = model_undo_isolate_range(rp->m, a->start_pfn, a->end_pfn);
+	ret = model_contig_follow_end(rp->m, &req, &rp->att_follow[rp->open_attempt]);
 	rp->open_attempt = -1;
 	if (!ret && h && h->attempt_end)
 		ret = h->attempt_end(h->arg, rp, a);

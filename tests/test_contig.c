@@ -287,13 +287,64 @@ START_TEST(test_success)
 }
 END_TEST
 
+/*
+ * A real attempt followed (replay): the kernel went on, so the model follows and says
+ * where it would have stopped.
+ *   [free][SLAB o1 @0x300][free]      [0, 0x400)     -> stopped at isolation @0x300,
+ *                                                       nothing isolated, nothing taken
+ *   [free][RESERVED @0x523][free]     [0x400, 0x800) -> stopped at the pre-screen @0x523
+ *   [anon x 0x20 @0x900][free]        [0x800, 0xc00) -> followed to the end: isolated;
+ *                                                       the kernel's migration frees the
+ *                                                       anon pages, commit takes the range
+ */
+START_TEST(test_follow)
+{
+	struct model_contig_result res;
+	struct model_contig_req r;
+	struct model_pfn_info pi;
+	struct model *m = zone_of("6.18.44");
+	uint64_t p;
+
+	use(m, 0x300, 2, F_SLAB | F_HEAD);
+	use(m, 0x523, 1, F_RESERVED);
+	use(m, 0x900, 0x20, F_LRU | F_ANON);
+	r = req_of(0, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_ISOLATION && res.pfn == Z + 0x300 && !res.isolated,
+		      "stage %d pfn %#llx isolated %d", res.stage, (unsigned long long)res.pfn,
+		      res.isolated);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	settled(m);
+	r = req_of(0x400, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_PRESCREEN && res.pfn == Z + 0x523,
+		      "stage %d pfn %#llx", res.stage, (unsigned long long)res.pfn);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	settled(m);
+	r = req_of(0x800, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_SUCCESS && res.isolated, "stage %d isolated %d",
+		      res.stage, res.isolated);
+	ck_assert_int_eq(model_page_free(m, Z + 0x900, 0, 0), 0);	/* the kernel migrated */
+	for (p = 1; p < 0x20; p++)
+		ck_assert_int_eq(model_page_free(m, Z + 0x900 + p, 0, 0), 0);
+	ck_assert_int_eq(model_drain_zone(m, Z), 0);
+	ck_assert_int_eq(model_contig_commit(m, &r), 0);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x800, &pi), 0);
+	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.order == 10 && pi.kind == MODEL_KIND_HUGETLB);
+	settled(m);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *contig_suite(void);
 
 Suite *contig_suite(void)
 {
 	const TTest *const stages[] = {
 		test_prescreen, test_isolation, test_migration, test_test_pages_isolated,
-		test_success,
+		test_success, test_follow,
 	};
 	Suite *s = suite_create("contig");
 	TCase *tc = tcase_create("stages");

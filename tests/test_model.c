@@ -411,6 +411,34 @@ START_TEST(test_merge_likely_tail)
 END_TEST
 
 /*
+ * expand(): the caller keeps the low half and every upper half goes to the HEAD of its
+ * list (__add_to_free_list(..., tail=false)), so the next __rmqueue_smallest() of that
+ * order takes the fresh piece, not a block that was waiting there.
+ *   [anon][free o3 @0x40][anon][free o5 @0x100][anon]; order-0 alloc at 0x100
+ * Expect: order-3 MOVABLE list = 0x108 (the piece), then 0x40; order 4 = 0x110 alone.
+ */
+START_TEST(test_expand_to_head)
+{
+	struct model *m = mk();
+	uint64_t l[4];
+	long n;
+
+	seed(m, 0x40, 8, KPF_BUDDY);
+	seed(m, 0x100, 32, KPF_BUDDY);
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x100, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	n = model_free_list(m, 0, 3, MOV, l, 4);
+	ck_assert_int_eq(n, 2);
+	ck_assert_msg(l[0] - Z == 0x108 && l[1] - Z == 0x40, "order-3 list %#llx, %#llx",
+		      (unsigned long long)(l[0] - Z), (unsigned long long)(l[1] - Z));
+	n = model_free_list(m, 0, 4, MOV, l, 4);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(l[0] - Z, 0x110);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * free_one_page() -> split_large_buddy(): a gigantic order-18 free becomes 512 order-9
  * frees, each with its own block's type, re-merging to order 10 where types allow.
  *   zone of 2^18 pfns, in use; pb1 HIGHATOMIC
@@ -1052,6 +1080,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_merge_below_pageblock);
 	tcase_add_test(core, test_merge_pageblock_rules);
 	tcase_add_test(core, test_merge_likely_tail);
+	tcase_add_test(core, test_expand_to_head);
 	tcase_add_test(core, test_gigantic_free);
 	tcase_add_test(core, test_gigantic_free_old);
 	tcase_add_test(core, test_pcp_refill_drain);
