@@ -305,9 +305,9 @@ START_TEST(test_follow)
 	struct model *m = zone_of("6.18.44");
 	uint64_t p;
 
-	use(m, 0x300, 2, F_SLAB | F_HEAD);
-	use(m, 0x523, 1, F_RESERVED);
-	use(m, 0x900, 0x20, F_LRU | F_ANON);
+	use(m, 0x300, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
+	use(m, 0x523, 1, KPF_BIT(KPF_RESERVED));
+	use(m, 0x900, 0x20, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	r = req_of(0, 0x400);
 	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
 	ck_assert_msg(res.stage == MODEL_CONTIG_ISOLATION && res.pfn == Z + 0x300 && !res.isolated,
