@@ -423,8 +423,8 @@ START_TEST(test_expand_to_head)
 	uint64_t l[4];
 	long n;
 
-	seed(m, 0x40, 8, KPF_BUDDY);
-	seed(m, 0x100, 32, KPF_BUDDY);
+	seed(m, 0x40, 8, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x100, 32, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_page_alloc(m, Z + 0x100, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
 	n = model_free_list(m, 0, 3, MOV, l, 4);
 	ck_assert_int_eq(n, 2);
