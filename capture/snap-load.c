@@ -19,29 +19,7 @@
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
 #include "db/tdb-snapwrite.h"
-
-static int db_err(sqlite3 *sq, const char *what)
-{
-	return bc_error(BC_E_DB, "%s: %s", what, sqlite3_errmsg(sq));
-}
-
-static int prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(sq, "snapshot: prepare");
-	return 0;
-}
-
-static int step_done(sqlite3 *sq, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return db_err(sq, what);
-	return 0;
-}
+#include "db/tdb-trace.h"
 
 struct loader {
 	struct tdb_snapwrite *w;
@@ -302,41 +280,35 @@ struct mark {
 	bool end;
 };
 
-static int load_markers(sqlite3 *sq, struct mark **out, int *nr)
+/* The snapshot begin/end markers of the trace, by ts then seq. */
+static int load_markers(struct tdb *db, struct mark **out, int *nr)
 {
+	struct tdb_marker *rows;
 	struct mark *v = NULL;
-	sqlite3_stmt *st;
-	int n = 0, rc, ret;
+	int nrows, n = 0, i, ret;
 
-	ret = prepare(sq, "SELECT seq, ts, text FROM markers WHERE text LIKE '"
-		      SNAP_MARKER_PREFIX "%' ORDER BY ts, seq", &st);
+	ret = tdb_markers_by_ts(db, SNAP_MARKER_PREFIX "%", &rows, &nrows);
 	if (ret)
 		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(st, 2);
+	for (i = 0; !ret && i < nrows; i++) {
 		struct mark mk;
 
-		if (!text || snap_marker_parse(text, NULL, &mk.end, &mk.mono) != 1)
+		if (snap_marker_parse(rows[i].text, NULL, &mk.end, &mk.mono) != 1)
 			continue;
-		mk.seq = sqlite3_column_int64(st, 0);
-		mk.ts = sqlite3_column_int64(st, 1);
+		mk.seq = (int64_t)rows[i].seq;
+		mk.ts = (int64_t)rows[i].ts;
 		ret = snap_grow(&v, n, sizeof(*v));
-		if (ret)
-			goto fail;
-		v[n++] = mk;
+		if (!ret)
+			v[n++] = mk;
 	}
-	if (rc != SQLITE_DONE) {
-		ret = db_err(sq, "markers");
-		goto fail;
+	tdb_markers_free(rows, nrows);
+	if (ret) {
+		free(v);
+		return ret;
 	}
-	sqlite3_finalize(st);
 	*out = v;
 	*nr = n;
 	return 0;
-fail:
-	sqlite3_finalize(st);
-	free(v);
-	return ret;
 }
 
 static const struct mark *find_mark(const struct mark *v, int n, uint64_t mono, bool end)
@@ -349,104 +321,52 @@ static const struct mark *find_mark(const struct mark *v, int n, uint64_t mono, 
 	return NULL;
 }
 
-/*
- * The first event with ts >= @t (@strict: ts > @t). Events are in time order, so it is
- * in the last chunk starting before @t (or at @t when strict), or is the next chunk's
- * first event.
- */
-static int seq_at(struct tdb *db, int64_t t, bool strict, int64_t *seq)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	struct tdb_cursor *cur;
-	struct bc_event ev;
-	sqlite3_stmt *st;
-	int64_t first, n;
-	int rc, ret;
-
-	ret = prepare(sq, strict ?
-		      "SELECT first_seq, n FROM event_chunks WHERE ts_first <= ? "
-		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1" :
-		      "SELECT first_seq, n FROM event_chunks WHERE ts_first < ? "
-		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, t);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		sqlite3_finalize(st);
-		*seq = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_err(sq, "event_chunks");
-	}
-	first = sqlite3_column_int64(st, 0);
-	n = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	*seq = first + n;
-	ret = tdb_cursor_open(db, (uint64_t)first, (uint64_t)(first + n), &cur);
-	if (ret)
-		return ret;
-	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
-		if (strict ? (int64_t)ev.ts > t : (int64_t)ev.ts >= t) {
-			*seq = (int64_t)ev.seq;
-			break;
-		}
-	}
-	tdb_cursor_close(cur);
-	return ret < 0 ? ret : 0;
-}
-
 int snap_align(struct tdb *db, int *nr_marked)
 {
-	sqlite3 *sq = tdb_sqlite(db);
 	struct tdb_snap_info *snaps = NULL;
+	struct tdb_snap_place *places = NULL;
 	struct mark *marks = NULL;
 	int nsnaps = 0, nmarks = 0, marked = 0, i, ret;
-	sqlite3_stmt *up = NULL;
 	char *clock = NULL;
 	bool mono;
 
-	ret = tdb_flush(db);		/* seq_at() reads event_chunks */
+	ret = tdb_flush(db);		/* tdb_seq_at_ts() reads event_chunks */
 	if (!ret)
 		ret = tdb_snap_list(db, &snaps, &nsnaps);
 	if (ret || !nsnaps)
 		goto out;
-	ret = load_markers(sq, &marks, &nmarks);
+	ret = load_markers(db, &marks, &nmarks);
 	if (ret)
 		goto out;
-	clock = tdb_get_meta(db, "clock");
-	mono = clock && !strcmp(clock, "mono");
-	if (sqlite3_exec(sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = db_err(sq, "snapshot align: savepoint");
+	places = calloc(nsnaps, sizeof(*places));
+	if (!places) {
+		ret = bc_error(BC_E_NOMEM, "snapshot align: out of memory");
 		goto out;
 	}
-	ret = prepare(sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, seq_begin = ?, "
-		      "seq_end = ? WHERE id = ?", &up);
+	clock = tdb_get_meta(db, "clock");
+	mono = clock && !strcmp(clock, "mono");
 	for (i = 0; !ret && i < nsnaps; i++) {
 		const struct tdb_snap_info *s = &snaps[i];
 		const struct mark *b = NULL, *e = NULL;
-		int64_t tb, te, sb, se;
+		struct tdb_snap_place *p = &places[i];
 
+		p->id = s->id;
 		if (s->mono_begin >= 0) {
 			b = find_mark(marks, nmarks, (uint64_t)s->mono_begin, false);
 			e = find_mark(marks, nmarks, (uint64_t)s->mono_end, true);
 		}
 		if (b && e) {
-			tb = b->ts;
-			te = e->ts;
-			sb = b->seq;
-			se = e->seq;
+			p->ts_begin = b->ts;
+			p->ts_end = e->ts;
+			p->seq_begin = b->seq;
+			p->seq_end = e->seq;
 			marked++;
 		} else if (mono && s->mono_begin >= 0) {
-			tb = s->mono_begin;
-			te = s->mono_end;
-			ret = seq_at(db, tb, false, &sb);
+			p->ts_begin = s->mono_begin;
+			p->ts_end = s->mono_end;
+			ret = tdb_seq_at_ts(db, p->ts_begin, false, &p->seq_begin);
 			if (!ret)
-				ret = seq_at(db, te, true, &se);
-			if (ret)
-				break;
+				ret = tdb_seq_at_ts(db, p->ts_end, true, &p->seq_end);
 		} else {
 			ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " ('%s', taken at "
 				       "CLOCK_MONOTONIC %" PRId64 " ns): %s, and the trace clock is "
@@ -458,26 +378,15 @@ int snap_align(struct tdb *db, int *nr_marked)
 				       "no 'bigchunk snapshot' markers in the trace match it" :
 				       !b ? "its begin marker is missing" : "its end marker is missing",
 				       clock ? clock : "unknown");
-			break;
 		}
-		sqlite3_bind_int64(up, 1, tb);
-		sqlite3_bind_int64(up, 2, te);
-		sqlite3_bind_int64(up, 3, sb);
-		sqlite3_bind_int64(up, 4, se);
-		sqlite3_bind_int64(up, 5, s->id);
-		ret = step_done(sq, up, "snapshots");
 	}
-	sqlite3_finalize(up);
-	if (!ret && sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL) != SQLITE_OK)
-		ret = db_err(sq, "snapshot align: release");
-	if (ret) {
-		sqlite3_exec(sq, "ROLLBACK TO snap_align", NULL, NULL, NULL);
-		sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL);
-	}
+	if (!ret)
+		ret = tdb_snap_set_places(db, places, nsnaps);
 out:
 	if (nr_marked)
 		*nr_marked = marked;
 	free(clock);
+	free(places);
 	free(marks);
 	free(snaps);
 	return ret;

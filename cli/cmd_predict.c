@@ -499,8 +499,9 @@ static void print_verify(const char *path, const struct pr_verify *v)
 	for (k = 0; k < PR_NR_VK; k++)
 		printf("  %-14s %4u attempts, %4u agree\n", pr_attempt_class_name(k),
 		       v->by_kind[k][0], v->by_kind[k][1]);
-	printf("  %u disagreement%s may depend on pins or refcounts (invisible to the "
-	       "trace) or on allocations racing with the attempt\n",
+	printf("  %u disagreement%s may depend on pins, refcounts or what an "
+	       "allocation became (invisible to the trace) or on allocations racing with the "
+	       "attempt\n",
 	       v->pin_dependent - v->pin_dependent_agree,
 	       v->pin_dependent - v->pin_dependent_agree == 1 ? "" : "s");
 	for (i = 0; i < v->nr; i++) {

@@ -86,15 +86,6 @@ static void print_stored(struct tdb *db, int64_t id, double secs)
 
 int cmd_snapshot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "marker", required_argument, NULL, 'm' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *out = NULL, *instance = NULL, *label = "snapshot", *dbpath = NULL,
 		   *from = NULL;
 	struct snap_marker mk = { .fd = -1 }, *m = NULL;
@@ -105,7 +96,8 @@ int cmd_snapshot(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:m:l:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+o:m:l:h", "output=o marker=m label=l db=D from=F "
+			       "help:h")) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'm': instance = optarg; break;

@@ -246,6 +246,23 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 	return NULL;
 }
 
+/*
+ * The model stopped at @pfn before the kernel's culprit: the kernel passed it. When the
+ * model knows the page only from its allocation (kind unknown: no snapshot since), what
+ * it became is not in the trace: an unmovable-type allocation may be page cache of a
+ * non-movable mapping (buffer cache: GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL), which
+ * goes on the LRU and which has_unmovable_pages() passes. Return: what, or NULL.
+ */
+static const char *invisible_use_at(struct vctx *V, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	if (pfn == UINT64_MAX || model_pfn_info(V->c->m, pfn, &pi))
+		return NULL;
+	return pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN ?
+	       "use after allocation" : NULL;
+}
+
 /* The question that predicts @it. Return: false for an item of no known kind. */
 static bool item_question(const struct vctx *V, const struct pr_verify_item *it,
 			  struct pr_opts *o)
@@ -321,6 +338,8 @@ static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_succ
 			 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
 			 it->k_pfn, it->k_culprit);
 		it->invisible = invisible_at(V, it, it->k_pfn);
+		if (!it->invisible && it->p_pfn < it->k_pfn)
+			it->invisible = invisible_use_at(V, it->p_pfn);
 	} else {
 		it->agree = true;
 	}

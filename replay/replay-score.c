@@ -160,11 +160,39 @@ static void buddy_now(const struct replay *rp, unsigned int zi, int64_t out[16])
 }
 
 /*
+ * Per zone, the free pages buddyinfo puts at other orders than the model does: the sum
+ * over orders of |model - kernel| blocks x 2^order, over the zone's free pages in
+ * buddyinfo. Unlike the relative error per order it does not explode where the kernel
+ * has 0 or 1 blocks of an order: a few stray order-2 blocks weigh what they hold.
+ */
+static void free_err_add(double *pages_off, double *pages_free, int z, int ord, int64_t model,
+			 int64_t kernel)
+{
+	pages_off[z] += fabs((double)(model - kernel)) * (double)(1ull << ord);
+	pages_free[z] += (double)kernel * (double)(1ull << ord);
+}
+
+static double free_err_max(const struct replay *rp, const double *pages_off,
+			   const double *pages_free)
+{
+	double worst = 0, e;
+	unsigned int z;
+
+	for (z = 0; z < rp->layout.nr_zones; z++) {
+		e = pages_off[z] / (pages_free[z] > 1 ? pages_free[z] : 1);
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+/*
  * buddyinfo's rows (read once per snapshot) against the window's range per zone and
  * order: a figure inside the range agrees; outside, the nearer end is the model's.
  */
 static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 {
+	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 };
 	int i;
 
 	sc->buddyinfo_max_rel_err = 0;
@@ -181,6 +209,7 @@ static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 			continue;
 		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
 		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
+		free_err_add(pages_off, pages_free, z, ord, near, k);
 		e = rel_err(near, k);
 		if (e > sc->buddyinfo_max_rel_err) {
 			sc->buddyinfo_max_rel_err = e;
@@ -191,6 +220,7 @@ static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 			sc->buddy_worst_kernel = k;
 		}
 	}
+	sc->buddyinfo_free_err = free_err_max(rp, pages_off, pages_free);
 }
 
 int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
@@ -264,6 +294,7 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	rp_buddy_window_close(rp);
 	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
 	sc.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_begin_max_rel_err;
+	sc.buddyinfo_free_err = rp->pending.buddyinfo_free_err;
 	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
 	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;
