@@ -110,6 +110,9 @@ struct model_profile {
 int model_profile_from_release(const char *release, unsigned int pageblock_order,
 			       struct model_profile *out);
 
+/* Migratetype number of a /proc/pagetypeinfo type name for this profile; -1 unknown. */
+int model_mt_of_name(const struct model_profile *p, const char *name);
+
 /* ---- Physical layout ----------------------------------------------------------- */
 
 #define MODEL_MAX_ZONES		32
@@ -157,6 +160,8 @@ const struct model_profile *model_get_profile(const struct model *m);
 
 /* Zone index of @pfn, or -1 when outside every zone. */
 int model_pfn_zone(const struct model *m, uint64_t pfn);
+/* Index of the zone @name ("Normal") of node @nid, as /proc files name it; -1 none. */
+int model_zone_of_name(const struct model *m, int nid, const char *name);
 
 /* ---- Per-pfn state --------------------------------------------------------------- */
 
@@ -426,6 +431,12 @@ struct model_zone_stats {
 	uint64_t nr_isolate_pageblock;
 };
 int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone_stats *out);
+/*
+ * Pageblocks of @zone per effective type as pagetypeinfo's "Number of blocks type"
+ * counts them (pagetypeinfo_showblockcount_print()): only pageblocks with an online,
+ * initialised memmap, so holes and lazily uninitialised memory are left out.
+ */
+void model_count_pageblocks(const struct model *m, unsigned int zone, uint64_t out[8]);
 
 struct model_stats {
 	uint64_t ops;			/* operations applied */

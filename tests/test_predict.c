@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "model/model.h"
 #include "predict/predict.h"
@@ -37,15 +38,6 @@
 #define N	(Z + NZ)		/* Normal start */
 #define SZ	1024u			/* 4 MiB */
 
-#define KPF_COMPOUND_HEAD	(1ull << 15)
-#define KPF_COMPOUND_TAIL	(1ull << 16)
-#define KPF_HUGE		(1ull << 17)
-#define KPF_LRU			(1ull << 5)
-#define KPF_SLAB		(1ull << 7)
-#define KPF_BUDDY		(1ull << 10)
-#define KPF_ANON		(1ull << 12)
-#define KPF_PGTABLE		(1ull << 26)
-#define KPF_RESERVED		(1ull << 32)
 
 #define GFP_KERNEL		0xcc0ull
 #define GFP_HIGHUSER_MOVABLE	0x100ccaull
@@ -103,7 +95,7 @@ static void seed_compound(struct model *m, uint64_t pfn, unsigned int order, uin
 	uint64_t n = 1ull << order, *fl = malloc(n * sizeof(*fl)), i;
 
 	for (i = 0; i < n; i++)
-		fl[i] = f | (i ? KPF_COMPOUND_TAIL : KPF_COMPOUND_HEAD);
+		fl[i] = f | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
 	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, fl, NULL), 0);
 	free(fl);
 }
@@ -114,10 +106,10 @@ static struct fx mk(const char *rel, bool hole)
 
 	f.m = mk_model(rel, hole);
 	if (hole) {
-		seed(f.m, Z, N + 0x100 - Z, KPF_BUDDY);
-		seed(f.m, N + 0x200, NZ - 0x200, KPF_BUDDY);
+		seed(f.m, Z, N + 0x100 - Z, KPF_BIT(KPF_BUDDY));
+		seed(f.m, N + 0x200, NZ - 0x200, KPF_BIT(KPF_BUDDY));
 	} else {
-		seed(f.m, Z, 2 * NZ, KPF_BUDDY);
+		seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_BUDDY));
 	}
 	ck_assert_int_eq(pr_create_model(f.m, &f.c), 0);
 	return f;
@@ -249,8 +241,8 @@ START_TEST(test_reserved_and_pgtable)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 7, 1, KPF_RESERVED);
-	seed(f.m, N + 0x409, 1, KPF_PGTABLE);
+	seed(f.m, N + 7, 1, KPF_BIT(KPF_RESERVED));
+	seed(f.m, N + 0x409, 1, KPF_BIT(KPF_PGTABLE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 7);
 	cand_is(&a[0], 1, N + 0x400, PR_V_ISOLATION, N + 0x409);
@@ -319,8 +311,8 @@ START_TEST(test_movable_too_little_free)
 	struct pr_answer *a;
 	unsigned int nr, i;
 
-	seed(f.m, Z, 2 * NZ, KPF_LRU | KPF_ANON);
-	seed(f.m, Z + 0x1f00, 0x100, KPF_BUDDY);
+	seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	seed(f.m, Z + 0x1f00, 0x100, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -329,7 +321,7 @@ START_TEST(test_movable_too_little_free)
 	ck_assert(a[0].has_blocker);
 	pr_answers_free(a, nr);
 
-	seed(f.m, Z, NZ, KPF_BUDDY);
+	seed(f.m, Z, NZ, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -352,7 +344,7 @@ START_TEST(test_hugetlb_in_range)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed_compound(f.m, N + 0x200, 9, KPF_HUGE);
+	seed_compound(f.m, N + 0x200, 9, KPF_BIT(KPF_HUGE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 0x200);
 	cand_is(&a[0], 1, N + SZ, PR_V_SUCCESS, UINT64_MAX);
@@ -406,7 +398,7 @@ START_TEST(test_alignment_stepping)
 	uint64_t p;
 
 	for (p = Z; p < Z + 2 * NZ; p += 512)
-		seed_compound(f.m, p, 1, KPF_SLAB);
+		seed_compound(f.m, p, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -447,8 +439,8 @@ START_TEST(test_v4_prescreen)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 5, 1, KPF_LRU | KPF_ANON);
-	seed(f.m, N + 0x810, 1, KPF_SLAB);
+	seed(f.m, N + 5, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -456,8 +448,8 @@ START_TEST(test_v4_prescreen)
 	ck_assert_uint_eq(a[0].migrate_pages, 1);
 	pr_answers_free(a, nr);
 
-	seed(f.m, N + 0x810, 1, KPF_BUDDY);
-	seed(f.m, N + 0x10, 1, KPF_SLAB);
+	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_BUDDY));
+	seed(f.m, N + 0x10, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_PRESCREEN, N + 0x10);
 	cand_is(&a[0], 1, N + 0x800, PR_V_SUCCESS, UINT64_MAX);
@@ -486,7 +478,7 @@ START_TEST(test_lru_batch)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 9, 1, KPF_LRU | KPF_ANON);
+	seed(f.m, N + 9, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_uint_eq(pr_mark_lru_batch(f.c, N, SZ, 0), 1);
 	a = ask(&f, &o, &nr);
 	ck_assert_uint_eq(nr, 2);
@@ -575,7 +567,7 @@ START_TEST(test_likely_pinned)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N, SZ, KPF_LRU | KPF_ANON);
+	seed(f.m, N, SZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	pr_note_pinned(f.c, N + 0x123, 7, "test");
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_MIGRATION, N + 0x123);
