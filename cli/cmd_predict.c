@@ -97,26 +97,15 @@ const char cmd_predict_usage[] =
 	"  bigchunk predict cap.db --size 1G --policy v4 --every 10s\n"
 	"  bigchunk predict cap.db --verify\n";
 
+/* Long options only: the characters are not in the short option string. */
 enum {
-	OPT_SIZE = 256, OPT_COUNT, OPT_POLICY, OPT_RANGE, OPT_ALIGN, OPT_AT, OPT_EVERY,
-	OPT_ATTEMPTS, OPT_VERIFY, OPT_JSON, OPT_NO_STORE,
+	OPT_SIZE = 's', OPT_COUNT = 'c', OPT_POLICY = 'p', OPT_RANGE = 'r', OPT_ALIGN = 'a',
+	OPT_AT = 'A', OPT_EVERY = 'E', OPT_ATTEMPTS = 'T', OPT_VERIFY = 'V', OPT_JSON = 'j',
+	OPT_NO_STORE = 'N',
 };
 
-static const struct option predict_options[] = {
-	{ "size",	required_argument,	NULL, OPT_SIZE },
-	{ "count",	required_argument,	NULL, OPT_COUNT },
-	{ "policy",	required_argument,	NULL, OPT_POLICY },
-	{ "range",	required_argument,	NULL, OPT_RANGE },
-	{ "align",	required_argument,	NULL, OPT_ALIGN },
-	{ "at",		required_argument,	NULL, OPT_AT },
-	{ "every",	required_argument,	NULL, OPT_EVERY },
-	{ "attempts",	no_argument,		NULL, OPT_ATTEMPTS },
-	{ "verify",	no_argument,		NULL, OPT_VERIFY },
-	{ "json",	no_argument,		NULL, OPT_JSON },
-	{ "no-store",	no_argument,		NULL, OPT_NO_STORE },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static const char predict_options[] = "size=s count=c policy=p range=r align=a at=A every=E "
+				      "attempts:T verify:V json:j no-store:N help:h";
 
 /* What the command line asked for, beyond the driver's options. */
 struct args {
@@ -604,7 +593,7 @@ static int parse_options(int argc, char **argv, struct args *A)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", predict_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", predict_options)) != -1) {
 		rc = parse_option(c, optarg, A, &verify);
 		if (rc != GO_ON)
 			return rc;

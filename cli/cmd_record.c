@@ -72,32 +72,15 @@ const char cmd_record_usage[] =
 	"  bigchunk record -o idle.db -d 10\n"
 	"  bigchunk record -o build.db --stacks --snapshot-every 30 -- make -j2\n";
 
+/* Long options only: the characters are not in the short option string. */
 enum {
-	OPT_STACKS = 256,
-	OPT_SNAP_EVERY,
-	OPT_NO_SNAPSHOTS,
-	OPT_LIST_EVENTS,
-	OPT_PROBE,
-	OPT_PROBE_OFFLINE,
-	OPT_PROBE_TIMEOUT,
+	OPT_STACKS = 'K', OPT_SNAP_EVERY = 'N', OPT_NO_SNAPSHOTS = 'Z', OPT_LIST_EVENTS = 'L',
+	OPT_PROBE = 'P', OPT_PROBE_OFFLINE = 'F', OPT_PROBE_TIMEOUT = 'T',
 };
 
-static const struct option record_options[] = {
-	CLI_OPT_OUTPUT,
-	{ "duration",		required_argument,	NULL, 'd' },
-	{ "event",		required_argument,	NULL, 'e' },
-	{ "stacks",		no_argument,		NULL, OPT_STACKS },
-	{ "snapshot-every",	required_argument,	NULL, OPT_SNAP_EVERY },
-	{ "no-snapshots",	no_argument,		NULL, OPT_NO_SNAPSHOTS },
-	{ "buffer",		required_argument,	NULL, 'b' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "list-events",	no_argument,		NULL, OPT_LIST_EVENTS },
-	{ "probe",		required_argument,	NULL, OPT_PROBE },
-	{ "probe-offline",	required_argument,	NULL, OPT_PROBE_OFFLINE },
-	{ "probe-timeout",	required_argument,	NULL, OPT_PROBE_TIMEOUT },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static const char record_options[] = "output=o force:f duration=d event=e stacks:K "
+				     "snapshot-every=N no-snapshots:Z buffer=b quiet:q "
+				     "list-events:L probe=P probe-offline=F probe-timeout=T help:h";
 
 struct record_ui {
 	bool tty;		/* progress goes to a terminal */
@@ -328,7 +311,7 @@ static int parse_record_args(int argc, char **argv, struct record_args *a)
 		if (add_event(&a->events, &a->nev, cap_default_events[i]))
 			die("out of memory");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:fd:e:b:qh", record_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+o:fd:e:b:qh", record_options)) != -1) {
 		rc = record_option(a, c);
 		if (rc != GO_ON)
 			return rc;
