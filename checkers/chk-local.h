@@ -68,6 +68,8 @@ struct chk_ctx {
 	/* shadow pfn map: dir[pfn >> SH_PAGE_SHIFT] */
 	uint32_t **dir;
 	uint64_t nr_dir;
+	uint64_t max_dir;	/* dir entries a real pfn can need (see chk_set_layout()) */
+	uint64_t pfns_outside;	/* pfns of events beyond it, left out of the map */
 	uint32_t epoch;
 
 	/* lost windows: seq of the first event after each gap, sorted */

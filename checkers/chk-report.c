@@ -98,6 +98,10 @@ static void report_text(const struct chk_ctx *c, FILE *fp, const struct chk_summ
 		", hypothetical attempts %" PRIu64 "; violations %" PRIu64 ", inconclusive %"
 		PRIu64 "\n", s->events, s->attempts, s->lost_windows, s->hypothetical,
 		s->violations, s->inconclusive);
+	if (s->pfns_outside)
+		fprintf(fp, "%" PRIu64 " event pfns lie beyond the memory map: not tracked by the "
+			"trace rules (a damaged trace, or a capture of another machine?)\n",
+			s->pfns_outside);
 }
 
 static void report_tap(const struct chk_ctx *c, FILE *fp, const struct chk_summary *s,

@@ -86,6 +86,8 @@ int chk_create(const struct chk_opts *opts, struct chk_ctx **out)
 		c->o.max_errors = 100;
 	if (!c->o.recount_every)
 		c->o.recount_every = 1u << 20;
+	/* Until the layout is known: 2^40 pfns, the 52 physical address bits of x86-64. */
+	c->max_dir = 1ull << (40 - SH_PAGE_SHIFT);
 	c->viol = calloc(c->o.max_errors, sizeof(*c->viol));
 	if (!c->viol) {
 		free(c);
@@ -187,8 +189,10 @@ uint32_t *chk_sh_word_slow(struct chk_ctx *c, uint64_t pfn, bool create)
 
 		if (!create)
 			return NULL;
-		if (d >= (1ull << 30))		/* beyond 2^46 pfns: not a real pfn */
+		if (d >= c->max_dir) {		/* not a pfn of this machine */
+			c->pfns_outside++;
 			return NULL;
+		}
 		while (n <= d)
 			n *= 2;
 		nd = realloc(c->dir, n * sizeof(*nd));
@@ -234,6 +238,11 @@ int chk_set_layout(struct chk_ctx *c, const struct model *m)
 
 	c->L = *model_get_layout(m);
 	c->have_layout = true;
+	if (c->L.nr_zones) {
+		const struct model_zone_layout *z = &c->L.zones[c->L.nr_zones - 1];
+
+		c->max_dir = ((z->start_pfn + z->spanned) >> SH_PAGE_SHIFT) + 1;
+	}
 	c->pb_order = c->L.pageblock_order;
 	c->max_order = c->L.max_page_order;
 	c->order18 = p->gigantic_free_order18;
@@ -610,6 +619,7 @@ void chk_get_summary(const struct chk_ctx *c, struct chk_summary *out)
 	out->events = c->events;
 	out->attempts = (uint64_t)c->nr_att;
 	out->lost_windows = c->nr_lost;
+	out->pfns_outside = c->pfns_outside;
 	out->hypothetical = c->hypothetical;
 	out->kept = c->nr_viol;
 	out->replayed = c->replayed;

@@ -105,6 +105,7 @@ struct chk_summary {
 	uint64_t events;		/* events examined */
 	uint64_t attempts;		/* real contiguous attempts in the capture */
 	uint64_t lost_windows;		/* ring-buffer gaps */
+	uint64_t pfns_outside;		/* event pfns beyond the memory map, not tracked */
 	uint64_t hypothetical;		/* chk_after_contig() calls */
 	uint64_t violations, inconclusive;
 	uint64_t kept;			/* violations stored (max_errors) */
