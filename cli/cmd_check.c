@@ -17,7 +17,7 @@
 
 const char cmd_check_usage[] =
 	"usage: bigchunk check FILE.db [--checker NAME]... [--format text|tap|junit]\n"
-	"                      [--max-errors N] [--trace-only] [--store] [-o FILE]\n"
+	"                      [--max-errors N] [--trace-only] [--store] [-o FILE] [-f]\n"
 	"\n"
 	"Check the rules of the buddy allocator and of pageblock isolation over a capture.\n"
 	"The trace itself is checked event by event; when the capture has a snapshot to\n"
@@ -51,12 +51,16 @@ const char cmd_check_usage[] =
 	"      --store          also write the results into FILE.db (tables check_runs,\n"
 	"                       check_results, check_violations; see checkers/README.md)\n"
 	"      --recount-every N  events between full model recounts (default 1048576)\n"
-	"  -o, --output FILE    write the report to FILE instead of stdout\n"
+	"  -o, --output FILE    write the report to FILE instead of stdout (a new file,\n"
+	"                       mode 0600; an existing FILE or a symlink is refused)\n"
+	"  -f, --force          read a capture that fails SQLite's quick_check\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Exit status: 0 every invariant holds (inconclusive checks included), 1 at least\n"
-	"one violation, 2 usage error, unusable capture, or with --store results that could\n"
-	"not be stored (a run is stored whole or not at all).\n"
+	"one violation or an incomplete or damaged capture, 2 usage error, unusable capture,\n"
+	"or with --store results that could not be stored (a run is stored whole or not at\n"
+	"all).\n"
+	CLI_CAPTURE_EXIT_HELP
 	"\n"
 	"Example:\n"
 	"  bigchunk check cap.db --format tap > check.tap\n"
@@ -72,6 +76,7 @@ int cmd_check(int argc, char **argv)
 		{ "store", no_argument, NULL, 'S' },
 		{ "recount-every", required_argument, NULL, 'R' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -82,11 +87,11 @@ int cmd_check(int argc, char **argv)
 	struct chk_ctx *c = NULL;
 	struct tdb *db = NULL;
 	FILE *out = stdout;
-	bool store = false;
+	bool store = false, force = false, partial = false;
 	int opt, k, ret;
 	uint64_t n;
 
-	while ((opt = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:o:fh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			k = chk_checker_from_name(optarg);
@@ -124,6 +129,9 @@ int cmd_check(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			return cli_usage("check", 0, EXIT_OK);
 		default:
@@ -136,7 +144,8 @@ int cmd_check(int argc, char **argv)
 	co.progress = cli_replay_progress;
 	co.note = cli_note;
 
-	ret = tdb_open(path, store ? TDB_WRITE : TDB_READONLY, &db);
+	ret = cli_open_capture("check", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
+			       &partial);
 	if (ret)
 		return cli_fail("check");
 	ret = chk_create(&co, &c);
@@ -162,7 +171,7 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	chk_get_summary(c, &sum);
-	ret = sum.violations ? EXIT_NO : EXIT_OK;
+	ret = cli_partial_exit(partial, sum.violations ? EXIT_NO : EXIT_OK);
 out:
 	if (out && out != stdout)
 		fclose(out);

@@ -15,7 +15,7 @@
 #include "db/tdb-info.h"
 
 const char cmd_info_usage[] =
-	"usage: bigchunk info FILE.db [--json]\n"
+	"usage: bigchunk info FILE.db [--json] [-f]\n"
 	"\n"
 	"Summarise a capture: kernel release and machine, zones (from the first snapshot),\n"
 	"the time span, events per type (and types the kernel lacked), lost ring-buffer\n"
@@ -23,9 +23,12 @@ const char cmd_info_usage[] =
 	"\n"
 	"Options:\n"
 	"  --json      machine-readable output\n"
+	"  -f, --force read a capture that fails SQLite's quick_check\n"
 	"  -h, --help\n"
 	"\n"
-	"Exit status: 0 on success, 2 on an unusable file.\n";
+	"Exit status: 0 on success, 1 the capture is incomplete or damaged, 2 on an\n"
+	"unusable file.\n"
+	CLI_CAPTURE_EXIT_HELP;
 
 static const char *const meta_keys[] = {
 	"source", "kernel_release", "clock", "cpus", "page_size", "pageblock_order",
@@ -310,16 +313,18 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct info I = { NULL };
-	bool as_json = false;
+	bool as_json = false, force = false, partial;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
+		case 'f': force = true; break;
 		case 'h': return cli_usage("info", 0, EXIT_OK);
 		default: return cli_usage("info", 1, EXIT_BAD);
 		}
@@ -327,10 +332,10 @@ int cmd_info(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage("info", 1, EXIT_BAD);
 	I.path = argv[optind];
-	if (tdb_open(I.path, TDB_READONLY, &I.db))
+	if (cli_open_capture("info", I.path, TDB_READONLY, force, &I.db, &partial))
 		return cli_fail("info");
 	ret = report(&I, as_json);
 	free(I.cnt);
 	tdb_close(I.db);
-	return ret ? cli_fail("info") : EXIT_OK;
+	return ret ? cli_fail("info") : cli_partial_exit(partial, EXIT_OK);
 }

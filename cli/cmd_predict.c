@@ -25,7 +25,7 @@ const char cmd_predict_usage[] =
 	"usage: bigchunk predict FILE.db --size SIZE [--count K] [--policy mainline|v4]\n"
 	"                        [--range START-END] [--align ORDER]\n"
 	"                        [--at T | --every D | --attempts]\n"
-	"                        [--verify] [--json] [--no-store]\n"
+	"                        [--verify] [--json] [--no-store] [-f]\n"
 	"\n"
 	"Replay the capture to a point and ask the model: would an allocation of SIZE\n"
 	"contiguous bytes succeed there, which range would it get, how many in-use pages\n"
@@ -75,6 +75,7 @@ const char cmd_predict_usage[] =
 	"  --no-store         do not store the answers in the capture (tables\n"
 	"                     prediction_runs, predictions, prediction_candidates,\n"
 	"                     verify_results; see db/README.md)\n"
+	"  -f, --force        read a capture that fails SQLite's quick_check\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"What an answer assumes is stated with it: pinned pages are invisible to\n"
@@ -83,9 +84,11 @@ const char cmd_predict_usage[] =
 	"still pinned.\n"
 	"\n"
 	"Exit status: 0 the (last) allocation asked for succeeds, or with --verify every\n"
-	"attempt agrees; 1 it fails, or some attempt disagrees; 2 usage error, an\n"
-	"unusable capture, or answers that could not be stored (a run is stored whole or\n"
-	"not at all; use --no-store on a capture that cannot be written).\n"
+	"attempt agrees; 1 it fails, or some attempt disagrees, or the capture is\n"
+	"incomplete or damaged; 2 usage error, an unusable capture, or answers that could\n"
+	"not be stored (a run is stored whole or not at all; use --no-store on a capture\n"
+	"that cannot be written).\n"
+	CLI_CAPTURE_EXIT_HELP
 	"\n"
 	"Examples:\n"
 	"  bigchunk predict cap.db --size 1G --count 4\n"
@@ -111,6 +114,7 @@ static const struct option predict_options[] = {
 	{ "verify",	no_argument,		NULL, OPT_VERIFY },
 	{ "json",	no_argument,		NULL, OPT_JSON },
 	{ "no-store",	no_argument,		NULL, OPT_NO_STORE },
+	{ "force",	no_argument,		NULL, 'f' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +133,7 @@ struct run {
 	uint64_t every_ns;
 	bool json, store;
 	bool store_failed;		/* --store asked for, nothing stored */
+	bool force, partial;		/* -f; an incomplete or damaged capture */
 	int64_t store_run;
 	/* collected answers */
 	struct pr_answer *ans;
@@ -695,7 +700,7 @@ int cmd_predict(int argc, char **argv)
 	uint64_t v;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", predict_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fh", predict_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_SIZE:
 			if (bc_parse_size(optarg, &bytes))
@@ -750,6 +755,9 @@ int cmd_predict(int argc, char **argv)
 		case OPT_NO_STORE:
 			R.store = false;
 			break;
+		case 'f':
+			R.force = true;
+			break;
 		case 'h':
 			return cli_usage("predict", 0, EXIT_OK);
 		default:
@@ -773,14 +781,15 @@ int cmd_predict(int argc, char **argv)
 	if (!verify && pr_opts_check(&R.o))
 		return cli_error("predict", "%s", bc_errmsg());
 
-	ret = R.store ? tdb_open(R.path, TDB_WRITE, &R.db) : -1;
+	ret = R.store ? cli_open_capture("predict", R.path, TDB_WRITE, R.force, &R.db,
+					 &R.partial) : -1;
 	if (ret) {
-		if (R.store && ret != -BC_E_NOENT) {
+		if (R.store && ret != -BC_E_NOENT && ret != -BC_E_FORMAT) {
 			fprintf(stderr, "bigchunk predict: %s; answers are not stored\n", bc_errmsg());
 			R.store_failed = true;
 		}
 		R.store = false;
-		if (tdb_open(R.path, TDB_READONLY, &R.db))
+		if (cli_open_capture("predict", R.path, TDB_READONLY, R.force, &R.db, &R.partial))
 			return cli_fail("predict");
 	}
 	cmdline = join_argv(argc, argv);
@@ -798,7 +807,7 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	if (verify) {
-		rc = run_verify(&R, cmdline);
+		rc = cli_partial_exit(R.partial, run_verify(&R, cmdline));
 		goto out;
 	}
 	ret = pr_create(R.rp, &R.pc);
@@ -862,6 +871,7 @@ int cmd_predict(int argc, char **argv)
 			st.pageblocks_refreshed, st.attempts_run);
 	}
 	rc = R.store_failed ? EXIT_BAD : R.nr_ans && R.ans[R.nr_ans - 1].success ? EXIT_OK : EXIT_NO;
+	rc = cli_partial_exit(R.partial, rc);
 out:
 	pr_index_destroy(R.ix);
 	pr_answers_free(R.ans, R.nr_ans);

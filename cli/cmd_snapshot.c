@@ -70,7 +70,7 @@ static int open_db(const char *path, struct tdb **db, bool *created)
 {
 	*created = access(path, F_OK) != 0;
 	if (!*created)
-		return tdb_open(path, TDB_WRITE, db);
+		return tdb_open(path, TDB_WRITE | TDB_QUICK_CHECK, db);
 	return tdb_create(path, false, db);
 }
 
