@@ -273,8 +273,10 @@ static void quick_check(struct tdb *db, char *buf, size_t size)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 
-		if (!t || !strcmp(t, "ok") || !strncmp(t, "*** in database", 15) ||
-		    len >= size - 1)
+		/* a row of the main database begins "*** in database main ***\n" */
+		if (t && !strncmp(t, "*** in database", 15) && strchr(t, '\n'))
+			t = strchr(t, '\n') + 1;
+		if (!t || !strcmp(t, "ok") || len >= size - 1)
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "; " : "", t);
 		if (len >= size)
