@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "common/err.h"
 #include "common/parse.h"
+#include "common/wfile.h"
 #include "db/tdb.h"
 
 const char cmd_check_usage[] =
@@ -148,19 +149,17 @@ int cmd_check(int argc, char **argv)
 			       &partial);
 	if (ret)
 		return cli_fail("check");
+	/* the report file first: a refused one must not cost a whole run */
+	if (out_path && bc_fcreate_private(out_path, &out)) {
+		ret = cli_fail("check");
+		goto out;
+	}
 	ret = chk_create(&co, &c);
 	if (!ret)
 		ret = chk_run_capture(c, db);
 	if (ret) {
 		ret = cli_fail("check");
 		goto out;
-	}
-	if (out_path) {
-		out = fopen(out_path, "w");
-		if (!out) {
-			ret = cli_error("check", "%s: %m", out_path);
-			goto out;
-		}
 	}
 	if (chk_report(c, out, fmt, path)) {
 		ret = cli_fail("check");

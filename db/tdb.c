@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/wfile.h"
 #include "db/tdb-local.h"
 #include "db/tdb-results.h"
 
@@ -175,10 +176,9 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out)
 	if (overwrite)
 		unlink(path);
 	/* Create it ourselves so the mode is 0600 whatever the umask: pfns are sensitive. */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = bc_create_private(path, 0);
 	if (fd < 0)
-		return bc_error(errno == EACCES ? BC_E_PERM : BC_E_IO, "%s: cannot create: %m", path);
-	fchmod(fd, 0600);
+		return fd;
 	close(fd);
 
 	db = tdb_alloc(path);
