@@ -656,9 +656,9 @@ int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_ki
 	if (ret)
 		return ret;
 	if ((unsigned int)kind >= MODEL_NR_KINDS)
-		return -BC_E_INVAL;
+		return bc_error(BC_E_INVAL, "model: page kind %d unknown", (int)kind);
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
-		return -BC_E_INVAL;
+		return model_range_error(m, pfn, pfn + n);
 	for (i = idx; i < idx + n; i++) {
 		uint32_t w = m->words[i];
 
@@ -678,7 +678,7 @@ int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n)
 	if (ret)
 		return ret;
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
-		return -BC_E_INVAL;
+		return model_range_error(m, pfn, pfn + n);
 	for (i = idx; i < idx + n; i++)
 		if (wtag(m->words[i]) != WT_HOLE)
 			jset32(m, &m->words[i], m->words[i] | W_UNCERTAIN);
@@ -707,7 +707,7 @@ int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 	if (ret)
 		return ret;
 	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
-		return -BC_E_INVAL;
+		return model_range_error(m, pfn, pfn + n);
 	ret = model_unfree_range(m, idx, (uint32_t)n);
 	if (ret)
 		return ret;
@@ -727,7 +727,7 @@ int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 	if (ret)
 		return ret;
 	if (!pfn_to_idx(m, pfn, &idx))
-		return -BC_E_INVAL;
+		return model_range_error(m, pfn, pfn + 1);
 	imt = model_imt_from_trace(m, mt);
 	if (imt < 0 || imt == IMT_ISOLATE)
 		return bc_error(BC_E_INVAL, "model: cannot set migratetype %d", mt);
