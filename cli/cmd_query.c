@@ -139,6 +139,7 @@ int cmd_query(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "csv", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -31,4 +31,14 @@ bool fixture_live(const char *test);
  */
 void fixture_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Copy file @from to @to (mode 0600, replaced if present); fails the test on error. */
+void fixture_copy(const char *from, const char *to);
+/* Run @sql on the SQLite file @path (read-write: a hot journal is rolled back). */
+void fixture_sql_exec(const char *path, const char *sql);
+/* The rows of @query as text, "|" between columns and "\n" after each row, NULL as "":
+ * the sqlite3 shell's list mode. Caller frees. */
+char *fixture_sql_rows(const char *path, const char *query);
+/* The first column of @query's first row as a number. */
+long long fixture_sql_count(const char *path, const char *query);
+
 #endif
