@@ -180,39 +180,53 @@ END_TEST
 
 /* ---- a failed write is rolled back by tdb_close() ---- */
 
-START_TEST(test_close_rolls_back)
+/* Events into a new capture @path with @setup run first, until a write fails. */
+static struct tdb *append_until_error(const char *path, const char *setup, int *ret)
 {
-	char *path = fixture_tmpfile("full.db");
 	const char *names[] = { "pfn", "order" };
 	struct bc_event ev = { .nfields = 2 };
 	struct tdb *db;
-	int type, ret = 0, i;
+	int type, i;
 
 	ck_assert_int_eq(tdb_create(path, false, &db), 0);
 	type = tdb_add_event_type(db, "kmem", "mm_page_alloc", false, NULL, 2, names, NULL, NULL);
 	ck_assert_int_gt(type, 0);
-	/* a few pages of room: the first chunks go in, then SQLite says the disk is full */
-	ck_assert_int_eq(tdb_exec(db, "PRAGMA max_page_count = 60"), 0);
+	ck_assert_int_eq(tdb_exec(db, setup), 0);
 	ev.type = (uint16_t)type;
-	for (i = 0; i < 4000000 && !ret; i++) {
+	for (i = 0, *ret = 0; i < 4000000 && !*ret; i++) {
 		ev.ts = (uint64_t)i * 1000;
 		ev.field[0] = (int64_t)((uint64_t)i * 2654435761u % 6553600);
 		ev.field[1] = i % 11;
-		ret = tdb_append_event(db, &ev);
+		*ret = tdb_append_event(db, &ev);
 	}
-	ck_assert_msg(ret == -BC_E_NOSPC, "no full disk after %d events: %d %s", i, ret,
+	return db;
+}
+
+START_TEST(test_close_rolls_back)
+{
+	char *path = fixture_tmpfile("fault.db"), *full = fixture_tmpfile("full.db");
+	struct tdb *db;
+	int ret;
+
+	/* a failed INSERT leaves the transaction open: the rows before it are not committed */
+	db = append_until_error(path, "CREATE TRIGGER bc_fault BEFORE INSERT ON event_chunks "
+				"WHEN (SELECT count(*) FROM event_chunks) >= 2 BEGIN SELECT "
+				"RAISE(ABORT, 'injected fault'); END", &ret);
+	ck_assert_msg(ret < 0 && strstr(bc_errmsg(), "injected fault"), "%d %s", ret,
 		      bc_errmsg());
-	ck_assert_msg(strstr(bc_errmsg(), path) && strstr(bc_errmsg(), "full"), "%s",
-		      bc_errmsg());
-	ret = tdb_close(db);
-	ck_assert_msg(!strstr(bc_errmsg(), "no transaction is active"), "%s", bc_errmsg());
-	/* the chunks written before the error were in the open transaction: not committed */
+	tdb_close(db);
 	ck_assert_msg(fixture_sql_count(path, "SELECT count(*) FROM event_chunks") == 0,
 		      "%lld chunks committed after a failed write",
 		      fixture_sql_count(path, "SELECT count(*) FROM event_chunks"));
-	ck_assert_msg(fixture_sql_count(path, "SELECT count(*) FROM meta WHERE key = 'complete' "
+
+	/* a full disk: SQLite may roll back itself; the message says what failed, once */
+	db = append_until_error(full, "PRAGMA max_page_count = 60", &ret);
+	ck_assert_msg(ret == -BC_E_NOSPC && strstr(bc_errmsg(), full) &&
+		      strstr(bc_errmsg(), "full"), "%d %s", ret, bc_errmsg());
+	tdb_close(db);
+	ck_assert_msg(!strstr(bc_errmsg(), "no transaction is active"), "%s", bc_errmsg());
+	ck_assert_msg(fixture_sql_count(full, "SELECT count(*) FROM meta WHERE key = 'complete' "
 					"AND value = '1'") == 0, "complete after a failed write");
-	(void)ret;
 }
 END_TEST
 
