@@ -357,9 +357,11 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its "
 				       "journal %s-journal must be rolled back: open it once with "
 				       "write access (e.g. 'bigchunk replay')", path, path);
-		else
+		else if ((sqlite3_extended_errcode(db->sq) & 0xff) == SQLITE_NOTADB)
 			ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite "
 				       "database: %s)" TDB_REMEDY, path, sqlite3_errmsg(db->sq));
+		else
+			ret = tdb_sql_error(db, "cannot read it");
 		goto error;
 	}
 	version = sqlite3_column_int(st, 0);
