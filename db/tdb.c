@@ -375,7 +375,7 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 	}
 	if (version < 1) {
 		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (an SQLite database "
-			       "without a schema version)" TDB_REMEDY, path);
+			       "with no schema version)" TDB_REMEDY, path);
 		goto error;
 	}
 	ret = check_file(db, flags);
