@@ -102,6 +102,18 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
+int fixture_run_bc(char **out, const char *fmt, ...)
+{
+	char args[1024], cmd[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s %s", fixture_bigchunk(), args);
+	return fixture_run(cmd, out);
+}
+
 /*
  * Live tests touch the kernel's memory (hugetlb pools, offlining, tracing): one at a
  * time on a machine, also across concurrent test runs. The lock is held until the

@@ -20,19 +20,6 @@
 #include "db/tdb.h"
 #include "tests/fixture.h"
 
-static int run_bc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run_bc(char **out, const char *fmt, ...)
-{
-	char args[1024], cmd[1400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", fixture_bigchunk(), args);
-	return fixture_run(cmd, out);
-}
-
 static char *copy_capture(const char *rel, const char *name)
 {
 	char *p = fixture_tmpfile(name);
@@ -58,7 +45,7 @@ START_TEST(test_incomplete_warns)
 	char *db = copy_capture("traces/idle.db", "incomplete.db"), *out;
 	int rc;
 
-	rc = run_bc(&out, readers[_i], db);
+	rc = fixture_run_bc(&out, readers[_i], db);
 	ck_assert_msg(rc == 0, "%s on a complete capture: exit %d: %s", readers[_i], rc, out);
 	ck_assert_msg(!strstr(out, "INCOMPLETE"), "%s: a warning on a whole capture: %s",
 		      readers[_i], out);
@@ -66,7 +53,7 @@ START_TEST(test_incomplete_warns)
 
 	fixture_sql_exec(db, "UPDATE meta SET value = '0' WHERE key = 'complete'; "
 			 "DELETE FROM meta WHERE key = 'ended_ns'");
-	rc = run_bc(&out, readers[_i], db);
+	rc = fixture_run_bc(&out, readers[_i], db);
 	ck_assert_msg(rc == 1, "%s on an incomplete capture: exit %d, not 1: %s", readers[_i],
 		      rc, out);
 	ck_assert_msg(strstr(out, "INCOMPLETE") && strstr(out, db), "no warning naming %s: %s",
@@ -135,7 +122,7 @@ START_TEST(test_damaged_refused)
 	char *db = damaged_copy(), *out, cmd[512];
 	int rc;
 
-	rc = run_bc(&out, readers[_i], db);
+	rc = fixture_run_bc(&out, readers[_i], db);
 	ck_assert_msg(rc == 2, "%s on a damaged capture: exit %d, not 2: %s", readers[_i], rc,
 		      out);
 	ck_assert_msg(strstr(out, db) && strstr(out, "damaged") && strstr(out, "quick_check") &&
@@ -144,7 +131,7 @@ START_TEST(test_damaged_refused)
 	free(out);
 	/* --force reads it and warns; a result exits 1, an unreadable part still 2 */
 	snprintf(cmd, sizeof(cmd), "%s --force", readers[_i]);
-	rc = run_bc(&out, cmd, db);
+	rc = fixture_run_bc(&out, cmd, db);
 	ck_assert_msg(rc == 1 || rc == 2, "%s --force: exit %d: %s", readers[_i], rc, out);
 	ck_assert_msg(strstr(out, "damaged"), "%s --force: no warning: %s", readers[_i], out);
 	free(out);
@@ -160,18 +147,18 @@ START_TEST(test_not_a_capture)
 	int rc;
 
 	fixture_sql_exec(db, "PRAGMA user_version = 99");
-	rc = run_bc(&out, "check %s", db);
+	rc = fixture_run_bc(&out, "check %s", db);
 	ck_assert_msg(rc == 2 && strstr(out, "newer") && strstr(out, "use a newer bigchunk"),
 		      "exit %d: %s", rc, out);
 	free(out);
 	fixture_copy(fixture_path("README.md"), txt);
-	rc = run_bc(&out, "replay %s", txt);
+	rc = fixture_run_bc(&out, "replay %s", txt);
 	ck_assert_msg(rc == 2 && strstr(out, "not a bigchunk capture") &&
 		      strstr(out, "bigchunk import"), "exit %d: %s", rc, out);
 	free(out);
 	close(open(other, O_WRONLY | O_CREAT, 0600));	/* an empty file is an empty database */
 	fixture_sql_exec(other, "CREATE TABLE t (a); PRAGMA user_version = 2");
-	rc = run_bc(&out, "info %s", other);
+	rc = fixture_run_bc(&out, "info %s", other);
 	ck_assert_msg(rc == 2 && strstr(out, "not a bigchunk capture") &&
 		      strstr(out, "without the capture tables"), "exit %d: %s", rc, out);
 	free(out);
@@ -248,7 +235,7 @@ START_TEST(test_store_file_limit)
 	char *integrity;
 	int rc;
 
-	rc = run_bc(&out, "%s %s", stores[_i].args, db);
+	rc = fixture_run_bc(&out, "%s %s", stores[_i].args, db);
 	ck_assert_msg(rc == 0 || rc == 1, "%s: exit %d: %s", stores[_i].args, rc, out);
 	free(out);
 	before = fixture_sql_rows(db, stores[_i].rows);
@@ -288,7 +275,7 @@ START_TEST(test_report_file)
 	struct stat sb;
 	int rc;
 
-	rc = run_bc(&out, "check %s -o %s", db, rep);
+	rc = fixture_run_bc(&out, "check %s -o %s", db, rep);
 	umask(old);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
 	free(out);
@@ -296,7 +283,7 @@ START_TEST(test_report_file)
 	ck_assert_msg((sb.st_mode & 0777) == 0600, "report mode %o", sb.st_mode & 0777);
 	ck_assert_int_gt(sb.st_size, 0);
 	/* an existing file is neither truncated nor appended to */
-	rc = run_bc(&out, "check %s -o %s", db, rep);
+	rc = fixture_run_bc(&out, "check %s -o %s", db, rep);
 	ck_assert_msg(rc == 2 && strstr(out, rep) && strstr(out, "exists"), "exit %d: %s", rc,
 		      out);
 	free(out);
@@ -304,7 +291,7 @@ START_TEST(test_report_file)
 	ck_assert_int_gt(sb.st_size, 0);
 	/* a symlink is not followed, even to a file that does not exist yet */
 	ck_assert_int_eq(symlink(target, link), 0);
-	rc = run_bc(&out, "check %s -o %s", db, link);
+	rc = fixture_run_bc(&out, "check %s -o %s", db, link);
 	ck_assert_msg(rc == 2 && strstr(out, link), "exit %d: %s", rc, out);
 	free(out);
 	ck_assert_msg(access(target, F_OK) != 0, "the symlink's target was written");

@@ -61,19 +61,6 @@ static void inject_fault(const char *path, const char *table, int after)
 	fixture_sql_exec(path, sql);
 }
 
-static int run_bc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run_bc(char **out, const char *fmt, ...)
-{
-	char args[1024], cmd[1400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", fixture_bigchunk(), args);
-	return fixture_run(cmd, out);
-}
-
 /* The command failed with exit 2, said the results were not stored, and why. */
 static void assert_not_stored(int rc, const char *out, const char *why)
 {
@@ -110,7 +97,7 @@ START_TEST(test_fails_midway)
 	int rc;
 
 	inject_fault(db, t->table, t->after);
-	rc = run_bc(&out, "%s %s", t->args, db);
+	rc = fixture_run_bc(&out, "%s %s", t->args, db);
 	assert_not_stored(rc, out, "injected fault");
 	ck_assert_msg(fixture_sql_count(db, t->rows) == 0, "%s: rows of the failed run stored", t->args);
 	assert_integrity(db);
@@ -126,7 +113,7 @@ START_TEST(test_replay_fails_midway)
 	char *before, *after;
 	int rc;
 
-	rc = run_bc(&out, "replay %s", db);
+	rc = fixture_run_bc(&out, "replay %s", db);
 	ck_assert_msg(rc == 0, "replay: exit %d: %s", rc, out);
 	free(out);
 	/* mark the first replay's rows: they must survive the failed one as they are */
@@ -137,7 +124,7 @@ START_TEST(test_replay_fails_midway)
 	ck_assert_msg(before[0], "the first replay stored no scores");
 	/* the scores are deleted and rewritten, then the anomalies fail */
 	inject_fault(db, "replay_anomalies", 0);
-	rc = run_bc(&out, "replay %s", db);
+	rc = fixture_run_bc(&out, "replay %s", db);
 	assert_not_stored(rc, out, "injected fault");
 	after = fixture_sql_rows(db, rows);
 	ck_assert_str_eq(after, before);
@@ -263,7 +250,7 @@ START_TEST(test_full_disk)
 		fixture_copy(fixture_path("traces/default.db"), db);
 		/* a few pages of room: the store starts, then the disk is full */
 		fill_up(dir, 8192);
-		rc[i] = run_bc(&out[i], "%s %s", cmds[i].args, db);
+		rc[i] = fixture_run_bc(&out[i], "%s %s", cmds[i].args, db);
 		unlink(filler);		/* room for the checks (and a hot journal's rollback) */
 		left[i] = fixture_sql_count(db, cmds[i].count);
 		assert_integrity(db);
@@ -334,7 +321,7 @@ START_TEST(test_kill_during_store)
 
 		predict_and_kill(db, delays[i]);
 		/* a reader rolls back what the killed writer left, and reads the file */
-		rc = run_bc(&out, "info %s", db);
+		rc = fixture_run_bc(&out, "info %s", db);
 		ck_assert_msg(rc == 0, "info after kill %zu: exit %d: %s", i, rc, out);
 		free(out);
 		assert_integrity(db);
@@ -390,7 +377,7 @@ START_TEST(test_rows_as_before)
 	char *db = copy_capture(g->capture, "golden.db"), *out = NULL, *t;
 	int rc;
 
-	rc = run_bc(&out, "%s %s", g->args, db);
+	rc = fixture_run_bc(&out, "%s %s", g->args, db);
 	ck_assert_msg(rc == g->rc, "%s: exit %d: %s", g->args, rc, out);
 	t = fixture_sql_rows(db, g->query);
 	ck_assert_str_eq(t, g->rows);
