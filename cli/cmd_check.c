@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkers/chk.h"
 #include "cli/cli.h"
@@ -88,7 +89,7 @@ int cmd_check(int argc, char **argv)
 	struct chk_ctx *c = NULL;
 	struct tdb *db = NULL;
 	FILE *out = stdout;
-	bool store = false, force = false, partial = false;
+	bool store = false, force = false, partial = false, reported = false;
 	int opt, k, ret;
 	uint64_t n;
 
@@ -165,6 +166,7 @@ int cmd_check(int argc, char **argv)
 		ret = cli_fail("check");
 		goto out;
 	}
+	reported = true;
 	if (store && chk_store(c, db, NULL)) {
 		ret = cli_fail("check");
 		goto out;
@@ -172,8 +174,11 @@ int cmd_check(int argc, char **argv)
 	chk_get_summary(c, &sum);
 	ret = cli_partial_exit(partial, sum.violations ? EXIT_NO : EXIT_OK);
 out:
-	if (out && out != stdout)
+	if (out && out != stdout) {
 		fclose(out);
+		if (!reported)
+			unlink(out_path);	/* ours, and no report: leave nothing half-written */
+	}
 	chk_destroy(c);
 	tdb_close(db);
 	return ret;

@@ -55,7 +55,8 @@ const char cmd_snapshot_usage[] =
 	"  bigchunk snapshot --db snaps.db --from snap-before\n"
 	"\n"
 	"Exit status: 0 on success, 2 on a usage error or an unreadable or incomplete\n"
-	"snapshot (the message names the file and offset).\n";
+	"snapshot (the message names the file and offset), or a --db capture that fails\n"
+	"SQLite's quick_check (damaged: nothing is added to it).\n";
 
 static double now_s(void)
 {
