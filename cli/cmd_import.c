@@ -33,7 +33,8 @@ const char cmd_import_usage[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE.db    capture to write (mode 0600; required)\n"
-	"  -f, --force             replace FILE.db if it exists (only once the import worked)\n"
+	"  -f, --force             replace FILE.db if it exists (only once the import worked);\n"
+	"                          store snapshots whose kernel or time does not match the trace\n"
 	"  -B, --instance NAME     import the buffer instance NAME (trace-cmd record -B NAME);\n"
 	"                          default: the one buffer that holds events\n"
 	"  -e, --event SYS:EVENT   import only this event (repeatable; SYS:* = a whole\n"
@@ -115,12 +116,12 @@ static int store_command(struct tdb *db, int argc, char **argv)
 	return ret;
 }
 
-static int load_snapshots(struct tdb *db, char **dirs, int n, bool quiet)
+static int load_snapshots(struct tdb *db, char **dirs, int n, bool force, bool quiet)
 {
 	int i, ret, marked = 0;
 
 	for (i = 0; i < n; i++) {
-		ret = snap_load_dir(db, dirs[i], "import", NULL);
+		ret = snap_load_dir_flags(db, dirs[i], "import", force ? SNAP_LOAD_FORCE : 0, NULL);
 		if (ret)
 			return ret;
 	}
@@ -233,7 +234,7 @@ int cmd_import(int argc, char **argv)
 	if (prog.tty)
 		fputs("\r\033[K", stderr);
 	if (!ret)
-		ret = load_snapshots(db, snaps, nsnaps, quiet);
+		ret = load_snapshots(db, snaps, nsnaps, force, quiet);
 	if (!ret)
 		ret = tdb_finish(db);
 	if (ret) {

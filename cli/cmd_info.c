@@ -70,6 +70,15 @@ struct out {
 	struct json *j;		/* NULL: text */
 };
 
+/* JSON members @keys[i]: @v[i] for i < @n. */
+static void json_kints(struct json *j, const char *const *keys, const int64_t *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_kint(j, keys[i], v[i]);
+}
+
 static int zone_row(void *arg, const struct tdb_zone_info *z)
 {
 	struct out *o = arg;
@@ -85,11 +94,9 @@ static int zone_row(void *arg, const struct tdb_zone_info *z)
 	json_obj_begin(o->j);
 	json_kint(o->j, "node", z->node);
 	json_kstr(o->j, "zone", z->zone);
-	json_kint(o->j, "start_pfn", z->start_pfn);
-	json_kint(o->j, "spanned", z->spanned);
-	json_kint(o->j, "present", z->present);
-	json_kint(o->j, "managed", z->managed);
-	json_kint(o->j, "free", z->free);
+	json_kints(o->j, (const char *const[]){ "start_pfn", "spanned", "present", "managed",
+		   "free" }, (const int64_t[]){ z->start_pfn, z->spanned, z->present, z->managed,
+		   z->free }, 5);
 	json_obj_end(o->j);
 	return 0;
 }
@@ -104,10 +111,8 @@ static int lost_row(void *arg, const struct tdb_lost_cpu *l)
 		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "cpu", l->cpu);
-	json_kint(o->j, "gaps", l->gaps);
-	json_kint(o->j, "lost", l->lost);
-	json_kint(o->j, "unknown_gaps", l->unknown_gaps);
+	json_kints(o->j, (const char *const[]){ "cpu", "gaps", "lost", "unknown_gaps" },
+		   (const int64_t[]){ l->cpu, l->gaps, l->lost, l->unknown_gaps }, 4);
 	json_obj_end(o->j);
 	return 0;
 }
@@ -311,17 +316,11 @@ static int report(struct info *I, bool as_json)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct info I = { NULL };
 	bool as_json = false, force = false, partial;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "json:j force:f help:h")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
 		case 'f': force = true; break;

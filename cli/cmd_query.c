@@ -136,13 +136,6 @@ static int run_one(sqlite3 *sq, sqlite3_stmt *st, enum out_mode mode, bool *firs
 
 int cmd_query(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum out_mode mode = OUT_TABLE;
 	const char *path, *sql, *tail;
 	bool first_row = true, force = false, partial;
@@ -150,7 +143,7 @@ int cmd_query(int argc, char **argv)
 	sqlite3 *sq;
 	int c, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "csv:c json:j force:f help:h")) != -1) {
 		switch (c) {
 		case 'f': force = true; break;
 		case 'c': mode = OUT_CSV; break;

@@ -93,7 +93,9 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  kind             %.5f%%  (%llu of %llu in-use pfns with a known kind)\n",
 		       100 * s->pfn_agree_kind, (unsigned long long)s->kind_agree,
 		       (unsigned long long)s->kind_compared);
-		printf("  buddyinfo        max relative error %.4f", s->buddyinfo_max_rel_err);
+		printf("  buddyinfo        %.5f%% of free pages at other orders; "
+		       "max relative error %.4f", 100 * s->buddyinfo_free_err,
+		       s->buddyinfo_max_rel_err);
 		if (s->buddyinfo_max_rel_err > 0)
 			printf("  (worst: %s order %d, model %lld, kernel %lld)", s->buddy_worst_zone,
 			       s->buddy_worst_order, (long long)s->buddy_worst_model,
@@ -180,6 +182,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "ts", s->ts);
 		json_kdouble(&j, "pfn_agree_state", s->pfn_agree_state);
 		json_kdouble(&j, "pfn_agree_kind", s->pfn_agree_kind);
+		json_kdouble(&j, "buddyinfo_free_err", s->buddyinfo_free_err);
 		json_kdouble(&j, "buddyinfo_max_rel_err", s->buddyinfo_max_rel_err);
 		json_kdouble(&j, "buddyinfo_begin_max_rel_err", s->buddyinfo_begin_max_rel_err);
 		json_kdouble(&j, "pagetypeinfo_max_rel_err", s->pagetypeinfo_max_rel_err);
@@ -207,15 +210,6 @@ static void print_json(struct replay *rp)
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "until", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-store", no_argument, NULL, 'n' },
-		{ "no-resync", no_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
 			      .note = cli_note };
 	const char *until = NULL, *path;
@@ -224,7 +218,8 @@ int cmd_replay(int argc, char **argv)
 	struct tdb *db;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "until=u json:j no-store:n no-resync:r "
+			       "force:f help:h")) != -1) {
 		switch (c) {
 		case 'u': until = optarg; break;
 		case 'f': force = true; break;

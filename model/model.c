@@ -519,14 +519,21 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 	if (layout->nr_ram > MODEL_MAX_RAM)
 		return bc_error(BC_E_INVAL, "model: %u System RAM ranges; at most %d are modelled",
 				layout->nr_ram, MODEL_MAX_RAM);
-	if (layout->pageblock_order > 15 || layout->max_page_order > 15 ||
-	    layout->max_page_order < layout->pageblock_order)
-		return bc_error(BC_E_INVAL, "model: pageblock order %u and MAX_PAGE_ORDER %u: "
-				"both must be 0..15, the pageblock order not above MAX_PAGE_ORDER",
-				layout->pageblock_order, layout->max_page_order);
 	if (!layout->nr_cpus || layout->nr_cpus > (1u << 19))
 		return bc_error(BC_E_INVAL, "model: %u CPUs; 1 to %u are modelled",
 				layout->nr_cpus, 1u << 19);
+	/*
+	 * The pcp lists hold orders up to PAGE_ALLOC_COSTLY_ORDER and the pageblock
+	 * order, filed as at most one pageblock: a smaller pageblock order would break
+	 * that rule, so refuse it here rather than trip over it on an event.
+	 */
+	if (layout->max_page_order > MODEL_MAX_PAGE_ORDER ||
+	    layout->pageblock_order < PCP_LOW_ORDERS - 1 ||
+	    layout->pageblock_order > layout->max_page_order)
+		return bc_error(BC_E_INVAL, "model: pageblock order %u, MAX_PAGE_ORDER %u: "
+				"the model handles pageblock orders %u..MAX_PAGE_ORDER and "
+				"MAX_PAGE_ORDER up to %u", layout->pageblock_order,
+				layout->max_page_order, PCP_LOW_ORDERS - 1, MODEL_MAX_PAGE_ORDER);
 	for (i = 0; i < layout->nr_ram; i++)
 		if (layout->ram[i].start > layout->ram[i].end)
 			return bc_error(BC_E_INVAL, "model: System RAM range %u is [%#llx, %#llx): "

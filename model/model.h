@@ -114,6 +114,7 @@ int model_profile_from_release(const char *release, unsigned int pageblock_order
 
 #define MODEL_MAX_ZONES		32
 #define MODEL_MAX_RAM		256
+#define MODEL_MAX_PAGE_ORDER	15	/* largest MAX_PAGE_ORDER model_create() takes */
 
 struct model_zone_layout {
 	int nid;			/* NUMA node */
@@ -144,8 +145,9 @@ struct model_layout {
 /*
  * Create a model of @layout. Every RAM pfn inside a zone starts "unknown" (in use,
  * kind unknown) until seeded; other pfns are holes. The layout may span at most
- * 2^28 - 8 pfns. Returns NULL on error (bc_errmsg() says why); free with
- * model_destroy().
+ * 2^28 - 8 pfns; pageblock_order 3 (PAGE_ALLOC_COSTLY_ORDER) .. max_page_order, and
+ * max_page_order at most MODEL_MAX_PAGE_ORDER. Returns NULL on error (bc_errmsg() says
+ * why, -BC_E_INVAL for a layout outside these bounds); free with model_destroy().
  */
 struct model *model_create(const struct model_layout *layout,
 			   const struct model_profile *profile);

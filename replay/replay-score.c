@@ -295,8 +295,36 @@ void rp_buddy_window_update(struct replay *rp)
 	}
 }
 
+/*
+ * Per zone, the free pages buddyinfo puts at other orders than the model does: the sum
+ * over orders of |model - kernel| blocks x 2^order, over the zone's free pages in
+ * buddyinfo. Unlike the relative error per order it does not explode where the kernel
+ * has 0 or 1 blocks of an order: a few stray order-2 blocks weigh what they hold.
+ */
+static void free_err_add(double *pages_off, double *pages_free, int z, int ord, int64_t model,
+			 int64_t kernel)
+{
+	pages_off[z] += fabs((double)(model - kernel)) * (double)(1ull << ord);
+	pages_free[z] += (double)kernel * (double)(1ull << ord);
+}
+
+static double free_err_max(const struct replay *rp, const double *pages_off,
+			   const double *pages_free)
+{
+	double worst = 0, e;
+	unsigned int z;
+
+	for (z = 0; z < rp->layout.nr_zones; z++) {
+		e = pages_off[z] / (pages_free[z] > 1 ? pages_free[z] : 1);
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
 int rp_buddy_window_close(struct replay *rp)
 {
+	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 };
 	struct rp_score *sc = &rp->pending;
 	struct tdb_zone_count *row;
 	int nrow, i, ret;
@@ -320,6 +348,7 @@ int rp_buddy_window_close(struct replay *rp)
 			continue;
 		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
 		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
+		free_err_add(pages_off, pages_free, z, ord, near, k);
 		e = rel_err(near, k);
 		if (e > sc->buddyinfo_max_rel_err) {
 			sc->buddyinfo_max_rel_err = e;
@@ -331,6 +360,7 @@ int rp_buddy_window_close(struct replay *rp)
 		}
 	}
 	free(row);
+	sc->buddyinfo_free_err = free_err_max(rp, pages_off, pages_free);
 	return 0;
 }
 
@@ -348,6 +378,7 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 		return ret;
 	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
 	sc.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_begin_max_rel_err;
+	sc.buddyinfo_free_err = rp->pending.buddyinfo_free_err;
 	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
 	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;
@@ -387,6 +418,7 @@ static int store_score(struct tdb_results *w, const struct rp_score *s)
 		.kind_agree = s->kind_agree, .pfn_agree_state = s->pfn_agree_state,
 		.pfn_agree_kind = s->pfn_agree_kind,
 		.buddyinfo_max_rel_err = s->buddyinfo_max_rel_err,
+		.buddyinfo_free_err = s->buddyinfo_free_err,
 		.pagetypeinfo_max_rel_err = s->pagetypeinfo_max_rel_err,
 		.model_free_kernel_used = s->model_free_kernel_used,
 		.model_used_kernel_free = s->model_used_kernel_free,

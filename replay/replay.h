@@ -47,6 +47,9 @@ struct rp_score {
 					 * model's range while the zone files were read, over
 					 * max(kernel,1) */
 	double buddyinfo_begin_max_rel_err; /* the same against the model at the begin marker */
+	double buddyinfo_free_err;	/* max over zones of the free pages at other orders
+					 * (sum |model - kernel| x 2^order, model as above)
+					 * over the zone's free pages: robust to small counts */
 	double pagetypeinfo_max_rel_err;/* max over zone, migratetype of pageblock counts */
 	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
 	int buddy_worst_order;

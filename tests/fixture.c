@@ -104,14 +104,32 @@ int fixture_run(const char *cmdline, char **out)
 
 int fixture_run_bc(char **out, const char *fmt, ...)
 {
-	char args[1024], cmd[1400];
+	char *args;
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	if (vasprintf(&args, fmt, ap) < 0)
+		abort();
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", fixture_bigchunk(), args);
-	return fixture_run(cmd, out);
+	rc = fixture_runf(out, "%s %s", fixture_bigchunk(), args);
+	free(args);
+	return rc;
+}
+
+int fixture_runf(char **out, const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	return rc;
 }
 
 /*

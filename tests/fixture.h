@@ -18,6 +18,8 @@ const char *fixture_path(const char *rel);
 /* Run a shell command line; returns its exit status (or -1), stdout+stderr in *out
  * (malloc'ed, caller frees) when @out is not NULL. */
 int fixture_run(const char *cmdline, char **out);
+/* fixture_run() of a printf-formatted command line. */
+int fixture_runf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* fixture_run() of "BIGCHUNK ARGS", ARGS made from @fmt. */
 int fixture_run_bc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * predict: both policies on hand-built maps, the cheap index, the stored tables, and
- * a live end-to-end check against the running kernel (tagged "live").
+ * predict: both policies on hand-built maps, the cheap index, the stored tables, the
+ * driver (pr_run()) on the bundled default capture, and a live end-to-end check
+ * against the running kernel (tagged "live").
  *
  * The standard map (offsets from Z):
  *
@@ -26,7 +27,8 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "model/model.h"
-#include "replay/predict.h"
+#include "predict/predict.h"
+#include "predict/predict-run.h"
 #include "replay/replay.h"
 #include "tests/fixture.h"
 
@@ -638,6 +640,67 @@ START_TEST(test_index)
 }
 END_TEST
 
+/* ---- the driver on a capture ---- */
+
+/* pr_run() on the bundled default capture (read only, nothing stored). */
+static void run_default(const struct pr_run_opts *o, struct pr_run_result *r,
+			struct tdb **db, struct replay **rp)
+{
+	struct rp_opts ro = { .until_seq = UINT64_MAX };
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/default.db"), TDB_READONLY, db), 0);
+	ck_assert_int_eq(rp_create(*db, &ro, rp), 0);
+	ck_assert_int_eq(pr_run(*rp, o, r), 0);
+}
+
+static void run_done(struct pr_run_result *r, struct tdb *db, struct replay *rp)
+{
+	pr_run_release(r);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+
+/*
+ * Asked at every event (the index), the driver keeps an answer only when the outcome
+ * changes, and ends with the answer at the end of the capture.
+ * Expect: answers in seq order, no two questions in a row with the same outcome, the
+ * last one equal to a question at the end; the index ran.
+ */
+START_TEST(test_run_every_event)
+{
+	struct pr_run_opts o = { .o = opts(PR_POLICY_MAINLINE, 262144, 1),
+				 .point = PR_POINT_END };
+	struct pr_run_result r, end;
+	const struct pr_answer *last;
+	struct replay *rp, *rp_end;
+	struct tdb *db, *db_end;
+	unsigned int i;
+
+	run_default(&o, &end, &db_end, &rp_end);
+	ck_assert(!end.indexed);
+	ck_assert_uint_eq(end.nr_ans, 1);
+	o.point = PR_POINT_EVERY;
+	run_default(&o, &r, &db, &rp);
+	ck_assert(r.indexed);
+	ck_assert_uint_gt(r.nr_ans, 1);
+	for (i = 1; i < r.nr_ans; i++) {
+		const struct pr_answer *a = &r.ans[i - 1], *b = &r.ans[i];
+
+		ck_assert_uint_lt(a->at_seq, b->at_seq);
+		ck_assert_msg(a->success != b->success || a->start_pfn != b->start_pfn ||
+			      a->blocker.pfn != b->blocker.pfn,
+			      "answers %u and %u (seq %llu, %llu) have the same outcome", i - 1, i,
+			      (unsigned long long)a->at_seq, (unsigned long long)b->at_seq);
+	}
+	last = &r.ans[r.nr_ans - 1];
+	ck_assert_uint_eq(last->success, end.ans[0].success);
+	ck_assert_uint_eq(last->start_pfn, end.ans[0].start_pfn);
+	ck_assert_uint_eq(last->nr_cand, end.ans[0].nr_cand);
+	run_done(&r, db, rp);
+	run_done(&end, db_end, rp_end);
+}
+END_TEST
+
 /* ---- live ---- */
 
 /*
@@ -771,7 +834,8 @@ END_TEST
 Suite *predict_suite(void)
 {
 	Suite *s = suite_create("predict");
-	TCase *core = tcase_create("core"), *live = tcase_create("live");
+	TCase *core = tcase_create("core"), *driver = tcase_create("driver");
+	TCase *live = tcase_create("live");
 
 	tcase_add_test(core, test_only_free);
 	tcase_add_test(core, test_slab_page);
@@ -788,6 +852,10 @@ Suite *predict_suite(void)
 	tcase_add_test(core, test_likely_pinned);
 	tcase_add_test(core, test_index);
 	suite_add_tcase(s, core);
+	/* whole replays of a bundled capture: seconds on a busy machine */
+	tcase_set_timeout(driver, 120);
+	tcase_add_test(driver, test_run_every_event);
+	suite_add_tcase(s, driver);
 	tcase_set_tags(live, "live");
 	tcase_set_timeout(live, 300);
 	tcase_add_test(live, test_live_probe_verify);
