@@ -102,33 +102,40 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
+/* fixture_run() of @fmt's line, after "@prefix " when @prefix is not NULL. */
+static int vrun(char **out, const char *prefix, const char *fmt, va_list ap)
+{
+	char *args, *cmd;
+	int rc;
+
+	if (vasprintf(&args, fmt, ap) < 0 ||
+	    asprintf(&cmd, "%s%s%s", prefix ? prefix : "", prefix ? " " : "", args) < 0)
+		abort();
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	free(args);
+	return rc;
+}
+
 int fixture_run_bc(char **out, const char *fmt, ...)
 {
-	char *args;
 	va_list ap;
 	int rc;
 
 	va_start(ap, fmt);
-	if (vasprintf(&args, fmt, ap) < 0)
-		abort();
+	rc = vrun(out, fixture_bigchunk(), fmt, ap);
 	va_end(ap);
-	rc = fixture_runf(out, "%s %s", fixture_bigchunk(), args);
-	free(args);
 	return rc;
 }
 
 int fixture_runf(char **out, const char *fmt, ...)
 {
-	char *cmd;
 	va_list ap;
 	int rc;
 
 	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
+	rc = vrun(out, NULL, fmt, ap);
 	va_end(ap);
-	rc = fixture_run(cmd, out);
-	free(cmd);
 	return rc;
 }
 
