@@ -19,6 +19,7 @@
 
 #include "capture/cap-live-local.h"
 #include "common/err.h"
+#include "common/wfile.h"
 #include "db/tdb.h"
 
 /* ---- raw files ---- */
@@ -52,9 +53,9 @@ int live_open_cpus(struct live *lv)
 			c->path = NULL;
 			return bc_error(BC_E_NOMEM, "out of memory");
 		}
-		c->fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		c->fd = bc_create_private(c->path, O_RDWR);
 		if (c->fd < 0)
-			return bc_error(BC_E_IO, "%s: %m", c->path);
+			return c->fd;
 		if (!lv->subbuf_size)
 			lv->subbuf_size = tracefs_cpu_read_size(c->tcpu);
 	}

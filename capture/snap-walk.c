@@ -24,6 +24,7 @@
 
 #include "capture/snap-local.h"
 #include "common/err.h"
+#include "common/wfile.h"
 #include "db/tdb-pages.h"
 
 /* Required text files of every snapshot, in walk order (uname first, taken_at last). */
@@ -929,10 +930,8 @@ static int create_file(const char *dir, const char *name, char *path, size_t siz
 	ret = make_parents(dir, name);
 	if (ret)
 		return ret;
-	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (*fd < 0)
-		return bc_error(errno_code(errno), "%s: %m", path);
-	return 0;
+	*fd = bc_create_private(path, 0);
+	return *fd < 0 ? *fd : 0;
 }
 
 static int writer_close_pages(struct dir_writer *w)

@@ -50,6 +50,24 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const char *longopt
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the last bc_errmsg() prefixed with the command; returns EXIT_BAD. */
 int cli_fail(const char *cmd);
+/*
+ * Open the existing capture @path for command @cmd with tdb_open() @flags, after
+ * PRAGMA quick_check (a damaged file is refused unless @force: the -f/--force of every
+ * command that reads a capture). An incomplete (meta complete != 1) or forced damaged
+ * capture opens with a warning on stderr saying what is missing and *@partial set: the
+ * command then exits 1 at best (cli_partial_exit()).
+ * Return: 0 and *@db, or a negative bc_err (not printed: cli_fail() it).
+ */
+struct tdb;
+int cli_open_capture(const char *cmd, const char *path, int flags, bool force,
+		     struct tdb **db, bool *partial);
+/* @rc of a command whose result came from a partial capture: EXIT_OK becomes EXIT_NO. */
+int cli_partial_exit(bool partial, int rc);
+/* The --help paragraph about it, shared by the readers' usage texts. */
+#define CLI_CAPTURE_EXIT_HELP \
+	"An incomplete capture (its writer was interrupted) is read with a warning saying\n" \
+	"what is missing, and the exit status is then 1 at best; a damaged one (it fails\n" \
+	"SQLite's quick_check) is refused with exit status 2 unless -f/--force.\n"
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Callbacks of struct rp_opts: progress on stderr when it is a terminal (at most once a

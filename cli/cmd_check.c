@@ -8,16 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkers/chk.h"
 #include "cli/cli.h"
 #include "common/err.h"
 #include "common/parse.h"
+#include "common/wfile.h"
 #include "db/tdb.h"
 
 const char cmd_check_usage[] =
 	"usage: bigchunk check FILE.db [--checker NAME]... [--format text|tap|junit]\n"
-	"                      [--max-errors N] [--trace-only] [--store] [-o FILE]\n"
+	"                      [--max-errors N] [--trace-only] [--store] [-o FILE] [-f]\n"
 	"\n"
 	"Check the rules of the buddy allocator and of pageblock isolation over a capture.\n"
 	"The trace itself is checked event by event; when the capture has a snapshot to\n"
@@ -51,12 +53,16 @@ const char cmd_check_usage[] =
 	"      --store          also write the results into FILE.db (tables check_runs,\n"
 	"                       check_results, check_violations; see checkers/README.md)\n"
 	"      --recount-every N  events between full model recounts (default 1048576)\n"
-	"  -o, --output FILE    write the report to FILE instead of stdout\n"
+	"  -o, --output FILE    write the report to FILE instead of stdout (a new file,\n"
+	"                       mode 0600; an existing FILE or a symlink is refused)\n"
+	"  -f, --force          read a capture that fails SQLite's quick_check\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Exit status: 0 every invariant holds (inconclusive checks included), 1 at least\n"
-	"one violation, 2 usage error, unusable capture, or with --store results that could\n"
-	"not be stored (a run is stored whole or not at all).\n"
+	"one violation or an incomplete or damaged capture, 2 usage error, unusable capture,\n"
+	"or with --store results that could not be stored (a run is stored whole or not at\n"
+	"all).\n"
+	CLI_CAPTURE_EXIT_HELP
 	"\n"
 	"Example:\n"
 	"  bigchunk check cap.db --format tap > check.tap\n"
@@ -71,12 +77,12 @@ int cmd_check(int argc, char **argv)
 	struct chk_ctx *c = NULL;
 	struct tdb *db = NULL;
 	FILE *out = stdout;
-	bool store = false;
+	bool store = false, force = false, partial = false, reported = false;
 	int opt, k, ret;
 	uint64_t n;
 
-	while ((opt = cli_getopt(argc, argv, "c:o:h", "checker=c format=F max-errors=M "
-				 "trace-only:T store:S recount-every=R output=o help:h")) != -1) {
+	while ((opt = cli_getopt(argc, argv, "c:o:fh", "checker=c format=F max-errors=M "
+				 "trace-only:T store:S recount-every=R output=o force:f help:h")) != -1) {
 		switch (opt) {
 		case 'c':
 			k = chk_checker_from_name(optarg);
@@ -114,6 +120,9 @@ int cmd_check(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			return cli_usage("check", 0, EXIT_OK);
 		default:
@@ -126,9 +135,15 @@ int cmd_check(int argc, char **argv)
 	co.progress = cli_replay_progress;
 	co.note = cli_note;
 
-	ret = tdb_open(path, store ? TDB_WRITE : TDB_READONLY, &db);
+	ret = cli_open_capture("check", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
+			       &partial);
 	if (ret)
 		return cli_fail("check");
+	/* the report file first: a refused one must not cost a whole run */
+	if (out_path && bc_fcreate_private(out_path, &out)) {
+		ret = cli_fail("check");
+		goto out;
+	}
 	ret = chk_create(&co, &c);
 	if (!ret)
 		ret = chk_run_capture(c, db);
@@ -136,26 +151,23 @@ int cmd_check(int argc, char **argv)
 		ret = cli_fail("check");
 		goto out;
 	}
-	if (out_path) {
-		out = fopen(out_path, "w");
-		if (!out) {
-			ret = cli_error("check", "%s: %m", out_path);
-			goto out;
-		}
-	}
 	if (chk_report(c, out, fmt, path)) {
 		ret = cli_fail("check");
 		goto out;
 	}
+	reported = true;
 	if (store && chk_store(c, db, NULL)) {
 		ret = cli_fail("check");
 		goto out;
 	}
 	chk_get_summary(c, &sum);
-	ret = sum.violations ? EXIT_NO : EXIT_OK;
+	ret = cli_partial_exit(partial, sum.violations ? EXIT_NO : EXIT_OK);
 out:
-	if (out && out != stdout)
+	if (out && out != stdout) {
 		fclose(out);
+		if (!reported)
+			unlink(out_path);	/* ours, and no report: leave nothing half-written */
+	}
 	chk_destroy(c);
 	tdb_close(db);
 	return ret;

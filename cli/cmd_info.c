@@ -16,7 +16,7 @@
 #include "db/tdb-trace.h"
 
 const char cmd_info_usage[] =
-	"usage: bigchunk info FILE.db [--json]\n"
+	"usage: bigchunk info FILE.db [--json] [-f]\n"
 	"\n"
 	"Summarise a capture: kernel release and machine, zones (from the first snapshot),\n"
 	"the time span, events per type (and types the kernel lacked), lost ring-buffer\n"
@@ -24,9 +24,12 @@ const char cmd_info_usage[] =
 	"\n"
 	"Options:\n"
 	"  --json      machine-readable output\n"
+	"  -f, --force read a capture that fails SQLite's quick_check\n"
 	"  -h, --help\n"
 	"\n"
-	"Exit status: 0 on success, 2 on an unusable file.\n";
+	"Exit status: 0 on success, 1 the capture is incomplete or damaged, 2 on an\n"
+	"unusable file.\n"
+	CLI_CAPTURE_EXIT_HELP;
 
 static const char *const meta_keys[] = {
 	"source", "kernel_release", "clock", "cpus", "page_size", "pageblock_order",
@@ -339,12 +342,13 @@ static int report(struct info *I, bool as_json)
 int cmd_info(int argc, char **argv)
 {
 	struct info I = { NULL };
-	bool as_json = false;
+	bool as_json = false, force = false, partial;
 	int c, ret;
 
-	while ((c = cli_getopt(argc, argv, "h", "json:j help:h")) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "json:j force:f help:h")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
+		case 'f': force = true; break;
 		case 'h': return cli_usage("info", 0, EXIT_OK);
 		default: return cli_usage("info", 1, EXIT_BAD);
 		}
@@ -352,10 +356,10 @@ int cmd_info(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage("info", 1, EXIT_BAD);
 	I.path = argv[optind];
-	if (tdb_open(I.path, TDB_READONLY, &I.db))
+	if (cli_open_capture("info", I.path, TDB_READONLY, force, &I.db, &partial))
 		return cli_fail("info");
 	ret = report(&I, as_json);
 	free(I.cnt);
 	tdb_close(I.db);
-	return ret ? cli_fail("info") : EXIT_OK;
+	return ret ? cli_fail("info") : cli_partial_exit(partial, EXIT_OK);
 }

@@ -28,7 +28,7 @@ const char cmd_predict_usage[] =
 	"usage: bigchunk predict FILE.db --size SIZE [--count K] [--policy mainline|v4]\n"
 	"                        [--range START-END] [--align ORDER]\n"
 	"                        [--at T | --every D | --attempts]\n"
-	"                        [--verify] [--json] [--no-store]\n"
+	"                        [--verify] [--json] [--no-store] [-f]\n"
 	"\n"
 	"Replay the capture to a point and ask the model: would an allocation of SIZE\n"
 	"contiguous bytes succeed there, which range would it get, how many in-use pages\n"
@@ -86,9 +86,11 @@ const char cmd_predict_usage[] =
 	"still pinned.\n"
 	"\n"
 	"Exit status: 0 the (last) allocation asked for succeeds, or with --verify every\n"
-	"attempt agrees; 1 it fails, or some attempt disagrees; 2 usage error, an\n"
-	"unusable capture, or answers that could not be stored (a run is stored whole or\n"
-	"not at all; use --no-store on a capture that cannot be written).\n"
+	"attempt agrees; 1 it fails, or some attempt disagrees, or the capture is\n"
+	"incomplete or damaged; 2 usage error, an unusable capture, or answers that could\n"
+	"not be stored (a run is stored whole or not at all; use --no-store on a capture\n"
+	"that cannot be written).\n"
+	CLI_CAPTURE_EXIT_HELP
 	"\n"
 	"Examples:\n"
 	"  bigchunk predict cap.db --size 1G --count 4\n"
@@ -105,7 +107,7 @@ enum {
 };
 
 static const char predict_options[] = "size=s count=c policy=p range=r align=a at=A every=E "
-				      "attempts:T verify:V json:j no-store:N help:h";
+				      "attempts:T verify:V json:j no-store:N force:f help:h";
 
 /* What the command line asked for, beyond the driver's options. */
 struct args {
@@ -113,6 +115,7 @@ struct args {
 	const char *path;
 	const char *at;			/* --at, parsed once the capture is open */
 	bool have_size, json, store;
+	bool force, partial;		/* -f; an incomplete or damaged capture */
 	int points;			/* --at, --every, --attempts seen */
 };
 
@@ -578,6 +581,9 @@ static int parse_option(int c, const char *arg, struct args *A, bool *verify)
 	case OPT_NO_STORE:
 		A->store = false;
 		break;
+	case 'f':
+		A->force = true;
+		break;
 	case 'h':
 		return cli_usage("predict", 0, EXIT_OK);
 	default:
@@ -593,7 +599,7 @@ static int parse_options(int argc, char **argv, struct args *A)
 	int c, rc;
 
 	optind = 1;
-	while ((c = cli_getopt(argc, argv, "h", predict_options)) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", predict_options)) != -1) {
 		rc = parse_option(c, optarg, A, &verify);
 		if (rc != GO_ON)
 			return rc;
@@ -626,15 +632,16 @@ static int parse_options(int argc, char **argv, struct args *A)
  */
 static int open_capture(struct args *A, struct tdb **db, bool *store_failed)
 {
-	int ret = A->store ? tdb_open(A->path, TDB_WRITE, db) : -1;
+	int ret = A->store ? cli_open_capture("predict", A->path, TDB_WRITE, A->force, db,
+					      &A->partial) : -1;
 
 	if (ret) {
-		if (A->store && ret != -BC_E_NOENT) {
+		if (A->store && ret != -BC_E_NOENT && ret != -BC_E_FORMAT) {
 			fprintf(stderr, "bigchunk predict: %s; answers are not stored\n", bc_errmsg());
 			*store_failed = true;
 		}
 		A->store = false;
-		if (tdb_open(A->path, TDB_READONLY, db))
+		if (cli_open_capture("predict", A->path, TDB_READONLY, A->force, db, &A->partial))
 			return cli_fail("predict");
 	}
 	return GO_ON;
@@ -693,7 +700,7 @@ int cmd_predict(int argc, char **argv)
 		rc = cli_fail("predict");
 		goto out;
 	}
-	rc = output(&A, &res, store_failed);
+	rc = cli_partial_exit(A.partial, output(&A, &res, store_failed));
 out:
 	pr_run_release(&res);
 	rp_destroy(rp);

@@ -12,7 +12,7 @@
 #include "db/tdb.h"
 
 const char cmd_query_usage[] =
-	"usage: bigchunk query FILE.db SQL [--csv | --json]\n"
+	"usage: bigchunk query FILE.db SQL [--csv | --json] [-f]\n"
 	"\n"
 	"Run read-only SQL against a capture. Besides the tables of db/README.md, the\n"
 	"connection has the virtual table 'events' (one row per event: seq, ts, cpu, pid,\n"
@@ -22,6 +22,7 @@ const char cmd_query_usage[] =
 	"Options:\n"
 	"  --csv     comma-separated output with a header line\n"
 	"  --json    a JSON array of objects\n"
+	"  -f, --force  read a capture that fails SQLite's quick_check\n"
 	"  -h, --help\n"
 	"\n"
 	"Examples:\n"
@@ -29,7 +30,9 @@ const char cmd_query_usage[] =
 	"  bigchunk query cap.db \"SELECT pfn >> 15 AS block, count(*) FROM mm_page_alloc\n"
 	"                         WHERE migratetype = 0 GROUP BY block\"\n"
 	"\n"
-	"Exit status: 0 on success, 2 on a bad file or SQL error.\n";
+	"Exit status: 0 on success, 1 the capture is incomplete or damaged (the rows come\n"
+	"from what it holds), 2 on a bad file or SQL error.\n"
+	CLI_CAPTURE_EXIT_HELP;
 
 enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON };
 
@@ -135,13 +138,14 @@ int cmd_query(int argc, char **argv)
 {
 	enum out_mode mode = OUT_TABLE;
 	const char *path, *sql, *tail;
-	bool first_row = true;
+	bool first_row = true, force = false, partial;
 	struct tdb *db;
 	sqlite3 *sq;
 	int c, ret = EXIT_OK;
 
-	while ((c = cli_getopt(argc, argv, "h", "csv:c json:j help:h")) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "csv:c json:j force:f help:h")) != -1) {
 		switch (c) {
+		case 'f': force = true; break;
 		case 'c': mode = OUT_CSV; break;
 		case 'j': mode = OUT_JSON; break;
 		case 'h': return cli_usage("query", 0, EXIT_OK);
@@ -153,7 +157,7 @@ int cmd_query(int argc, char **argv)
 		return cli_usage("query", 1, EXIT_BAD);
 	path = argv[optind];
 	sql = argv[optind + 1];
-	if (tdb_open(path, TDB_READONLY, &db))
+	if (cli_open_capture("query", path, TDB_READONLY, force, &db, &partial))
 		return cli_fail("query");
 	if (tdb_register_vtabs(db)) {
 		tdb_close(db);
@@ -185,5 +189,5 @@ int cmd_query(int argc, char **argv)
 	if (mode == OUT_JSON)
 		puts("]");
 	tdb_close(db);
-	return ret;
+	return cli_partial_exit(partial, ret);
 }

@@ -18,7 +18,7 @@
 
 const char cmd_replay_usage[] =
 	"usage: bigchunk replay FILE.db [--until T] [--json] [--no-store]\n"
-	"                       [--no-resync]\n"
+	"                       [--no-resync] [-f]\n"
 	"\n"
 	"Seed the model from the capture's first snapshot, apply every event in time order,\n"
 	"and at each later snapshot measure the model against the kernel: per-pfn agreement\n"
@@ -39,10 +39,13 @@ const char cmd_replay_usage[] =
 	"  --no-store    do not write the results into the capture\n"
 	"  --no-resync   keep the model's own state after each snapshot instead of\n"
 	"                resynchronising the pages that disagree\n"
+	"  -f, --force   read a capture that fails SQLite's quick_check\n"
 	"  -h, --help\n"
 	"\n"
-	"Exit status: 0 on success; 2 usage error, an unusable capture, or results that\n"
-	"could not be stored (then the previous replay's rows are left as they were).\n";
+	"Exit status: 0 on success; 1 the capture is incomplete or damaged (the figures\n"
+	"cover what it holds); 2 usage error, an unusable capture, or results that\n"
+	"could not be stored (then the previous replay's rows are left as they were).\n"
+	CLI_CAPTURE_EXIT_HELP;
 
 /* Real attempts the kernel went on with where the model would have stopped. */
 static void print_followed(struct replay *rp, const struct tr_attempt *att, int na)
@@ -210,15 +213,16 @@ int cmd_replay(int argc, char **argv)
 	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
 			      .note = cli_note };
 	const char *until = NULL, *path;
-	bool as_json = false, store = true;
+	bool as_json = false, store = true, force = false, partial;
 	struct replay *rp = NULL;
 	struct tdb *db;
 	int c, ret;
 
-	while ((c = cli_getopt(argc, argv, "h", "until=u json:j no-store:n no-resync:r "
-			       "help:h")) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "until=u json:j no-store:n no-resync:r "
+			       "force:f help:h")) != -1) {
 		switch (c) {
 		case 'u': until = optarg; break;
+		case 'f': force = true; break;
 		case 'j': as_json = true; break;
 		case 'n': store = false; break;
 		case 'r': ro.no_resync = true; break;
@@ -229,7 +233,8 @@ int cmd_replay(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage("replay", 1, EXIT_BAD);
 	path = argv[optind];
-	if (tdb_open(path, store ? TDB_WRITE : TDB_READONLY, &db))
+	if (cli_open_capture("replay", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
+			     &partial))
 		return cli_fail("replay");
 	if (until) {
 		uint64_t ts;
@@ -258,5 +263,5 @@ int cmd_replay(int argc, char **argv)
 		print_text(rp, path);
 	rp_destroy(rp);
 	tdb_close(db);
-	return EXIT_OK;
+	return cli_partial_exit(partial, EXIT_OK);
 }

@@ -61,7 +61,8 @@ const char cmd_snapshot_usage[] =
 	"  bigchunk snapshot --db snaps.db --from snap-before\n"
 	"\n"
 	"Exit status: 0 on success, 2 on a usage error or an unreadable or incomplete\n"
-	"snapshot (the message names the file and offset).\n";
+	"snapshot (the message names the file and offset), or a --db capture that fails\n"
+	"SQLite's quick_check (damaged: nothing is added to it).\n";
 
 static double now_s(void)
 {
@@ -76,7 +77,7 @@ static int open_db(const char *path, struct tdb **db, bool *created)
 {
 	*created = access(path, F_OK) != 0;
 	if (!*created)
-		return tdb_open(path, TDB_WRITE, db);
+		return tdb_open(path, TDB_WRITE | TDB_QUICK_CHECK, db);
 	return tdb_create(path, false, db);
 }
 

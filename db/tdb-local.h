@@ -15,6 +15,8 @@ struct tdb {
 	char *path;
 	bool readonly;
 	bool in_txn;
+	bool failed;			/* a statement failed: tdb_close() rolls back */
+	char damage[256];		/* quick_check's complaint (opened with TDB_FORCE) */
 	unsigned int writes;		/* since the last commit */
 	struct tdb_results *results;	/* the stored run open on this connection, if any */
 

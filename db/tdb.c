@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/wfile.h"
 #include "db/tdb-local.h"
 #include "db/tdb-results.h"
 
@@ -23,6 +24,7 @@ int tdb_sql_error(struct tdb *db, const char *what)
 {
 	int code = sqlite3_extended_errcode(db->sq);
 
+	db->failed = true;
 	if ((code & 0xff) == SQLITE_FULL)
 		return bc_error(BC_E_NOSPC, "%s: %s: %s (disk full?)", db->path, what,
 				sqlite3_errmsg(db->sq));
@@ -38,6 +40,7 @@ int tdb_exec(struct tdb *db, const char *sql)
 
 	if (sqlite3_exec(db->sq, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
+	db->failed = true;
 	ret = bc_error(BC_E_DB, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->sq));
 	if ((sqlite3_extended_errcode(db->sq) & 0xff) == SQLITE_FULL)
 		ret = bc_error(BC_E_NOSPC, "%s: %s (disk full?)", db->path,
@@ -173,10 +176,9 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out)
 	if (overwrite)
 		unlink(path);
 	/* Create it ourselves so the mode is 0600 whatever the umask: pfns are sensitive. */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = bc_create_private(path, 0);
 	if (fd < 0)
-		return bc_error(errno == EACCES ? BC_E_PERM : BC_E_IO, "%s: cannot create: %m", path);
-	fchmod(fd, 0600);
+		return fd;
 	close(fd);
 
 	db = tdb_alloc(path);
@@ -249,6 +251,85 @@ static void rollback_hot_journal(const char *path)
 	sqlite3_close(sq);
 }
 
+#define TDB_REMEDY	"; give a capture written by 'bigchunk record' or 'bigchunk import' " \
+			"(a trace.dat is imported with 'bigchunk import TRACE.dat -o FILE.db')"
+
+/*
+ * PRAGMA quick_check: the b-trees, free list and record formats, without matching
+ * indexes to tables; O(file size), milliseconds for the bundled captures. Its first
+ * few complaints go into @buf ("" when the file is sound).
+ */
+static void quick_check(struct tdb *db, char *buf, size_t size)
+{
+	sqlite3_stmt *st = NULL;
+	size_t len = 0;
+	int rc;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db->sq, "PRAGMA quick_check(3)", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(buf, size, "%s", sqlite3_errmsg(db->sq));
+		return;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		/* a row of the main database begins "*** in database main ***\n" */
+		if (t && !strncmp(t, "*** in database", 15) && strchr(t, '\n'))
+			t = strchr(t, '\n') + 1;
+		if (!t || !strcmp(t, "ok") || len >= size - 1)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "; " : "", t);
+		if (len >= size)
+			len = size - 1;
+	}
+	if (rc != SQLITE_DONE && !buf[0])
+		snprintf(buf, size, "%s", sqlite3_errmsg(db->sq));
+	sqlite3_finalize(st);
+	for (char *p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+}
+
+/* The tables every capture has, whatever its version: else it is someone else's file. */
+static int check_tables(struct tdb *db)
+{
+	sqlite3_stmt *st = NULL;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(db->sq, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+			       "AND name IN ('meta', 'event_types', 'event_fields', "
+			       "'event_chunks')", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n < 0)
+		return tdb_sql_error(db, "reading its schema");
+	if (n != 4)
+		return bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (an SQLite database "
+				"without the capture tables meta, event_types, event_chunks)"
+				TDB_REMEDY, db->path);
+	return 0;
+}
+
+/* The checks of tdb_open() before anything reads or migrates the tables. */
+static int check_file(struct tdb *db, int flags)
+{
+	int ret;
+
+	if (flags & TDB_QUICK_CHECK) {
+		quick_check(db, db->damage, sizeof(db->damage));
+		if (db->damage[0] && !(flags & TDB_FORCE))
+			return bc_error(BC_E_FORMAT, "%s: damaged: SQLite's quick_check says: %s; "
+					"nothing read from it can be trusted: record or import it "
+					"again, or try 'sqlite3 %s .recover' into a new file, or "
+					"use --force to read it anyway", db->path, db->damage,
+					db->path);
+	}
+	ret = check_tables(db);
+	db->failed = false;		/* a read of a damaged file is no failed write */
+	return ret;
+}
+
 int tdb_open(const char *path, int flags, struct tdb **out)
 {
 	int oflags = (flags & TDB_WRITE) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
@@ -276,9 +357,11 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 			ret = bc_error(BC_E_PERM, "%s: a write to it was interrupted and its "
 				       "journal %s-journal must be rolled back: open it once with "
 				       "write access (e.g. 'bigchunk replay')", path, path);
-		else
+		else if ((sqlite3_extended_errcode(db->sq) & 0xff) == SQLITE_NOTADB)
 			ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (not an SQLite "
-				       "database: %s)", path, sqlite3_errmsg(db->sq));
+				       "database: %s)" TDB_REMEDY, path, sqlite3_errmsg(db->sq));
+		else
+			ret = tdb_sql_error(db, "cannot read it");
 		goto error;
 	}
 	version = sqlite3_column_int(st, 0);
@@ -291,9 +374,13 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 		goto error;
 	}
 	if (version < 1) {
-		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (no schema version)", path);
+		ret = bc_error(BC_E_FORMAT, "%s: not a bigchunk capture (an SQLite database "
+			       "with no schema version)" TDB_REMEDY, path);
 		goto error;
 	}
+	ret = check_file(db, flags);
+	if (ret)
+		goto error;
 	if (version < TDB_SCHEMA_VERSION) {
 		if (db->readonly && version >= TDB_READABLE_VERSION)
 			goto migrated;		/* readable as it is; the newer tables are absent */
@@ -341,8 +428,10 @@ error:
 
 /*
  * A stored run still open is rolled back, never committed: its rows are whole or none.
- * What the event writer wrote is committed, even after an error (a capture keeps what
- * was read; meta 'complete' stays 0).
+ * What the event writer wrote is committed, even after an error of its input (a capture
+ * keeps what was read; meta 'complete' stays 0); after a failed write (a full disk) the
+ * open transaction is rolled back instead: committing it would store a part of
+ * something, and SQLite may have rolled it back already ("no transaction is active").
  */
 int tdb_close(struct tdb *db)
 {
@@ -351,7 +440,14 @@ int tdb_close(struct tdb *db)
 	if (!db)
 		return 0;
 	tdb_results_abort(db->results);
-	if (!db->readonly) {
+	if (!db->readonly && db->failed) {
+		if (!sqlite3_get_autocommit(db->sq))
+			sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
+		if (db->in_txn)
+			ret = bc_error(BC_E_DB, "%s: a write failed: what was written since the "
+				       "last commit is rolled back", db->path);
+		db->in_txn = false;
+	} else if (!db->readonly) {
 		ret = tdb_flush(db);
 		if (db->in_txn) {
 			int r = tdb_commit(db);
@@ -406,8 +502,14 @@ int tdb_commit(struct tdb *db)
 
 	if (!db->in_txn)
 		return 0;
-	ret = tdb_exec(db, "COMMIT");
 	db->in_txn = false;
+	/* SQLite rolls a transaction back itself after some errors (a full disk) */
+	if (sqlite3_get_autocommit(db->sq)) {
+		db->failed = true;
+		return bc_error(BC_E_DB, "%s: cannot commit: SQLite rolled the transaction back "
+				"after an earlier error", db->path);
+	}
+	ret = tdb_exec(db, "COMMIT");
 	return ret;
 }
 

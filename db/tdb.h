@@ -36,6 +36,8 @@ struct tdb;
 enum tdb_open_flags {
 	TDB_READONLY	= 1 << 0,
 	TDB_WRITE	= 1 << 1,	/* existing file, read-write (replay results) */
+	TDB_QUICK_CHECK	= 1 << 2,	/* refuse a file PRAGMA quick_check finds damaged */
+	TDB_FORCE	= 1 << 3,	/* ... unless this: open it, tdb_health() says so */
 };
 
 /**
@@ -49,12 +51,16 @@ int tdb_create(const char *path, bool overwrite, struct tdb **out);
 /**
  * tdb_open() - open an existing capture. Refuses non-SQLite files, files without
  * our schema, and files of a newer schema version; older ones are migrated when
- * opened with TDB_WRITE.
+ * opened with TDB_WRITE. With TDB_QUICK_CHECK, a file that fails PRAGMA quick_check
+ * is refused with SQLite's complaint (-BC_E_FORMAT), or with TDB_FORCE opened anyway
+ * (db/tdb-check.h reports it). Readers of captures open them through the cli's
+ * cli_open_capture(), which sets both as the user asked.
  * Return: 0 and *@out (caller frees with tdb_close()), or a negative bc_err.
  */
 int tdb_open(const char *path, int flags, struct tdb **out);
 
-/* Flush pending events, commit and close. NULL is allowed. */
+/* Flush pending events, commit and close. After a failed write (a full disk) the open
+ * transaction is rolled back, never committed. NULL is allowed. */
 int tdb_close(struct tdb *db);
 
 /* Flush, set meta complete=1 and commit. */

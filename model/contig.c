@@ -82,7 +82,11 @@ static int take(struct model *m, uint32_t s, uint32_t e, enum model_kind kind)
 		order = 0;
 	for (p = s; p < e; p++)
 		if (wtag(m->words[p]) == WT_HOLE)
-			return -BC_E_INVAL;
+			return bc_error(BC_E_INVAL, "model: the range [%#llx, %#llx) taken holds "
+					"pfn %#llx, a hole (not System RAM, or no memmap)",
+					(unsigned long long)idx_to_pfn(m, s),
+					(unsigned long long)idx_to_pfn(m, e),
+					(unsigned long long)idx_to_pfn(m, p));
 	model_write_range(m, s, n, w_alloc(order, IMT_MOVABLE, kind, MODEL_GFP_OTHER, 0),
 			  w_tail(IMT_MOVABLE, kind));
 	return 0;
@@ -93,7 +97,7 @@ int model_take_range(struct model *m, uint64_t start, uint64_t end, enum model_k
 	uint32_t s, e, p;
 
 	if (!model_range_idx(m, start, end, &s, &e) || (unsigned int)kind >= MODEL_NR_KINDS)
-		return -BC_E_INVAL;
+		return model_range_error(m, start, end);
 	for (p = s; p < e; p++) {
 		unsigned int t = wtag(m->words[p]);
 
@@ -207,7 +211,9 @@ static int check_req(const struct model_contig_req *req, struct model_contig_res
 	res->pfn = UINT64_MAX;
 	res->outer_start = UINT64_MAX;
 	if (req->start >= req->end || (unsigned int)req->kind >= MODEL_NR_KINDS)
-		return -BC_E_INVAL;
+		return bc_error(BC_E_INVAL, "model: contiguous range [%#llx, %#llx) of kind %d: "
+				"empty, or an unknown kind", (unsigned long long)req->start,
+				(unsigned long long)req->end, (int)req->kind);
 	return 0;
 }
 

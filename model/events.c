@@ -657,7 +657,7 @@ static int setter_range(struct model *m, uint64_t pfn, uint64_t n, uint32_t *idx
 	if (ret)
 		return ret;
 	if (!pfn_to_idx(m, pfn, idx) || n > m->span - *idx)
-		return -BC_E_INVAL;
+		return model_range_error(m, pfn, pfn + n);
 	return 0;
 }
 
@@ -669,7 +669,7 @@ int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_ki
 	if (ret)
 		return ret;
 	if ((unsigned int)kind >= MODEL_NR_KINDS)
-		return -BC_E_INVAL;
+		return bc_error(BC_E_INVAL, "model: page kind %d unknown", (int)kind);
 	for (i = idx; i < idx + n; i++) {
 		uint32_t w = m->words[i];
 
@@ -727,7 +727,7 @@ int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 
 int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 {
-	uint32_t idx, pbi;
+	uint32_t idx = 0, pbi;
 	int imt = -1, ret = setter_range(m, pfn, 1, &idx);
 	struct pblock *b;
 

@@ -187,7 +187,7 @@ int model_undo_isolate_range(struct model *m, uint64_t start, uint64_t end)
 	uint32_t s, e, p;
 
 	if (!model_range_idx(m, start, end, &s, &e))
-		return -BC_E_INVAL;
+		return model_range_error(m, start, end);
 	for (p = s >> m->pb_order; p <= (e - 1) >> m->pb_order; p++)
 		unisolate_block(m, p);
 	return 0;
@@ -228,7 +228,7 @@ int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
 	if (fail_pfn)
 		*fail_pfn = UINT64_MAX;
 	if (!model_range_idx(m, start, end, &s, &e))
-		return -BC_E_INVAL;
+		return model_range_error(m, start, end);
 	first = s >> m->pb_order;
 	last = (e - 1) >> m->pb_order;
 	p = first + 1;
@@ -277,7 +277,7 @@ int model_test_pages_isolated(const struct model *m, uint64_t start, uint64_t en
 	int online = 0;
 
 	if (!model_range_idx(m, start, end, &s, &e))
-		return -BC_E_INVAL;
+		return model_range_error(m, start, end);
 	/* Pageblock loop from @start (not aligned): the first valid page's block. */
 	for (p = s; p < e; p += pbn) {
 		uint32_t q, qe = p + pbn < e ? p + pbn : e;
@@ -323,7 +323,8 @@ int model_drain_zone(struct model *m, uint64_t pfn)
 	struct mzone *z;
 
 	if (!pfn_to_idx(m, pfn, &idx) || !(z = zone_of_idx(m, idx)))
-		return -BC_E_INVAL;
+		return bc_error(BC_E_INVAL, "model: pfn %#llx is in no zone",
+				(unsigned long long)pfn);
 	for (l = 0; l < m->nr_cpus * NR_PCP_LISTS; l++) {
 		struct flist *fl = &z->pcp[l];
 
@@ -499,7 +500,7 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 	int ret = 0;
 
 	if (!model_range_idx(m, start, end, &s, &e))
-		return -BC_E_INVAL;
+		return model_range_error(m, start, end);
 	p = s;
 	while (p < e) {
 		uint32_t w = m->words[p], head = p, n;

@@ -427,6 +427,8 @@ void model_anomaly(struct model *m, enum model_anomaly a, uint32_t idx, unsigned
 /* ---- isolation (isolate.c), for contig.c ------------------------------------------ */
 
 /* [start, end) as indices; 0 when empty or outside the model. */
+/* -BC_E_INVAL saying pfns [@start, @end) are not a range of the modelled pfns. */
+int model_range_error(const struct model *m, uint64_t start, uint64_t end);
 int model_range_idx(const struct model *m, uint64_t start, uint64_t end, uint32_t *s,
 		    uint32_t *e);
 /* model_isolate_range() with MODEL_CONTIG_* @flags (has_unmovable_pages() rules). */

@@ -310,6 +310,14 @@ void model_journal_push(struct model *m, void *p)
 	memcpy(&e->old, p, sizeof(e->old));
 }
 
+int model_range_error(const struct model *m, uint64_t start, uint64_t end)
+{
+	return bc_error(BC_E_INVAL, "model: pfns [%#llx, %#llx) are not a range inside the "
+			"modelled pfns [%#llx, %#llx)", (unsigned long long)start,
+			(unsigned long long)end, (unsigned long long)m->base,
+			(unsigned long long)(m->base + m->span));
+}
+
 int model_refuse(void)
 {
 	return bc_error(BC_E_NOMEM, "model: out of memory earlier, the model is unusable");
@@ -530,9 +538,15 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 	uint64_t align;
 	unsigned int i;
 
-	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
-	    layout->nr_ram > MODEL_MAX_RAM || !layout->nr_cpus || layout->nr_cpus > (1u << 19))
-		return bc_error(BC_E_INVAL, "model: invalid layout");
+	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES)
+		return bc_error(BC_E_INVAL, "model: %u zones; 1 to %d are modelled",
+				layout ? layout->nr_zones : 0, MODEL_MAX_ZONES);
+	if (layout->nr_ram > MODEL_MAX_RAM)
+		return bc_error(BC_E_INVAL, "model: %u System RAM ranges; at most %d are modelled",
+				layout->nr_ram, MODEL_MAX_RAM);
+	if (!layout->nr_cpus || layout->nr_cpus > (1u << 19))
+		return bc_error(BC_E_INVAL, "model: %u CPUs; 1 to %u are modelled",
+				layout->nr_cpus, 1u << 19);
 	/*
 	 * The pcp lists hold orders up to PAGE_ALLOC_COSTLY_ORDER and the pageblock
 	 * order, filed as at most one pageblock: a smaller pageblock order would break
@@ -545,6 +559,12 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 				"the model handles pageblock orders %u..MAX_PAGE_ORDER and "
 				"MAX_PAGE_ORDER up to %u", layout->pageblock_order,
 				layout->max_page_order, PCP_LOW_ORDERS - 1, MODEL_MAX_PAGE_ORDER);
+	for (i = 0; i < layout->nr_ram; i++)
+		if (layout->ram[i].start > layout->ram[i].end)
+			return bc_error(BC_E_INVAL, "model: System RAM range %u is [%#llx, %#llx): "
+					"its end is below its start", i,
+					(unsigned long long)layout->ram[i].start,
+					(unsigned long long)layout->ram[i].end);
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (i = 0; i < layout->nr_zones; i++) {
@@ -558,10 +578,17 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 			*hi = z->start_pfn + z->spanned;
 		if (i && z->start_pfn < layout->zones[i - 1].start_pfn +
 					layout->zones[i - 1].spanned)
-			return bc_error(BC_E_INVAL, "model: zones overlap or are not ascending");
+			return bc_error(BC_E_INVAL, "model: zone %s [%#llx, %#llx) overlaps zone %s "
+					"[%#llx, %#llx) or comes before it", z->name,
+					(unsigned long long)z->start_pfn,
+					(unsigned long long)(z->start_pfn + z->spanned),
+					layout->zones[i - 1].name,
+					(unsigned long long)layout->zones[i - 1].start_pfn,
+					(unsigned long long)(layout->zones[i - 1].start_pfn +
+							     layout->zones[i - 1].spanned));
 	}
 	if (*lo >= *hi)
-		return bc_error(BC_E_INVAL, "model: empty layout");
+		return bc_error(BC_E_INVAL, "model: every zone spans 0 pages");
 	align = 1ull << 18;
 	*lo &= ~(align - 1);
 	*hi = (*hi + (1ull << layout->max_page_order) - 1) &

@@ -171,7 +171,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		goto error;
 	rp->m = model_create(&rp->layout, &rp->profile);
 	if (!rp->m) {
-		ret = bc_error_prefix(-BC_E_INVAL, "%s: model", tdb_path(db));
+		ret = bc_error_prefix(-BC_E_INVAL, "%s: the layout of snapshot %lld", tdb_path(db),
+				      (long long)rp->snaps[rp->seed_snap].id);
 		goto error;
 	}
 	ret = rp_seed(rp, &rp->snaps[rp->seed_snap]);

@@ -11,6 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <errno.h>
+
+#include <sqlite3.h>
+
 #include "tests/fixture.h"
 
 static char tmpdir[64];
@@ -99,18 +103,40 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
-int fixture_runf(char **out, const char *fmt, ...)
+/* fixture_run() of @fmt's line, after "@prefix " when @prefix is not NULL. */
+static int vrun(char **out, const char *prefix, const char *fmt, va_list ap)
 {
-	char *cmd;
+	char *args, *cmd;
+	int rc;
+
+	if (vasprintf(&args, fmt, ap) < 0 ||
+	    asprintf(&cmd, "%s%s%s", prefix ? prefix : "", prefix ? " " : "", args) < 0)
+		abort();
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	free(args);
+	return rc;
+}
+
+int fixture_run_bc(char **out, const char *fmt, ...)
+{
 	va_list ap;
 	int rc;
 
 	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
+	rc = vrun(out, fixture_bigchunk(), fmt, ap);
 	va_end(ap);
-	rc = fixture_run(cmd, out);
-	free(cmd);
+	return rc;
+}
+
+int fixture_runf(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vrun(out, NULL, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 
@@ -216,4 +242,80 @@ void fixture_assert_no_output(const char *out)
 	snprintf(pat, sizeof(pat), "%s.importing-*", out);
 	ck_assert_msg(glob(pat, 0, NULL, &g) != 0, "%s left behind", g.gl_pathv[0]);
 	globfree(&g);
+}
+
+/* ---- files and SQL for tests on copies of captures ---- */
+
+void fixture_copy(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out;
+
+	ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ck_assert_msg(write(out, buf, (size_t)n) == n, "%s: %s", to, strerror(errno));
+	ck_assert_int_eq(n, 0);
+	close(in);
+	ck_assert_int_eq(close(out), 0);
+}
+
+static sqlite3 *sql_open(const char *path)
+{
+	sqlite3 *sq;
+
+	/* read-write: rolls back a hot journal a killed writer left */
+	ck_assert_int_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	return sq;
+}
+
+void fixture_sql_exec(const char *path, const char *sql)
+{
+	sqlite3 *sq = sql_open(path);
+	char *msg = NULL;
+
+	ck_assert_msg(sqlite3_exec(sq, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
+		      msg ? msg : "?");
+	sqlite3_close(sq);
+}
+
+/*
+ * The rows of @query as text, "|" between columns, "\n" after each row, NULL as "":
+ * the sqlite3 shell's list mode. Caller frees.
+ */
+char *fixture_sql_rows(const char *path, const char *query)
+{
+	sqlite3 *sq = sql_open(path);
+	sqlite3_stmt *st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	int i, rc;
+
+	ck_assert_msg(sqlite3_prepare_v2(sq, query, -1, &st, NULL) == SQLITE_OK, "%s: %s", query,
+		      sqlite3_errmsg(sq));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+
+			fprintf(fp, "%s%s", i ? "|" : "", t ? t : "");
+		}
+		fputc('\n', fp);
+	}
+	ck_assert_msg(rc == SQLITE_DONE, "%s: %s", query, sqlite3_errmsg(sq));
+	sqlite3_finalize(st);
+	sqlite3_close(sq);
+	fclose(fp);
+	return buf;
+}
+
+long long fixture_sql_count(const char *path, const char *query)
+{
+	char *t = fixture_sql_rows(path, query);
+	long long n = atoll(t);
+
+	free(t);
+	return n;
 }

@@ -20,6 +20,8 @@ const char *fixture_path(const char *rel);
 int fixture_run(const char *cmdline, char **out);
 /* fixture_run() of a printf-formatted command line. */
 int fixture_runf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* fixture_run() of "BIGCHUNK ARGS", ARGS made from @fmt. */
+int fixture_run_bc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * Live tests: true when root with tracefs (and BC_NO_LIVE unset), after taking the
  * live-test lock; otherwise skips with the reason (fixture_skip()). Every call is
@@ -35,5 +37,14 @@ void fixture_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Assert that neither @out nor an "<out>.importing-*" temporary exists (a failed import). */
 void fixture_assert_no_output(const char *out);
+/* Copy file @from to @to (mode 0600, replaced if present); fails the test on error. */
+void fixture_copy(const char *from, const char *to);
+/* Run @sql on the SQLite file @path (read-write: a hot journal is rolled back). */
+void fixture_sql_exec(const char *path, const char *sql);
+/* The rows of @query as text, "|" between columns and "\n" after each row, NULL as "":
+ * the sqlite3 shell's list mode. Caller frees. */
+char *fixture_sql_rows(const char *path, const char *query);
+/* The first column of @query's first row as a number. */
+long long fixture_sql_count(const char *path, const char *query);
 
 #endif

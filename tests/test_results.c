@@ -33,92 +33,18 @@
 
 /* ---- helpers ---- */
 
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	ssize_t n;
-	int in = open(from, O_RDONLY), out;
-
-	ck_assert_msg(in >= 0, "%s: %s", from, strerror(errno));
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ck_assert_msg(write(out, buf, (size_t)n) == n, "%s: %s", to, strerror(errno));
-	ck_assert_int_eq(n, 0);
-	close(in);
-	ck_assert_int_eq(close(out), 0);
-}
-
 /* A private copy of bundled capture @rel (the commands store into it). */
 static char *copy_capture(const char *rel, const char *name)
 {
 	char *p = fixture_tmpfile(name);
 
-	copy_file(fixture_path(rel), p);
+	fixture_copy(fixture_path(rel), p);
 	return p;
-}
-
-static sqlite3 *sql_open(const char *path)
-{
-	sqlite3 *sq;
-
-	/* read-write: rolls back a hot journal a killed writer left */
-	ck_assert_int_eq(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	return sq;
-}
-
-static void sql_exec(const char *path, const char *sql)
-{
-	sqlite3 *sq = sql_open(path);
-	char *msg = NULL;
-
-	ck_assert_msg(sqlite3_exec(sq, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
-		      msg ? msg : "?");
-	sqlite3_close(sq);
-}
-
-/*
- * The rows of @query as text, "|" between columns, "\n" after each row, NULL as "":
- * the sqlite3 shell's list mode. Caller frees.
- */
-static char *sql_rows(const char *path, const char *query)
-{
-	sqlite3 *sq = sql_open(path);
-	sqlite3_stmt *st;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	int i, rc;
-
-	ck_assert_msg(sqlite3_prepare_v2(sq, query, -1, &st, NULL) == SQLITE_OK, "%s: %s", query,
-		      sqlite3_errmsg(sq));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (i = 0; i < sqlite3_column_count(st); i++) {
-			const char *t = (const char *)sqlite3_column_text(st, i);
-
-			fprintf(fp, "%s%s", i ? "|" : "", t ? t : "");
-		}
-		fputc('\n', fp);
-	}
-	ck_assert_msg(rc == SQLITE_DONE, "%s: %s", query, sqlite3_errmsg(sq));
-	sqlite3_finalize(st);
-	sqlite3_close(sq);
-	fclose(fp);
-	return buf;
-}
-
-static long long sql_count(const char *path, const char *query)
-{
-	char *t = sql_rows(path, query);
-	long long n = atoll(t);
-
-	free(t);
-	return n;
 }
 
 static void assert_integrity(const char *path)
 {
-	char *t = sql_rows(path, "PRAGMA integrity_check");
+	char *t = fixture_sql_rows(path, "PRAGMA integrity_check");
 
 	ck_assert_msg(!strcmp(t, "ok\n"), "%s: integrity_check: %s", path, t);
 	free(t);
@@ -132,20 +58,7 @@ static void inject_fault(const char *path, const char *table, int after)
 	snprintf(sql, sizeof(sql), "CREATE TRIGGER bc_fault BEFORE INSERT ON %s WHEN (SELECT "
 		 "count(*) FROM %s) >= %d BEGIN SELECT RAISE(ABORT, 'injected fault'); END;",
 		 table, table, after);
-	sql_exec(path, sql);
-}
-
-static int run_bc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run_bc(char **out, const char *fmt, ...)
-{
-	char args[1024], cmd[1400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", fixture_bigchunk(), args);
-	return fixture_run(cmd, out);
+	fixture_sql_exec(path, sql);
 }
 
 /* The command failed with exit 2, said the results were not stored, and why. */
@@ -184,9 +97,9 @@ START_TEST(test_fails_midway)
 	int rc;
 
 	inject_fault(db, t->table, t->after);
-	rc = run_bc(&out, "%s %s", t->args, db);
+	rc = fixture_run_bc(&out, "%s %s", t->args, db);
 	assert_not_stored(rc, out, "injected fault");
-	ck_assert_msg(sql_count(db, t->rows) == 0, "%s: rows of the failed run stored", t->args);
+	ck_assert_msg(fixture_sql_count(db, t->rows) == 0, "%s: rows of the failed run stored", t->args);
 	assert_integrity(db);
 	free(out);
 }
@@ -201,26 +114,26 @@ START_TEST(test_replay_fails_midway)
 	int rc;
 
 	/* the bundled file predates replay_scores.buddyinfo_free_err: the store adds it */
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM pragma_table_info('replay_scores') "
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM pragma_table_info('replay_scores') "
 				   "WHERE name = 'buddyinfo_free_err'"), 0);
-	rc = run_bc(&out, "replay %s", db);
+	rc = fixture_run_bc(&out, "replay %s", db);
 	ck_assert_msg(rc == 0, "replay: exit %d: %s", rc, out);
 	free(out);
-	ck_assert_int_gt(sql_count(db, "SELECT count(*) FROM replay_scores WHERE "
+	ck_assert_int_gt(fixture_sql_count(db, "SELECT count(*) FROM replay_scores WHERE "
 				   "buddyinfo_free_err IS NOT NULL"), 0);
 	/* mark the first replay's rows: they must survive the failed one as they are */
-	sql_exec(db, "UPDATE replay_scores SET pfns_changed = -1; "
+	fixture_sql_exec(db, "UPDATE replay_scores SET pfns_changed = -1; "
 		 "UPDATE replay_anomalies SET count = -1");
-	ck_assert_int_gt(sql_count(db, "SELECT count(*) FROM replay_anomalies"), 0);
-	before = sql_rows(db, rows);
+	ck_assert_int_gt(fixture_sql_count(db, "SELECT count(*) FROM replay_anomalies"), 0);
+	before = fixture_sql_rows(db, rows);
 	ck_assert_msg(before[0], "the first replay stored no scores");
 	/* the scores are deleted and rewritten, then the anomalies fail */
 	inject_fault(db, "replay_anomalies", 0);
-	rc = run_bc(&out, "replay %s", db);
+	rc = fixture_run_bc(&out, "replay %s", db);
 	assert_not_stored(rc, out, "injected fault");
-	after = sql_rows(db, rows);
+	after = fixture_sql_rows(db, rows);
 	ck_assert_str_eq(after, before);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM replay_anomalies WHERE count != -1"),
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM replay_anomalies WHERE count != -1"),
 			 0);
 	assert_integrity(db);
 	free(before);
@@ -249,8 +162,8 @@ START_TEST(test_writer_rolls_back)
 	ck_assert_int_eq(tdb_results_prediction(w, run, &p, &id), 0);
 	ck_assert_int_eq(id, 1);
 	tdb_close(t);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM predictions"), 0);
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM predictions"), 0);
 
 	/* a failed row: commit refuses with that error, abort leaves nothing */
 	inject_fault(db, "predictions", 1);
@@ -266,11 +179,11 @@ START_TEST(test_writer_rolls_back)
 	tdb_results_abort(w);
 	ck_assert_msg(strstr(bc_errmsg(), "injected fault"), "%s", bc_errmsg());
 	ck_assert_int_eq(tdb_close(t), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM predictions"), 0);
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM prediction_runs"), 0);
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM predictions"), 0);
 
 	/* and the happy path commits */
-	sql_exec(db, "DROP TRIGGER bc_fault");
+	fixture_sql_exec(db, "DROP TRIGGER bc_fault");
 	ck_assert_int_eq(tdb_open(db, TDB_WRITE, &t), 0);
 	ck_assert_int_eq(tdb_results_begin(t, &w), 0);
 	ck_assert_int_eq(tdb_results_prediction_run(w, &r, &run), 0);
@@ -279,7 +192,7 @@ START_TEST(test_writer_rolls_back)
 	ck_assert_int_eq(id, 2);
 	ck_assert_int_eq(tdb_results_commit(w), 0);
 	ck_assert_int_eq(tdb_close(t), 0);
-	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM predictions"), 2);
+	ck_assert_int_eq(fixture_sql_count(db, "SELECT count(*) FROM predictions"), 2);
 	assert_integrity(db);
 }
 END_TEST
@@ -339,12 +252,12 @@ START_TEST(test_full_disk)
 	snprintf(db, sizeof(db), "%s/cap.db", dir);
 	snprintf(filler, sizeof(filler), "%s/filler", dir);
 	for (i = 0; i < 3; i++) {
-		copy_file(fixture_path("traces/default.db"), db);
+		fixture_copy(fixture_path("traces/default.db"), db);
 		/* a few pages of room: the store starts, then the disk is full */
 		fill_up(dir, 8192);
-		rc[i] = run_bc(&out[i], "%s %s", cmds[i].args, db);
+		rc[i] = fixture_run_bc(&out[i], "%s %s", cmds[i].args, db);
 		unlink(filler);		/* room for the checks (and a hot journal's rollback) */
-		left[i] = sql_count(db, cmds[i].count);
+		left[i] = fixture_sql_count(db, cmds[i].count);
 		assert_integrity(db);
 		unlink(db);
 	}
@@ -406,20 +319,20 @@ START_TEST(test_kill_during_store)
 	int rc;
 
 	/* every candidate row costs ~10 ms: the store of 63 takes ~0.6 s */
-	sql_exec(db, "CREATE TRIGGER bc_slow AFTER INSERT ON prediction_candidates BEGIN "
+	fixture_sql_exec(db, "CREATE TRIGGER bc_slow AFTER INSERT ON prediction_candidates BEGIN "
 		 "SELECT length(hex(zeroblob(4000000))); END;");
 	for (i = 0; i < sizeof(delays) / sizeof(delays[0]); i++) {
 		long long runs, answers, cands;
 
 		predict_and_kill(db, delays[i]);
 		/* a reader rolls back what the killed writer left, and reads the file */
-		rc = run_bc(&out, "info %s", db);
+		rc = fixture_run_bc(&out, "info %s", db);
 		ck_assert_msg(rc == 0, "info after kill %zu: exit %d: %s", i, rc, out);
 		free(out);
 		assert_integrity(db);
-		runs = sql_count(db, "SELECT count(*) FROM prediction_runs");
-		answers = sql_count(db, "SELECT count(*) FROM predictions");
-		cands = sql_count(db, "SELECT count(*) FROM prediction_candidates");
+		runs = fixture_sql_count(db, "SELECT count(*) FROM prediction_runs");
+		answers = fixture_sql_count(db, "SELECT count(*) FROM predictions");
+		cands = fixture_sql_count(db, "SELECT count(*) FROM prediction_candidates");
 		/* each run stored is whole: 7 answers, 63 candidates */
 		ck_assert_msg(answers == 7 * runs && cands == 63 * runs,
 			      "after kill %zu (%ld ms): %lld runs, %lld answers, %lld candidates",
@@ -469,9 +382,9 @@ START_TEST(test_rows_as_before)
 	char *db = copy_capture(g->capture, "golden.db"), *out = NULL, *t;
 	int rc;
 
-	rc = run_bc(&out, "%s %s", g->args, db);
+	rc = fixture_run_bc(&out, "%s %s", g->args, db);
 	ck_assert_msg(rc == g->rc, "%s: exit %d: %s", g->args, rc, out);
-	t = sql_rows(db, g->query);
+	t = fixture_sql_rows(db, g->query);
 	ck_assert_str_eq(t, g->rows);
 	assert_integrity(db);
 	free(t);
