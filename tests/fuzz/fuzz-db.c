@@ -6,8 +6,9 @@
  * replay and check read it: the summaries, the snapshots and their page runs, every
  * event through the cursor, a time, then a replay and a check run (trace only and
  * replayed) with small limits. Any error return is fine; a crash, a hang or a leak
- * is a finding.
+ * is a finding. Replay and check run with limits (replay_and_check()).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -17,10 +18,12 @@
 #include "db/tdb.h"
 #include "replay/replay.h"
 #include "tests/fuzz/fuzz.h"
+#include "trace/tr-event.h"
 #include "trace/tr-time.h"
 
 #define MAX_EVENTS	100000
-#define MAX_MODEL_PFNS	(1ull << 22)	/* zones beyond this: no replay (memory) */
+#define MAX_MODEL_PFNS	(1ull << 22)	/* see replay_and_check() */
+#define MAX_ORDER	16
 
 static char path[64];
 
@@ -99,23 +102,49 @@ static void read_snapshots(struct tdb *db)
 	free(s);
 }
 
-static void read_events(struct tdb *db)
+/*
+ * Read every event (up to MAX_EVENTS); return whether all of them stay inside the pfns
+ * and orders the model and the checkers are run on here (see replay_and_check()).
+ */
+static bool read_events(struct tdb *db)
 {
+	struct tr_decoder *d = NULL;
 	struct tdb_cursor *cur;
-	struct bc_event ev;
+	struct bc_event raw;
+	struct tr_event ev;
 	uint64_t seq, ts;
+	bool tame = true;
 	int n;
 
-	if (tdb_cursor_open(db, 0, UINT64_MAX, &cur))
-		return;
-	for (n = 0; n < MAX_EVENTS && tdb_cursor_next(cur, &ev) > 0; n++)
-		;
-	tdb_cursor_close(cur);
 	tr_parse_time(db, "1us", &seq, &ts);
 	tr_parse_time(db, "marker:fuzz", &seq, &ts);
+	if (tr_decoder_create(db, &d))
+		return false;
+	if (tdb_cursor_open(db, 0, UINT64_MAX, &cur)) {
+		tr_decoder_destroy(d);
+		return false;
+	}
+	for (n = 0; n < MAX_EVENTS && tdb_cursor_next(cur, &raw) > 0; n++) {
+		tr_decode(d, &raw, &ev);
+		if ((ev.pfn != UINT64_MAX && ev.pfn >= MAX_MODEL_PFNS) ||
+		    ev.order > MAX_ORDER || ev.fallback_order > MAX_ORDER ||
+		    ev.start_pfn >= MAX_MODEL_PFNS || ev.end_pfn >= MAX_MODEL_PFNS ||
+		    ev.fin_pfn >= MAX_MODEL_PFNS)
+			tame = false;
+	}
+	tdb_cursor_close(cur);
+	tr_decoder_destroy(d);
+	return tame;
 }
 
-static void replay_and_check(struct tdb *db)
+/*
+ * Replay and check, unless the zones or the events reach beyond MAX_MODEL_PFNS: the
+ * model and check's shadow map size themselves by the pfns they are given (issue 9:
+ * "bounds in check's shadow map and in every pfn-indexed structure", not done yet), so
+ * one wild pfn costs gigabytes and minutes instead of an error. Drop this limit when
+ * that is bounded.
+ */
+static void replay_and_check(struct tdb *db, bool tame)
 {
 	struct rp_opts ro = { .until_seq = MAX_EVENTS };
 	struct chk_opts co = { .max_errors = 10, .recount_every = 16 };
@@ -124,8 +153,9 @@ static void replay_and_check(struct tdb *db)
 	uint64_t end = 0;
 
 	tdb_info_zones(db, zone_max, &end);
-	co.trace_only = end > MAX_MODEL_PFNS;
-	if (!co.trace_only && !rp_create(db, &ro, &rp))
+	if (!tame || end > MAX_MODEL_PFNS)
+		return;
+	if (!rp_create(db, &ro, &rp))
 		rp_run(rp, NULL);
 	rp_destroy(rp);
 	if (!chk_create(&co, &c))
@@ -146,8 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	read_summaries(db);
 	read_snapshots(db);
-	read_events(db);
-	replay_and_check(db);
+	replay_and_check(db, read_events(db));
 	tdb_close(db);
 	return 0;
 }
