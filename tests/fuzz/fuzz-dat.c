@@ -9,9 +9,6 @@
  * validator is called first and a file it refuses never reaches libtracecmd; hook the
  * call in at FUZZ_DAT_CHECK below. Run it alone with `make fuzz FUZZ_TARGETS=dat`.
  */
-#include <stdio.h>
-#include <unistd.h>
-
 #include "capture/capture.h"
 #include "db/tdb.h"
 #include "tests/fuzz/fuzz.h"
@@ -23,38 +20,20 @@
 #endif
 #endif
 
-static char dat[64], out[80];
-
-static void rm_tmp(void)
-{
-	unlink(dat);
-	unlink(out);
-}
+static char dat[FUZZ_PATH_SIZE], out[FUZZ_PATH_SIZE + 4];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int fd;
-
-	snprintf(dat, sizeof(dat), "%s/bc-fuzz-dat-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	fd = mkstemp(dat);
-	if (fd < 0)
-		abort();
-	close(fd);
-	snprintf(out, sizeof(out), "%s.db", dat);
-	atexit(rm_tmp);
+	fuzz_tmpfile(dat, "dat");
+	snprintf(out, sizeof(out), "%s.db", dat);	/* removed at exit with it */
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	FILE *f = fopen(dat, "wb");
 	struct tdb *db;
 
-	if (!f)
-		abort();
-	if (fwrite(data, 1, size, f) != size || fclose(f))
-		abort();
+	fuzz_write(dat, data, size);
 #ifdef FUZZ_DAT_CHECK
 	/* The validator's entry point goes here (dat_check() of capture/dat-check.h):
 	 * return 0 when it refuses the file. */

@@ -9,8 +9,6 @@
  * is a finding. Replay and check run with limits (replay_and_check()).
  */
 #include <stdbool.h>
-#include <stdio.h>
-#include <unistd.h>
 
 #include "checkers/chk.h"
 #include "db/tdb-info.h"
@@ -25,24 +23,11 @@
 #define MAX_MODEL_PFNS	(1ull << 22)	/* see replay_and_check() */
 #define MAX_ORDER	16
 
-static char path[64];
-
-static void rm_tmp(void)
-{
-	unlink(path);
-}
+static char path[FUZZ_PATH_SIZE];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/bc-fuzz-db-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	fd = mkstemp(path);
-	if (fd < 0)
-		abort();
-	close(fd);
-	atexit(rm_tmp);
+	fuzz_tmpfile(path, "db");
 	return 0;
 }
 
@@ -166,12 +151,8 @@ static void replay_and_check(struct tdb *db, bool tame)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tdb *db;
-	FILE *f = fopen(path, "wb");
 
-	if (!f)
-		abort();
-	if (fwrite(data, 1, size, f) != size || fclose(f))
-		abort();
+	fuzz_write(path, data, size);
 	if (tdb_open(path, TDB_READONLY, &db))
 		return 0;
 	read_summaries(db);

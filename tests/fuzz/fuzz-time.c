@@ -9,7 +9,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "common/parse.h"
 #include "db/tdb.h"
@@ -22,15 +21,11 @@ static int64_t nr_events;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char path[] = "/tmp/bc-fuzz-time-XXXXXX";
-	int fd = mkstemp(path);
+	static char path[FUZZ_PATH_SIZE];
 
-	if (fd < 0)
-		abort();
-	close(fd);
+	fuzz_tmpfile(path, "time");
 	if (fuzz_mini_capture(path) || tdb_open(path, TDB_READONLY, &db))
 		abort();
-	unlink(path);		/* the open connection keeps it */
 	nr_events = tdb_event_count(db);
 	return 0;
 }

@@ -19,24 +19,18 @@
 
 enum { T_ALLOC, T_FREE, T_ZL, T_DRAIN, T_MSTART, T_MEND, T_TEST, T_ISOMIG, NR_T };
 
-static const struct {
-	const char *sys, *name;
-	int n;
-	const char *f[8];
-} types[NR_T] = {
-	[T_ALLOC] = { "kmem", "mm_page_alloc", 4, { "pfn", "order", "gfp_flags", "migratetype" } },
-	[T_FREE] = { "kmem", "mm_page_free", 2, { "pfn", "order" } },
-	[T_ZL] = { "kmem", "mm_page_alloc_zone_locked", 4,
-		   { "pfn", "order", "migratetype", "percpu_refill" } },
-	[T_DRAIN] = { "kmem", "mm_page_pcpu_drain", 3, { "pfn", "order", "migratetype" } },
-	[T_MSTART] = { "migrate", "mm_migrate_pages_start", 2, { "mode", "reason" } },
-	[T_MEND] = { "migrate", "mm_migrate_pages", 8,
-		     { "succeeded", "failed", "thp_succeeded", "thp_failed", "thp_split",
-		       "large_folio_split", "mode", "reason" } },
-	[T_TEST] = { "page_isolation", "test_pages_isolated", 3,
-		     { "start_pfn", "end_pfn", "fin_pfn" } },
-	[T_ISOMIG] = { "compaction", "mm_compaction_isolate_migratepages", 4,
-		       { "start_pfn", "end_pfn", "nr_scanned", "nr_taken" } },
+/* "SYSTEM NAME FIELD..." of each event type, in storage order. */
+static const char *const types[NR_T] = {
+	[T_ALLOC] = "kmem mm_page_alloc pfn order gfp_flags migratetype",
+	[T_FREE] = "kmem mm_page_free pfn order",
+	[T_ZL] = "kmem mm_page_alloc_zone_locked pfn order migratetype percpu_refill",
+	[T_DRAIN] = "kmem mm_page_pcpu_drain pfn order migratetype",
+	[T_MSTART] = "migrate mm_migrate_pages_start mode reason",
+	[T_MEND] = "migrate mm_migrate_pages succeeded failed thp_succeeded thp_failed "
+		   "thp_split large_folio_split mode reason",
+	[T_TEST] = "page_isolation test_pages_isolated start_pfn end_pfn fin_pfn",
+	[T_ISOMIG] = "compaction mm_compaction_isolate_migratepages start_pfn end_pfn "
+		     "nr_scanned nr_taken",
 };
 
 /* The events: type, cpu, then up to 8 fields. */
@@ -112,15 +106,28 @@ static int add_snapshot(struct tdb *db, const char *label, uint64_t mono)
 	return ret;
 }
 
+/* Register types[@t]; returns its id or a negative bc_err. */
+static int add_type(struct tdb *db, int t)
+{
+	static const int sizes[TDB_MAX_FIELDS] = { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 };
+	static const bool sgn[TDB_MAX_FIELDS];
+	const char *w[2 + TDB_MAX_FIELDS];
+	char buf[256], *save, *p;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", types[t]);
+	for (p = strtok_r(buf, " ", &save); p && n < 2 + TDB_MAX_FIELDS;
+	     p = strtok_r(NULL, " ", &save))
+		w[n++] = p;
+	return tdb_add_event_type(db, w[0], w[1], false, NULL, n - 2, w + 2, sizes, sgn);
+}
+
 static int add_types_and_meta(struct tdb *db, int *id)
 {
-	static const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
-	static const bool sgn[8] = { false };
 	int t, ret;
 
 	for (t = 0; t < NR_T; t++) {
-		id[t] = tdb_add_event_type(db, types[t].sys, types[t].name, false, NULL,
-					   types[t].n, types[t].f, sizes, sgn);
+		id[t] = add_type(db, t);
 		if (id[t] < 0)
 			return id[t];
 	}
@@ -142,7 +149,7 @@ static int add_events(struct tdb *db, const int *id, uint64_t ts)
 
 		e.cpu = (uint16_t)events[i].cpu;
 		e.type = (uint16_t)id[events[i].t];
-		e.nfields = (uint16_t)types[events[i].t].n;
+		e.nfields = 8;	/* the writer stores as many as the type has */
 		memcpy(e.field, events[i].f, sizeof(events[i].f));
 		ret = tdb_append_event(db, &e);
 	}
