@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture/snapshot.h"
+#include "checkers/chk.h"
 #include "common/err.h"
 #include "db/tdb.h"
 #include "tests/fixture.h"
@@ -82,6 +83,46 @@ START_TEST(test_db_field_hole)
 }
 END_TEST
 
+/*
+ * fuzz-db: a test_pages_isolated event whose end_pfn is below its start_pfn (a damaged
+ * chunk) is an attempt that succeeded (fin >= end); check marked its range held, and
+ * end - start wrapped to 2^64 pfns: check ran for ever. Now the range holds nothing.
+ */
+START_TEST(test_check_inverted_isolated_range)
+{
+	static const char *const f[] = { "start_pfn", "end_pfn", "fin_pfn" };
+	static const int sizes[] = { 8, 8, 8 };
+	static const bool sgn[3];
+	struct bc_event ev = { .ts = 1000, .pid = 1, .nfields = 3,
+			       .field = { 0x2000, 0x1000, 0x2000 } };
+	const char *path = fixture_tmpfile("inverted.db");
+	struct chk_opts o = { .trace_only = true };
+	struct chk_summary sum;
+	struct chk_ctx *c;
+	struct tdb *db;
+	int id;
+
+	ck_assert_int_eq(tdb_create(path, true, &db), 0);
+	id = tdb_add_event_type(db, "page_isolation", "test_pages_isolated", false, NULL, 3, f,
+				sizes, sgn);
+	ck_assert_int_gt(id, 0);
+	ev.type = (uint16_t)id;
+	ck_assert_int_eq(tdb_append_event(db, &ev), 0);
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(chk_create(&o, &c), 0);
+	ck_assert_msg(chk_run_capture(c, db) == 0, "%s", bc_errmsg());
+	chk_get_summary(c, &sum);
+	ck_assert_uint_eq(sum.events, 1);
+	ck_assert_uint_eq(sum.attempts, 1);
+	chk_destroy(c);
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
 Suite *fuzz_regress_suite(void)
 {
 	Suite *s = suite_create("fuzz_regress");
@@ -89,6 +130,7 @@ Suite *fuzz_regress_suite(void)
 
 	tcase_add_test(tc, test_zoneinfo_error_after_empty_zone);
 	tcase_add_test(tc, test_db_field_hole);
+	tcase_add_test(tc, test_check_inverted_isolated_range);
 	suite_add_tcase(s, tc);
 	return s;
 }
