@@ -6,8 +6,8 @@
 #                   the summary counts the live tests that ran and the skips, with reasons)
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
-#   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 60)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 60)
 #
 # V=1 shows commands, DEBUG=0..2 sets the model's assertion tier.
 
