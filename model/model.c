@@ -505,8 +505,10 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 	uint64_t align;
 	unsigned int i;
 
+	/* The pcp lists hold orders below PCP_LOW_ORDERS, inside one pageblock. */
 	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
 	    layout->nr_ram > MODEL_MAX_RAM || layout->pageblock_order > 15 ||
+	    layout->pageblock_order < PCP_LOW_ORDERS - 1 ||
 	    layout->max_page_order > 15 || layout->max_page_order < layout->pageblock_order ||
 	    !layout->nr_cpus || layout->nr_cpus > (1u << 19))
 		return bc_error(BC_E_INVAL, "model: invalid layout");

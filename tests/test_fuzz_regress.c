@@ -15,6 +15,7 @@
 #include "checkers/chk.h"
 #include "common/err.h"
 #include "db/tdb.h"
+#include "model/model.h"
 #include "tests/fixture.h"
 
 /*
@@ -123,6 +124,31 @@ START_TEST(test_check_inverted_isolated_range)
 }
 END_TEST
 
+/*
+ * fuzz-db: a damaged pagetypeinfo ("Page block order:per block:  512" reads as order
+ * 0) gave a model whose pageblocks are smaller than the pcp orders; freeing an order-1
+ * page to a pcp list then aborted in model_pcp_add(). The layout is refused now.
+ */
+START_TEST(test_model_tiny_pageblock)
+{
+	struct model_layout l = {
+		.nr_zones = 1,
+		.zones = { { .name = "Normal", .start_pfn = 0x1000, .spanned = 0x1000,
+			     .present = 0x1000, .managed = 0x1000 } },
+		.pageblock_order = 0, .max_page_order = 10, .nr_cpus = 2,
+	};
+	struct model_profile p;
+	struct model *m;
+
+	model_profile_from_release("6.18.44", l.pageblock_order, &p);
+	m = model_create(&l, &p);
+	if (m)		/* the old behaviour: this aborts */
+		model_page_free(m, 0x1000, 1, 0);
+	ck_assert_ptr_null(m);
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "invalid layout"));
+}
+END_TEST
+
 Suite *fuzz_regress_suite(void)
 {
 	Suite *s = suite_create("fuzz_regress");
@@ -131,6 +157,7 @@ Suite *fuzz_regress_suite(void)
 	tcase_add_test(tc, test_zoneinfo_error_after_empty_zone);
 	tcase_add_test(tc, test_db_field_hole);
 	tcase_add_test(tc, test_check_inverted_isolated_range);
+	tcase_add_test(tc, test_model_tiny_pageblock);
 	suite_add_tcase(s, tc);
 	return s;
 }
