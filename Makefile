@@ -5,7 +5,7 @@
 #   make check      all tests (live tests run when root + tracefs, else skip with a reason;
 #                   the summary counts the live tests that ran and the skips, with reasons)
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make bench      benchmarks
+#   make bench      benchmarks (BC_BENCH_REV=REV also compares replay and predict with REV)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 60)
 #
@@ -48,7 +48,8 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # Library layers: everything except cli/ (which links it all) and tests/.
-LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c checkers/*.c)
+LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c predict/*.c \
+	    checkers/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)

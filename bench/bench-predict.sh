@@ -16,16 +16,14 @@ BIGCHUNK=${BIGCHUNK:-./bigchunk}
 CC=${CC:-cc}
 RUNS=${RUNS:-3}
 cap=${BC_BENCH_CAPTURE:-}
+. bench/lib.sh
 
 if [ ! -x /usr/bin/time ]; then
 	echo "SKIP: bench-predict: needs /usr/bin/time (Debian package 'time')"
 	exit 0
 fi
-if [ ! -x "$BIGCHUNK" ]; then
-	echo "bench-predict: $BIGCHUNK not built (make)" >&2
-	exit 2
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bc-bench-predict.XXXXXX") || exit 2
+bench_need_bigchunk bench-predict
+bench_tmpdir bench-predict
 trap 'rm -rf "$tmp"' EXIT INT TERM
 if [ -z "$cap" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/trace ]; then
 	if $CC -O2 -o "$tmp/alloc-helper" bench/alloc-helper.c; then

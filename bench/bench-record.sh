@@ -18,6 +18,7 @@ BIGCHUNK=${BIGCHUNK:-./bigchunk}
 CC=${CC:-cc}
 RUNS=${RUNS:-3}
 BUFFER_KB=${BUFFER_KB:-}
+. bench/lib.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: bench-record: needs root"
@@ -30,13 +31,8 @@ if [ ! -e /sys/kernel/tracing/trace ]; then
 		exit 0
 	fi
 fi
-if [ ! -x "$BIGCHUNK" ]; then
-	echo "bench-record: $BIGCHUNK not built (make)" >&2
-	exit 2
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bc-bench-record.XXXXXX") || exit 2
-chmod 700 "$tmp"
+bench_need_bigchunk bench-record
+bench_tmpdir bench-record
 rec=
 cleanup() {
 	# never leave a recorder (and so its tracefs instance) behind

@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <kbuffer.h>
 #include <trace-cmd/trace-cmd.h>
 
 #include "capture/capture.h"
+#include "capture/dat-check.h"
 #include "common/err.h"
 #include "db/tdb.h"
 
@@ -28,71 +30,40 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_version(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct kbuffer *tracecmd_record_kbuf(struct tracecmd_input *handle, struct tep_record *record);
+void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
+void *tracecmd_record_offset(struct tracecmd_input *handle, struct tep_record *record);
 
-#define DAT_MAGIC	"\027\010\104tracing"	/* 23, 8, 68, "tracing" */
-#define DAT_MAGIC_LEN	10
 #define PROGRESS_EVERY	(1U << 18)
+/*
+ * Bytes a page's records may end before its commit without loss: a trailing padding or
+ * time-extend event is never a record. Any trace event is larger (its common fields
+ * alone are 8 bytes, behind a 4-byte header and a time delta).
+ */
+#define PAGE_TAIL_SLACK	16
+
+/* What one CPU's stream delivered: short streams are lost data (see check_streams()). */
+struct cpu_seen {
+	uint64_t n;
+	uint64_t first_page, last_page;	/* record offset / page size */
+	uint64_t last_ts;
+	bool in_page;			/* data_end and last_end are known */
+	long data_end, last_end;	/* in the last record's page: its commit's end, the record's */
+};
 
 struct import_ctx {
 	struct cap_decoder *dec;
 	const struct cap_import_opts *opts;
+	struct tdb *db;
+	struct tep_handle *tep;
+	struct cpu_seen *cpu;
+	int ncpus;
+	uint32_t page_size;
 	uint64_t records;
+	uint64_t ts_max;
+	uint64_t short_cpus;		/* lost windows added for damaged ring-buffer data */
 	int err;
 };
-
-/*
- * Check magic and version: Return 0 and the version, or a bc_err naming the file.
- */
-static int check_header(const char *path, int *version)
-{
-	char buf[DAT_MAGIC_LEN + 16];
-	struct stat sb;
-	ssize_t n;
-	char *end;
-	long v;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_error(errno == ENOENT ? BC_E_NOENT : errno == EACCES ? BC_E_PERM :
-				BC_E_IO, "%s: %m", path);
-	if (fstat(fd, &sb) < 0) {
-		close(fd);
-		return bc_error(BC_E_IO, "%s: %m", path);
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
-		return bc_error(BC_E_INVAL, "%s: not a regular file", path);
-	}
-	memset(buf, 0, sizeof(buf));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return bc_error(BC_E_IO, "%s: %m", path);
-	if (n == 0)
-		return bc_error(BC_E_FORMAT, "%s: empty file, not a trace.dat", path);
-	if (n < DAT_MAGIC_LEN || memcmp(buf, DAT_MAGIC, DAT_MAGIC_LEN)) {
-		if (n < DAT_MAGIC_LEN && !memcmp(buf, DAT_MAGIC, (size_t)n))
-			return bc_error(BC_E_TRUNCATED, "%s: truncated trace.dat (%zd bytes)",
-					path, n);
-		return bc_error(BC_E_FORMAT, "%s: not a trace.dat file (no trace-cmd magic at the start)",
-				path);
-	}
-	/* The version follows as a NUL-terminated decimal string. */
-	if (!memchr(buf + DAT_MAGIC_LEN, '\0', (size_t)(n - DAT_MAGIC_LEN)))
-		return n < (ssize_t)sizeof(buf) - 1 ?
-			bc_error(BC_E_TRUNCATED, "%s: truncated trace.dat (%zd bytes, ends in its header)",
-				 path, n) :
-			bc_error(BC_E_FORMAT, "%s: corrupt trace.dat header (bad version string)", path);
-	v = strtol(buf + DAT_MAGIC_LEN, &end, 10);
-	if (end == buf + DAT_MAGIC_LEN || *end)
-		return bc_error(BC_E_FORMAT, "%s: corrupt trace.dat header (bad version string)", path);
-	if (v < 6 || v > 7)
-		return bc_error(BC_E_VERSION, "%s: trace.dat file version %ld is not supported (6 and 7 are)",
-				path, v);
-	*version = (int)v;
-	return 0;
-}
 
 /* Does the buffer behind @h hold at least one record? */
 static bool has_records(struct tracecmd_input *h)
@@ -292,6 +263,78 @@ static int store_meta(struct tdb *db, const char *path, int version,
 }
 
 /*
+ * A lost window for damaged ring-buffer data of @cpu, from its last event read
+ * (@from) to @to: libtracecmd stopped or skipped pages there, how many events were
+ * in them is unknown (count -1).
+ */
+static int add_damage(struct import_ctx *ctx, int cpu, uint64_t from, uint64_t to)
+{
+	ctx->short_cpus++;
+	return tdb_add_lost(ctx->db, cpu, from, to, -1, tdb_next_seq(ctx->db));
+}
+
+/*
+ * A page whose records do not end at its commit (the kernel's count of bytes written
+ * in it) was damaged: libtracecmd stops reading a page at a bad event header, or
+ * returns a record whose length runs past the commit and then stops.
+ */
+static int check_page_tail(struct import_ctx *ctx, int cpu, uint64_t to)
+{
+	const struct cpu_seen *c = &ctx->cpu[cpu];
+
+	if (!c->in_page || (c->last_end + PAGE_TAIL_SLACK >= c->data_end &&
+			    c->last_end <= c->data_end))
+		return 0;
+	return add_damage(ctx, cpu, c->last_ts, to);
+}
+
+/*
+ * Note where @rec lies in its CPU's data. Records come page after page; a jump of
+ * more than one page means libtracecmd gave up on the pages between (a damaged page
+ * header), and a page left before its end lost the events after the last one read.
+ */
+static int track_record(struct import_ctx *ctx, struct tracecmd_input *h,
+			struct tep_record *rec, int cpu)
+{
+	const char *page = tracecmd_record_page(h, rec);
+	struct kbuffer *kbuf;
+	struct cpu_seen *c;
+	uint64_t pg;
+
+	if (cpu < 0 || cpu >= ctx->ncpus)
+		return 0;
+	c = &ctx->cpu[cpu];
+	pg = rec->offset / ctx->page_size;
+	if (!c->n)
+		c->first_page = pg;
+	else if (pg > c->last_page + 1 && add_damage(ctx, cpu, c->last_ts, rec->ts))
+		return -BC_E_DB;
+	if (!c->n || pg != c->last_page) {
+		if (check_page_tail(ctx, cpu, rec->ts))
+			return -BC_E_DB;
+		/* the record was just read: its CPU's kbuffer holds its page */
+		kbuf = tracecmd_record_kbuf(h, rec);
+		c->in_page = page && kbuf;
+		if (c->in_page)
+			c->data_end = kbuffer_start_of_data(kbuf) + kbuffer_subbuffer_size(kbuf);
+	}
+	if (c->in_page)
+		c->last_end = (const char *)tracecmd_record_offset(h, rec) - page +
+			      rec->record_size;
+	/* a type the file has no format for: a damaged record, its event lost */
+	if (!tep_find_event(ctx->tep, tep_data_type(ctx->tep, rec)) &&
+	    add_damage(ctx, cpu, c->n ? c->last_ts : 0, rec->ts))
+		return -BC_E_DB;
+	if (pg > c->last_page || !c->n)
+		c->last_page = pg;
+	c->last_ts = rec->ts;
+	c->n++;
+	if (rec->ts > ctx->ts_max)
+		ctx->ts_max = rec->ts;
+	return 0;
+}
+
+/*
  * Iteration callback. libtracecmd 3.1 stops iterating only on a negative return (later
  * versions on any non-zero one), so return -1, and keep the first error.
  */
@@ -302,7 +345,9 @@ static int import_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 
 	if (ctx->err)
 		return -1;
-	ctx->err = cap_decode_record(ctx->dec, rec, cpu);
+	ctx->err = track_record(ctx, h, rec, cpu);
+	if (!ctx->err)
+		ctx->err = cap_decode_record(ctx->dec, rec, cpu);
 	if (ctx->err)
 		return -1;
 	if (++ctx->records % PROGRESS_EVERY == 0 && ctx->opts && ctx->opts->progress) {
@@ -311,6 +356,38 @@ static int import_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 			ctx->err = bc_error(BC_E_INTR, "interrupted");
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * After the iteration: a CPU whose records span fewer pages than its data holds (the
+ * file says how many: dat-check) stopped early, on a read error or a damaged page; the
+ * rest of its data is a lost window up to the end of the trace. @read_error: the
+ * iteration itself failed, so every CPU not seen to its end lost its tail.
+ */
+static int check_streams(struct import_ctx *ctx, const struct dat_buffer *db, bool read_error)
+{
+	const struct dat_cpu *dc;
+	uint64_t pages, span;
+	struct cpu_seen *c;
+	int i, ret;
+
+	for (i = 0; db && i < db->ncpus; i++) {
+		dc = &db->cpus[i];
+		if (dc->cpu < 0 || dc->cpu >= ctx->ncpus || !dc->data_size)
+			continue;
+		c = &ctx->cpu[dc->cpu];
+		ret = check_page_tail(ctx, dc->cpu, ctx->ts_max);
+		if (ret)
+			return ret;
+		pages = (dc->data_size + ctx->page_size - 1) / ctx->page_size;
+		span = c->n ? c->last_page - c->first_page + 1 : 0;
+		if (span >= pages && !(read_error && !span))
+			continue;
+		ret = add_damage(ctx, dc->cpu, c->n ? c->last_ts : 0, ctx->ts_max);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -337,16 +414,46 @@ static void drop_peeked(struct tracecmd_input *h)
 	}
 }
 
+/* Iterate @b's events into the decoder; damaged CPU data becomes lost windows. */
+static int import_events(struct import_ctx *ctx, const char *path, struct tracecmd_input *b,
+			 const struct dat_buffer *lb)
+{
+	int ret, it, before;
+
+	ctx->tep = tracecmd_get_tep(b);
+	ctx->ncpus = tracecmd_cpus(b);
+	ctx->cpu = calloc(ctx->ncpus > 0 ? (size_t)ctx->ncpus : 1, sizeof(*ctx->cpu));
+	if (!ctx->cpu)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	it = tracecmd_iterate_events(b, NULL, 0, import_cb, ctx);
+	if (ctx->err) {
+		drop_peeked(b);
+		if (ctx->err != -BC_E_INTR)
+			bc_error_prefix(ctx->err, "%s", path);
+		return ctx->err;
+	}
+	before = (int)ctx->short_cpus;
+	ret = check_streams(ctx, lb, it < 0);
+	if (ret)
+		return bc_error_prefix(ret, "%s", path);
+	if (it < 0 && (int)ctx->short_cpus == before)
+		return bc_error(BC_E_FORMAT, "%s: libtracecmd failed reading the event data after %llu records",
+				path, (unsigned long long)ctx->records);
+	return 0;
+}
+
 int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 		   const char *const *events, const struct cap_import_opts *opts,
 		   struct cap_decode_stats *st)
 {
 	struct tracecmd_input *top = NULL, *b = NULL;
-	struct import_ctx ctx = { .opts = opts };
+	struct import_ctx ctx = { .opts = opts, .db = db };
+	struct dat_layout lay;
 	const char *name = "";
-	int ret, version = 0;
+	int ret;
 
-	ret = check_header(path, &version);
+	/* libtracecmd trusts the file's offsets and sizes: check them first. */
+	ret = dat_check(path, &lay);
 	if (ret)
 		return ret;
 
@@ -355,10 +462,9 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {
-		struct stat sb;
-
-		return bc_error(BC_E_TRUNCATED, "%s: truncated or corrupt trace.dat (version %d, %lld bytes): libtracecmd cannot load its sections",
-				path, version, stat(path, &sb) ? -1LL : (long long)sb.st_size);
+		ret = bc_error(BC_E_TRUNCATED, "%s: truncated or corrupt trace.dat (version %d, %llu bytes): libtracecmd cannot load its sections",
+			       path, lay.version, (unsigned long long)lay.file_size);
+		goto out;
 	}
 
 	ret = pick_buffer(path, top, instance, &b, &name);
@@ -368,34 +474,29 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 		ret = bc_error(BC_E_FORMAT, "%s: no event formats in the file", path);
 		goto out;
 	}
-	ret = store_meta(db, path, version, top, b, name, opts);
+	ret = store_meta(db, path, lay.version, top, b, name, opts);
 	if (ret)
 		goto out;
 	ret = cap_decoder_create(db, tracecmd_get_tep(b), events, &ctx.dec);
 	if (ret)
 		goto out;
-
-	ret = tracecmd_iterate_events(b, NULL, 0, import_cb, &ctx);
-	if (ctx.err)
-		drop_peeked(b);
-	if (ctx.err) {
-		ret = ctx.err;
-		if (ret != -BC_E_INTR)
-			bc_error_prefix(ret, "%s", path);
-		goto out;
-	}
-	if (ret < 0) {
-		ret = bc_error(BC_E_FORMAT, "%s: libtracecmd failed reading the event data after %llu records",
-			       path, (unsigned long long)ctx.records);
-		goto out;
-	}
-	ret = tdb_flush(db);
+	ctx.page_size = dat_buffer_find(&lay, name) ? dat_buffer_find(&lay, name)->page_size :
+			lay.page_size;
+	ret = import_events(&ctx, path, b, dat_buffer_find(&lay, name));
+	if (!ret)
+		ret = tdb_flush(db);
 out:
-	if (st && ctx.dec)
+	if (st && ctx.dec) {
 		cap_decoder_stats(ctx.dec, st);
+		st->gaps += ctx.short_cpus;
+		st->damaged = ctx.short_cpus;
+	}
+	free(ctx.cpu);
 	cap_decoder_destroy(ctx.dec);
 	if (b && b != top)
 		tracecmd_close(b);
-	tracecmd_close(top);
+	if (top)
+		tracecmd_close(top);
+	dat_layout_free(&lay);
 	return ret;
 }

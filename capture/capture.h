@@ -52,6 +52,7 @@ struct cap_decode_stats {
 	uint64_t skipped;	/* types not asked for */
 	uint64_t lost;		/* events known lost (sum of positive counts) */
 	uint64_t gaps;		/* lost_events rows */
+	uint64_t damaged;	/* of those, windows of unreadable ring-buffer data (import) */
 };
 void cap_decoder_stats(const struct cap_decoder *d, struct cap_decode_stats *st);
 

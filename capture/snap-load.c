@@ -19,45 +19,27 @@
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
 #include "db/tdb-snapwrite.h"
-
-static int db_err(sqlite3 *sq, const char *what)
-{
-	return bc_error(BC_E_DB, "%s: %s", what, sqlite3_errmsg(sq));
-}
-
-static int prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(sq, "snapshot: prepare");
-	return 0;
-}
-
-static int step_done(sqlite3 *sq, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return db_err(sq, what);
-	return 0;
-}
+#include "db/tdb-trace.h"
 
 struct loader {
 	struct tdb_snapwrite *w;
 	const struct snap_src *src;
 	struct snap_tables t;
 	int64_t block_size;		/* memory/block_size_bytes, -1 if absent */
+	int pb_order, pb_line;		/* pagetypeinfo's "Page block order", -1: not read */
+	char release[128];		/* uname */
+	struct tdb *db;
+	unsigned int flags;		/* SNAP_LOAD_* */
+	const struct snap_walk_result *res;	/* taken_at of a directory is read first */
 };
 
 static int load_error(struct loader *L, int ret, const char *name)
 {
-	char path[PATH_MAX];
-
-	if (snap_src_path(L->src, name, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", name);
-	return bc_error_prefix(ret, "%s", path);
+	return snap_src_error(L->src, ret, name);
 }
+
+static int check_same_trace(struct tdb *db, struct loader *L,
+			    const struct snap_walk_result *res);
 
 static struct snap_memblock *memblock(struct loader *L, int64_t block)
 {
@@ -135,9 +117,18 @@ static int parse_file(struct loader *L, const char *name, const char *content)
 	int64_t v;
 	int off = 0;
 
-	for (i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
-		if (!strcmp(name, parsers[i].name))
-			return parsers[i].parse(content, &L->t);
+	for (i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++) {
+		if (!strcmp(name, parsers[i].name)) {
+			int ret = parsers[i].parse(content, &L->t);
+
+			if (!ret && !strcmp(name, "pagetypeinfo"))
+				ret = snap_parse_pageblock_order(content, &L->pb_order,
+								 &L->pb_line);
+			return ret;
+		}
+	}
+	if (!strcmp(name, "uname"))
+		return one_word(content, L->release, sizeof(L->release));
 	if (!strcmp(name, "memory/block_size_bytes")) {
 		int ret = parse_u64(content, 16, &L->block_size);
 
@@ -181,7 +172,7 @@ static int parse_file(struct loader *L, const char *name, const char *content)
 			h->free = v;
 		return 0;
 	}
-	return 0;			/* uname, taken_at: stored only */
+	return 0;			/* taken_at: stored only */
 }
 
 static int loader_text(void *arg, const char *name, const char *content, size_t len)
@@ -204,6 +195,34 @@ static int loader_pages(void *arg, uint64_t pfn, uint32_t n, const uint64_t *fla
 	struct loader *L = arg;
 
 	return tdb_snap_add_pages(L->w, pfn, n, flags, count);
+}
+
+/*
+ * The text files are in: check them together, and a directory against the trace, before
+ * the page files are read; bound those by the machine's PFN span. /proc/kpageflags ends
+ * at max_pfn rounded up to a memory section (get_max_dump_pfn()); 1 GiB is a whole
+ * number of sections everywhere.
+ */
+static int loader_max_pfns(void *arg, uint64_t *max)
+{
+	struct loader *L = arg;
+	const struct snap_tables *t = &L->t;
+	uint64_t end = 0;
+	int i, ret;
+
+	ret = snap_check_tables(L->src, t, L->pb_order, L->pb_line);
+	if (!ret && L->src->dir && !(L->flags & SNAP_LOAD_FORCE))
+		ret = check_same_trace(L->db, L, L->res);
+	if (ret)
+		return ret;
+	for (i = 0; i < t->nr_zones; i++)
+		if ((uint64_t)(t->zones[i].start_pfn + t->zones[i].spanned) > end)
+			end = (uint64_t)(t->zones[i].start_pfn + t->zones[i].spanned);
+	for (i = 0; i < t->nr_ram; i++)
+		if (t->ram[i].end_pfn > end)
+			end = t->ram[i].end_pfn;
+	*max = (end + (1ull << 18) - 1) & ~((1ull << 18) - 1);
+	return 0;
 }
 
 /* The page files must cover every zone's span; memory blocks get their pfns. */
@@ -246,15 +265,20 @@ static int check_tables(struct loader *L, uint64_t nr_pfns)
 }
 
 static int load(struct tdb *db, const struct snap_src *src, const char *label,
-		struct snap_marker *m, int64_t *snap_id)
+		struct snap_marker *m, unsigned int flags, int64_t *snap_id)
 {
-	struct loader L = { .src = src, .block_size = -1 };
-	struct snap_sink sink = { loader_text, loader_pages, &L };
 	struct snap_walk_result res;
+	struct loader L = { .src = src, .block_size = -1, .pb_order = -1, .db = db,
+			    .flags = flags, .res = &res };
+	struct snap_sink sink = { .text = loader_text, .pages = loader_pages,
+				  .max_pfns = loader_max_pfns, .arg = &L };
 	int64_t id;
 	int ret;
 
-	ret = tdb_snap_begin(db, label, &L.w);
+	/* the time check reads the trace's events: store them outside the snapshot's savepoint */
+	ret = src->dir ? tdb_flush(db) : 0;
+	if (!ret)
+		ret = tdb_snap_begin(db, label, &L.w);
 	if (ret)
 		return ret;
 	ret = snap_walk(src, m, &sink, &res);
@@ -273,11 +297,17 @@ static int load(struct tdb *db, const struct snap_src *src, const char *label,
 	return ret;
 }
 
-int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id)
+int snap_load_dir_flags(struct tdb *db, const char *dir, const char *label, unsigned int flags,
+			int64_t *snap_id)
 {
 	struct snap_src src = { .dir = dir, .root = "" };
 
-	return load(db, &src, label, NULL, snap_id);
+	return load(db, &src, label, NULL, flags, snap_id);
+}
+
+int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id)
+{
+	return snap_load_dir_flags(db, dir, label, 0, snap_id);
 }
 
 int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
@@ -291,7 +321,7 @@ int snap_load_live(struct tdb *db, const char *label, struct snap_marker *m,
 		mk.label = label;	/* markers carry the db label when none is given */
 		m = &mk;
 	}
-	return load(db, &src, label, m, snap_id);
+	return load(db, &src, label, m, 0, snap_id);
 }
 
 /* ---- alignment ---- */
@@ -302,41 +332,35 @@ struct mark {
 	bool end;
 };
 
-static int load_markers(sqlite3 *sq, struct mark **out, int *nr)
+/* The snapshot begin/end markers of the trace, by ts then seq. */
+static int load_markers(struct tdb *db, struct mark **out, int *nr)
 {
+	struct tdb_marker *rows;
 	struct mark *v = NULL;
-	sqlite3_stmt *st;
-	int n = 0, rc, ret;
+	int nrows, n = 0, i, ret;
 
-	ret = prepare(sq, "SELECT seq, ts, text FROM markers WHERE text LIKE '"
-		      SNAP_MARKER_PREFIX "%' ORDER BY ts, seq", &st);
+	ret = tdb_markers_by_ts(db, SNAP_MARKER_PREFIX "%", &rows, &nrows);
 	if (ret)
 		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(st, 2);
+	for (i = 0; !ret && i < nrows; i++) {
 		struct mark mk;
 
-		if (!text || snap_marker_parse(text, NULL, &mk.end, &mk.mono) != 1)
+		if (snap_marker_parse(rows[i].text, NULL, &mk.end, &mk.mono) != 1)
 			continue;
-		mk.seq = sqlite3_column_int64(st, 0);
-		mk.ts = sqlite3_column_int64(st, 1);
+		mk.seq = (int64_t)rows[i].seq;
+		mk.ts = (int64_t)rows[i].ts;
 		ret = snap_grow(&v, n, sizeof(*v));
-		if (ret)
-			goto fail;
-		v[n++] = mk;
+		if (!ret)
+			v[n++] = mk;
 	}
-	if (rc != SQLITE_DONE) {
-		ret = db_err(sq, "markers");
-		goto fail;
+	tdb_markers_free(rows, nrows);
+	if (ret) {
+		free(v);
+		return ret;
 	}
-	sqlite3_finalize(st);
 	*out = v;
 	*nr = n;
 	return 0;
-fail:
-	sqlite3_finalize(st);
-	free(v);
-	return ret;
 }
 
 static const struct mark *find_mark(const struct mark *v, int n, uint64_t mono, bool end)
@@ -349,104 +373,52 @@ static const struct mark *find_mark(const struct mark *v, int n, uint64_t mono, 
 	return NULL;
 }
 
-/*
- * The first event with ts >= @t (@strict: ts > @t). Events are in time order, so it is
- * in the last chunk starting before @t (or at @t when strict), or is the next chunk's
- * first event.
- */
-static int seq_at(struct tdb *db, int64_t t, bool strict, int64_t *seq)
-{
-	sqlite3 *sq = tdb_sqlite(db);
-	struct tdb_cursor *cur;
-	struct bc_event ev;
-	sqlite3_stmt *st;
-	int64_t first, n;
-	int rc, ret;
-
-	ret = prepare(sq, strict ?
-		      "SELECT first_seq, n FROM event_chunks WHERE ts_first <= ? "
-		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1" :
-		      "SELECT first_seq, n FROM event_chunks WHERE ts_first < ? "
-		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, t);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		sqlite3_finalize(st);
-		*seq = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_err(sq, "event_chunks");
-	}
-	first = sqlite3_column_int64(st, 0);
-	n = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	*seq = first + n;
-	ret = tdb_cursor_open(db, (uint64_t)first, (uint64_t)(first + n), &cur);
-	if (ret)
-		return ret;
-	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
-		if (strict ? (int64_t)ev.ts > t : (int64_t)ev.ts >= t) {
-			*seq = (int64_t)ev.seq;
-			break;
-		}
-	}
-	tdb_cursor_close(cur);
-	return ret < 0 ? ret : 0;
-}
-
 int snap_align(struct tdb *db, int *nr_marked)
 {
-	sqlite3 *sq = tdb_sqlite(db);
 	struct tdb_snap_info *snaps = NULL;
+	struct tdb_snap_place *places = NULL;
 	struct mark *marks = NULL;
 	int nsnaps = 0, nmarks = 0, marked = 0, i, ret;
-	sqlite3_stmt *up = NULL;
 	char *clock = NULL;
 	bool mono;
 
-	ret = tdb_flush(db);		/* seq_at() reads event_chunks */
+	ret = tdb_flush(db);		/* tdb_seq_at_ts() reads event_chunks */
 	if (!ret)
 		ret = tdb_snap_list(db, &snaps, &nsnaps);
 	if (ret || !nsnaps)
 		goto out;
-	ret = load_markers(sq, &marks, &nmarks);
+	ret = load_markers(db, &marks, &nmarks);
 	if (ret)
 		goto out;
-	clock = tdb_get_meta(db, "clock");
-	mono = clock && !strcmp(clock, "mono");
-	if (sqlite3_exec(sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = db_err(sq, "snapshot align: savepoint");
+	places = calloc(nsnaps, sizeof(*places));
+	if (!places) {
+		ret = bc_error(BC_E_NOMEM, "snapshot align: out of memory");
 		goto out;
 	}
-	ret = prepare(sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, seq_begin = ?, "
-		      "seq_end = ? WHERE id = ?", &up);
+	clock = tdb_get_meta(db, "clock");
+	mono = clock && !strcmp(clock, "mono");
 	for (i = 0; !ret && i < nsnaps; i++) {
 		const struct tdb_snap_info *s = &snaps[i];
 		const struct mark *b = NULL, *e = NULL;
-		int64_t tb, te, sb, se;
+		struct tdb_snap_place *p = &places[i];
 
+		p->id = s->id;
 		if (s->mono_begin >= 0) {
 			b = find_mark(marks, nmarks, (uint64_t)s->mono_begin, false);
 			e = find_mark(marks, nmarks, (uint64_t)s->mono_end, true);
 		}
 		if (b && e) {
-			tb = b->ts;
-			te = e->ts;
-			sb = b->seq;
-			se = e->seq;
+			p->ts_begin = b->ts;
+			p->ts_end = e->ts;
+			p->seq_begin = b->seq;
+			p->seq_end = e->seq;
 			marked++;
 		} else if (mono && s->mono_begin >= 0) {
-			tb = s->mono_begin;
-			te = s->mono_end;
-			ret = seq_at(db, tb, false, &sb);
+			p->ts_begin = s->mono_begin;
+			p->ts_end = s->mono_end;
+			ret = tdb_seq_at_ts(db, p->ts_begin, false, &p->seq_begin);
 			if (!ret)
-				ret = seq_at(db, te, true, &se);
-			if (ret)
-				break;
+				ret = tdb_seq_at_ts(db, p->ts_end, true, &p->seq_end);
 		} else {
 			ret = bc_error(BC_E_FORMAT, "snapshot %" PRId64 " ('%s', taken at "
 				       "CLOCK_MONOTONIC %" PRId64 " ns): %s, and the trace clock is "
@@ -458,27 +430,104 @@ int snap_align(struct tdb *db, int *nr_marked)
 				       "no 'bigchunk snapshot' markers in the trace match it" :
 				       !b ? "its begin marker is missing" : "its end marker is missing",
 				       clock ? clock : "unknown");
-			break;
 		}
-		sqlite3_bind_int64(up, 1, tb);
-		sqlite3_bind_int64(up, 2, te);
-		sqlite3_bind_int64(up, 3, sb);
-		sqlite3_bind_int64(up, 4, se);
-		sqlite3_bind_int64(up, 5, s->id);
-		ret = step_done(sq, up, "snapshots");
 	}
-	sqlite3_finalize(up);
-	if (!ret && sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL) != SQLITE_OK)
-		ret = db_err(sq, "snapshot align: release");
-	if (ret) {
-		sqlite3_exec(sq, "ROLLBACK TO snap_align", NULL, NULL, NULL);
-		sqlite3_exec(sq, "RELEASE snap_align", NULL, NULL, NULL);
-	}
+	if (!ret)
+		ret = tdb_snap_set_places(db, places, nsnaps);
 out:
 	if (nr_marked)
 		*nr_marked = marked;
 	free(clock);
+	free(places);
 	free(marks);
 	free(snaps);
 	return ret;
+}
+
+/* ---- is the snapshot of this trace? ---- */
+
+/*
+ * The trace's span in CLOCK_MONOTONIC ns, [*@lo, *@hi]: its events' when the trace clock
+ * is mono, widened by the numbers of its snapshot markers (which are mono whatever the
+ * clock). *@from says which; NULL when neither is known.
+ */
+static int trace_mono_span(struct tdb *db, int64_t *lo, int64_t *hi, const char **from)
+{
+	char *clock = tdb_get_meta(db, "clock");
+	bool mono = clock && !strcmp(clock, "mono"), events;
+	struct mark *marks = NULL;
+	uint64_t first, last;
+	int n = 0, i, ret;
+
+	free(clock);
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	*from = NULL;
+	if (mono) {
+		ret = tdb_flush(db);	/* tdb_ts_bounds() reads event_chunks */
+		if (!ret)
+			ret = tdb_ts_bounds(db, &first, &last);
+		if (ret && ret != -BC_E_NOENT)
+			return ret;
+		if (!ret && last && first <= INT64_MAX && last <= INT64_MAX) {
+			*lo = (int64_t)first;
+			*hi = (int64_t)last;
+			*from = "its events (trace clock mono)";
+		}
+	}
+	ret = load_markers(db, &marks, &n);
+	if (ret)
+		return ret;
+	events = *from != NULL;
+	for (i = 0; i < n; i++) {
+		int64_t t = (int64_t)marks[i].mono;
+
+		if (marks[i].mono > INT64_MAX)
+			continue;
+		*lo = t < *lo ? t : *lo;
+		*hi = t > *hi ? t : *hi;
+		*from = events ? "its events and snapshot markers" : "its snapshot markers";
+	}
+	free(marks);
+	return 0;
+}
+
+/*
+ * A snapshot directory must come from the traced machine and boot, near the trace: its
+ * kernel release is the capture's, and taken_at lies within SNAP_TIME_MARGIN_S of the
+ * trace's span. The margin: a snapshot taken by hand just before or after the trace is
+ * seconds away, one bracketed by markers is inside it, and reading a 1 TiB machine's
+ * page files takes about a minute; another boot or machine has another uptime, hours
+ * or days away.
+ */
+static int check_same_trace(struct tdb *db, struct loader *L,
+			    const struct snap_walk_result *res)
+{
+	const int64_t margin = (int64_t)SNAP_TIME_MARGIN_S * 1000000000;
+	int64_t lo, hi, b = (int64_t)res->mono_begin, e = (int64_t)res->mono_end, off;
+	char *rel = tdb_get_meta(db, "kernel_release");
+	const char *from;
+	int ret;
+
+	if (rel && *rel && *L->release && strcmp(rel, L->release)) {
+		bc_error(BC_E_FORMAT, "kernel %s, but the trace's is %s: a snapshot of another "
+			 "machine or boot? (-f/--force stores it anyway)", L->release, rel);
+		free(rel);
+		return load_error(L, -BC_E_FORMAT, "uname");
+	}
+	free(rel);
+	ret = trace_mono_span(db, &lo, &hi, &from);
+	if (ret || !from)
+		return ret;
+	if (e < lo && lo - e > margin)
+		off = lo - e;
+	else if (b > hi && b - hi > margin)
+		off = b - hi;
+	else
+		return 0;
+	bc_error(BC_E_FORMAT, "taken at CLOCK_MONOTONIC %.3f-%.3f s, %.0f s %s the trace (%.3f-"
+		 "%.3f s by %s), more than the %d s allowed: a snapshot of another boot, "
+		 "machine or session? (-f/--force stores it anyway)", b / 1e9, e / 1e9, off / 1e9,
+		 e < lo ? "before" : "after", lo / 1e9, hi / 1e9, from, SNAP_TIME_MARGIN_S);
+	return load_error(L, -BC_E_FORMAT, "taken_at");
 }

@@ -25,8 +25,17 @@ struct snap_sink {
 	int (*text)(void *arg, const char *name, const char *content, size_t len);
 	int (*pages)(void *arg, uint64_t pfn, uint32_t n, const uint64_t *flags,
 		     const uint64_t *count);
+	/*
+	 * Optional: called once the text files are in, before the page files are read;
+	 * the page files may cover at most *@max PFNs (a .zst that decompresses to more
+	 * is refused). Return 0 or a negative bc_err.
+	 */
+	int (*max_pfns)(void *arg, uint64_t *max);
 	void *arg;
 };
+
+/* Largest text file of a snapshot: /proc/zoneinfo of a 1024-CPU machine is ~10 MiB. */
+#define SNAP_TEXT_MAX	(64u << 20)
 
 struct snap_walk_result {
 	uint64_t mono_begin, mono_end;
@@ -45,8 +54,27 @@ int snap_walk(const struct snap_src *src, struct snap_marker *m, const struct sn
 /* The path @name of @src is read from (for messages and opening). 0 or -BC_E_INVAL. */
 int snap_src_path(const struct snap_src *src, const char *name, char *buf, size_t size);
 
-/* "BEGIN_NS END_NS\n" → numbers; 0 or -BC_E_FORMAT. */
+/*
+ * "BEGIN_NS END_NS\n" → numbers: CLOCK_MONOTONIC ns, decimal, 0 <= BEGIN <= END <=
+ * INT64_MAX (the capture stores them signed); 0 or -BC_E_FORMAT.
+ */
 int snap_parse_taken_at(const char *text, uint64_t *begin, uint64_t *end);
+
+/* @src's path of @name prefixed to the current message (see snap_src_path()). */
+int snap_src_error(const struct snap_src *src, int ret, const char *name);
+
+/* A number as a string literal, for messages. */
+#define SNAP_STR_(x)	#x
+#define SNAP_STR(x)	SNAP_STR_(x)
+
+/*
+ * snap_check_tables() - the cross-file checks of snap_load_dir() (snapshot.h) on the
+ * parsed text files of @src: orders, pageblock order @pb_order (read at line @pb_line of
+ * pagetypeinfo), zones, counts, System RAM. Return: 0, or a negative bc_err naming
+ * the file.
+ */
+int snap_check_tables(const struct snap_src *src, const struct snap_tables *t, int pb_order,
+		      int pb_line);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t snap_mono_ns(void);

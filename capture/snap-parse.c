@@ -233,7 +233,7 @@ static int add_oc(struct snap_order_count **arr, int *nr, int node, const char *
 int snap_parse_buddyinfo(const char *text, struct snap_tables *t)
 {
 	struct lines l = { .p = text };
-	int n = 0, ret;
+	int n = 0, ret, nr_orders = -1;
 
 	while (next_line(&l)) {
 		const char *p;
@@ -246,12 +246,21 @@ int snap_parse_buddyinfo(const char *text, struct snap_tables *t)
 		if (node_zone(l.buf, &node, zone, sizeof(zone), &p))
 			return bad_line(&l, "expected \"Node N, zone NAME counts...\"");
 		for (ord = 0; *skip_ws(p); ord++) {
+			if (ord > SNAP_MAX_PAGE_ORDER)
+				return bad_line(&l, "more than " SNAP_STR(SNAP_MAX_PAGE_ORDER)
+						" + 1 orders");
 			if (get_num(&p, &v) || v < 0)
 				return bad_line(&l, "bad count");
 			ret = add_oc(&t->buddy, &t->nr_buddy, node, zone, "", ord, v);
 			if (ret)
 				return ret;
 		}
+		/* one count per order 0..MAX_PAGE_ORDER, the same on every line */
+		if (nr_orders >= 0 && ord != nr_orders)
+			return bad_line(&l, "a different number of orders than the lines before");
+		if (ord < 2)
+			return bad_line(&l, "fewer than 2 orders");
+		nr_orders = ord;
 		n++;
 	}
 	if (!n)
@@ -259,12 +268,58 @@ int snap_parse_buddyinfo(const char *text, struct snap_tables *t)
 	return 0;
 }
 
+/* "... at order 0 1 ... N": orders 0..N in sequence, N at most SNAP_MAX_PAGE_ORDER. */
+static int free_header(const struct lines *l, const char *p, int *nr_orders)
+{
+	int64_t v;
+
+	p = skip_ws(p);
+	if (strncmp(p, "at order", 8))
+		return bad_line(l, "expected \"at order 0 1 ...\"");
+	p += 8;
+	for (*nr_orders = 0; *skip_ws(p); (*nr_orders)++) {
+		if (get_num(&p, &v) || v != *nr_orders || v > SNAP_MAX_PAGE_ORDER)
+			return bad_line(l, "orders are not 0, 1, ... MAX_PAGE_ORDER (at most "
+					SNAP_STR(SNAP_MAX_PAGE_ORDER) ")");
+	}
+	if (*nr_orders < 2)
+		return bad_line(l, "fewer than 2 orders");
+	return 0;
+}
+
+int snap_parse_pageblock_order(const char *text, int *order, int *lineno)
+{
+	struct lines l = { .p = text };
+	int64_t v, per_block = -1;
+	const char *p;
+
+	*order = -1;
+	while (next_line(&l)) {
+		if (!strncmp(l.buf, "Page block order:", 17)) {
+			p = l.buf + 17;
+			if (get_num(&p, &v) || *skip_ws(p) || v < 0 || v > 63)
+				return bad_line(&l, "bad pageblock order");
+			*order = (int)v;
+			*lineno = l.lineno;
+		} else if (!strncmp(l.buf, "Pages per block:", 16)) {
+			p = l.buf + 16;
+			if (get_num(&p, &per_block) || *skip_ws(p))
+				return bad_line(&l, "bad number");
+			if (*order < 0 || per_block != (int64_t)1 << *order)
+				return bad_line(&l, "not 2^(Page block order) pages");
+			return 0;
+		}
+	}
+	return bc_error(BC_E_FORMAT, "no \"%s\" line", *order < 0 ? "Page block order:" :
+			"Pages per block:");
+}
+
 int snap_parse_pagetypeinfo(const char *text, struct snap_tables *t)
 {
 	enum { NONE, FREE, BLOCKS, SKIP } mode = NONE;
 	struct lines l = { .p = text };
 	char names[16][24];
-	int nr_names = 0, nfree = 0, nblocks = 0, ret;
+	int nr_names = 0, nfree = 0, nblocks = 0, nr_orders = 0, ret;
 
 	while (next_line(&l)) {
 		const char *p = l.buf, *q;
@@ -276,6 +331,9 @@ int snap_parse_pagetypeinfo(const char *text, struct snap_tables *t)
 		if (!*skip_ws(p))
 			continue;
 		if (!strncmp(p, "Free pages count per migrate type", 33)) {
+			ret = free_header(&l, p + 33, &nr_orders);
+			if (ret)
+				return ret;
 			mode = FREE;
 			continue;
 		}
@@ -320,10 +378,14 @@ int snap_parse_pagetypeinfo(const char *text, struct snap_tables *t)
 				} else if (get_num(&q, &v) || v < 0) {
 					return bad_line(&l, "bad count");
 				}
+				if (ord == nr_orders)
+					return bad_line(&l, "more counts than the header's orders");
 				ret = add_oc(&t->ptfree, &t->nr_ptfree, node, zone, mt, ord, v);
 				if (ret)
 					return ret;
 			}
+			if (ord != nr_orders)
+				return bad_line(&l, "fewer counts than the header's orders");
 			nfree++;
 		} else {
 			for (i = 0; *skip_ws(q); i++) {
@@ -415,7 +477,8 @@ int snap_parse_iomem(const char *text, struct snap_tables *t)
 			continue;
 		if (sscanf(p, "%llx-%llx : %n", &s, &e, &n) != 2 || !n)
 			return bad_line(&l, "expected \"START-END : NAME\"");
-		if (strcmp(p + n, "System RAM"))
+		/* IORESOURCE_SYSTEM_RAM: "System RAM", or hotplugged "System RAM (kmem)" etc. */
+		if (strncmp(p + n, "System RAM", 10) || (p[n + 10] && strncmp(p + n + 10, " (", 2)))
 			continue;
 		nram++;
 		if (!s && !e) {
@@ -429,6 +492,8 @@ int snap_parse_iomem(const char *text, struct snap_tables *t)
 		ep = (e >> 12) + ((e & 0xfff) == 0xfff);
 		if (ep <= sp)
 			continue;
+		if (t->nr_ram && sp < t->ram[t->nr_ram - 1].end_pfn)
+			return bad_line(&l, "System RAM range overlaps or precedes the one before");
 		ret = snap_grow(&t->ram, t->nr_ram, sizeof(*t->ram));
 		if (ret)
 			return ret;

@@ -252,9 +252,50 @@ int snap_src_path(const struct snap_src *s, const char *name, char *buf, size_t 
 	return 0;
 }
 
+int snap_src_error(const struct snap_src *src, int ret, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (snap_src_path(src, name, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", name);
+	return bc_error_prefix(ret, "%s", path);
+}
+
 static int errno_code(int e)
 {
 	return e == ENOENT ? BC_E_NOENT : (e == EACCES || e == EPERM) ? BC_E_PERM : BC_E_IO;
+}
+
+/*
+ * Open @path for reading if it is a regular file. O_NONBLOCK: a FIFO planted in a
+ * snapshot directory must not block the open; it is then refused by its type, as are
+ * devices (a link to /dev/zero never ends).
+ */
+static int open_regular(const char *path, int *fd)
+{
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0)
+		return bc_error(errno_code(errno), "%s: %m", path);
+	if (fstat(*fd, &st) < 0) {
+		int e = errno;
+
+		close(*fd);
+		*fd = -1;
+		return bc_error(errno_code(e), "%s: fstat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return bc_error(BC_E_FORMAT, "%s: not a regular file (%s)", path,
+				S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ?
+				"a character device" : S_ISBLK(st.st_mode) ? "a block device" :
+				S_ISDIR(st.st_mode) ? "a directory" : "a socket");
+	}
+	/* back to blocking reads: the descriptor may go to a decompressor */
+	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
 }
 
 static int read_fd_all(int fd, const char *path, char **out, size_t *len)
@@ -286,6 +327,11 @@ static int read_fd_all(int fd, const char *path, char **out, size_t *len)
 		if (!r)
 			break;
 		n += r;
+		if (n > SNAP_TEXT_MAX) {
+			free(buf);
+			return bc_error(BC_E_FORMAT, "%s: larger than %u MiB: not a snapshot text "
+					"file", path, SNAP_TEXT_MAX >> 20);
+		}
 	}
 	buf[n] = 0;
 	if (memchr(buf, 0, n)) {
@@ -317,11 +363,10 @@ static int src_read_text(const struct snap_src *s, const char *name, char **out,
 		return 0;
 	}
 	ret = snap_src_path(s, name, path, sizeof(path));
+	if (!ret)
+		ret = open_regular(path, &fd);
 	if (ret)
 		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_error(errno_code(errno), "%s: %m", path);
 	ret = read_fd_all(fd, path, out, len);
 	close(fd);
 	return ret;
@@ -390,7 +435,8 @@ static int src_list(const struct snap_src *s, const char *name, const char *pref
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_num_suffix);
+	if (n)		/* qsort(NULL, 0) is undefined */
+		qsort(names, n, sizeof(*names), cmp_num_suffix);
 	*out = names;
 	*nr = n;
 	return 0;
@@ -404,70 +450,122 @@ fail:
 struct pfile {
 	int fd;
 	pid_t pid;			/* decompressor, or 0 */
+	int errfd;			/* the decompressor's stderr, or -1 */
 	const char *tool;
 	uint64_t off;			/* bytes read so far (decompressed) */
 	char path[PATH_MAX];
 };
 
+/*
+ * Start "@tool -dc" reading @in (closed here) into pf->fd. Its stderr goes to a pipe
+ * read after it exits; the write end is non-blocking, so a chatty decompressor loses
+ * words rather than stalls.
+ */
+static int pfile_spawn(struct pfile *pf, int in)
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		bc_error(BC_E_IO, "%s: pipe: %m", pf->path);
+		goto fail;
+	}
+	fcntl(err[1], F_SETFL, O_NONBLOCK);
+	pf->pid = fork();
+	if (pf->pid < 0) {
+		pf->pid = 0;
+		bc_error(BC_E_IO, "%s: fork: %m", pf->path);
+		goto fail;
+	}
+	if (!pf->pid) {
+		dup2(in, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execlp(pf->tool, pf->tool, "-dc", (char *)NULL);
+		_exit(127);
+	}
+	close(in);
+	close(out[1]);
+	close(err[1]);
+	pf->fd = out[0];
+	pf->errfd = err[0];
+	return 0;
+fail:
+	close(in);
+	if (out[0] >= 0) {
+		close(out[0]);
+		close(out[1]);
+	}
+	if (err[0] >= 0) {
+		close(err[0]);
+		close(err[1]);
+	}
+	return -BC_E_IO;
+}
+
 static int pfile_open(const struct snap_src *s, const char *name, struct pfile *pf)
 {
 	static const char *const ext[] = { "", ".zst", ".gz" };
 	static const char *const tool[] = { NULL, "zstd", "gzip" };
-	int pfd[2], i, ret;
+	int i, ret, in, nr_ext = s->dir ? 3 : 1;
 	char base[PATH_MAX];
 
-	pf->fd = -1;
+	pf->fd = pf->errfd = -1;
 	pf->pid = 0;
 	pf->off = 0;
 	ret = snap_src_path(s, name, base, sizeof(base));
 	if (ret)
 		return ret;
-	for (i = 0; i < (s->dir ? 3 : 1); i++) {
+	for (i = 0; i < nr_ext; i++) {
 		snprintf(pf->path, sizeof(pf->path), "%s%s", base, ext[i]);
 		if (!access(pf->path, F_OK))
 			break;
 	}
-	if (i == (s->dir ? 3 : 1)) {
+	if (i == nr_ext) {
 		if (s->dir)
 			return bc_error(BC_E_NOENT, "%s: missing (nor %s.zst or %s.gz)", base,
 					name, name);
 		return bc_error(BC_E_NOENT, "%s: %m", base);
 	}
 	pf->tool = tool[i];
+	/* opened here, not by the decompressor: a FIFO or device is refused first */
+	ret = open_regular(pf->path, &in);
+	if (ret)
+		return ret;
 	if (!pf->tool) {
-		pf->fd = open(pf->path, O_RDONLY | O_CLOEXEC);
-		if (pf->fd < 0)
-			return bc_error(errno_code(errno), "%s: %m", pf->path);
+		pf->fd = in;
 		return 0;
 	}
-	if (access(pf->path, R_OK))
-		return bc_error(errno_code(errno), "%s: %m", pf->path);
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return bc_error(BC_E_IO, "%s: pipe: %m", pf->path);
-	pf->pid = fork();
-	if (pf->pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return bc_error(BC_E_IO, "%s: fork: %m", pf->path);
-	}
-	if (!pf->pid) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(pfd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		execlp(pf->tool, pf->tool, "-dc", "--", pf->path, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	pf->fd = pfd[0];
-	return 0;
+	return pfile_spawn(pf, in);
 }
 
-/* Close; for a decompressor, @check: fail unless it exited 0. */
+/* The decompressor's last line on stderr, without its name for stdin, into @buf. */
+static void pfile_tool_said(struct pfile *pf, char *buf, size_t size)
+{
+	char raw[1024], *line, *p;
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < sizeof(raw) - 1 && (r = read(pf->errfd, raw + n, sizeof(raw) - 1 - n)) > 0)
+		n += r;
+	while (n && strchr("\n\r ", raw[n - 1]))
+		n--;
+	raw[n] = 0;
+	line = strrchr(raw, '\n');
+	line = line ? line + 1 : raw;
+	/* both name their input after stdin; the message names the path instead */
+	p = strstr(line, "stdin");
+	if (p)
+		line = p + 5 + strspn(p + 5, "*\\ :");
+	n = strlen(line) < size ? strlen(line) : size - 1;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+}
+
+/* Close; for a decompressor, @check: fail unless it exited 0, with what it said. */
 static int pfile_close(struct pfile *pf, bool check)
 {
 	int status, ret = 0;
+	char said[256];
 
 	if (pf->fd >= 0)
 		close(pf->fd);
@@ -475,15 +573,20 @@ static int pfile_close(struct pfile *pf, bool check)
 	if (pf->pid > 0) {
 		while (waitpid(pf->pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (check && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		if (check && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 			ret = bc_error(BC_E_IO, "%s: cannot run '%s -dc' (install %s, or "
 				       "decompress the file)", pf->path, pf->tool, pf->tool);
-		else if (check && !(WIFEXITED(status) && !WEXITSTATUS(status)))
-			ret = bc_error(BC_E_FORMAT, "%s: '%s -dc' failed after %" PRIu64
-				       " bytes: corrupt or truncated file", pf->path, pf->tool,
-				       pf->off);
+		} else if (check && !(WIFEXITED(status) && !WEXITSTATUS(status))) {
+			pfile_tool_said(pf, said, sizeof(said));
+			ret = bc_error(BC_E_FORMAT, "%s: damaged: '%s -dc' failed after %" PRIu64
+				       " bytes: %s", pf->path, pf->tool, pf->off,
+				       *said ? said : "corrupt or truncated file");
+		}
 		pf->pid = 0;
 	}
+	if (pf->errfd >= 0)
+		close(pf->errfd);
+	pf->errfd = -1;
 	return ret;
 }
 
@@ -508,19 +611,58 @@ static ssize_t pfile_read(struct pfile *pf, void *buf, size_t want)
 	return got;
 }
 
+/*
+ * One chunk of kpageflags (@gf bytes) and kpagecount (@gc) read from offset @at: check
+ * them against each other and @limit PFNs. Return: 0 if they agree.
+ */
+static int pages_check(struct pfile *pf, struct pfile *pc, ssize_t gf, ssize_t gc,
+		       uint64_t at, uint64_t limit, size_t want)
+{
+	struct pfile *f[2] = { pf, pc };
+	ssize_t got[2] = { gf, gc };
+	int i, ret;
+
+	for (i = 0; i < 2; i++)
+		if (f[i]->off / 8 > limit)
+			return bc_error(BC_E_FORMAT, "%s: more than the %" PRIu64 " PFNs (%" PRIu64
+					" bytes) the snapshot's zoneinfo and iomem allow: not this "
+					"machine's page file", f[i]->path, limit, limit * 8);
+	if (gf == gc && !(gf % 8))
+		return 0;
+	/* a file that ended early may be a decompressor that failed: say so first */
+	for (i = 0; i < 2; i++) {
+		if ((size_t)got[i] < want) {
+			ret = pfile_close(f[i], true);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (got[i] % 8)
+			return bc_error(BC_E_TRUNCATED, "%s: size %" PRIu64 " is not a multiple of "
+					"8: %zd stray bytes at offset %" PRIu64, f[i]->path,
+					f[i]->off, got[i] % 8, at + got[i] - got[i] % 8);
+	i = gf < gc ? 0 : 1;
+	return bc_error(BC_E_TRUNCATED, "%s: ends at offset %" PRIu64 " (PFN %" PRIu64 ") but "
+			"%s goes on to offset %" PRIu64 " or more: %s is short", f[i]->path,
+			f[i]->off, f[i]->off / 8, i ? "kpageflags" : "kpagecount", f[!i]->off,
+			i ? "kpagecount" : "kpageflags");
+}
+
 static int walk_pages(const struct snap_src *s, const struct snap_sink *sink,
 		      struct snap_marker *m, uint64_t *nr_pfns)
 {
 	const size_t want = TDB_PAGE_CHUNK * sizeof(uint64_t);
-	struct pfile pf = { .fd = -1 }, pc = { .fd = -1 };
-	uint64_t *bf = NULL, *bc = NULL, pfn = 0;
+	struct pfile pf = { .fd = -1, .errfd = -1 }, pc = { .fd = -1, .errfd = -1 };
+	uint64_t *bf = NULL, *bc = NULL, pfn = 0, limit = UINT64_MAX;
 	ssize_t gf, gc;
 	int ret;
 
-	ret = pfile_open(s, "kpageflags", &pf);
-	if (ret)
-		goto out;
-	ret = pfile_open(s, "kpagecount", &pc);
+	ret = sink->max_pfns ? sink->max_pfns(sink->arg, &limit) : 0;
+	if (!ret)
+		ret = pfile_open(s, "kpageflags", &pf);
+	if (!ret)
+		ret = pfile_open(s, "kpagecount", &pc);
 	if (ret)
 		goto out;
 	bf = malloc(want);
@@ -545,31 +687,9 @@ static int walk_pages(const struct snap_src *s, const struct snap_sink *sink,
 			ret = gc;
 			goto out;
 		}
-		if (gf % 8) {
-			ret = bc_error(BC_E_TRUNCATED, "%s: size %" PRIu64 " is not a multiple of 8: "
-				       "%zd stray bytes at offset %" PRIu64, pf.path, pf.off,
-				       gf % 8, at + gf - gf % 8);
-			goto out;
-		}
-		if (gc % 8) {
-			ret = bc_error(BC_E_TRUNCATED, "%s: size %" PRIu64 " is not a multiple of 8: "
-				       "%zd stray bytes at offset %" PRIu64, pc.path, pc.off,
-				       gc % 8, at + gc - gc % 8);
-			goto out;
-		}
-		if (gf != gc) {
-			bool fshort = gf < gc;
-
-			ret = bc_error(BC_E_TRUNCATED, "%s: ends at offset %" PRIu64 " (PFN %" PRIu64
-				       ") but %s goes on to offset %" PRIu64 " or more: %s is short",
-				       fshort ? pf.path : pc.path, fshort ? pf.off : pc.off,
-				       (fshort ? pf.off : pc.off) / 8, fshort ? "kpagecount" :
-				       "kpageflags", fshort ? pc.off : pf.off,
-				       fshort ? "kpageflags" : "kpagecount");
-			goto out;
-		}
-		if (!gf)
-			break;
+		ret = pages_check(&pf, &pc, gf, gc, at, limit, want);
+		if (ret || !gf)
+			goto done;
 		ret = sink->pages(sink->arg, pfn, (uint32_t)(gf / 8), bf, bc);
 		if (ret)
 			goto out;
@@ -577,11 +697,11 @@ static int walk_pages(const struct snap_src *s, const struct snap_sink *sink,
 		if ((size_t)gf < want)
 			break;
 	}
-	if (!pfn) {
+done:
+	if (!ret && !pfn)
 		ret = bc_error(BC_E_TRUNCATED, "%s: empty", pf.path);
-		goto out;
-	}
-	ret = pfile_close(&pf, true);
+	if (!ret)
+		ret = pfile_close(&pf, true);
 	if (!ret)
 		ret = pfile_close(&pc, true);
 	*nr_pfns = pfn;
@@ -593,17 +713,48 @@ out:
 	return ret;
 }
 
+/* A decimal of 0..INT64_MAX at *@p (after spaces), moved past; else an error naming @what. */
+static int parse_ns(const char **p, const char *what, int64_t *v)
+{
+	const char *q = *p + strspn(*p, " \t");
+	size_t n = strspn(q, "0123456789");
+	uint64_t x = 0;
+	size_t i;
+
+	if (!n)
+		return bc_error(BC_E_FORMAT, "line 1: %s: expected a decimal of CLOCK_MONOTONIC "
+				"ns, got \"%.24s\"%s", what, q, *q == '-' ? " (negative)" : "");
+	for (i = 0; i < n; i++) {
+		if (x > ((uint64_t)INT64_MAX - (uint64_t)(q[i] - '0')) / 10)
+			return bc_error(BC_E_FORMAT, "line 1: %s \"%.*s\": more than 2^63-1 ns",
+					what, (int)n, q);
+		x = x * 10 + (uint64_t)(q[i] - '0');
+	}
+	*v = (int64_t)x;
+	*p = q + n;
+	return 0;
+}
+
 int snap_parse_taken_at(const char *text, uint64_t *begin, uint64_t *end)
 {
-	unsigned long long b, e;
-	int n = 0;
+	const char *p = text;
+	int64_t b, e;
+	int ret;
 
-	if (sscanf(text, "%llu %llu%n", &b, &e, &n) != 2 || text[n + strspn(text + n, " \n")] ||
-	    e < b)
-		return bc_error(BC_E_FORMAT, "expected \"BEGIN_NS END_NS\" (CLOCK_MONOTONIC ns, "
-				"END >= BEGIN)");
-	*begin = b;
-	*end = e;
+	ret = parse_ns(&p, "BEGIN_NS", &b);
+	if (!ret && *p != ' ' && *p != '\t')
+		ret = bc_error(BC_E_FORMAT, "line 1: expected \"BEGIN_NS END_NS\"");
+	if (!ret)
+		ret = parse_ns(&p, "END_NS", &e);
+	if (ret)
+		return ret;
+	if (p[strspn(p, " \t\n")])
+		return bc_error(BC_E_FORMAT, "line 1: trailing text after \"BEGIN_NS END_NS\"");
+	if (e < b)
+		return bc_error(BC_E_FORMAT, "line 1: END_NS %" PRId64 " is before BEGIN_NS %"
+				PRId64 " (want \"BEGIN_NS END_NS\", END >= BEGIN)", e, b);
+	*begin = (uint64_t)b;
+	*end = (uint64_t)e;
 	return 0;
 }
 
@@ -864,7 +1015,7 @@ static int make_snapshot_dir(const char *dir)
 int snap_write_dir_root(const char *root, const char *dir, struct snap_marker *m)
 {
 	struct dir_writer w = { .dir = dir, .ff = -1, .fc = -1 };
-	struct snap_sink sink = { writer_text, writer_pages, &w };
+	struct snap_sink sink = { .text = writer_text, .pages = writer_pages, .arg = &w };
 	struct snap_src src = { .dir = NULL, .root = root && strcmp(root, "/") ? root : "" };
 	struct snap_walk_result res;
 	int ret;

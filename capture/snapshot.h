@@ -103,6 +103,32 @@ int snap_write_dir_root(const char *root, const char *dir, struct snap_marker *m
  */
 int snap_load_dir(struct tdb *db, const char *dir, const char *label, int64_t *snap_id);
 
+/*
+ * What snap_load_dir() checks before storing anything (each error names DIR/FILE, and
+ * the line where a parser knows it):
+ * - regular files only, opened non-blocking (a FIFO or device is refused, never read),
+ *   text files up to 64 MiB, page files (decompressed) up to the machine's PFN span,
+ *   the last zone or System RAM range rounded up to 1 GiB; a failing decompressor is
+ *   reported with what it said;
+ * - orders 0..MAX_PAGE_ORDER (buddyinfo's columns, at most SNAP_MAX_PAGE_ORDER) alike in
+ *   buddyinfo and pagetypeinfo, "Page block order" 1..MAX_PAGE_ORDER, free counts and
+ *   pageblock counts that fit in their zone;
+ * - the same populated zones (node and name) in zoneinfo, buddyinfo and both sections
+ *   of pagetypeinfo, each zone's present pages inside iomem's System RAM;
+ * - taken_at: two decimals 0 <= BEGIN <= END <= 2^63-1.
+ * And, unless SNAP_LOAD_FORCE: uname equals the capture's meta kernel_release, and
+ * taken_at lies within SNAP_TIME_MARGIN_S of the trace's span in CLOCK_MONOTONIC (the
+ * events' when the trace clock is mono, else the snapshot markers' numbers; no check
+ * when the capture has neither).
+ */
+#define SNAP_LOAD_FORCE		1u
+#define SNAP_MAX_PAGE_ORDER	15	/* arm64 with 64 KiB pages: 13 */
+#define SNAP_TIME_MARGIN_S	300
+
+/* snap_load_dir() with @flags (SNAP_LOAD_*). */
+int snap_load_dir_flags(struct tdb *db, const char *dir, const char *label, unsigned int flags,
+			int64_t *snap_id);
+
 /**
  * snap_load_live() - read a snapshot from the running kernel straight into @db (no
  * directory), bracketed by markers through @m (may be NULL). mono_begin/mono_end
@@ -137,6 +163,11 @@ int snap_parse_meminfo(const char *text, struct snap_tables *t);
 int snap_parse_vmstat(const char *text, struct snap_tables *t);
 /* Fails with -BC_E_PERM when every System RAM address reads 0 (not root). */
 int snap_parse_iomem(const char *text, struct snap_tables *t);
+/*
+ * "Page block order: N" and "Pages per block: 2^N" of pagetypeinfo: *@order = N (0..63;
+ * the caller checks it against MAX_PAGE_ORDER), *@lineno its line.
+ */
+int snap_parse_pageblock_order(const char *text, int *order, int *lineno);
 /* Frees every array of @t and zeroes it. */
 void snap_tables_release(struct snap_tables *t);
 

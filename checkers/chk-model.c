@@ -33,22 +33,6 @@ static const char *mt_name(const struct chk_ctx *c, int mt)
 	return "?";
 }
 
-static int mt_of_name(const struct chk_ctx *c, const char *name)
-{
-	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable",
-					     "HighAtomic" };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	if (!strcmp(name, "CMA"))
-		return c->isolate_mt == 5 ? 4 : -1;
-	if (!strcmp(name, "Isolate"))
-		return c->isolate_mt;
-	return -1;
-}
-
 /* ---- pageblock shadow ------------------------------------------------------------ */
 
 static uint8_t pb_read(const struct model *m, uint64_t pfn)
@@ -508,6 +492,21 @@ int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_a
 
 /* ---- check points ------------------------------------------------------------------- */
 
+/* model_recount() as one freecount check: mismatches, the first one's line in @buf. */
+static long recount(struct chk_ctx *c, const struct model *m, char *buf, size_t size)
+{
+	long bad;
+	char *nl;
+
+	chk_count(c, CHK_FREECOUNT, 1);
+	buf[0] = 0;
+	bad = model_recount(m, buf, size);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return bad;
+}
+
 int chk_model(struct chk_ctx *c, const struct model *m)
 {
 	char buf[512];
@@ -515,18 +514,11 @@ int chk_model(struct chk_ctx *c, const struct model *m)
 
 	c->since_recount = 0;
 	if (chk_on(c, CHK_FREECOUNT)) {
-		chk_count(c, CHK_FREECOUNT, 1);
-		buf[0] = 0;
-		bad = model_recount(m, buf, sizeof(buf));
-		if (bad > 0) {
-			char *nl = strchr(buf, '\n');
-
-			if (nl)
-				*nl = 0;
+		bad = recount(c, m, buf, sizeof(buf));
+		if (bad > 0)
 			chk_report_v(c, CHK_INV_FREECOUNT_RECOUNT, false, CHK_NO_PFN, 0,
 				     "model_recount() found %ld mismatch(es) with the incremental "
 				     "counts: %s", bad, buf[0] ? buf : "(no detail)");
-		}
 	}
 	if (chk_on(c, CHK_PAGEBLOCK_TYPE))
 		pb_scan(c, m, 0, c->nr_pbs);
@@ -535,17 +527,6 @@ int chk_model(struct chk_ctx *c, const struct model *m)
 }
 
 /* ---- snapshots: buddyinfo and pagetypeinfo ------------------------------------------- */
-
-static int zone_index(const struct model *m, int node, const char *name)
-{
-	const struct model_layout *L = model_get_layout(m);
-	unsigned int z;
-
-	for (z = 0; z < L->nr_zones; z++)
-		if (L->zones[z].nid == node && !strcmp(L->zones[z].name, name))
-			return (int)z;
-	return -1;
-}
 
 struct fc_worst {
 	uint64_t mismatches;
@@ -596,34 +577,6 @@ static uint64_t *events_during(struct chk_ctx *c, const struct model *m, struct 
 	return n;
 }
 
-/*
- * pagetypeinfo's "Number of blocks type" walks the pageblocks with an online,
- * initialised memmap (pagetypeinfo_showblockcount_print()): holes and lazily
- * uninitialised memory are not counted, so the model's are counted the same way.
- */
-static void count_pageblocks(const struct chk_ctx *c, const struct model *m, unsigned int zi,
-			     uint64_t *pageblocks)
-{
-	const struct model_zone_layout *z = &model_get_layout(m)->zones[zi];
-	uint64_t pb = 1ull << c->pb_order, pfn, zend = z->start_pfn + z->spanned;
-
-	memset(pageblocks, 0, 8 * sizeof(*pageblocks));
-	for (pfn = z->start_pfn & ~(pb - 1); pfn < zend; pfn += pb) {
-		uint64_t from = pfn < z->start_pfn ? z->start_pfn : pfn;
-		uint64_t to = pfn + pb > zend ? zend : pfn + pb;
-		struct model_range_counts rc;
-		int stored, eff;
-		bool iso;
-
-		if (model_range_counts(m, from, to, &rc) ||
-		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= to - from)
-			continue;
-		if (model_pageblock_mt(m, from, &stored, &eff, &iso) || eff < 0 || eff >= 8)
-			continue;
-		pageblocks[eff]++;
-	}
-}
-
 static void fc_note(struct fc_worst *w, int64_t model, int64_t kernel, uint64_t tol, int zone,
 		    int ord, int mt)
 {
@@ -660,7 +613,7 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 	during = events_during(c, m, db, sc->snap);
 	for (z = 0; z < L->nr_zones; z++) {
 		model_zone_stats(m, z, &zs[z]);
-		count_pageblocks(c, m, z, zs[z].pageblocks);
+		model_count_pageblocks(m, z, zs[z].pageblocks);
 	}
 	for (t = 0; t < 3; t++) {
 		struct fc_worst w = { .zone = -1 };
@@ -670,14 +623,14 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 		if (tdb_snap_zone_counts(db, sc->snap, q[t], &row, &nrow))
 			continue;
 		for (i = 0; i < nrow; i++) {
-			int zi = zone_index(m, row[i].node, row[i].zone);
+			int zi = model_zone_of_name(m, row[i].node, row[i].zone);
 			int ord = row[i].ord, mt = -1, k;
 			int64_t kern = row[i].nr, mod = 0;
 
 			if (zi < 0 || kern < 0 || ord >= 16)
 				continue;
 			if (t) {
-				mt = mt_of_name(c, row[i].migratetype);
+				mt = model_mt_of_name(model_get_profile(m), row[i].migratetype);
 				if (mt < 0 || mt >= 8)
 					continue;
 			}
@@ -866,19 +819,12 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 		char buf[256];
 		long bad;
 
-		chk_count(c, CHK_FREECOUNT, 1);
-		buf[0] = 0;
-		bad = model_recount(m, buf, sizeof(buf));
-		if (bad > 0) {
-			char *nl = strchr(buf, '\n');
-
-			if (nl)
-				*nl = 0;
+		bad = recount(c, m, buf, sizeof(buf));
+		if (bad > 0)
 			chk_report_v(c, CHK_INV_FREECOUNT_RECOUNT, false, CHK_NO_PFN, 0,
 				     "after the hypothetical attempt on [%#llx, %#llx) "
 				     "model_recount() found %ld mismatch(es): %s",
 				     (unsigned long long)start, (unsigned long long)end, bad, buf);
-		}
 	}
 	c->hyp.ended = true;
 	c->hyp.begun = false;

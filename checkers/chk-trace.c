@@ -221,6 +221,34 @@ static bool pgtable_gfp(uint64_t gfp)
 	return (gfp & ~(GFP_COMP_BIT | GFP_ACCOUNT_BIT)) == (GFP_KERNEL_BITS | GFP_ZERO_BIT);
 }
 
+#define SH_BIT(st)	(1u << (st))
+
+/*
+ * The first page of @ev's block of @order whose shadow state is in @states (SH_BIT()s):
+ * its word, its pfn in *@pfn; NULL when none. Counts one buddy-sanity check; one that
+ * found nothing but relied on pages last seen before a lost window is inconclusive.
+ */
+static uint32_t *first_in_state(struct chk_ctx *c, const struct tr_event *ev,
+				unsigned int order, unsigned int states, uint64_t *pfn)
+{
+	uint64_t n = 1ull << order, i;
+	bool unsure = false;
+
+	chk_count(c, CHK_BUDDY_SANITY, 1);
+	for (i = 0; i < n; i++) {
+		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
+
+		unsure = unsure || stale_known(c, w);
+		if (w && (states & SH_BIT(sh_state(*w)))) {
+			*pfn = ev->pfn + i;
+			return w;
+		}
+	}
+	if (unsure)
+		c->r[CHK_BUDDY_SANITY].inconclusive++;
+	return NULL;
+}
+
 /*
  * mm_page_alloc / zone_locked: no page of the block may be in use or held. A check that
  * relies on pages last seen before a lost window is inconclusive, never passed.
@@ -228,64 +256,42 @@ static bool pgtable_gfp(uint64_t gfp)
 static void check_take(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
-	uint64_t n = 1ull << order, i;
-	bool unsure = false;
+	uint64_t pfn;
+	uint32_t *w = first_in_state(c, ev, order,
+				     SH_BIT(SH_ALLOC) | SH_BIT(SH_ALLOC_PT) | SH_BIT(SH_CONTIG), &pfn);
+	bool stale;
 
-	chk_count(c, CHK_BUDDY_SANITY, 1);
-	for (i = 0; i < n; i++) {
-		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
-		enum sh_state st;
-		bool stale;
-
-		if (!w)
-			continue;
-		unsure = unsure || stale_known(c, w);
-		st = sh_state(*w);
-		if (st != SH_ALLOC && st != SH_ALLOC_PT && st != SH_CONTIG)
-			continue;
-		if (st == SH_ALLOC_PT && ev->kind == TR_EV_PAGE_ALLOC && !order) {
-			if (chk_on(c, CHK_BUDDY_SANITY) && !c->r[CHK_BUDDY_SANITY].explained++) {
-				c->explained_seq = ev->seq;
-				c->explained_pfn = ev->pfn + i;
-			}
-			return;
+	if (!w)
+		return;
+	if (sh_state(*w) == SH_ALLOC_PT && ev->kind == TR_EV_PAGE_ALLOC && !order) {
+		if (chk_on(c, CHK_BUDDY_SANITY) && !c->r[CHK_BUDDY_SANITY].explained++) {
+			c->explained_seq = ev->seq;
+			c->explained_pfn = pfn;
 		}
-		stale = sh_stale(c, *w) || model_uncertain(m, ev->pfn + i);
-		if (st == SH_CONTIG)
-			chk_report_v(c, CHK_INV_CONTIG_REALLOC, stale, ev->pfn + i, order,
-				     "%s of a page held by a successful contiguous allocation "
-				     "that was not freed since", chk_event_name(ev));
-		else
-			chk_report_v(c, CHK_INV_BUDDY_ALLOC_IN_USE, stale, ev->pfn + i, order,
-				     "%s of a page allocated earlier in the trace and not freed "
-				     "since", chk_event_name(ev));
 		return;
 	}
-	if (unsure)
-		c->r[CHK_BUDDY_SANITY].inconclusive++;
+	stale = sh_stale(c, *w) || model_uncertain(m, pfn);
+	if (sh_state(*w) == SH_CONTIG)
+		chk_report_v(c, CHK_INV_CONTIG_REALLOC, stale, pfn, order,
+			     "%s of a page held by a successful contiguous allocation "
+			     "that was not freed since", chk_event_name(ev));
+	else
+		chk_report_v(c, CHK_INV_BUDDY_ALLOC_IN_USE, stale, pfn, order,
+			     "%s of a page allocated earlier in the trace and not freed "
+			     "since", chk_event_name(ev));
 }
 
 static void check_free(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
-	uint64_t n = 1ull << order, i;
-	bool unsure = false;
+	uint64_t pfn;
+	uint32_t *w = first_in_state(c, ev, order, SH_BIT(SH_BUDDY), &pfn);
 
-	chk_count(c, CHK_BUDDY_SANITY, 1);
-	for (i = 0; i < n; i++) {
-		uint32_t *w = chk_sh_word(c, ev->pfn + i, false);
-
-		unsure = unsure || stale_known(c, w);
-		if (!w || sh_state(*w) != SH_BUDDY)
-			continue;
+	if (w)
 		chk_report_v(c, CHK_INV_BUDDY_DOUBLE_FREE,
-			     sh_stale(c, *w) || model_uncertain(m, ev->pfn + i), ev->pfn + i, order,
+			     sh_stale(c, *w) || model_uncertain(m, pfn), pfn, order,
 			     "mm_page_free of a page that was already free in the buddy (freed or "
 			     "drained earlier in the trace, not allocated since)");
-		return;
-	}
-	if (unsure)
-		c->r[CHK_BUDDY_SANITY].inconclusive++;
 }
 
 /* test_pages_isolated() success: every page of [outer_start, end) free or migrated. */

@@ -450,73 +450,81 @@ int chk_after_event(struct chk_ctx *c, const struct model *m, const struct tr_ev
 	return ret;
 }
 
-/* Violations at an attempt's edges are placed at its first / last event. */
-static const struct tr_event *at_event(struct chk_ctx *c, struct tr_event *at, uint64_t seq,
-				       uint64_t ts, int cpu)
+/*
+ * Violations found between events (an attempt's edges, a snapshot) are placed at @seq:
+ * at the event being checked when it is that one, else at a stand-in @at. Returns the
+ * event to restore.
+ */
+static const struct tr_event *place_at(struct chk_ctx *c, struct tr_event *at, uint64_t seq,
+				       uint64_t ts)
 {
 	const struct tr_event *saved = c->ev;
 
-	memset(at, 0, sizeof(*at));
-	at->kind = TR_EV_OTHER;
-	at->pfn = UINT64_MAX;
-	at->seq = seq;
-	at->ts = ts;
-	at->cpu = cpu;
+	if (saved && saved->seq == seq)
+		return saved;
+	*at = (struct tr_event){ .kind = TR_EV_OTHER, .pfn = UINT64_MAX, .seq = seq, .ts = ts,
+				 .cpu = -1 };
 	c->ev = at;
 	return saved;
+}
+
+/*
+ * An attempt's first or last event: a check point and the attempt's own checks,
+ * which at its end look at the range before the check point moves on.
+ */
+static int attempt_edge(struct chk_ctx *c, const struct model *m, struct chk_att *ca,
+			bool begin)
+{
+	const struct tr_attempt *a = &ca->a;
+	const struct tr_event *saved;
+	struct tr_event at;
+	int ret = 0;
+
+	saved = begin ? place_at(c, &at, a->seq_begin, a->ts_begin) :
+			place_at(c, &at, a->seq_end, a->ts_test);
+	if (m && begin) {
+		ret = chk_model(c, m);
+		if (!ret)
+			ret = chk_model_attempt_begin(c, m, ca);
+	} else if (m) {
+		ret = chk_model_attempt_end(c, m, ca);
+		if (!ret)
+			ret = chk_model(c, m);
+	}
+	c->ev = saved;
+	return ret;
 }
 
 int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
-	const struct tr_event *saved;
-	struct tr_event at;
-	int ret = 0;
 
 	if (!ca)
 		return 0;
 	att_activate(c, ca);
-	saved = at_event(c, &at, a->seq_begin, a->ts_begin, -1);
-	if (m)
-		ret = chk_model(c, m);		/* a check point */
-	if (m && !ret)
-		ret = chk_model_attempt_begin(c, m, ca);
-	c->ev = saved;
-	return ret;
+	return attempt_edge(c, m, ca, true);
 }
 
 int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a)
 {
 	struct chk_att *ca = find_att(c, a);
-	const struct tr_event *saved;
-	struct tr_event at;
-	int ret = 0;
+	int ret;
 
 	if (!ca)
 		return 0;
-	saved = c->ev;
-	if (!saved || saved->seq != a->seq_end)
-		saved = at_event(c, &at, a->seq_end, a->ts_test, -1);
-	if (m)
-		ret = chk_model_attempt_end(c, m, ca);
-	if (m && !ret)
-		ret = chk_model(c, m);		/* a check point */
+	ret = attempt_edge(c, m, ca, false);
 	att_deactivate(c, ca);
-	c->ev = saved;
 	return ret;
 }
 
 int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 		    const struct rp_score *sc)
 {
-	const struct tr_event *saved = c->ev;
-	struct tr_event at = { .kind = TR_EV_OTHER, .cpu = -1, .pfn = UINT64_MAX };
+	struct tr_event at;
+	const struct tr_event *saved = place_at(c, &at, sc->seq, sc->ts);
 	int ret = 0;
 
 	/* Violations found here are placed where the model was compared. */
-	at.seq = sc->seq;
-	at.ts = sc->ts;
-	c->ev = &at;	/* restored below */
 	if (m) {
 		ret = chk_model(c, m);
 		if (!ret && db && chk_on(c, CHK_FREECOUNT))
@@ -560,13 +568,10 @@ static int hk_snap(void *arg, struct replay *rp, const struct rp_score *sc)
 
 void chk_replay_hooks(struct chk_ctx *c, struct rp_hooks *h)
 {
-	memset(h, 0, sizeof(*h));
-	h->arg = c;
-	h->before_event = hk_before;
-	h->after_event = hk_after;
-	h->attempt_begin = hk_begin;
-	h->attempt_end = hk_end;
-	h->at_snapshot = hk_snap;
+	*h = (struct rp_hooks){
+		.arg = c, .before_event = hk_before, .after_event = hk_after,
+		.attempt_begin = hk_begin, .attempt_end = hk_end, .at_snapshot = hk_snap,
+	};
 }
 
 /* ---- results ------------------------------------------------------------------------ */

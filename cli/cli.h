@@ -32,8 +32,20 @@ int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
+/* The -o FILE and -f entries of a struct option table (commands that write a capture). */
+#define CLI_OPT_OUTPUT							\
+	{ "output",	required_argument,	NULL, 'o' },		\
+	{ "force",	no_argument,		NULL, 'f' }
+
 /* Print the usage of command @name to stdout (@err: to stderr) and return @ret. */
 int cli_usage(const char *name, int err, int ret);
+/*
+ * cli_getopt() - getopt_long() over @argv with short options @shortopts and the long
+ * options written as one string of words, "NAME:C" for a flag and "NAME=C" for an
+ * option that takes an argument, C being the character returned for it (a short
+ * option too only when @shortopts has it): e.g. "until=u json:j help:h".
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts, const char *longopts);
 /* Print "bigchunk CMD: message" to stderr; returns EXIT_BAD. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the last bc_errmsg() prefixed with the command; returns EXIT_BAD. */
@@ -44,6 +56,9 @@ noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * second, erased at the end), and notes as "bigchunk: TEXT" lines on stderr. */
 void cli_replay_progress(void *arg, uint64_t next_seq, uint64_t total, bool done);
 void cli_note(void *arg, const char *text);
+/* The command line as one string, arguments separated by spaces (stored with results);
+ * caller frees; NULL when out of memory. */
+char *cli_join_argv(int argc, char **argv);
 /* Install SIGINT/SIGTERM handlers that set cli_stop; returns the flag. */
 extern volatile int cli_stop;
 void cli_catch_signals(void);

@@ -64,17 +64,6 @@ const char cmd_check_usage[] =
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "checker", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "max-errors", required_argument, NULL, 'M' },
-		{ "trace-only", no_argument, NULL, 'T' },
-		{ "store", no_argument, NULL, 'S' },
-		{ "recount-every", required_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct chk_opts co = { 0 };
 	enum chk_format fmt = CHK_FMT_TEXT;
 	const char *out_path = NULL, *path;
@@ -86,7 +75,8 @@ int cmd_check(int argc, char **argv)
 	int opt, k, ret;
 	uint64_t n;
 
-	while ((opt = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "c:o:h", "checker=c format=F max-errors=M "
+				 "trace-only:T store:S recount-every=R output=o help:h")) != -1) {
 		switch (opt) {
 		case 'c':
 			k = chk_checker_from_name(optarg);

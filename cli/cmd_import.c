@@ -4,13 +4,21 @@
  *
  * The capture is written to a temporary file next to the output and moved into place
  * only when complete, so a failed or interrupted import leaves no output behind (and
- * an existing output replaced with -f stays untouched until then).
+ * an existing output replaced with -f stays untouched until then). The import runs in
+ * a child process: libtracecmd can still crash on a damaged file that passes the
+ * layout checks, and a crash there must be an error naming the file, with the
+ * temporary removed, not a core dump that leaves it behind.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,7 +41,8 @@ const char cmd_import_usage[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE.db    capture to write (mode 0600; required)\n"
-	"  -f, --force             replace FILE.db if it exists (only once the import worked)\n"
+	"  -f, --force             replace FILE.db if it exists (only once the import worked);\n"
+	"                          store snapshots whose kernel or time does not match the trace\n"
 	"  -B, --instance NAME     import the buffer instance NAME (trace-cmd record -B NAME);\n"
 	"                          default: the one buffer that holds events\n"
 	"  -e, --event SYS:EVENT   import only this event (repeatable; SYS:* = a whole\n"
@@ -46,8 +55,17 @@ const char cmd_import_usage[] =
 	"  -q, --quiet             no progress, summary or warnings\n"
 	"  -h, --help              this text\n"
 	"\n"
+	"The file's layout (sections, options, every CPU's offset and size, page size and\n"
+	"header page) is checked before libtracecmd reads it; the library then runs in a\n"
+	"child process, so that a crash on a damaged file is an error, not a core dump.\n"
+	"Ring-buffer data that ends early or is damaged (pages cut short, records of no\n"
+	"known type) is imported with a warning and stored as lost windows of unknown\n"
+	"size, which info, replay and check report. Temporaries left by imports that died\n"
+	"(FILE.db.importing-PID) are removed by the next import to FILE.db.\n"
+	"\n"
 	"Exit status: 0 imported; 2 usage error or unusable input (the file is named with\n"
-	"what is wrong: not a trace.dat, truncated or corrupt, no such instance ...).\n"
+	"what is wrong and where: not a trace.dat, truncated or corrupt at an offset, not\n"
+	"a regular file, libtracecmd crashed on it, no such instance ...).\n"
 	"\n"
 	"Examples:\n"
 	"  trace-cmd record -C mono -B mm -e kmem -e migrate -e compaction -o trace.dat\n"
@@ -55,10 +73,27 @@ const char cmd_import_usage[] =
 	"  bigchunk import -f -o cap.db --snapshot snap-begin --snapshot snap-end trace.dat\n";
 
 #define MAX_LIST 64
+#define GO_ON -1	/* not an exit status: keep going */
+
+struct import_args {
+	const char *out, *instance, *input;
+	char *snaps[MAX_LIST];
+	const char *events[MAX_LIST + 1];
+	int nsnaps, nevents;
+	struct cap_import_opts opts;
+	bool force, quiet;
+};
 
 struct progress {
 	struct timespec t0;
 	bool tty;
+};
+
+/* What the import child hands back, in memory shared with the parent. */
+struct child_report {
+	int ret;			/* 0 or a negative bc_err */
+	struct cap_decode_stats st;
+	char msg[1024];			/* bc_errmsg() when ret != 0 */
 };
 
 static double elapsed(const struct timespec *t0)
@@ -93,34 +128,64 @@ static void remove_db_files(const char *path)
 	}
 }
 
+/*
+ * Temporaries "OUT.importing-PID[-journal|-wal|-shm]" of imports to @out whose process
+ * is gone (killed before it could clean up): remove them, and say so. One of a live
+ * process (another import running now) is left alone.
+ */
+static void remove_stale(const char *out, bool quiet)
+{
+	const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+	char dir[4096], prefix[512], path[8192];
+	struct dirent *de;
+	long pid;
+	char *end;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - out) + 1 : 1, slash ? out : ".");
+	snprintf(prefix, sizeof(prefix), "%s.importing-", base);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		pid = strtol(de->d_name + strlen(prefix), &end, 10);
+		if (pid <= 0 || (*end && strcmp(end, "-journal") && strcmp(end, "-wal") &&
+				 strcmp(end, "-shm")))
+			continue;
+		if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", slash ? dir : "", de->d_name);
+		if (unlink(path) == 0 && !quiet)
+			fprintf(stderr, "bigchunk import: removed %s, left by an import that died (pid %ld)\n",
+				path, pid);
+	}
+	closedir(d);
+}
+
 /* Join argv into meta 'command'. */
 static int store_command(struct tdb *db, int argc, char **argv)
 {
-	size_t len = sizeof("bigchunk");
-	char *cmd;
-	int i, ret;
+	char *args = cli_join_argv(argc, argv), *cmd = NULL;
+	int ret;
 
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	cmd = malloc(len);
-	if (!cmd)
+	if (!args || asprintf(&cmd, "bigchunk %s", args) < 0) {
+		free(args);
 		return bc_error(BC_E_NOMEM, "out of memory");
-	strcpy(cmd, "bigchunk");
-	for (i = 0; i < argc; i++) {
-		strcat(cmd, " ");
-		strcat(cmd, argv[i]);
 	}
 	ret = tdb_set_meta(db, "command", cmd);
+	free(args);
 	free(cmd);
 	return ret;
 }
 
-static int load_snapshots(struct tdb *db, char **dirs, int n, bool quiet)
+static int load_snapshots(struct tdb *db, char *const *dirs, int n, bool force, bool quiet)
 {
 	int i, ret, marked = 0;
 
 	for (i = 0; i < n; i++) {
-		ret = snap_load_dir(db, dirs[i], "import", NULL);
+		ret = snap_load_dir_flags(db, dirs[i], "import", force ? SNAP_LOAD_FORCE : 0, NULL);
 		if (ret)
 			return ret;
 	}
@@ -135,147 +200,240 @@ static int load_snapshots(struct tdb *db, char **dirs, int n, bool quiet)
 	return 0;
 }
 
-int cmd_import(int argc, char **argv)
+/* One option @c (with optarg) into @a. Return: GO_ON, or the exit status. */
+static int import_option(int c, struct import_args *a)
 {
-	enum { OPT_SNAPSHOT = 256, OPT_CLOCK };
+	switch (c) {
+	case 'o':
+		a->out = optarg;
+		break;
+	case 'f':
+		a->force = true;
+		break;
+	case 'B':
+		a->instance = optarg;
+		break;
+	case 'e':
+		if (a->nevents == MAX_LIST)
+			return cli_error("import", "at most %d -e options", MAX_LIST);
+		if (!strchr(optarg, ':'))
+			return cli_error("import", "-e %s: want SYSTEM:EVENT or SYSTEM:*", optarg);
+		a->events[a->nevents++] = optarg;
+		break;
+	case 'S':
+		if (a->nsnaps == MAX_LIST)
+			return cli_error("import", "at most %d --snapshot options", MAX_LIST);
+		a->snaps[a->nsnaps++] = optarg;
+		break;
+	case 'C':
+		a->opts.clock = optarg;
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case 'h':
+		return cli_usage("import", 0, EXIT_OK);
+	default:
+		return cli_usage("import", 1, EXIT_BAD);
+	}
+	return GO_ON;
+}
+
+static int parse_import_args(int argc, char **argv, struct import_args *a)
+{
+	/* 'S' and 'C' are long options only: not in the short option string */
 	static const struct option longopts[] = {
-		{ "output",   required_argument, NULL, 'o' },
-		{ "force",    no_argument,       NULL, 'f' },
+		CLI_OPT_OUTPUT,
 		{ "instance", required_argument, NULL, 'B' },
 		{ "event",    required_argument, NULL, 'e' },
-		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-		{ "clock",    required_argument, NULL, OPT_CLOCK },
+		{ "snapshot", required_argument, NULL, 'S' },
+		{ "clock",    required_argument, NULL, 'C' },
 		{ "quiet",    no_argument,       NULL, 'q' },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *instance = NULL, *input;
-	char *snaps[MAX_LIST], *tmp = NULL;
-	const char *events[MAX_LIST + 1];
-	struct cap_import_opts opts = { 0 };
-	struct cap_decode_stats st = { 0 };
-	int nsnaps = 0, nevents = 0, c, ret;
-	bool force = false, quiet = false;
-	struct progress prog;
-	struct tdb *db = NULL;
-	double secs;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:fB:e:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'B':
-			instance = optarg;
-			break;
-		case 'e':
-			if (nevents == MAX_LIST)
-				return cli_error("import", "at most %d -e options", MAX_LIST);
-			if (!strchr(optarg, ':'))
-				return cli_error("import", "-e %s: want SYSTEM:EVENT or SYSTEM:*",
-						 optarg);
-			events[nevents++] = optarg;
-			break;
-		case OPT_SNAPSHOT:
-			if (nsnaps == MAX_LIST)
-				return cli_error("import", "at most %d --snapshot options", MAX_LIST);
-			snaps[nsnaps++] = optarg;
-			break;
-		case OPT_CLOCK:
-			opts.clock = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			return cli_usage("import", 0, EXIT_OK);
-		default:
-			return cli_usage("import", 1, EXIT_BAD);
-		}
+		rc = import_option(c, a);
+		if (rc != GO_ON)
+			return rc;
 	}
 	if (optind != argc - 1) {
 		cli_error("import", optind == argc ? "no TRACE.dat given" :
 			  "one TRACE.dat at a time");
 		return cli_usage("import", 1, EXIT_BAD);
 	}
-	if (!out) {
+	if (!a->out) {
 		cli_error("import", "no output given (-o FILE.db)");
 		return cli_usage("import", 1, EXIT_BAD);
 	}
-	input = argv[optind];
-	events[nevents] = NULL;
-	if (!force && access(out, F_OK) == 0)
-		return cli_error("import", "%s: file exists (use -f to replace it)", out);
+	a->input = argv[optind];
+	a->events[a->nevents] = NULL;
+	if (!a->force && access(a->out, F_OK) == 0)
+		return cli_error("import", "%s: file exists (use -f to replace it)", a->out);
+	return GO_ON;
+}
 
-	if (asprintf(&tmp, "%s.importing-%d", out, (int)getpid()) < 0)
-		return cli_error("import", "out of memory");
+/* The import proper, into the temporary @tmp (run in the child). Return: 0 or a bc_err. */
+static int import_into(const struct import_args *a, const char *tmp, int argc, char **argv,
+		       struct progress *prog, struct cap_decode_stats *st)
+{
+	struct cap_import_opts opts = a->opts;
+	struct tdb *db = NULL;
+	int ret;
+
 	ret = tdb_create(tmp, true, &db);
 	if (ret) {
+		char why[512];
+
 		/* name the output the user asked for, not our temporary */
-		cli_error("import", "%s: cannot create the capture: %s", out, bc_errmsg());
-		free(tmp);
-		return EXIT_BAD;
+		snprintf(why, sizeof(why), "%s", bc_errmsg());
+		return bc_error(-ret, "%s: cannot create the capture: %s", a->out, why);
 	}
-
-	cli_catch_signals();
-	prog.tty = !quiet && isatty(2);
-	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	opts.progress = show_progress;
-	opts.progress_arg = &prog;
-
+	opts.progress_arg = prog;
 	ret = store_command(db, argc, argv);
 	if (!ret)
-		ret = cap_import_dat(db, input, instance, nevents ? events : NULL, &opts, &st);
-	if (prog.tty)
+		ret = cap_import_dat(db, a->input, a->instance, a->nevents ? a->events : NULL,
+				     &opts, st);
+	if (prog->tty)
 		fputs("\r\033[K", stderr);
 	if (!ret)
-		ret = load_snapshots(db, snaps, nsnaps, quiet);
+		ret = load_snapshots(db, a->snaps, a->nsnaps, a->force, a->quiet);
 	if (!ret)
 		ret = tdb_finish(db);
 	if (ret) {
-		if (ret == -BC_E_INTR)
-			cli_error("import", "interrupted; %s not written", out);
-		else
-			cli_fail("import");
 		tdb_close(db);
-		remove_db_files(tmp);
-		free(tmp);
-		return EXIT_BAD;
+		return ret;
 	}
-	ret = tdb_close(db);
-	if (ret) {
-		cli_fail("import");
-		remove_db_files(tmp);
-		free(tmp);
-		return EXIT_BAD;
-	}
-	if (force) {
-		if (rename(tmp, out) < 0) {
-			cli_error("import", "%s: cannot move the capture into place: %s", out,
-				  strerror(errno));
-			remove_db_files(tmp);
-			free(tmp);
-			return EXIT_BAD;
-		}
-	} else if (link(tmp, out) < 0 || unlink(tmp) < 0) {
-		cli_error("import", "%s: %s", out, errno == EEXIST ?
-			  "file exists (use -f to replace it)" : strerror(errno));
-		remove_db_files(tmp);
-		free(tmp);
-		return EXIT_BAD;
-	}
-	free(tmp);
+	return tdb_close(db);
+}
 
-	secs = elapsed(&prog.t0);
-	if (!quiet)
-		fprintf(stderr, "imported %llu events, %llu markers, %llu stacks, %llu gaps (%llu events lost), %llu skipped records from %s into %s in %.2f s (%.2f M events/s)\n",
-			(unsigned long long)st.events, (unsigned long long)st.markers,
-			(unsigned long long)st.stacks, (unsigned long long)st.gaps,
-			(unsigned long long)st.lost, (unsigned long long)st.skipped, input, out,
-			secs, secs > 0 ? (double)st.events / secs / 1e6 : 0.0);
+/* A signal the child raised itself by a fault, not one sent to it. */
+static bool crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGFPE || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+}
+
+/*
+ * Run import_into() in a child and wait for it. Return: 0, or EXIT_BAD after saying
+ * why (the child's error, or the signal that killed it).
+ */
+static int import_contained(const struct import_args *a, const char *tmp, int argc,
+			    char **argv, struct progress *prog, struct cap_decode_stats *st)
+{
+	struct child_report *rep;
+	bool forwarded = false;
+	int status, rc;
+	pid_t pid;
+
+	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rep == MAP_FAILED)
+		return cli_error("import", "cannot map memory: %s", strerror(errno));
+	rep->ret = -BC_E_INTR;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		munmap(rep, sizeof(*rep));
+		return cli_error("import", "cannot fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* killed with us: no orphan goes on writing a temporary the next import removes */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
+		rep->ret = import_into(a, tmp, argc, argv, prog, &rep->st);
+		if (rep->ret)
+			snprintf(rep->msg, sizeof(rep->msg), "%s", bc_errmsg());
+		fflush(stderr);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		/* Ctrl-C reaches the child too; a TERM sent to us alone is passed on. */
+		if (errno == EINTR && cli_stop && !forwarded) {
+			kill(pid, SIGTERM);
+			forwarded = true;
+		} else if (errno != EINTR) {
+			status = 0;
+			rep->ret = bc_error(BC_E_IO, "waiting for the import: %m");
+			break;
+		}
+	}
+	rc = EXIT_OK;
+	if (WIFSIGNALED(status) && crash_signal(WTERMSIG(status))) {
+		rc = cli_error("import", "%s: libtracecmd crashed reading this file (signal %d, %s): it is damaged in a way the checks before it did not catch",
+			       a->input, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (WIFSIGNALED(status)) {
+		rc = cli_error("import", "%s: the import was killed (signal %d, %s); %s not written",
+			       a->input, WTERMSIG(status), strsignal(WTERMSIG(status)), a->out);
+	} else if (rep->ret == -BC_E_INTR) {
+		rc = cli_error("import", "interrupted; %s not written", a->out);
+	} else if (rep->ret) {
+		rc = cli_error("import", "%s", rep->msg);
+	}
+	*st = rep->st;
+	munmap(rep, sizeof(*rep));
+	return rc;
+}
+
+/* Move the finished temporary into place (-f: over an existing @out). */
+static int move_into_place(const char *tmp, const char *out, bool force)
+{
+	if (force) {
+		if (rename(tmp, out) < 0)
+			return cli_error("import", "%s: cannot move the capture into place: %s",
+					 out, strerror(errno));
+	} else if (link(tmp, out) < 0 || unlink(tmp) < 0) {
+		return cli_error("import", "%s: %s", out, errno == EEXIST ?
+				 "file exists (use -f to replace it)" : strerror(errno));
+	}
 	return EXIT_OK;
+}
+
+static void summary(const struct import_args *a, const struct cap_decode_stats *st,
+		    double secs)
+{
+	if (a->quiet)
+		return;
+	if (st->damaged)
+		fprintf(stderr, "bigchunk import: warning: %s: the ring-buffer data of %llu CPU(s) is damaged or ends early; stored as %llu lost window(s) of unknown size\n",
+			a->input, (unsigned long long)st->damaged,
+			(unsigned long long)st->damaged);
+	fprintf(stderr, "imported %llu events, %llu markers, %llu stacks, %llu gaps (%llu events lost%s), %llu skipped records from %s into %s in %.2f s (%.2f M events/s)\n",
+		(unsigned long long)st->events, (unsigned long long)st->markers,
+		(unsigned long long)st->stacks, (unsigned long long)st->gaps,
+		(unsigned long long)st->lost, st->damaged ? ", more in damaged data" : "",
+		(unsigned long long)st->skipped, a->input,
+		a->out, secs, secs > 0 ? (double)st->events / secs / 1e6 : 0.0);
+}
+
+int cmd_import(int argc, char **argv)
+{
+	struct import_args a = { 0 };
+	struct cap_decode_stats st = { 0 };
+	struct progress prog;
+	char *tmp = NULL;
+	int rc;
+
+	rc = parse_import_args(argc, argv, &a);
+	if (rc != GO_ON)
+		return rc;
+	remove_stale(a.out, a.quiet);
+	if (asprintf(&tmp, "%s.importing-%d", a.out, (int)getpid()) < 0)
+		return cli_error("import", "out of memory");
+
+	cli_catch_signals();
+	prog.tty = !a.quiet && isatty(2);
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	rc = import_contained(&a, tmp, argc, argv, &prog, &st);
+	if (rc == EXIT_OK)
+		rc = move_into_place(tmp, a.out, a.force);
+	remove_db_files(tmp);
+	free(tmp);
+	if (rc == EXIT_OK)
+		summary(&a, &st, elapsed(&prog.t0));
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "db/tdb.h"
 #include "db/tdb-info.h"
+#include "db/tdb-trace.h"
 
 const char cmd_info_usage[] =
 	"usage: bigchunk info FILE.db [--json]\n"
@@ -67,6 +68,15 @@ struct out {
 	struct json *j;		/* NULL: text */
 };
 
+/* JSON members @keys[i]: @v[i] for i < @n. */
+static void json_kints(struct json *j, const char *const *keys, const int64_t *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_kint(j, keys[i], v[i]);
+}
+
 static int zone_row(void *arg, const struct tdb_zone_info *z)
 {
 	struct out *o = arg;
@@ -82,11 +92,9 @@ static int zone_row(void *arg, const struct tdb_zone_info *z)
 	json_obj_begin(o->j);
 	json_kint(o->j, "node", z->node);
 	json_kstr(o->j, "zone", z->zone);
-	json_kint(o->j, "start_pfn", z->start_pfn);
-	json_kint(o->j, "spanned", z->spanned);
-	json_kint(o->j, "present", z->present);
-	json_kint(o->j, "managed", z->managed);
-	json_kint(o->j, "free", z->free);
+	json_kints(o->j, (const char *const[]){ "start_pfn", "spanned", "present", "managed",
+		   "free" }, (const int64_t[]){ z->start_pfn, z->spanned, z->present, z->managed,
+		   z->free }, 5);
 	json_obj_end(o->j);
 	return 0;
 }
@@ -101,10 +109,8 @@ static int lost_row(void *arg, const struct tdb_lost_cpu *l)
 		return 0;
 	}
 	json_obj_begin(o->j);
-	json_kint(o->j, "cpu", l->cpu);
-	json_kint(o->j, "gaps", l->gaps);
-	json_kint(o->j, "lost", l->lost);
-	json_kint(o->j, "unknown_gaps", l->unknown_gaps);
+	json_kints(o->j, (const char *const[]){ "cpu", "gaps", "lost", "unknown_gaps" },
+		   (const int64_t[]){ l->cpu, l->gaps, l->lost, l->unknown_gaps }, 4);
 	json_obj_end(o->j);
 	return 0;
 }
@@ -167,7 +173,24 @@ struct info {
 	struct type_count *cnt;
 	uint64_t total, ts_min, ts_max;
 	int64_t nmarkers, nlost;
+	int64_t nunknown;		/* lost windows of unknown size (damage, "some" lost) */
 };
+
+/* Lost windows whose size nobody knows: they must not read as "0 lost". */
+static int count_unknown(struct tdb *db, int64_t *n)
+{
+	struct tdb_lost *l;
+	int i, nr, ret;
+
+	*n = 0;
+	ret = tdb_lost_list(db, &l, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++)
+		*n += l[i].count <= 0;
+	free(l);
+	return 0;
+}
 
 static void head_json(const struct info *I, struct json *j)
 {
@@ -205,6 +228,7 @@ static void head_json(const struct info *I, struct json *j)
 	}
 	json_arr_end(j);
 	json_kint(j, "lost_events", I->nlost);
+	json_kint(j, "lost_windows_unknown_size", I->nunknown);
 }
 
 static void head_text(const struct info *I)
@@ -233,7 +257,11 @@ static void head_text(const struct info *I)
 		else if (I->cnt[i].n)
 			printf("  %-40s %llu\n", I->types[i]->name, (unsigned long long)I->cnt[i].n);
 	}
-	printf("lost:      %lld events%s\n", (long long)I->nlost, I->nlost ? ", by cpu:" : "");
+	if (I->nunknown)
+		printf("lost:      %lld events, plus %lld window(s) of unknown size, by cpu:\n",
+		       (long long)I->nlost, (long long)I->nunknown);
+	else
+		printf("lost:      %lld events%s\n", (long long)I->nlost, I->nlost ? ", by cpu:" : "");
 }
 
 /* A list: its JSON key or text heading, then its rows. */
@@ -291,6 +319,8 @@ static int report(struct info *I, bool as_json)
 	ret = count_events(I->db, I->cnt, I->nr, &I->total, &I->ts_min, &I->ts_max);
 	if (!ret)
 		ret = tdb_info_counts(I->db, &I->nmarkers, &I->nlost);
+	if (!ret)
+		ret = count_unknown(I->db, &I->nunknown);
 	if (ret)
 		return ret;
 	if (as_json) {
@@ -308,16 +338,11 @@ static int report(struct info *I, bool as_json)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct info I = { NULL };
 	bool as_json = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", "json:j help:h")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
 		case 'h': return cli_usage("info", 0, EXIT_OK);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bigchunk predict: where would a contiguous allocation succeed at a point of the
- * capture, at what cost, and what stops it (replay/predict.h); --verify compares the
- * predictions with every real attempt in the capture.
+ * capture, at what cost, and what stops it (predict/predict.h); --verify compares the
+ * predictions with every real attempt in the capture. The options become a struct
+ * pr_run_opts for the driver (predict/predict-run.h); this file shows what it answers
+ * and turns it into the exit status.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +19,8 @@
 #include "common/json.h"
 #include "db/tdb.h"
 #include "model/model.h"
-#include "replay/predict.h"
+#include "predict/predict.h"
+#include "predict/predict-run.h"
 #include "replay/replay.h"
 #include "trace/tr-time.h"
 
@@ -115,36 +118,16 @@ static const struct option predict_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Where to ask. */
-enum point_mode { PT_END, PT_AT, PT_EVERY, PT_ATTEMPTS };
-
-struct run {
+/* What the command line asked for, beyond the driver's options. */
+struct args {
+	struct pr_run_opts ro;
 	const char *path;
-	struct tdb *db;
-	struct replay *rp;
-	struct pr_ctx *pc;
-	struct pr_opts o;
-	enum point_mode mode;
-	uint64_t at_seq, at_ts;
-	uint64_t every_ns;
-	bool json, store;
-	bool store_failed;		/* --store asked for, nothing stored */
-	int64_t store_run;
-	/* collected answers */
-	struct pr_answer *ans;
-	unsigned int nr_ans, cap_ans;
-	/* --every */
-	uint64_t next_ts;
-	bool started;
-	/* --every 0 */
-	struct pr_index *ix;
-	uint64_t last_sig;
-	bool have_sig;
-	/* --attempts */
-	const struct tr_attempt *att;
-	int nr_att, next_att;
-	int err;
+	const char *at;			/* --at, parsed once the capture is open */
+	bool have_size, json, store;
+	int points;			/* --at, --every, --attempts seen */
 };
+
+#define GO_ON	-1	/* parse_*(), open_capture(): no exit status yet */
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -192,137 +175,7 @@ static const char *state_name(enum model_pfn_state s)
 	}
 }
 
-/* ---- collecting ---- */
-
-static bool same_outcome(const struct pr_answer *a, const struct pr_answer *b)
-{
-	return a->index == b->index && a->success == b->success && a->start_pfn == b->start_pfn &&
-	       (a->success || (a->has_blocker == b->has_blocker &&
-			       (!a->has_blocker || a->blocker.pfn == b->blocker.pfn)));
-}
-
-static int keep_answers(struct run *R, struct pr_answer *a, unsigned int n, bool dedupe)
-{
-	unsigned int i, last_q = 0;
-
-	if (dedupe && R->nr_ans) {
-		/* the previous question's answers: the run of equal at_seq at the end */
-		uint64_t q = R->ans[R->nr_ans - 1].at_seq;
-		unsigned int k = R->nr_ans;
-
-		while (k > 0 && R->ans[k - 1].at_seq == q)
-			k--;
-		last_q = R->nr_ans - k;
-		if (last_q == n) {
-			for (i = 0; i < n && same_outcome(&R->ans[k + i], &a[i]); i++)
-				;
-			if (i == n) {
-				pr_answers_free(a, n);
-				return 0;
-			}
-		}
-	}
-	if (R->nr_ans + n > R->cap_ans) {
-		unsigned int cap = (R->nr_ans + n) * 2;
-		struct pr_answer *g = realloc(R->ans, cap * sizeof(*g));
-
-		if (!g) {
-			pr_answers_free(a, n);
-			return bc_error(BC_E_NOMEM, "out of memory");
-		}
-		R->ans = g;
-		R->cap_ans = cap;
-	}
-	memcpy(R->ans + R->nr_ans, a, n * sizeof(*a));
-	R->nr_ans += n;
-	free(a);	/* the elements moved; their pointers now belong to R->ans */
-	return 0;
-}
-
-static int ask(struct run *R, uint64_t seq, uint64_t ts, bool dedupe)
-{
-	struct pr_answer *a;
-	unsigned int n;
-	int ret;
-
-	ret = pr_ask(R->pc, &R->o, seq, ts, &a, &n);
-	if (ret)
-		return ret;
-	return keep_answers(R, a, n, dedupe);
-}
-
-static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
-{
-	struct run *R = arg;
-
-	if (R->mode == PT_EVERY && R->every_ns) {
-		if (!R->started) {
-			R->started = true;
-			R->next_ts = ev->ts;
-		}
-		while (ev->ts >= R->next_ts) {
-			int ret = ask(R, ev->seq, ev->ts, false);
-
-			if (ret)
-				return ret;
-			R->next_ts += R->every_ns;
-		}
-	} else if (R->mode == PT_ATTEMPTS) {
-		while (R->next_att < R->nr_att && R->att[R->next_att].seq_begin <= ev->seq) {
-			int ret = ask(R, ev->seq, ev->ts, false);
-
-			if (ret)
-				return ret;
-			R->next_att++;
-		}
-	}
-	return 0;
-}
-
-static int h_after(void *arg, struct replay *rp, const struct tr_event *ev)
-{
-	struct run *R = arg;
-
-	pr_after_event(R->pc, ev);
-	if (R->ix) {
-		uint64_t sig = pr_index_sig(R->ix);
-
-		if (!R->have_sig || sig != R->last_sig) {
-			R->have_sig = true;
-			R->last_sig = sig;
-			return ask(R, ev->seq + 1, ev->ts, true);
-		}
-	} else if (R->mode == PT_ATTEMPTS && R->next_att < R->nr_att &&
-		   R->att[R->next_att].seq_begin == ev->seq + 1) {
-		/* before the attempt's own isolation (attempt_begin runs before the event) */
-		int ret = ask(R, ev->seq + 1, ev->ts, false);
-
-		if (ret)
-			return ret;
-		R->next_att++;
-	}
-	return 0;
-}
-
-static int h_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
-{
-	pr_attempt_end(((struct run *)arg)->pc, a);
-	return 0;
-}
-
-static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
-{
-	struct run *R = arg;
-
-	pr_touch_all(R->pc);
-	return pr_refresh_lru_batches(R->pc, sc->snap);
-}
-
-static int h_attempt_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
-{
-	pr_touch_all(((struct run *)arg)->pc);
-	return 0;
-}
+/* ---- answers ---- */
 
 /* ---- printing ---- */
 
@@ -335,9 +188,59 @@ static void json_pfn(struct json *j, const char *key, uint64_t v)
 		json_uint(j, v);
 }
 
-static void json_answer(struct json *j, const struct pr_answer *a)
+/* The page that decided a failure and the allocation event behind it, or null. */
+static void json_blocker(struct json *j, const struct pr_answer *a)
 {
 	const struct pr_blocker *b = &a->blocker;
+
+	if (!a->has_blocker) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_kuint(j, "pfn", b->pfn);
+	json_kstr(j, "state", state_name(b->state));
+	json_kstr(j, "kind", b->state == MODEL_PFN_ALLOC ? model_kind_name(b->kind) :
+		  state_name(b->state));
+	json_kstr(j, "reason", b->reason);
+	json_kuint(j, "head", b->head);
+	json_kuint(j, "order", b->order);
+	json_kint(j, "migratetype", b->mt);
+	json_kint(j, "pageblock_migratetype", b->pageblock_mt);
+	json_kbool(j, "uncertain", b->uncertain);
+	json_key(j, "event");
+	if (!b->ev.found) {
+		json_null(j);
+	} else {
+		json_obj_begin(j);
+		json_kuint(j, "seq", b->ev.seq);
+		json_kuint(j, "ts", b->ev.ts);
+		json_kint(j, "cpu", b->ev.cpu);
+		json_kint(j, "pid", b->ev.pid);
+		json_kstr(j, "comm", b->ev.comm[0] ? b->ev.comm : NULL);
+		json_kuint(j, "order", b->ev.order);
+		json_kuint(j, "gfp", b->ev.gfp);
+		json_kint(j, "migratetype", b->ev.mt);
+		json_key(j, "stack");
+		if (!b->ev.stack) {
+			json_null(j);
+		} else {
+			char *s = strdup(b->ev.stack), *line, *save = NULL;
+
+			json_arr_begin(j);
+			for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+			     line = strtok_r(NULL, "\n", &save))
+				json_str(j, line);
+			json_arr_end(j);
+			free(s);
+		}
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void json_answer(struct json *j, const struct pr_answer *a)
+{
 	unsigned int i;
 
 	json_obj_begin(j);
@@ -366,50 +269,7 @@ static void json_answer(struct json *j, const struct pr_answer *a)
 	}
 	json_arr_end(j);
 	json_key(j, "blocker");
-	if (!a->has_blocker) {
-		json_null(j);
-	} else {
-		json_obj_begin(j);
-		json_kuint(j, "pfn", b->pfn);
-		json_kstr(j, "state", state_name(b->state));
-		json_kstr(j, "kind", b->state == MODEL_PFN_ALLOC ? model_kind_name(b->kind) :
-			  state_name(b->state));
-		json_kstr(j, "reason", b->reason);
-		json_kuint(j, "head", b->head);
-		json_kuint(j, "order", b->order);
-		json_kint(j, "migratetype", b->mt);
-		json_kint(j, "pageblock_migratetype", b->pageblock_mt);
-		json_kbool(j, "uncertain", b->uncertain);
-		json_key(j, "event");
-		if (!b->ev.found) {
-			json_null(j);
-		} else {
-			json_obj_begin(j);
-			json_kuint(j, "seq", b->ev.seq);
-			json_kuint(j, "ts", b->ev.ts);
-			json_kint(j, "cpu", b->ev.cpu);
-			json_kint(j, "pid", b->ev.pid);
-			json_kstr(j, "comm", b->ev.comm[0] ? b->ev.comm : NULL);
-			json_kuint(j, "order", b->ev.order);
-			json_kuint(j, "gfp", b->ev.gfp);
-			json_kint(j, "migratetype", b->ev.mt);
-			json_key(j, "stack");
-			if (!b->ev.stack) {
-				json_null(j);
-			} else {
-				char *s = strdup(b->ev.stack), *line, *save = NULL;
-
-				json_arr_begin(j);
-				for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-				     line = strtok_r(NULL, "\n", &save))
-					json_str(j, line);
-				json_arr_end(j);
-				free(s);
-			}
-			json_obj_end(j);
-		}
-		json_obj_end(j);
-	}
+	json_blocker(j, a);
 	json_key(j, "assumptions");
 	json_arr_begin(j);
 	for (i = 0; i < PR_NR_ASSUME; i++)
@@ -420,6 +280,36 @@ static void json_answer(struct json *j, const struct pr_answer *a)
 }
 
 #define TABLE_CANDIDATES 40	/* text output lists this many, then a summary */
+
+/* The page that decided a failure, and the allocation event (with its stack) behind it. */
+static void print_blocker(const struct pr_blocker *b)
+{
+	printf("    blocked by pfn %#" PRIx64 ": %s (%s", b->pfn, b->reason,
+	       state_name(b->state));
+	if (b->state == MODEL_PFN_ALLOC)
+		printf(", %s, head %#" PRIx64 " order %u, migratetype %d", model_kind_name(b->kind),
+		       b->head, b->order, b->mt);
+	printf(", pageblock type %d%s)\n", b->pageblock_mt, b->uncertain ? ", uncertain" : "");
+	if (b->ev.found) {
+		printf("    allocated at ts %" PRIu64 " (event %" PRIu64 ") on cpu %d by pid %d%s%s%s"
+		       ", order %u, gfp %#" PRIx64 ", migratetype %d\n", b->ev.ts, b->ev.seq,
+		       b->ev.cpu, b->ev.pid, b->ev.comm[0] ? " (" : "", b->ev.comm,
+		       b->ev.comm[0] ? ")" : "", b->ev.order, b->ev.gfp, b->ev.mt);
+		if (b->ev.stack) {
+			const char *p = b->ev.stack;
+
+			while (*p) {
+				const char *nl = strchr(p, '\n');
+				int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+				printf("        %.*s\n", len, p);
+				p += len + (nl ? 1 : 0);
+			}
+		}
+	} else if (b->state == MODEL_PFN_ALLOC) {
+		printf("    allocated before the capture (known from the snapshot)\n");
+	}
+}
 
 static void print_answer(const struct pr_answer *a, bool first_of_point)
 {
@@ -460,66 +350,64 @@ static void print_answer(const struct pr_answer *a, bool first_of_point)
 				printf(" %s %u", pr_verdict_name(i), by[i]);
 		printf(" (all of them with --json)\n");
 	}
-	if (a->has_blocker) {
-		printf("    blocked by pfn %#" PRIx64 ": %s (%s", b->pfn, b->reason,
-		       state_name(b->state));
-		if (b->state == MODEL_PFN_ALLOC)
-			printf(", %s, head %#" PRIx64 " order %u, migratetype %d", model_kind_name(b->kind),
-			       b->head, b->order, b->mt);
-		printf(", pageblock type %d%s)\n", b->pageblock_mt, b->uncertain ? ", uncertain" : "");
-		if (b->ev.found) {
-			printf("    allocated at ts %" PRIu64 " (event %" PRIu64 ") on cpu %d by pid %d%s%s%s"
-			       ", order %u, gfp %#" PRIx64 ", migratetype %d\n", b->ev.ts, b->ev.seq,
-			       b->ev.cpu, b->ev.pid, b->ev.comm[0] ? " (" : "", b->ev.comm,
-			       b->ev.comm[0] ? ")" : "", b->ev.order, b->ev.gfp, b->ev.mt);
-			if (b->ev.stack) {
-				const char *p = b->ev.stack;
-
-				while (*p) {
-					const char *nl = strchr(p, '\n');
-					int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-					printf("        %.*s\n", len, p);
-					p += len + (nl ? 1 : 0);
-				}
-			}
-		} else if (b->state == MODEL_PFN_ALLOC) {
-			printf("    allocated before the capture (known from the snapshot)\n");
-		}
-	}
+	if (a->has_blocker)
+		print_blocker(b);
 	for (i = 0; i < PR_NR_ASSUME; i++)
 		if (a->assumptions & (1u << i))
 			printf("    assumes: %s\n", pr_assumption_text(i));
 }
 
-static void output_answers(struct run *R)
+static void output_answers(const struct args *A, const struct pr_run_result *r)
 {
 	unsigned int i;
 
-	if (R->json) {
+	if (A->json) {
 		struct json j;
 
 		json_init(&j, stdout, true);
 		json_obj_begin(&j);
 		json_key(&j, "answers");
 		json_arr_begin(&j);
-		for (i = 0; i < R->nr_ans; i++)
-			json_answer(&j, &R->ans[i]);
+		for (i = 0; i < r->nr_ans; i++)
+			json_answer(&j, &r->ans[i]);
 		json_arr_end(&j);
 		json_obj_end(&j);
 		json_end(&j);
 		return;
 	}
-	printf("%s: %u answer%s", R->path, R->nr_ans, R->nr_ans == 1 ? "" : "s");
-	if (R->mode == PT_EVERY && !R->every_ns)
+	printf("%s: %u answer%s", A->path, r->nr_ans, r->nr_ans == 1 ? "" : "s");
+	if (A->ro.point == PR_POINT_EVERY && !A->ro.every_ns)
 		printf(" (asked at every event; one whenever the outcome changed)");
 	putchar('\n');
-	for (i = 0; i < R->nr_ans; i++)
-		print_answer(&R->ans[i], i == 0 || R->ans[i].at_seq != R->ans[i - 1].at_seq ||
-				 R->ans[i].index == 0);
+	for (i = 0; i < r->nr_ans; i++)
+		print_answer(&r->ans[i], i == 0 || r->ans[i].at_seq != r->ans[i - 1].at_seq ||
+				 r->ans[i].index == 0);
+	if (r->indexed)
+		fprintf(stderr, "bigchunk predict: index: %" PRIu64 " questions, %" PRIu64
+			" pageblock refreshes, %" PRIu64 " attempts run\n", r->index_stats.questions,
+			r->index_stats.pageblocks_refreshed, r->index_stats.attempts_run);
 }
 
 /* ---- verify ---- */
+
+/* Opens "@key": {success, ranges (hugetlb probes: the landing pfns), pfn, ...}. */
+static void json_outcome(struct json *j, const char *key, const struct pr_verify_item *it,
+			 bool success, const uint64_t *ranges, unsigned int nr, uint64_t pfn)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kbool(j, "success", success);
+	if (it->kind == PR_VK_HUGETLB_1G) {
+		json_key(j, "ranges");
+		json_arr_begin(j);
+		for (i = 0; i < nr; i++)
+			json_uint(j, ranges[i]);
+		json_arr_end(j);
+	}
+	json_pfn(j, "pfn", pfn);
+}
 
 static void json_item(struct json *j, const struct pr_verify_item *it)
 {
@@ -537,30 +425,10 @@ static void json_item(struct json *j, const struct pr_verify_item *it)
 	} else {
 		json_kuint(j, "requested", it->start_pfn);
 	}
-	json_key(j, "kernel");
-	json_obj_begin(j);
-	json_kbool(j, "success", it->k_success);
-	if (it->kind == PR_VK_HUGETLB_1G) {
-		json_key(j, "ranges");
-		json_arr_begin(j);
-		for (i = 0; i < it->k_nr; i++)
-			json_uint(j, it->k_ranges[i]);
-		json_arr_end(j);
-	}
-	json_pfn(j, "pfn", it->k_pfn);
+	json_outcome(j, "kernel", it, it->k_success, it->k_ranges, it->k_nr, it->k_pfn);
 	json_kstr(j, "culprit", it->k_culprit[0] ? it->k_culprit : NULL);
 	json_obj_end(j);
-	json_key(j, "predicted");
-	json_obj_begin(j);
-	json_kbool(j, "success", it->p_success);
-	if (it->kind == PR_VK_HUGETLB_1G) {
-		json_key(j, "ranges");
-		json_arr_begin(j);
-		for (i = 0; i < it->p_nr; i++)
-			json_uint(j, it->p_ranges[i]);
-		json_arr_end(j);
-	}
-	json_pfn(j, "pfn", it->p_pfn);
+	json_outcome(j, "predicted", it, it->p_success, it->p_ranges, it->p_nr, it->p_pfn);
 	json_kstr(j, "reason", it->p_reason[0] ? it->p_reason : NULL);
 	json_key(j, "assumptions");
 	json_arr_begin(j);
@@ -577,297 +445,270 @@ static void json_item(struct json *j, const struct pr_verify_item *it)
 	json_obj_end(j);
 }
 
-static int run_verify(struct run *R, const char *cmdline)
+/* "@key": [the items of @v, or only those that disagree] */
+static void json_items(struct json *j, const char *key, const struct pr_verify *v,
+		       bool disagreements)
 {
-	struct pr_verify v;
+	unsigned int i;
+
+	json_key(j, key);
+	json_arr_begin(j);
+	for (i = 0; i < v->nr; i++)
+		if (!disagreements || !v->items[i].agree)
+			json_item(j, &v->items[i]);
+	json_arr_end(j);
+}
+
+static void json_verify(const struct pr_verify *v)
+{
+	struct json j;
+	unsigned int k;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j);
+	json_kuint(&j, "attempts", v->nr);
+	json_kuint(&j, "agree", v->agree);
+	json_kdouble(&j, "agreement", v->nr ? (double)v->agree / v->nr : 1.0);
+	json_key(&j, "by_kind");
+	json_obj_begin(&j);
+	for (k = 0; k < PR_NR_VK; k++) {
+		json_key(&j, pr_attempt_class_name(k));
+		json_obj_begin(&j);
+		json_kuint(&j, "attempts", v->by_kind[k][0]);
+		json_kuint(&j, "agree", v->by_kind[k][1]);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	json_key(&j, "pin_dependent");
+	json_obj_begin(&j);
+	json_kuint(&j, "attempts", v->pin_dependent);
+	json_kuint(&j, "agree", v->pin_dependent_agree);
+	json_obj_end(&j);
+	json_items(&j, "disagreements", v, true);
+	json_items(&j, "items", v, false);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void print_verify(const char *path, const struct pr_verify *v)
+{
 	unsigned int i, k;
-	int ret, rc;
 
-	ret = pr_verify_run(R->rp, R->o.policy, &v);
-	if (ret)
-		return cli_fail("predict");
-	if (R->store && pr_store_verify(R->db, &R->o, cmdline, &v)) {
-		fprintf(stderr, "bigchunk predict: results not stored: %s\n", bc_errmsg());
-		R->store_failed = true;
+	printf("%s: %u real attempts, %u agree with the prediction (%.1f%%)\n", path, v->nr,
+	       v->agree, v->nr ? 100.0 * v->agree / v->nr : 100.0);
+	for (k = 0; k < PR_NR_VK; k++)
+		printf("  %-14s %4u attempts, %4u agree\n", pr_attempt_class_name(k),
+		       v->by_kind[k][0], v->by_kind[k][1]);
+	printf("  %u disagreement%s may depend on pins, refcounts or what an "
+	       "allocation became (invisible to the trace) or on allocations racing with the "
+	       "attempt\n",
+	       v->pin_dependent - v->pin_dependent_agree,
+	       v->pin_dependent - v->pin_dependent_agree == 1 ? "" : "s");
+	for (i = 0; i < v->nr; i++) {
+		const struct pr_verify_item *it = &v->items[i];
+
+		if (it->agree)
+			continue;
+		printf("  disagree: %s", pr_attempt_class_name(it->kind));
+		if (it->probe_id >= 0)
+			printf(" probe %" PRId64, it->probe_id);
+		if (it->kind != PR_VK_HUGETLB_1G)
+			printf(" [%#" PRIx64 ", %#" PRIx64 ")", it->start_pfn, it->end_pfn);
+		if (it->invisible && !strcmp(it->invisible, PR_RACE))
+			printf(" at ts %" PRIu64 ": %s\n", it->ts, it->why);
+		else
+			printf(" at ts %" PRIu64 ": %s%s%s%s\n", it->ts, it->why,
+			       it->invisible ? " (may depend on an invisible " : "",
+			       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
 	}
-	if (R->json) {
-		struct json j;
-
-		json_init(&j, stdout, true);
-		json_obj_begin(&j);
-		json_kuint(&j, "attempts", v.nr);
-		json_kuint(&j, "agree", v.agree);
-		json_kdouble(&j, "agreement", v.nr ? (double)v.agree / v.nr : 1.0);
-		json_key(&j, "by_kind");
-		json_obj_begin(&j);
-		for (k = 0; k < PR_NR_VK; k++) {
-			json_key(&j, pr_attempt_class_name(k));
-			json_obj_begin(&j);
-			json_kuint(&j, "attempts", v.by_kind[k][0]);
-			json_kuint(&j, "agree", v.by_kind[k][1]);
-			json_obj_end(&j);
-		}
-		json_obj_end(&j);
-		json_key(&j, "pin_dependent");
-		json_obj_begin(&j);
-		json_kuint(&j, "attempts", v.pin_dependent);
-		json_kuint(&j, "agree", v.pin_dependent_agree);
-		json_obj_end(&j);
-		json_key(&j, "disagreements");
-		json_arr_begin(&j);
-		for (i = 0; i < v.nr; i++)
-			if (!v.items[i].agree)
-				json_item(&j, &v.items[i]);
-		json_arr_end(&j);
-		json_key(&j, "items");
-		json_arr_begin(&j);
-		for (i = 0; i < v.nr; i++)
-			json_item(&j, &v.items[i]);
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_end(&j);
-	} else {
-		printf("%s: %u real attempts, %u agree with the prediction (%.1f%%)\n", R->path, v.nr,
-		       v.agree, v.nr ? 100.0 * v.agree / v.nr : 100.0);
-		for (k = 0; k < PR_NR_VK; k++)
-			printf("  %-14s %4u attempts, %4u agree\n", pr_attempt_class_name(k),
-			       v.by_kind[k][0], v.by_kind[k][1]);
-		printf("  %u disagreement%s may depend on pins or refcounts (invisible to the "
-		       "trace) or on allocations racing with the attempt\n",
-		       v.pin_dependent - v.pin_dependent_agree,
-		       v.pin_dependent - v.pin_dependent_agree == 1 ? "" : "s");
-		for (i = 0; i < v.nr; i++) {
-			const struct pr_verify_item *it = &v.items[i];
-
-			if (it->agree)
-				continue;
-			printf("  disagree: %s", pr_attempt_class_name(it->kind));
-			if (it->probe_id >= 0)
-				printf(" probe %" PRId64, it->probe_id);
-			if (it->kind != PR_VK_HUGETLB_1G)
-				printf(" [%#" PRIx64 ", %#" PRIx64 ")", it->start_pfn, it->end_pfn);
-			if (it->invisible && !strcmp(it->invisible, PR_RACE))
-				printf(" at ts %" PRIu64 ": %s\n", it->ts, it->why);
-			else
-				printf(" at ts %" PRIu64 ": %s%s%s%s\n", it->ts, it->why,
-				       it->invisible ? " (may depend on an invisible " : "",
-				       it->invisible ? it->invisible : "", it->invisible ? ")" : "");
-		}
-	}
-	rc = R->store_failed ? EXIT_BAD : v.agree == v.nr ? EXIT_OK : EXIT_NO;
-	pr_verify_release(&v);
-	return rc;
 }
 
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
+/* ---- options ---- */
 
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = 0;
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
+/* A point of the capture to ask at: --at, --every and --attempts exclude each other. */
+static void set_point(struct args *A, enum pr_point p)
+{
+	A->ro.point = p;
+	A->points++;
 }
 
-int cmd_predict(int argc, char **argv)
+/* One option @c with @arg. Return: GO_ON, or the exit status. */
+static int parse_option(int c, const char *arg, struct args *A, bool *verify)
 {
-	struct run R = { .o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 },
-			 .store = true };
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .note = cli_note };
-	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
-			      .attempt_begin = h_attempt_begin, .attempt_end = h_attempt_end,
-			      .at_snapshot = h_snapshot };
-	const char *at = NULL;
-	uint64_t bytes;
-	bool verify = false, have_size = false;
-	char *cmdline = NULL;
-	int c, ret, rc = EXIT_BAD, points = 0;
+	struct pr_opts *o = &A->ro.o;
 	uint64_t v;
+
+	switch (c) {
+	case OPT_SIZE:
+		if (bc_parse_size(arg, &v))
+			return cli_error("predict", "--size: %s", bc_errmsg());
+		if (v < 4096 || v % 4096)
+			return cli_error("predict", "--size: '%s' is not a size in whole pages "
+					 "(e.g. 1G, 2M)", arg);
+		o->nr_pages = v / 4096;
+		A->have_size = true;
+		break;
+	case OPT_COUNT:
+		if (bc_parse_count(arg, 1, 65536, &v))
+			return cli_error("predict", "--count: %s", bc_errmsg());
+		o->count = (unsigned int)v;
+		break;
+	case OPT_POLICY:
+		if (pr_policy_parse(arg, &o->policy))
+			return cli_error("predict", "--policy: '%s' is not mainline or v4", arg);
+		break;
+	case OPT_RANGE:
+		if (parse_range(arg, &o->range_start, &o->range_end))
+			return cli_error("predict", "--range: '%s' is not START-END (pfns, "
+					 "START < END)", arg);
+		o->has_range = true;
+		break;
+	case OPT_ALIGN:
+		if (parse_u64(arg, &v) || v > 30)
+			return cli_error("predict", "--align: '%s' is not an order 0..30", arg);
+		o->align_order = (int)v;
+		break;
+	case OPT_AT:
+		A->at = arg;
+		set_point(A, PR_POINT_AT);
+		break;
+	case OPT_EVERY:
+		if (tr_parse_duration(arg, &A->ro.every_ns))
+			return cli_error("predict", "--every: %s", bc_errmsg());
+		set_point(A, PR_POINT_EVERY);
+		break;
+	case OPT_ATTEMPTS:
+		set_point(A, PR_POINT_ATTEMPTS);
+		break;
+	case OPT_VERIFY:
+		*verify = true;
+		break;
+	case OPT_JSON:
+		A->json = true;
+		break;
+	case OPT_NO_STORE:
+		A->store = false;
+		break;
+	case 'h':
+		return cli_usage("predict", 0, EXIT_OK);
+	default:
+		return cli_usage("predict", 1, EXIT_BAD);
+	}
+	return GO_ON;
+}
+
+/* The command line into @A. Return: GO_ON, or the exit status. */
+static int parse_options(int argc, char **argv, struct args *A)
+{
+	bool verify = false;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", predict_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_SIZE:
-			if (bc_parse_size(optarg, &bytes))
-				return cli_error("predict", "--size: %s", bc_errmsg());
-			if (bytes < 4096 || bytes % 4096)
-				return cli_error("predict", "--size: '%s' is not a size in whole pages "
-						 "(e.g. 1G, 2M)", optarg);
-			R.o.nr_pages = bytes / 4096;
-			have_size = true;
-			break;
-		case OPT_COUNT:
-			if (bc_parse_count(optarg, 1, 65536, &v))
-				return cli_error("predict", "--count: %s", bc_errmsg());
-			R.o.count = (unsigned int)v;
-			break;
-		case OPT_POLICY:
-			if (pr_policy_parse(optarg, &R.o.policy))
-				return cli_error("predict", "--policy: '%s' is not mainline or v4", optarg);
-			break;
-		case OPT_RANGE:
-			if (parse_range(optarg, &R.o.range_start, &R.o.range_end))
-				return cli_error("predict", "--range: '%s' is not START-END (pfns, "
-						 "START < END)", optarg);
-			R.o.has_range = true;
-			break;
-		case OPT_ALIGN:
-			if (parse_u64(optarg, &v) || v > 30)
-				return cli_error("predict", "--align: '%s' is not an order 0..30", optarg);
-			R.o.align_order = (int)v;
-			break;
-		case OPT_AT:
-			at = optarg;
-			R.mode = PT_AT;
-			points++;
-			break;
-		case OPT_EVERY:
-			if (tr_parse_duration(optarg, &R.every_ns))
-				return cli_error("predict", "--every: %s", bc_errmsg());
-			R.mode = PT_EVERY;
-			points++;
-			break;
-		case OPT_ATTEMPTS:
-			R.mode = PT_ATTEMPTS;
-			points++;
-			break;
-		case OPT_VERIFY:
-			verify = true;
-			break;
-		case OPT_JSON:
-			R.json = true;
-			break;
-		case OPT_NO_STORE:
-			R.store = false;
-			break;
-		case 'h':
-			return cli_usage("predict", 0, EXIT_OK);
-		default:
-			return cli_usage("predict", 1, EXIT_BAD);
-		}
+		rc = parse_option(c, optarg, A, &verify);
+		if (rc != GO_ON)
+			return rc;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "bigchunk predict: one FILE.db is needed\n\n");
 		return cli_usage("predict", 1, EXIT_BAD);
 	}
-	R.path = argv[optind];
-	if (points > 1)
+	A->path = argv[optind];
+	if (A->points > 1)
 		return cli_error("predict", "--at, --every and --attempts are alternatives");
-	if (verify && points)
+	if (verify && A->points)
 		return cli_error("predict", "--verify predicts every real attempt: no --at, --every "
 				 "or --attempts with it");
-	if (!have_size && !verify)
+	if (!A->have_size && !verify)
 		return cli_error("predict", "--size SIZE is required (e.g. --size 1G)");
-	if (!have_size)
-		R.o.nr_pages = 262144;
-	if (!verify && pr_opts_check(&R.o))
+	if (!A->have_size)
+		A->ro.o.nr_pages = 262144;
+	if (verify)
+		A->ro.point = PR_POINT_VERIFY;
+	else if (pr_opts_check(&A->ro.o))
 		return cli_error("predict", "%s", bc_errmsg());
+	return GO_ON;
+}
 
-	ret = R.store ? tdb_open(R.path, TDB_WRITE, &R.db) : -1;
+/*
+ * Open the capture to store the run in it, or read-only when it cannot be written
+ * (then nothing is stored: *store_failed unless --no-store asked for that).
+ * Return: GO_ON, or the exit status.
+ */
+static int open_capture(struct args *A, struct tdb **db, bool *store_failed)
+{
+	int ret = A->store ? tdb_open(A->path, TDB_WRITE, db) : -1;
+
 	if (ret) {
-		if (R.store && ret != -BC_E_NOENT) {
+		if (A->store && ret != -BC_E_NOENT) {
 			fprintf(stderr, "bigchunk predict: %s; answers are not stored\n", bc_errmsg());
-			R.store_failed = true;
+			*store_failed = true;
 		}
-		R.store = false;
-		if (tdb_open(R.path, TDB_READONLY, &R.db))
+		A->store = false;
+		if (tdb_open(A->path, TDB_READONLY, db))
 			return cli_fail("predict");
 	}
-	cmdline = join_argv(argc, argv);
-	if (R.mode == PT_AT) {
-		ret = tr_parse_time(R.db, at, &R.at_seq, &R.at_ts);
-		if (ret) {
-			rc = cli_fail("predict");
-			goto out;
-		}
-		ro.until_seq = R.at_seq;
+	return GO_ON;
+}
+
+/* Show the run; the exit status says whether the (last) answer is yes. */
+static int output(const struct args *A, const struct pr_run_result *r, bool store_failed)
+{
+	if (r->store_err)
+		fprintf(stderr, "bigchunk predict: %s not stored: %s\n",
+			A->ro.point == PR_POINT_VERIFY ? "results" : "answers", r->store_msg);
+	if (A->ro.point == PR_POINT_VERIFY) {
+		if (A->json)
+			json_verify(&r->verify);
+		else
+			print_verify(A->path, &r->verify);
+		if (store_failed || r->store_err)
+			return EXIT_BAD;
+		return r->verify.agree == r->verify.nr ? EXIT_OK : EXIT_NO;
 	}
-	ret = rp_create(R.db, &ro, &R.rp);
-	if (ret) {
+	output_answers(A, r);
+	if (store_failed || r->store_err)
+		return EXIT_BAD;
+	return r->nr_ans && r->ans[r->nr_ans - 1].success ? EXIT_OK : EXIT_NO;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct args A = { .ro = { .o = { .policy = PR_POLICY_MAINLINE, .align_order = -1,
+					 .count = 1 } },
+			  .store = true };
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .note = cli_note };
+	struct pr_run_result res = { 0 };
+	struct replay *rp = NULL;
+	struct tdb *db = NULL;
+	bool store_failed = false;
+	char *cmdline = NULL;
+	int rc;
+
+	rc = parse_options(argc, argv, &A);
+	if (rc == GO_ON)
+		rc = open_capture(&A, &db, &store_failed);
+	if (rc != GO_ON)
+		return rc;
+	cmdline = cli_join_argv(argc, argv);
+	A.ro.cmdline = cmdline;
+	A.ro.store = A.store ? db : NULL;
+	if (A.ro.point == PR_POINT_AT &&
+	    tr_parse_time(db, A.at, &A.ro.at_seq, &A.ro.at_ts)) {
 		rc = cli_fail("predict");
 		goto out;
 	}
-	if (verify) {
-		rc = run_verify(&R, cmdline);
-		goto out;
-	}
-	ret = pr_create(R.rp, &R.pc);
-	if (ret) {
+	if (A.ro.point == PR_POINT_AT)
+		ro.until_seq = A.ro.at_seq;
+	if (rp_create(db, &ro, &rp) || pr_run(rp, &A.ro, &res)) {
 		rc = cli_fail("predict");
 		goto out;
 	}
-	if (R.mode == PT_ATTEMPTS)
-		R.att = rp_attempts(R.rp, &R.nr_att);
-	if (R.mode == PT_EVERY && !R.every_ns) {
-		ret = pr_index_create(R.pc, &R.o, &R.ix);
-		if (ret) {
-			rc = cli_fail("predict");
-			goto out;
-		}
-	}
-	h.arg = &R;
-	ret = rp_run(R.rp, &h);
-	if (ret) {
-		rc = cli_fail("predict");
-		goto out;
-	}
-	/* the final point: --at's, the end, and the end of --every */
-	if (R.mode != PT_ATTEMPTS) {
-		uint64_t seq = R.mode == PT_AT ? R.at_seq : rp_next_seq(R.rp);
-		uint64_t ts = R.mode == PT_AT ? R.at_ts : 0;
-
-		if (R.mode != PT_AT) {
-			int64_t n = tdb_event_count(R.db);
-			struct tdb_cursor *cur;
-			struct bc_event ev;
-
-			/* ts of the last event, for the record */
-			if (n > 0 && !tdb_cursor_open(R.db, (uint64_t)n - 1, (uint64_t)n, &cur)) {
-				if (tdb_cursor_next(cur, &ev) == 1)
-					ts = ev.ts;
-				tdb_cursor_close(cur);
-			}
-		}
-		ret = ask(&R, seq, ts, R.mode == PT_EVERY);
-		if (ret) {
-			rc = cli_fail("predict");
-			goto out;
-		}
-	}
-	if (R.store) {
-		static const char *const mode_names[] = { "end", "at", "every", "attempts" };
-
-		if (pr_store_answers(R.db, &R.o, mode_names[R.mode], cmdline, R.ans, R.nr_ans)) {
-			fprintf(stderr, "bigchunk predict: answers not stored: %s\n", bc_errmsg());
-			R.store_failed = true;
-		}
-	}
-	output_answers(&R);
-	if (R.ix && !R.json) {
-		struct pr_index_stats st;
-
-		pr_index_get_stats(R.ix, &st);
-		fprintf(stderr, "bigchunk predict: index: %" PRIu64 " questions, %" PRIu64
-			" pageblock refreshes, %" PRIu64 " attempts run\n", st.questions,
-			st.pageblocks_refreshed, st.attempts_run);
-	}
-	rc = R.store_failed ? EXIT_BAD : R.nr_ans && R.ans[R.nr_ans - 1].success ? EXIT_OK : EXIT_NO;
+	rc = output(&A, &res, store_failed);
 out:
-	pr_index_destroy(R.ix);
-	pr_answers_free(R.ans, R.nr_ans);
-	pr_destroy(R.pc);
-	rp_destroy(R.rp);
-	if (R.db && tdb_close(R.db) && rc == EXIT_OK)
+	pr_run_release(&res);
+	rp_destroy(rp);
+	if (db && tdb_close(db) && rc == EXIT_OK)
 		rc = cli_fail("predict");
 	free(cmdline);
 	return rc;

@@ -133,12 +133,6 @@ static int run_one(sqlite3 *sq, sqlite3_stmt *st, enum out_mode mode, bool *firs
 
 int cmd_query(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum out_mode mode = OUT_TABLE;
 	const char *path, *sql, *tail;
 	bool first_row = true;
@@ -146,7 +140,7 @@ int cmd_query(int argc, char **argv)
 	sqlite3 *sq;
 	int c, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", "csv:c json:j help:h")) != -1) {
 		switch (c) {
 		case 'c': mode = OUT_CSV; break;
 		case 'j': mode = OUT_JSON; break;

@@ -83,8 +83,7 @@ enum {
 };
 
 static const struct option record_options[] = {
-	{ "output",		required_argument,	NULL, 'o' },
-	{ "force",		no_argument,		NULL, 'f' },
+	CLI_OPT_OUTPUT,
 	{ "duration",		required_argument,	NULL, 'd' },
 	{ "event",		required_argument,	NULL, 'e' },
 	{ "stacks",		no_argument,		NULL, OPT_STACKS },
@@ -175,26 +174,6 @@ static int add_event(const char ***list, int *n, const char *ev)
 	grown[*n] = NULL;
 	*list = grown;
 	return 0;
-}
-
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = 0;
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 static void summary(const char *path, const struct cap_live_result *r, bool complete)
@@ -421,7 +400,7 @@ int cmd_record(int argc, char **argv)
 	if (rc == GO_ON) {
 		a.o.events = a.events;
 		argv[0] = "bigchunk record";	/* stored as meta 'command' */
-		cmdline = join_argv(argc, argv);
+		cmdline = cli_join_argv(argc, argv);
 		a.o.cmdline = cmdline;
 		set_callbacks(&a, &ui);
 		rc = record_to_file(&a, &ui);

@@ -44,6 +44,24 @@ const char cmd_replay_usage[] =
 	"Exit status: 0 on success; 2 usage error, an unusable capture, or results that\n"
 	"could not be stored (then the previous replay's rows are left as they were).\n";
 
+/* Real attempts the kernel went on with where the model would have stopped. */
+static void print_followed(struct replay *rp, const struct tr_attempt *att, int na)
+{
+	int i;
+
+	for (i = 0; i < na; i++) {
+		const struct model_contig_result *f = rp_attempt_follow(rp, i);
+
+		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
+			continue;
+		printf("  attempt at ts %llu on pfns %#llx-%#llx: the kernel went on, the model "
+		       "would have stopped at its %s (pfn %#llx)\n",
+		       (unsigned long long)att[i].ts_begin, (unsigned long long)att[i].start_pfn,
+		       (unsigned long long)att[i].end_pfn, model_contig_stage_name(f->stage),
+		       (unsigned long long)f->pfn);
+	}
+}
+
 static void print_text(struct replay *rp, const char *path)
 {
 	const struct tr_attempt *att;
@@ -56,6 +74,7 @@ static void print_text(struct replay *rp, const char *path)
 	       (unsigned long long)rp_events_applied(rp), ms.bytes_per_pfn);
 	att = rp_attempts(rp, &na);
 	printf("real contiguous attempts in the trace: %d\n", na);
+	print_followed(rp, att, na);
 	sc = rp_scores(rp, &n);
 	if (!n)
 		printf("no snapshot after the first one: nothing to score against\n");
@@ -71,7 +90,9 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  kind             %.5f%%  (%llu of %llu in-use pfns with a known kind)\n",
 		       100 * s->pfn_agree_kind, (unsigned long long)s->kind_agree,
 		       (unsigned long long)s->kind_compared);
-		printf("  buddyinfo        max relative error %.4f", s->buddyinfo_max_rel_err);
+		printf("  buddyinfo        %.5f%% of free pages at other orders; "
+		       "max relative error %.4f", 100 * s->buddyinfo_free_err,
+		       s->buddyinfo_max_rel_err);
 		if (s->buddyinfo_max_rel_err > 0)
 			printf("  (worst: %s order %d, model %lld, kernel %lld)", s->buddy_worst_zone,
 			       s->buddy_worst_order, (long long)s->buddy_worst_model,
@@ -110,6 +131,28 @@ static void print_text(struct replay *rp, const char *path)
 	(void)att;
 }
 
+static void json_followed(struct json *j, struct replay *rp)
+{
+	const struct tr_attempt *att;
+	int i, na;
+
+	att = rp_attempts(rp, &na);
+	json_key(j, "attempts_model_stopped");
+	json_arr_begin(j);
+	for (i = 0; i < na; i++) {
+		const struct model_contig_result *f = rp_attempt_follow(rp, i);
+
+		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
+			continue;
+		json_obj_begin(j);
+		json_kuint(j, "seq", att[i].seq_begin);
+		json_kstr(j, "stage", model_contig_stage_name(f->stage));
+		json_kuint(j, "pfn", f->pfn);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void print_json(struct replay *rp)
 {
 	const struct rp_score *sc;
@@ -124,6 +167,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "events", rp_events_applied(rp));
 	json_kdouble(&j, "bytes_per_pfn", ms.bytes_per_pfn);
 	json_kint(&j, "attempts", na);
+	json_followed(&j, rp);
 	json_key(&j, "snapshots");
 	json_arr_begin(&j);
 	sc = rp_scores(rp, &n);
@@ -135,6 +179,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "ts", s->ts);
 		json_kdouble(&j, "pfn_agree_state", s->pfn_agree_state);
 		json_kdouble(&j, "pfn_agree_kind", s->pfn_agree_kind);
+		json_kdouble(&j, "buddyinfo_free_err", s->buddyinfo_free_err);
 		json_kdouble(&j, "buddyinfo_max_rel_err", s->buddyinfo_max_rel_err);
 		json_kdouble(&j, "buddyinfo_begin_max_rel_err", s->buddyinfo_begin_max_rel_err);
 		json_kdouble(&j, "pagetypeinfo_max_rel_err", s->pagetypeinfo_max_rel_err);
@@ -162,14 +207,6 @@ static void print_json(struct replay *rp)
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "until", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-store", no_argument, NULL, 'n' },
-		{ "no-resync", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
 			      .note = cli_note };
 	const char *until = NULL, *path;
@@ -178,7 +215,8 @@ int cmd_replay(int argc, char **argv)
 	struct tdb *db;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", "until=u json:j no-store:n no-resync:r "
+			       "help:h")) != -1) {
 		switch (c) {
 		case 'u': until = optarg; break;
 		case 'j': as_json = true; break;

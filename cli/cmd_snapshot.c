@@ -21,7 +21,8 @@
 
 const char cmd_snapshot_usage[] =
 	"usage: bigchunk snapshot -o DIR [--marker INSTANCE] [--label LABEL]\n"
-	"       bigchunk snapshot --db FILE.db [--from DIR | --marker INSTANCE] [--label LABEL]\n"
+	"       bigchunk snapshot --db FILE.db [--from DIR [-f] | --marker INSTANCE]\n"
+	"                         [--label LABEL]\n"
 	"\n"
 	"Take one page-state snapshot of the running kernel (root): /proc/kpageflags and\n"
 	"/proc/kpagecount (8 bytes per PFN from PFN 0), zoneinfo, buddyinfo, pagetypeinfo,\n"
@@ -46,7 +47,12 @@ const char cmd_snapshot_usage[] =
 	"                         -o, the directory just written is stored\n"
 	"      --from DIR         with --db: store the existing snapshot directory DIR\n"
 	"                         (kpageflags/kpagecount may be .zst or .gz) instead of\n"
-	"                         reading the kernel; needs no root\n"
+	"                         reading the kernel; needs no root. DIR is checked first\n"
+	"                         (regular files, orders, zones alike in every file) and,\n"
+	"                         in a capture with a trace, must be of its kernel and\n"
+	"                         taken within 300 s of it\n"
+	"  -f, --force            with --from: store DIR even if its kernel or time does not\n"
+	"                         match the capture's trace\n"
 	"  -h, --help             this text\n"
 	"\n"
 	"Examples:\n"
@@ -86,32 +92,25 @@ static void print_stored(struct tdb *db, int64_t id, double secs)
 
 int cmd_snapshot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "marker", required_argument, NULL, 'm' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *out = NULL, *instance = NULL, *label = "snapshot", *dbpath = NULL,
 		   *from = NULL;
 	struct snap_marker mk = { .fd = -1 }, *m = NULL;
 	struct tdb *db = NULL;
-	bool created = false;
+	bool created = false, force = false;
 	int64_t id = 0;
 	double t0;
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:m:l:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+o:m:l:fh", "output=o marker=m label=l db=D from=F "
+			       "force:f help:h")) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'm': instance = optarg; break;
 		case 'l': label = optarg; break;
 		case 'D': dbpath = optarg; break;
 		case 'F': from = optarg; break;
+		case 'f': force = true; break;
 		case 'h': return cli_usage("snapshot", 0, EXIT_OK);
 		default: return cli_usage("snapshot", 1, EXIT_BAD);
 		}
@@ -121,6 +120,8 @@ int cmd_snapshot(int argc, char **argv)
 	if (!out && !dbpath)
 		return cli_error("snapshot", "say where the snapshot goes: -o DIR and/or --db "
 				 "FILE.db; see --help");
+	if (force && !from)
+		return cli_error("snapshot", "-f/--force goes with --from DIR only");
 	if (from && (!dbpath || out || instance))
 		return cli_error("snapshot", "--from DIR goes with --db only (it stores an "
 				 "existing directory; no -o or --marker)");
@@ -151,7 +152,7 @@ int cmd_snapshot(int argc, char **argv)
 		goto fail;
 	t0 = now_s();
 	if (from)
-		ret = snap_load_dir(db, from, label, &id);
+		ret = snap_load_dir_flags(db, from, label, force ? SNAP_LOAD_FORCE : 0, &id);
 	else
 		ret = snap_load_live(db, label, m, &id);
 	/* a new file holds just this snapshot: it is complete; an existing one keeps its state */

@@ -3,6 +3,7 @@
  * The command table and helpers shared by the cmd_*.c files. Each command's usage
  * text is defined once, next to its code, as cmd_<name>_usage[].
  */
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,40 @@ int cli_usage(const char *name, int err, int ret)
 	}
 	fprintf(stderr, "bigchunk: '%s' is not a command; see 'bigchunk help'\n", name);
 	return EXIT_BAD;
+}
+
+#define CLI_MAX_OPTS	32
+
+/* The struct option table of @spec (see cli_getopt()), kept while @spec is the same. */
+static const struct option *long_options(const char *spec)
+{
+	static struct option tab[CLI_MAX_OPTS + 1];
+	static char names[1024];
+	static const char *parsed;
+	char *w, *save = NULL, *sep;
+	int n = 0;
+
+	if (spec == parsed)
+		return tab;
+	if (strlen(spec) >= sizeof(names))
+		die("internal: option list too long");
+	memcpy(names, spec, strlen(spec) + 1);
+	for (w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		sep = strpbrk(w, ":=");
+		if (!sep || !sep[1] || n == CLI_MAX_OPTS)
+			die("internal: bad option '%s'", w);
+		tab[n++] = (struct option){ w, *sep == '=' ? required_argument : no_argument,
+					    NULL, sep[1] };
+		*sep = '\0';
+	}
+	tab[n] = (struct option){ NULL, 0, NULL, 0 };
+	parsed = spec;
+	return tab;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const char *longopts)
+{
+	return getopt_long(argc, argv, shortopts, long_options(longopts), NULL);
 }
 
 int cli_error(const char *cmd, const char *fmt, ...)
@@ -113,4 +148,24 @@ void cli_replay_progress(void *arg, uint64_t next_seq, uint64_t total, bool done
 void cli_note(void *arg, const char *text)
 {
 	fprintf(stderr, "bigchunk: %s\n", text);
+}
+
+char *cli_join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
 }

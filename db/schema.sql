@@ -348,7 +348,11 @@ CREATE TABLE IF NOT EXISTS replay_scores (
 	pagetypeinfo_max_rel_err REAL,		-- max over zone, migratetype (block counts)
 	model_free_kernel_used INTEGER,		-- what the state disagreement consists of
 	model_used_kernel_free INTEGER,
-	resynced_pfns	INTEGER			-- pfns set to the snapshot's state afterwards
+	resynced_pfns	INTEGER,		-- pfns set to the snapshot's state afterwards
+	-- free pages buddyinfo puts at other orders (sum |model - kernel| x 2^order) over
+	-- the zone's free pages, max over zones (added in version 2; older files get it
+	-- on their next stored replay)
+	buddyinfo_free_err REAL
 );
 
 -- replay: events the model could not explain, per class (model/model.h).

@@ -1,160 +1,158 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdb-info: read-only summaries of a capture (see tdb-info.h).
+ * tdb-info: read-only summaries of a capture (see tdb-info.h), built on the readers of
+ * tdb-snap.h and tdb-trace.h; only the page-run size has a query of its own.
  */
+#include <stdlib.h>
+
 #include "common/err.h"
 #include "db/tdb-info.h"
 #include "db/tdb-local.h"
+#include "db/tdb-snap.h"
+#include "db/tdb-trace.h"
 
-/* Prepare @sql, bind @arg1 to ?1 when >= 0; 0 or a negative bc_err. */
-static int query(struct tdb *db, const char *sql, int64_t arg1, sqlite3_stmt **st)
+static int cmp_lost_cpu(const void *a, const void *b)
 {
-	if (sqlite3_prepare_v2(db->sq, sql, -1, st, NULL) != SQLITE_OK)
-		return tdb_sql_error(db, "info");
-	if (arg1 >= 0)
-		sqlite3_bind_int64(*st, 1, arg1);
-	return 0;
-}
+	const struct tdb_lost *x = a, *y = b;
 
-/* Finish a loop of sqlite3_step() that ended with @rc (or @ret from a callback). */
-static int finish(struct tdb *db, sqlite3_stmt *st, int rc, int ret)
-{
-	if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = tdb_sql_error(db, "info");
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 int tdb_info_counts(struct tdb *db, int64_t *nr_markers, int64_t *nr_lost)
 {
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	struct tdb_marker *m = NULL;
+	struct tdb_lost *l = NULL;
+	int nm = 0, nl = 0, i, ret;
 
 	*nr_markers = *nr_lost = 0;
-	ret = query(db, "SELECT (SELECT count(*) FROM markers), (SELECT coalesce(sum(CASE WHEN "
-		    "count > 0 THEN count ELSE 0 END), 0) FROM lost_events)", -1, &st);
+	ret = tdb_markers(db, 0, UINT64_MAX, NULL, &m, &nm);
+	tdb_markers_free(m, nm);
+	if (!ret)
+		ret = tdb_lost_list(db, &l, &nl);
 	if (ret)
 		return ret;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*nr_markers = sqlite3_column_int64(st, 0);
-		*nr_lost = sqlite3_column_int64(st, 1);
-	}
-	return finish(db, st, rc, 0);
+	*nr_markers = nm;
+	for (i = 0; i < nl; i++)
+		*nr_lost += l[i].count > 0 ? l[i].count : 0;
+	free(l);
+	return 0;
 }
 
 int tdb_info_lost_by_cpu(struct tdb *db, int (*fn)(void *arg, const struct tdb_lost_cpu *l),
 			 void *arg)
 {
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	struct tdb_lost *v = NULL;
+	int nr = 0, i, j, ret;
 
-	ret = query(db, "SELECT cpu, count(*), sum(CASE WHEN count > 0 THEN count ELSE 0 END), "
-		    "sum(count < 0) FROM lost_events GROUP BY cpu ORDER BY cpu", -1, &st);
-	if (ret)
-		return ret;
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct tdb_lost_cpu l = {
-			.cpu = sqlite3_column_int(st, 0), .gaps = sqlite3_column_int64(st, 1),
-			.lost = sqlite3_column_int64(st, 2),
-			.unknown_gaps = sqlite3_column_int64(st, 3),
-		};
+	ret = tdb_lost_list(db, &v, &nr);
+	if (!ret && nr)
+		qsort(v, nr, sizeof(*v), cmp_lost_cpu);
+	for (i = 0; !ret && i < nr; i = j) {
+		struct tdb_lost_cpu c = { .cpu = v[i].cpu };
 
-		ret = fn(arg, &l);
+		for (j = i; j < nr && v[j].cpu == c.cpu; j++) {
+			c.gaps++;
+			c.lost += v[j].count > 0 ? v[j].count : 0;
+			c.unknown_gaps += v[j].count < 0;	/* the ring buffer did not say */
+		}
+		ret = fn(arg, &c);
 	}
-	return finish(db, st, rc, ret);
+	free(v);
+	return ret;
+}
+
+static int cmp_zone(const void *a, const void *b)
+{
+	const struct tdb_zone *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->start_pfn > y->start_pfn) - (x->start_pfn < y->start_pfn);
 }
 
 int tdb_info_zones(struct tdb *db, int (*fn)(void *arg, const struct tdb_zone_info *z),
 		   void *arg)
 {
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	struct tdb_zone *v = NULL;
+	int64_t snap;
+	int nr = 0, i, ret;
 
-	ret = query(db, "SELECT node, zone, start_pfn, spanned, present, managed, free FROM zones "
-		    "WHERE snap = (SELECT min(snap) FROM zones) ORDER BY node, start_pfn", -1,
-		    &st);
-	if (ret)
+	ret = tdb_snap_first_zoned(db, &snap);
+	if (ret || snap < 0)
 		return ret;
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	ret = tdb_snap_zones(db, snap, &v, &nr);
+	if (!ret && nr)
+		qsort(v, nr, sizeof(*v), cmp_zone);
+	for (i = 0; !ret && i < nr; i++) {
 		struct tdb_zone_info z = {
-			.node = sqlite3_column_int(st, 0), .zone = col_text(st, 1),
-			.start_pfn = sqlite3_column_int64(st, 2),
-			.spanned = sqlite3_column_int64(st, 3),
-			.present = sqlite3_column_int64(st, 4),
-			.managed = sqlite3_column_int64(st, 5),
-			.free = sqlite3_column_int64(st, 6),
+			.node = v[i].node, .zone = v[i].name,
+			.start_pfn = (int64_t)v[i].start_pfn, .spanned = (int64_t)v[i].spanned,
+			.present = (int64_t)v[i].present, .managed = (int64_t)v[i].managed,
+			.free = v[i].free,
 		};
 
 		ret = fn(arg, &z);
 	}
-	return finish(db, st, rc, ret);
+	free(v);
+	return ret;
 }
 
 int tdb_info_snapshots(struct tdb *db, int (*fn)(void *arg, const struct tdb_snapshot_info *s),
 		       void *arg)
 {
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	struct tdb_snap_info *v = NULL;
+	int nr = 0, i, ret;
 
-	ret = query(db, "SELECT id, label, ts_begin, ts_end, nr_pfns, complete FROM snapshots "
-		    "ORDER BY id", -1, &st);
-	if (ret)
-		return ret;
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	ret = tdb_snap_list(db, &v, &nr);
+	for (i = 0; !ret && i < nr; i++) {
 		struct tdb_snapshot_info s = {
-			.id = sqlite3_column_int64(st, 0), .label = col_text(st, 1),
-			.aligned = sqlite3_column_type(st, 2) != SQLITE_NULL,
-			.ts_begin = sqlite3_column_int64(st, 2),
-			.ts_end = sqlite3_column_int64(st, 3),
-			.nr_pfns = sqlite3_column_int64(st, 4),
-			.complete = sqlite3_column_int64(st, 5) != 0,
+			.id = v[i].id, .label = v[i].label[0] ? v[i].label : NULL,
+			.aligned = v[i].ts_begin >= 0,	/* NULL until aligned */
+			.ts_begin = v[i].ts_begin, .ts_end = v[i].ts_end,
+			.nr_pfns = (int64_t)v[i].nr_pfns, .complete = v[i].complete,
 		};
 
 		ret = fn(arg, &s);
 	}
-	return finish(db, st, rc, ret);
+	free(v);
+	return ret;
 }
 
 int tdb_info_markers(struct tdb *db, int limit,
 		     int (*fn)(void *arg, const struct tdb_marker_info *m), void *arg)
 {
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	struct tdb_marker *v = NULL;
+	int nr = 0, i, ret;
 
-	ret = query(db, "SELECT ts, cpu, text FROM markers ORDER BY ts LIMIT ?", limit, &st);
-	if (ret)
-		return ret;
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	ret = tdb_markers_by_ts(db, NULL, &v, &nr);
+	for (i = 0; !ret && i < nr && i < limit; i++) {
 		struct tdb_marker_info m = {
-			.ts = sqlite3_column_int64(st, 0), .cpu = sqlite3_column_int(st, 1),
-			.text = col_text(st, 2),
+			.ts = (int64_t)v[i].ts, .cpu = v[i].cpu, .text = v[i].text,
 		};
 
 		ret = fn(arg, &m);
 	}
-	return finish(db, st, rc, ret);
+	tdb_markers_free(v, nr);
+	return ret;
 }
 
 int tdb_info_snapshot_size(struct tdb *db, int64_t snap, int64_t *nr_pfns, int64_t *bytes)
 {
 	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, ret;
+	int rc, ret;
 
 	*nr_pfns = *bytes = 0;
-	ret = query(db, "SELECT s.nr_pfns, (SELECT total(length(data)) FROM snapshot_pages "
-		    "WHERE snap = s.id) FROM snapshots s WHERE s.id = ?", snap, &st);
-	if (ret)
-		return ret;
+	if (sqlite3_prepare_v2(db->sq, "SELECT s.nr_pfns, (SELECT total(length(data)) FROM "
+			       "snapshot_pages WHERE snap = s.id) FROM snapshots s WHERE s.id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "info");
+	sqlite3_bind_int64(st, 1, snap);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*nr_pfns = sqlite3_column_int64(st, 0);
 		*bytes = sqlite3_column_int64(st, 1);
 	}
-	return finish(db, st, rc, 0);
+	ret = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : tdb_sql_error(db, "info");
+	sqlite3_finalize(st);
+	return ret;
 }

@@ -3,6 +3,9 @@
 #ifndef BC_TDB_LOCAL_H
 #define BC_TDB_LOCAL_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "db/tdb.h"
 
 extern const char tdb_schema_sql[];
@@ -52,12 +55,50 @@ static inline void tdb_bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 		sqlite3_bind_int64(st, i, (int64_t)v);
 }
 
+/* Bind the @n integers of @v to the parameters from @first on (@opt: a negative as NULL). */
+static inline void tdb_bind_ints(sqlite3_stmt *st, int first, bool opt, const int64_t *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (opt)
+			tdb_bind_opt(st, first + i, v[i]);
+		else
+			sqlite3_bind_int64(st, first + i, v[i]);
+	}
+}
+/* TDB_BIND_INTS(st, 3, a, b, c) binds ?3, ?4, ?5 to a, b, c (converted to int64_t). */
+#define TDB_BIND_INTS(st, first, ...) \
+	tdb_bind_ints(st, first, false, (const int64_t[]){ __VA_ARGS__ }, \
+		      (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
+/* The same with a negative value bound as NULL. */
+#define TDB_BIND_OPTS(st, first, ...) \
+	tdb_bind_ints(st, first, true, (const int64_t[]){ __VA_ARGS__ }, \
+		      (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
+
 static inline void tdb_bind_text_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+/* Virtual tables: a zeroed vtab or cursor struct (freed with sqlite3_free()), or NULL. */
+static inline void *tdb_vtab_zalloc(size_t size)
+{
+	void *p = sqlite3_malloc64(size);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+/* xOpen of a cursor struct of @size bytes that begins with its sqlite3_vtab_cursor. */
+static inline int tdb_vtab_open(size_t size, sqlite3_vtab_cursor **out)
+{
+	*out = tdb_vtab_zalloc(size);
+	return *out ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /* Copy sqlite's message into our error and return -BC_E_DB. */
@@ -70,14 +111,42 @@ int tdb_step_done(struct tdb *db, sqlite3_stmt *st, const char *what);
 /* Commit and start a new transaction after many writes. */
 int tdb_write_done(struct tdb *db);
 
-/* Readers (tdb-snap.c): step @st (bound; finalized here) to its end, turning each row
- * into one zeroed element of @size bytes with @fill. Return: 0 and *@out (malloc'ed,
- * NULL when empty) and *@nr, or a negative bc_err naming @what. */
-int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
-		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+/*
+ * Readers: a result column and the field of the row struct it goes to. Integers are
+ * stored by the field's size (8: int64_t or uint64_t, 4: int, 1: bool as value != 0);
+ * TEXT fills a char array ("" for NULL), STRDUP a char * (malloc'ed, NULL when out of
+ * memory: the reader checks).
+ */
+enum tdb_col_kind {
+	TDB_COL_INT,			/* NULL reads 0 */
+	TDB_COL_OPT,			/* NULL reads -1 */
+	TDB_COL_TEXT,
+	TDB_COL_STRDUP,
+};
+
+struct tdb_col {
+	enum tdb_col_kind kind;
+	size_t off, size;		/* of the field */
+};
+#define TDB_COL(kind, type, field) \
+	{ TDB_COL_##kind, offsetof(type, field), sizeof(((type *)0)->field) }
+
+/* A row struct: its size and its fields in SELECT order. */
+struct tdb_rows {
+	size_t size;
+	const struct tdb_col *cols;
+	int ncols;
+};
+#define TDB_ROWS(type, cols) { sizeof(type), cols, (int)(sizeof(cols) / sizeof(cols[0])) }
+
+/* Step @st (bound; finalized here) to its end, turning each row into one zeroed element
+ * of @rows. Return: 0 and *@out (malloc'ed, NULL when empty) and *@nr, or a negative
+ * bc_err naming @what. */
+int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, const struct tdb_rows *rows,
+		  const char *what, void **out, int *nr);
 /* The same for @sql with ?1 = @key when it has a parameter. */
-int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
-		   void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr);
+int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, const struct tdb_rows *rows,
+		   const char *what, void **out, int *nr);
 /* Integer column @i, -1 for NULL. */
 int64_t tdb_col_opt(sqlite3_stmt *st, int i);
 /* Text column @i into @buf ("" for NULL). */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "db/tdb-local.h"
 #include "db/tdb-pages.h"
 
 enum { PR_SNAP, PR_PFN, PR_NPFNS, PR_FLAGS, PR_COUNT };
@@ -41,10 +42,9 @@ static int pr_connect(sqlite3 *sq, void *aux, int argc, const char *const *argv,
 	if (sqlite3_declare_vtab(sq, "CREATE TABLE x(snap INTEGER, pfn INTEGER, npfns INTEGER, "
 				 "flags INTEGER, count INTEGER)") != SQLITE_OK)
 		return SQLITE_ERROR;
-	vt = sqlite3_malloc(sizeof(*vt));
+	vt = tdb_vtab_zalloc(sizeof(*vt));
 	if (!vt)
 		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof(*vt));
 	vt->sq = aux;
 	*out = &vt->base;
 	return SQLITE_OK;
@@ -100,13 +100,7 @@ static int pr_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 
 static int pr_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
-	struct pr_cursor *c = sqlite3_malloc(sizeof(*c));
-
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
+	return tdb_vtab_open(sizeof(struct pr_cursor), out);
 }
 
 static int pr_close(sqlite3_vtab_cursor *cur)

@@ -36,13 +36,9 @@ int tdb_add_probe(struct tdb *db, int64_t id, const struct tdb_probe *r)
 	st = db->ins_probe;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, (int64_t)r->mono_begin);
-	sqlite3_bind_int64(st, 4, (int64_t)r->mono_end);
-	sqlite3_bind_int64(st, 5, r->requested);
-	sqlite3_bind_int64(st, 6, r->obtained);
-	tdb_bind_opt(st, 7, r->block);
-	tdb_bind_opt(st, 8, r->start_pfn);
-	tdb_bind_opt(st, 9, r->end_pfn);
+	TDB_BIND_INTS(st, 3, (int64_t)r->mono_begin, (int64_t)r->mono_end, r->requested,
+		      r->obtained);
+	TDB_BIND_OPTS(st, 7, r->block, r->start_pfn, r->end_pfn);
 	sqlite3_bind_int(st, 10, r->success);
 	tdb_bind_opt(st, 11, r->culprit_pfn);
 	tdb_bind_text_opt(st, 12, r->culprit);
@@ -62,10 +58,6 @@ int tdb_add_probe_page(struct tdb *db, int64_t probe, int idx, uint64_t start_pf
 	if (ret)
 		return ret;
 	st = db->ins_probe_page;
-	sqlite3_bind_int64(st, 1, probe);
-	sqlite3_bind_int(st, 2, idx);
-	sqlite3_bind_int64(st, 3, (int64_t)start_pfn);
-	sqlite3_bind_int64(st, 4, (int64_t)end_pfn);
-	sqlite3_bind_int64(st, 5, (int64_t)mono);
+	TDB_BIND_INTS(st, 1, probe, idx, (int64_t)start_pfn, (int64_t)end_pfn, (int64_t)mono);
 	return tdb_step_done(db, st, "probe_pages");
 }

@@ -29,7 +29,7 @@ static const struct {
 	const char *sql;
 } res_sql[RS_NR] = {
 	[RS_SCORE] = { "replay_scores", "INSERT INTO replay_scores VALUES (?, ?, ?, ?, ?, ?, ?, "
-		       "?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+		       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[RS_ANOMALY] = { "replay_anomalies", "INSERT INTO replay_anomalies VALUES "
 			 "(?, ?, ?, ?, ?, ?)" },
 	[RS_PRED_RUN] = { "prediction_runs", "INSERT INTO prediction_runs (mode, policy, "
@@ -64,6 +64,7 @@ struct tdb_results {
 	sqlite3_stmt *st[RS_NR];
 	int err;			/* first error, 0 while the run is good */
 	bool checked_explained;		/* check_results.explained is there */
+	bool checked_free_err;		/* replay_scores.buddyinfo_free_err is there */
 };
 
 int tdb_results_begin(struct tdb *db, struct tdb_results **out)
@@ -150,27 +151,33 @@ static int fail(struct tdb_results *w, int ret)
 	return ret;
 }
 
-/* check_results.explained came late in version 2: add it to files without it. */
-static int ensure_explained(struct tdb_results *w)
+/* A column that came late in version 2: add it to files without it, once per run. */
+static int ensure_column(struct tdb_results *w, const char *table, const char *column,
+			 const char *type, bool *checked)
 {
 	sqlite3_stmt *st;
-	int n;
+	char *sql;
+	int n, ret = 0;
 
-	if (w->checked_explained)
+	if (*checked)
 		return 0;
-	if (sqlite3_prepare_v2(w->db->sq, "SELECT count(*) FROM pragma_table_info('check_results') "
-			       "WHERE name = 'explained'", -1, &st, NULL) != SQLITE_OK)
-		return tdb_sql_error(w->db, "check_results");
+	if (sqlite3_prepare_v2(w->db->sq, "SELECT count(*) FROM pragma_table_info(?1) "
+			       "WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+		return tdb_sql_error(w->db, table);
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
 	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 1;
 	sqlite3_finalize(st);
 	if (!n) {
-		int ret = tdb_exec(w->db, "ALTER TABLE check_results ADD COLUMN explained INTEGER");
-
-		if (ret)
-			return ret;
+		sql = sqlite3_mprintf("ALTER TABLE %s ADD COLUMN %s %s", table, column, type);
+		if (!sql)
+			return bc_error(BC_E_NOMEM, "%s: out of memory", w->db->path);
+		ret = tdb_exec(w->db, sql);
+		sqlite3_free(sql);
 	}
-	w->checked_explained = true;
-	return 0;
+	if (!ret)
+		*checked = true;
+	return ret;
 }
 
 /* The statement @s, prepared on its first use in the run, unbound. */
@@ -181,11 +188,15 @@ static int stmt(struct tdb_results *w, enum res_stmt s, sqlite3_stmt **out)
 	*out = NULL;
 	if (w->err)
 		return w->err;
-	if (s == RS_CHECK_RESULT) {
-		ret = ensure_explained(w);
-		if (ret)
-			return fail(w, ret);
-	}
+	ret = 0;
+	if (s == RS_CHECK_RESULT)
+		ret = ensure_column(w, "check_results", "explained", "INTEGER",
+				    &w->checked_explained);
+	else if (s == RS_SCORE)
+		ret = ensure_column(w, "replay_scores", "buddyinfo_free_err", "REAL",
+				    &w->checked_free_err);
+	if (ret)
+		return fail(w, ret);
 	if (!w->st[s] && sqlite3_prepare_v3(w->db->sq, res_sql[s].sql, -1,
 					    SQLITE_PREPARE_PERSISTENT, &w->st[s],
 					    NULL) != SQLITE_OK)
@@ -225,26 +236,20 @@ int tdb_results_replay_clear(struct tdb_results *w)
 int tdb_results_replay_score(struct tdb_results *w, const struct tdb_replay_score *s)
 {
 	sqlite3_stmt *st;
-	int c = 1, ret = stmt(w, RS_SCORE, &st);
+	int ret = stmt(w, RS_SCORE, &st);
 
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(st, c++, s->snap);
-	sqlite3_bind_int64(st, c++, (int64_t)s->ts);
-	sqlite3_bind_int64(st, c++, (int64_t)s->seq);
-	sqlite3_bind_int64(st, c++, (int64_t)s->pfns_compared);
-	sqlite3_bind_int64(st, c++, (int64_t)s->pfns_changed);
-	sqlite3_bind_int64(st, c++, (int64_t)s->pfns_uncertain);
-	sqlite3_bind_int64(st, c++, (int64_t)s->state_agree);
-	sqlite3_bind_int64(st, c++, (int64_t)s->kind_compared);
-	sqlite3_bind_int64(st, c++, (int64_t)s->kind_agree);
-	sqlite3_bind_double(st, c++, s->pfn_agree_state);
-	sqlite3_bind_double(st, c++, s->pfn_agree_kind);
-	sqlite3_bind_double(st, c++, s->buddyinfo_max_rel_err);
-	sqlite3_bind_double(st, c++, s->pagetypeinfo_max_rel_err);
-	sqlite3_bind_int64(st, c++, (int64_t)s->model_free_kernel_used);
-	sqlite3_bind_int64(st, c++, (int64_t)s->model_used_kernel_free);
-	sqlite3_bind_int64(st, c++, (int64_t)s->resynced_pfns);
+	TDB_BIND_INTS(st, 1, s->snap, (int64_t)s->ts, (int64_t)s->seq, (int64_t)s->pfns_compared,
+		      (int64_t)s->pfns_changed, (int64_t)s->pfns_uncertain,
+		      (int64_t)s->state_agree, (int64_t)s->kind_compared, (int64_t)s->kind_agree);
+	sqlite3_bind_double(st, 10, s->pfn_agree_state);
+	sqlite3_bind_double(st, 11, s->pfn_agree_kind);
+	sqlite3_bind_double(st, 12, s->buddyinfo_max_rel_err);
+	sqlite3_bind_double(st, 13, s->pagetypeinfo_max_rel_err);
+	TDB_BIND_INTS(st, 14, (int64_t)s->model_free_kernel_used,
+		      (int64_t)s->model_used_kernel_free, (int64_t)s->resynced_pfns);
+	sqlite3_bind_double(st, 17, s->buddyinfo_free_err);
 	return step(w, RS_SCORE, NULL);
 }
 
@@ -257,12 +262,9 @@ int tdb_results_replay_anomaly(struct tdb_results *w, const struct tdb_replay_an
 		return ret;
 	sqlite3_bind_text(st, 1, a->class_name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, (int64_t)a->count);
-	if (a->has_first) {
-		sqlite3_bind_int64(st, 3, (int64_t)a->first_seq);
-		sqlite3_bind_int64(st, 4, (int64_t)a->first_ts);
-		sqlite3_bind_int64(st, 5, (int64_t)a->first_pfn);
-		sqlite3_bind_int(st, 6, (int)a->first_order);
-	}
+	if (a->has_first)
+		TDB_BIND_INTS(st, 3, (int64_t)a->first_seq, (int64_t)a->first_ts,
+			      (int64_t)a->first_pfn, (int)a->first_order);
 	return step(w, RS_ANOMALY, NULL);
 }
 
@@ -293,14 +295,10 @@ static void bind_blocker(sqlite3_stmt *st, const struct tdb_prediction *p)
 	sqlite3_bind_text(st, 15, p->blocker_reason, -1, SQLITE_TRANSIENT);
 	if (!p->blocker_has_event)
 		return;
-	sqlite3_bind_int64(st, 16, (int64_t)p->blocker_seq);
-	sqlite3_bind_int64(st, 17, (int64_t)p->blocker_ts);
-	sqlite3_bind_int(st, 18, p->blocker_cpu);
-	sqlite3_bind_int(st, 19, p->blocker_pid);
+	TDB_BIND_INTS(st, 16, (int64_t)p->blocker_seq, (int64_t)p->blocker_ts, p->blocker_cpu,
+		      p->blocker_pid);
 	tdb_bind_text_opt(st, 20, p->blocker_comm);
-	sqlite3_bind_int(st, 21, (int)p->blocker_order);
-	sqlite3_bind_int64(st, 22, (int64_t)p->blocker_gfp);
-	sqlite3_bind_int(st, 23, p->blocker_mt);
+	TDB_BIND_INTS(st, 21, (int)p->blocker_order, (int64_t)p->blocker_gfp, p->blocker_mt);
 }
 
 int tdb_results_prediction(struct tdb_results *w, int64_t run, const struct tdb_prediction *p,
@@ -318,18 +316,12 @@ int tdb_results_prediction(struct tdb_results *w, int64_t run, const struct tdb_
 		ret = stmt(w, RS_PRED, &st);
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, next);
-	sqlite3_bind_int64(st, 3, (int64_t)p->seq);
-	sqlite3_bind_int64(st, 4, (int64_t)p->ts);
-	sqlite3_bind_int(st, 5, (int)p->idx);
-	sqlite3_bind_int(st, 6, p->success);
+	TDB_BIND_INTS(st, 1, run, next, (int64_t)p->seq, (int64_t)p->ts, (int)p->idx,
+		      p->success);
 	tdb_bind_u64(st, 7, p->start_pfn);
 	tdb_bind_u64(st, 8, p->end_pfn);
-	sqlite3_bind_int64(st, 9, (int64_t)p->migrate_pages);
-	sqlite3_bind_int64(st, 10, (int64_t)p->migrate_thp);
-	sqlite3_bind_int64(st, 11, (int64_t)p->migrate_file);
-	sqlite3_bind_int(st, 12, (int)p->nr_candidates);
+	TDB_BIND_INTS(st, 9, (int64_t)p->migrate_pages, (int64_t)p->migrate_thp,
+		      (int64_t)p->migrate_file, (int)p->nr_candidates);
 	if (p->has_blocker)
 		bind_blocker(st, p);
 	tdb_bind_text_opt(st, 24, p->assumptions);
@@ -347,11 +339,8 @@ int tdb_results_candidate(struct tdb_results *w, int64_t run, int64_t answer,
 
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, answer);
-	sqlite3_bind_int(st, 3, (int)c->idx);
-	sqlite3_bind_int64(st, 4, (int64_t)c->start_pfn);
-	sqlite3_bind_int64(st, 5, (int64_t)c->end_pfn);
+	TDB_BIND_INTS(st, 1, run, answer, (int)c->idx, (int64_t)c->start_pfn,
+		      (int64_t)c->end_pfn);
 	sqlite3_bind_text(st, 6, c->verdict, -1, SQLITE_TRANSIENT);
 	tdb_bind_u64(st, 7, c->pfn);
 	sqlite3_bind_int64(st, 8, (int64_t)c->migrate_pages);
@@ -397,10 +386,8 @@ int tdb_results_check_run(struct tdb_results *w, const struct tdb_check_run *r, 
 
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(st, 1, (int64_t)r->events);
-	sqlite3_bind_int64(st, 2, (int64_t)r->attempts);
-	sqlite3_bind_int64(st, 3, (int64_t)r->lost_windows);
-	sqlite3_bind_int(st, 4, r->replayed);
+	TDB_BIND_INTS(st, 1, (int64_t)r->events, (int64_t)r->attempts, (int64_t)r->lost_windows,
+		      r->replayed);
 	return step(w, RS_CHECK_RUN, run);
 }
 
@@ -415,10 +402,8 @@ int tdb_results_check_result(struct tdb_results *w, int64_t run,
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_text(st, 2, r->checker, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, r->status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, (int64_t)r->checks);
-	sqlite3_bind_int64(st, 5, (int64_t)r->violations);
-	sqlite3_bind_int64(st, 6, (int64_t)r->inconclusive);
-	sqlite3_bind_int64(st, 7, (int64_t)r->explained);
+	TDB_BIND_INTS(st, 4, (int64_t)r->checks, (int64_t)r->violations,
+		      (int64_t)r->inconclusive, (int64_t)r->explained);
 	return step(w, RS_CHECK_RESULT, NULL);
 }
 

@@ -65,9 +65,49 @@ void tdb_col_text(sqlite3_stmt *st, int i, char *buf, size_t size)
 	snprintf(buf, size, "%s", t ? t : "");
 }
 
-int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
-		  void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr)
+/* Store integer @v into the field at @f of @size bytes (see struct tdb_col). */
+static void store_int(void *f, size_t size, int64_t v)
 {
+	int i = (int)v;
+	bool b = v != 0;
+
+	if (size == sizeof(v))
+		memcpy(f, &v, size);
+	else if (size == sizeof(i))
+		memcpy(f, &i, size);
+	else if (size == sizeof(b))
+		memcpy(f, &b, size);
+}
+
+static void fill_row(sqlite3_stmt *st, const struct tdb_rows *rows, char *row)
+{
+	const char *t;
+	int i;
+
+	for (i = 0; i < rows->ncols; i++) {
+		const struct tdb_col *c = &rows->cols[i];
+
+		switch (c->kind) {
+		case TDB_COL_TEXT:
+			tdb_col_text(st, i, row + c->off, c->size);
+			break;
+		case TDB_COL_STRDUP:
+			t = (const char *)sqlite3_column_text(st, i);
+			*(char **)(row + c->off) = strdup(t ? t : "");
+			break;
+		case TDB_COL_OPT:
+			store_int(row + c->off, c->size, tdb_col_opt(st, i));
+			break;
+		default:
+			store_int(row + c->off, c->size, sqlite3_column_int64(st, i));
+		}
+	}
+}
+
+int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, const struct tdb_rows *rows,
+		  const char *what, void **out, int *nr)
+{
+	size_t size = rows->size;
 	void *v = NULL;
 	int n = 0, cap = 0, rc, ret = 0;
 
@@ -76,7 +116,7 @@ int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
 		if (ret)
 			break;
 		memset((char *)v + (size_t)n * size, 0, size);
-		fill(st, (char *)v + (size_t)n++ * size);
+		fill_row(st, rows, (char *)v + (size_t)n++ * size);
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = tdb_sql_error(db, what);
@@ -90,8 +130,8 @@ int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, size_t size,
 	return 0;
 }
 
-int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
-		   void (*fill)(sqlite3_stmt *st, void *row), const char *what, void **out, int *nr)
+int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, const struct tdb_rows *rows,
+		   const char *what, void **out, int *nr)
 {
 	sqlite3_stmt *st;
 
@@ -99,32 +139,30 @@ int tdb_query_rows(struct tdb *db, const char *sql, int64_t key, size_t size,
 		return tdb_sql_error(db, what);
 	if (sqlite3_bind_parameter_count(st))
 		sqlite3_bind_int64(st, 1, key);
-	return tdb_read_rows(db, st, size, fill, what, out, nr);
+	return tdb_read_rows(db, st, rows, what, out, nr);
 }
 
 #define SNAP_COLUMNS	"SELECT id, label, ts_begin, ts_end, mono_begin, mono_end, seq_begin, " \
 			"seq_end, nr_pfns, complete FROM snapshots"
 
-static void fill_info(sqlite3_stmt *st, void *row)
-{
-	struct tdb_snap_info *s = row;
-
-	s->id = sqlite3_column_int64(st, 0);
-	tdb_col_text(st, 1, s->label, sizeof(s->label));
-	s->ts_begin = tdb_col_opt(st, 2);
-	s->ts_end = tdb_col_opt(st, 3);
-	s->mono_begin = tdb_col_opt(st, 4);
-	s->mono_end = tdb_col_opt(st, 5);
-	s->seq_begin = tdb_col_opt(st, 6);
-	s->seq_end = tdb_col_opt(st, 7);
-	s->nr_pfns = (uint64_t)sqlite3_column_int64(st, 8);
-	s->complete = sqlite3_column_int(st, 9);
-}
+static const struct tdb_col info_cols[] = {
+	TDB_COL(INT, struct tdb_snap_info, id),
+	TDB_COL(TEXT, struct tdb_snap_info, label),
+	TDB_COL(OPT, struct tdb_snap_info, ts_begin),
+	TDB_COL(OPT, struct tdb_snap_info, ts_end),
+	TDB_COL(OPT, struct tdb_snap_info, mono_begin),
+	TDB_COL(OPT, struct tdb_snap_info, mono_end),
+	TDB_COL(OPT, struct tdb_snap_info, seq_begin),
+	TDB_COL(OPT, struct tdb_snap_info, seq_end),
+	TDB_COL(INT, struct tdb_snap_info, nr_pfns),
+	TDB_COL(INT, struct tdb_snap_info, complete),
+};
+static const struct tdb_rows info_rows = TDB_ROWS(struct tdb_snap_info, info_cols);
 
 int tdb_snap_list(struct tdb *db, struct tdb_snap_info **out, int *nr)
 {
-	return tdb_query_rows(db, SNAP_COLUMNS " ORDER BY id", 0, sizeof(**out), fill_info,
-			      "snapshots", (void **)out, nr);
+	return tdb_query_rows(db, SNAP_COLUMNS " ORDER BY id", 0, &info_rows, "snapshots",
+			      (void **)out, nr);
 }
 
 int tdb_snap_get(struct tdb *db, int64_t snap, struct tdb_snap_info *out)
@@ -132,8 +170,8 @@ int tdb_snap_get(struct tdb *db, int64_t snap, struct tdb_snap_info *out)
 	struct tdb_snap_info *v;
 	int n, ret;
 
-	ret = tdb_query_rows(db, SNAP_COLUMNS " WHERE id = ?", snap, sizeof(*v), fill_info,
-			     "snapshots", (void **)&v, &n);
+	ret = tdb_query_rows(db, SNAP_COLUMNS " WHERE id = ?", snap, &info_rows, "snapshots",
+			     (void **)&v, &n);
 	if (ret)
 		return ret;
 	if (n)
@@ -380,38 +418,34 @@ void tdb_snap_runs_close(struct tdb_snap_runs *it)
 
 /* ---- the parsed text files ---- */
 
-static void fill_zone(sqlite3_stmt *st, void *row)
-{
-	struct tdb_zone *z = row;
-
-	z->node = sqlite3_column_int(st, 0);
-	tdb_col_text(st, 1, z->name, sizeof(z->name));
-	z->start_pfn = (uint64_t)sqlite3_column_int64(st, 2);
-	z->spanned = (uint64_t)sqlite3_column_int64(st, 3);
-	z->present = (uint64_t)sqlite3_column_int64(st, 4);
-	z->managed = (uint64_t)sqlite3_column_int64(st, 5);
-}
+static const struct tdb_col zone_cols[] = {
+	TDB_COL(INT, struct tdb_zone, node),
+	TDB_COL(TEXT, struct tdb_zone, name),
+	TDB_COL(INT, struct tdb_zone, start_pfn),
+	TDB_COL(INT, struct tdb_zone, spanned),
+	TDB_COL(INT, struct tdb_zone, present),
+	TDB_COL(INT, struct tdb_zone, managed),
+	TDB_COL(INT, struct tdb_zone, free),
+};
+static const struct tdb_rows zone_rows = TDB_ROWS(struct tdb_zone, zone_cols);
 
 int tdb_snap_zones(struct tdb *db, int64_t snap, struct tdb_zone **out, int *nr)
 {
-	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed FROM "
-			      "zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn", snap,
-			      sizeof(**out), fill_zone, "zones", (void **)out, nr);
+	return tdb_query_rows(db, "SELECT node, zone, start_pfn, spanned, present, managed, "
+			      "free FROM zones WHERE snap = ? AND spanned > 0 ORDER BY start_pfn",
+			      snap, &zone_rows, "zones", (void **)out, nr);
 }
 
-static void fill_ram(sqlite3_stmt *st, void *row)
-{
-	struct tdb_ram *r = row;
-
-	r->start = (uint64_t)sqlite3_column_int64(st, 0);
-	r->end = (uint64_t)sqlite3_column_int64(st, 1);
-}
+static const struct tdb_col ram_cols[] = {
+	TDB_COL(INT, struct tdb_ram, start),
+	TDB_COL(INT, struct tdb_ram, end),
+};
+static const struct tdb_rows ram_rows = TDB_ROWS(struct tdb_ram, ram_cols);
 
 int tdb_snap_ram(struct tdb *db, int64_t snap, struct tdb_ram **out, int *nr)
 {
 	return tdb_query_rows(db, "SELECT start_pfn, end_pfn FROM system_ram WHERE snap = ? "
-			      "ORDER BY start_pfn", snap, sizeof(**out), fill_ram, "system_ram",
-			      (void **)out, nr);
+			      "ORDER BY start_pfn", snap, &ram_rows, "system_ram", (void **)out, nr);
 }
 
 /* One value of @sql (?1 = @key when it has a parameter); @dflt for no row or NULL. */
@@ -477,16 +511,14 @@ int tdb_snap_file(struct tdb *db, int64_t snap, const char *name, char **content
 	return ret;
 }
 
-static void fill_count(sqlite3_stmt *st, void *row)
-{
-	struct tdb_zone_count *c = row;
-
-	c->node = sqlite3_column_int(st, 0);
-	tdb_col_text(st, 1, c->zone, sizeof(c->zone));
-	c->ord = sqlite3_column_int(st, 2);
-	c->nr = sqlite3_column_int64(st, 3);
-	tdb_col_text(st, 4, c->migratetype, sizeof(c->migratetype));
-}
+static const struct tdb_col count_cols[] = {
+	TDB_COL(INT, struct tdb_zone_count, node),
+	TDB_COL(TEXT, struct tdb_zone_count, zone),
+	TDB_COL(INT, struct tdb_zone_count, ord),
+	TDB_COL(INT, struct tdb_zone_count, nr),
+	TDB_COL(TEXT, struct tdb_zone_count, migratetype),
+};
+static const struct tdb_rows count_rows = TDB_ROWS(struct tdb_zone_count, count_cols);
 
 int tdb_snap_zone_counts(struct tdb *db, int64_t snap, enum tdb_zone_table t,
 			 struct tdb_zone_count **out, int *nr)
@@ -500,6 +532,5 @@ int tdb_snap_zone_counts(struct tdb *db, int64_t snap, enum tdb_zone_table t,
 	};
 	if ((unsigned int)t >= sizeof(sql) / sizeof(sql[0]))
 		return bc_error(BC_E_INVAL, "snapshot: no table %d", (int)t);
-	return tdb_query_rows(db, sql[t], snap, sizeof(**out), fill_count, "zone counts",
-			      (void **)out, nr);
+	return tdb_query_rows(db, sql[t], snap, &count_rows, "zone counts", (void **)out, nr);
 }

@@ -84,6 +84,7 @@ struct tdb_zone {
 	int node;
 	char name[16];
 	uint64_t start_pfn, spanned, present, managed;
+	int64_t free;			/* pages free (isolated excluded) */
 };
 
 /* Zones of @snap with pages, by start_pfn. Return: 0 and *@out, *@nr, or a bc_err. */

@@ -171,30 +171,18 @@ static int insert_zone(struct tdb_snapwrite *w, sqlite3_stmt *st, sqlite3_stmt *
 	const struct snap_pcp *p0 = zone_pcp0(z);
 	int j, ret;
 
-	sqlite3_bind_int64(st, 1, w->snap);
-	sqlite3_bind_int(st, 2, z->node);
+	TDB_BIND_INTS(st, 1, w->snap, z->node);
 	sqlite3_bind_text(st, 3, z->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, z->start_pfn);
-	sqlite3_bind_int64(st, 5, z->spanned);
-	sqlite3_bind_int64(st, 6, z->present);
-	sqlite3_bind_int64(st, 7, z->managed);
-	sqlite3_bind_int64(st, 8, z->free);
-	tdb_bind_opt(st, 9, z->wmark_min);
-	tdb_bind_opt(st, 10, z->wmark_low);
-	tdb_bind_opt(st, 11, z->wmark_high);
-	tdb_bind_opt(st, 12, p0 ? p0->high : -1);
-	tdb_bind_opt(st, 13, p0 ? p0->batch : -1);
-	tdb_bind_opt(st, 14, p0 ? p0->high_min : -1);
-	tdb_bind_opt(st, 15, p0 ? p0->high_max : -1);
+	TDB_BIND_INTS(st, 4, z->start_pfn, z->spanned, z->present, z->managed, z->free);
+	TDB_BIND_OPTS(st, 9, z->wmark_min, z->wmark_low, z->wmark_high,
+		      p0 ? p0->high : -1, p0 ? p0->batch : -1, p0 ? p0->high_min : -1,
+		      p0 ? p0->high_max : -1);
 	ret = step(w, st, "zones");
 	for (j = 0; !ret && j < z->nr_pcp; j++) {
-		sqlite3_bind_int64(pc, 1, w->snap);
-		sqlite3_bind_int(pc, 2, z->node);
+		TDB_BIND_INTS(pc, 1, w->snap, z->node);
 		sqlite3_bind_text(pc, 3, z->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int(pc, 4, z->pcp[j].cpu);
-		sqlite3_bind_int64(pc, 5, z->pcp[j].count);
-		sqlite3_bind_int64(pc, 6, z->pcp[j].high);
-		sqlite3_bind_int64(pc, 7, z->pcp[j].batch);
+		TDB_BIND_INTS(pc, 4, z->pcp[j].cpu, z->pcp[j].count, z->pcp[j].high,
+			      z->pcp[j].batch);
 		ret = step(w, pc, "zone_pcp");
 	}
 	return ret;
@@ -215,110 +203,80 @@ static int insert_zones(struct tdb_snapwrite *w, const struct snap_tables *t)
 	return ret;
 }
 
-/* buddyinfo (@kind 0), pagetype_free (1), pagetype_blocks (2) */
-static int insert_oc(struct tdb_snapwrite *w, const char *sql, const struct snap_order_count *o,
-		     int nr, int kind, const char *what)
+/*
+ * The per-snapshot tables: one loop inserts the @nr rows of a table with @sql, ?1 the
+ * snapshot, and @bind binds the rest of row @i of @rows.
+ */
+typedef void bind_fn(sqlite3_stmt *st, const void *rows, int i);
+
+static int insert_rows(struct tdb_snapwrite *w, const char *sql, const char *what,
+		       bind_fn *bind, const void *rows, int nr)
 {
-	sqlite3_stmt *st;
-	int i, ret, k;
+	sqlite3_stmt *st = NULL;
+	int i, ret;
 
 	ret = prepare(w, sql, &st);
-	if (ret)
-		return ret;
 	for (i = 0; !ret && i < nr; i++) {
-		k = 1;
-		sqlite3_bind_int64(st, k++, w->snap);
-		sqlite3_bind_int(st, k++, o[i].node);
-		sqlite3_bind_text(st, k++, o[i].zone, -1, SQLITE_STATIC);
-		if (kind >= 1)
-			sqlite3_bind_text(st, k++, o[i].migratetype, -1, SQLITE_STATIC);
-		if (kind <= 1)
-			sqlite3_bind_int(st, k++, o[i].ord);
-		sqlite3_bind_int64(st, k++, o[i].nr);
+		sqlite3_bind_int64(st, 1, w->snap);
+		bind(st, rows, i);
 		ret = step(w, st, what);
 	}
 	sqlite3_finalize(st);
 	return ret;
 }
 
-static int insert_kv(struct tdb_snapwrite *w, const char *sql, const struct snap_kv *kv, int nr,
-		     const char *what)
-{
-	sqlite3_stmt *st;
-	int i, ret;
+/* buddyinfo (node, zone, ord, nr), pagetype_free (node, zone, migratetype, ord, nr),
+ * pagetype_blocks (node, zone, migratetype, nr) */
+struct oc_rows {
+	const struct snap_order_count *o;
+	bool mt, ord;			/* the table has the column */
+};
 
-	ret = prepare(w, sql, &st);
-	if (ret)
-		return ret;
-	for (i = 0; !ret && i < nr; i++) {
-		sqlite3_bind_int64(st, 1, w->snap);
-		sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, kv[i].value);
-		ret = step(w, st, what);
-	}
-	sqlite3_finalize(st);
-	return ret;
+static void bind_oc(sqlite3_stmt *st, const void *rows, int i)
+{
+	const struct oc_rows *r = rows;
+	const struct snap_order_count *o = &r->o[i];
+	int k = 4;
+
+	sqlite3_bind_int(st, 2, o->node);
+	sqlite3_bind_text(st, 3, o->zone, -1, SQLITE_STATIC);
+	if (r->mt)
+		sqlite3_bind_text(st, k++, o->migratetype, -1, SQLITE_STATIC);
+	if (r->ord)
+		sqlite3_bind_int(st, k++, o->ord);
+	sqlite3_bind_int64(st, k, o->nr);
 }
 
-static int insert_ram(struct tdb_snapwrite *w, const struct snap_tables *t)
+static void bind_kv(sqlite3_stmt *st, const void *rows, int i)
 {
-	sqlite3_stmt *st;
-	int i, ret;
+	const struct snap_kv *kv = (const struct snap_kv *)rows + i;
 
-	ret = prepare(w, "INSERT INTO system_ram VALUES (?,?,?)", &st);
-	if (ret)
-		return ret;
-	for (i = 0; !ret && i < t->nr_ram; i++) {
-		sqlite3_bind_int64(st, 1, w->snap);
-		sqlite3_bind_int64(st, 2, (int64_t)t->ram[i].start_pfn);
-		sqlite3_bind_int64(st, 3, (int64_t)t->ram[i].end_pfn);
-		ret = step(w, st, "system_ram");
-	}
-	sqlite3_finalize(st);
-	return ret;
+	sqlite3_bind_text(st, 2, kv->key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, kv->value);
 }
 
-static int insert_blocks(struct tdb_snapwrite *w, const struct snap_tables *t)
+static void bind_ram(sqlite3_stmt *st, const void *rows, int i)
 {
-	sqlite3_stmt *st;
-	int i, ret;
+	const struct snap_range *r = (const struct snap_range *)rows + i;
 
-	ret = prepare(w, "INSERT INTO memory_blocks VALUES (?,?,?,?,?,?)", &st);
-	if (ret)
-		return ret;
-	for (i = 0; !ret && i < t->nr_blocks; i++) {
-		const struct snap_memblock *b = &t->blocks[i];
-
-		sqlite3_bind_int64(st, 1, w->snap);
-		sqlite3_bind_int64(st, 2, b->block);
-		sqlite3_bind_int64(st, 3, (int64_t)b->start_pfn);
-		sqlite3_bind_int64(st, 4, (int64_t)b->nr_pfns);
-		sqlite3_bind_text(st, 5, b->state, -1, SQLITE_STATIC);
-		if (b->valid_zones[0])
-			sqlite3_bind_text(st, 6, b->valid_zones, -1, SQLITE_STATIC);
-		ret = step(w, st, "memory_blocks");
-	}
-	sqlite3_finalize(st);
-	return ret;
+	TDB_BIND_INTS(st, 2, (int64_t)r->start_pfn, (int64_t)r->end_pfn);
 }
 
-static int insert_huge(struct tdb_snapwrite *w, const struct snap_tables *t)
+static void bind_block(sqlite3_stmt *st, const void *rows, int i)
 {
-	sqlite3_stmt *st;
-	int i, ret;
+	const struct snap_memblock *b = (const struct snap_memblock *)rows + i;
 
-	ret = prepare(w, "INSERT INTO hugepages VALUES (?,?,?,?)", &st);
-	if (ret)
-		return ret;
-	for (i = 0; !ret && i < t->nr_huge; i++) {
-		sqlite3_bind_int64(st, 1, w->snap);
-		sqlite3_bind_int64(st, 2, t->huge[i].size_kb);
-		sqlite3_bind_int64(st, 3, t->huge[i].nr);
-		sqlite3_bind_int64(st, 4, t->huge[i].free);
-		ret = step(w, st, "hugepages");
-	}
-	sqlite3_finalize(st);
-	return ret;
+	TDB_BIND_INTS(st, 2, b->block, (int64_t)b->start_pfn, (int64_t)b->nr_pfns);
+	sqlite3_bind_text(st, 5, b->state, -1, SQLITE_STATIC);
+	if (b->valid_zones[0])
+		sqlite3_bind_text(st, 6, b->valid_zones, -1, SQLITE_STATIC);
+}
+
+static void bind_huge(sqlite3_stmt *st, const void *rows, int i)
+{
+	const struct snap_hugepages *h = (const struct snap_hugepages *)rows + i;
+
+	TDB_BIND_INTS(st, 2, h->size_kb, h->nr, h->free);
 }
 
 int tdb_snap_add_tables(struct tdb_snapwrite *w, const struct snap_tables *t)
@@ -326,25 +284,59 @@ int tdb_snap_add_tables(struct tdb_snapwrite *w, const struct snap_tables *t)
 	int ret = insert_zones(w, t);
 
 	if (!ret)
-		ret = insert_oc(w, "INSERT INTO buddyinfo VALUES (?,?,?,?,?)", t->buddy,
-				t->nr_buddy, 0, "buddyinfo");
+		ret = insert_rows(w, "INSERT INTO buddyinfo VALUES (?,?,?,?,?)", "buddyinfo",
+				  bind_oc, &(struct oc_rows){ t->buddy, false, true }, t->nr_buddy);
 	if (!ret)
-		ret = insert_oc(w, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)", t->ptfree,
-				t->nr_ptfree, 1, "pagetype_free");
+		ret = insert_rows(w, "INSERT INTO pagetype_free VALUES (?,?,?,?,?,?)",
+				  "pagetype_free", bind_oc,
+				  &(struct oc_rows){ t->ptfree, true, true }, t->nr_ptfree);
 	if (!ret)
-		ret = insert_oc(w, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)", t->ptblocks,
-				t->nr_ptblocks, 2, "pagetype_blocks");
+		ret = insert_rows(w, "INSERT INTO pagetype_blocks VALUES (?,?,?,?,?)",
+				  "pagetype_blocks", bind_oc,
+				  &(struct oc_rows){ t->ptblocks, true, false }, t->nr_ptblocks);
 	if (!ret)
-		ret = insert_kv(w, "INSERT INTO meminfo VALUES (?,?,?)", t->meminfo,
-				t->nr_meminfo, "meminfo");
+		ret = insert_rows(w, "INSERT INTO meminfo VALUES (?,?,?)", "meminfo", bind_kv,
+				  t->meminfo, t->nr_meminfo);
 	if (!ret)
-		ret = insert_kv(w, "INSERT INTO vmstat VALUES (?,?,?)", t->vmstat, t->nr_vmstat,
-				"vmstat");
+		ret = insert_rows(w, "INSERT INTO vmstat VALUES (?,?,?)", "vmstat", bind_kv,
+				  t->vmstat, t->nr_vmstat);
 	if (!ret)
-		ret = insert_ram(w, t);
+		ret = insert_rows(w, "INSERT INTO system_ram VALUES (?,?,?)", "system_ram",
+				  bind_ram, t->ram, t->nr_ram);
 	if (!ret)
-		ret = insert_blocks(w, t);
+		ret = insert_rows(w, "INSERT INTO memory_blocks VALUES (?,?,?,?,?,?)",
+				  "memory_blocks", bind_block, t->blocks, t->nr_blocks);
 	if (!ret)
-		ret = insert_huge(w, t);
+		ret = insert_rows(w, "INSERT INTO hugepages VALUES (?,?,?,?)", "hugepages",
+				  bind_huge, t->huge, t->nr_huge);
+	return ret;
+}
+
+int tdb_snap_set_places(struct tdb *db, const struct tdb_snap_place *p, int nr)
+{
+	sqlite3_stmt *up = NULL;
+	int i, rc, ret = 0;
+
+	if (sqlite3_exec(db->sq, "SAVEPOINT snap_align", NULL, NULL, NULL) != SQLITE_OK)
+		return tdb_sql_error(db, "snapshot align: savepoint");
+	if (sqlite3_prepare_v2(db->sq, "UPDATE snapshots SET ts_begin = ?, ts_end = ?, "
+			       "seq_begin = ?, seq_end = ? WHERE id = ?", -1, &up,
+			       NULL) != SQLITE_OK)
+		ret = tdb_sql_error(db, "snapshot");
+	for (i = 0; !ret && i < nr; i++) {
+		TDB_BIND_INTS(up, 1, p[i].ts_begin, p[i].ts_end, p[i].seq_begin, p[i].seq_end,
+			      p[i].id);
+		rc = sqlite3_step(up);
+		sqlite3_reset(up);
+		if (rc != SQLITE_DONE)
+			ret = tdb_sql_error(db, "snapshots");
+	}
+	sqlite3_finalize(up);
+	if (!ret && sqlite3_exec(db->sq, "RELEASE snap_align", NULL, NULL, NULL) != SQLITE_OK)
+		ret = tdb_sql_error(db, "snapshot align: release");
+	if (ret) {
+		sqlite3_exec(db->sq, "ROLLBACK TO snap_align", NULL, NULL, NULL);
+		sqlite3_exec(db->sq, "RELEASE snap_align", NULL, NULL, NULL);
+	}
 	return ret;
 }

@@ -111,4 +111,18 @@ int tdb_snap_commit(struct tdb_snapwrite *w, uint64_t mono_begin, uint64_t mono_
 /* Roll the snapshot back and free @w (NULL is allowed); keeps the current error message. */
 void tdb_snap_abort(struct tdb_snapwrite *w);
 
+/* Where alignment (snap_align(), capture/snapshot.h) placed a snapshot in the trace. */
+struct tdb_snap_place {
+	int64_t id;			/* snapshots.id */
+	int64_t ts_begin, ts_end;
+	int64_t seq_begin, seq_end;
+};
+
+/**
+ * tdb_snap_set_places() - store the trace times and seqs of @nr snapshots, all or
+ * none (one savepoint).
+ * Return: 0, or a negative bc_err (then no row changed).
+ */
+int tdb_snap_set_places(struct tdb *db, const struct tdb_snap_place *p, int nr);
+
 #endif

@@ -18,16 +18,13 @@ static int prepare(struct tdb *db, const char *sql, const char *what, sqlite3_st
 	return 0;
 }
 
-/* A marker's text is copied after the rows are read: fill only sees one row. */
-static void fill_marker(sqlite3_stmt *st, void *row)
-{
-	struct tdb_marker *m = row;
-	const char *t = (const char *)sqlite3_column_text(st, 2);
-
-	m->seq = (uint64_t)sqlite3_column_int64(st, 0);
-	m->ts = (uint64_t)sqlite3_column_int64(st, 1);
-	m->text = strdup(t ? t : "");
-}
+static const struct tdb_col marker_cols[] = {
+	TDB_COL(INT, struct tdb_marker, seq),
+	TDB_COL(INT, struct tdb_marker, ts),
+	TDB_COL(STRDUP, struct tdb_marker, text),
+	TDB_COL(INT, struct tdb_marker, cpu),
+};
+static const struct tdb_rows marker_rows = TDB_ROWS(struct tdb_marker, marker_cols);
 
 void tdb_markers_free(struct tdb_marker *m, int nr)
 {
@@ -38,21 +35,24 @@ void tdb_markers_free(struct tdb_marker *m, int nr)
 	free(m);
 }
 
-int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
-		struct tdb_marker **out, int *nr)
+#define MARKERS_WHERE	"SELECT seq, ts, text, cpu FROM markers WHERE seq >= ?1 AND " \
+			"seq <= ?2 AND (?3 IS NULL OR text LIKE ?3) "
+
+static int read_markers(struct tdb *db, bool by_ts, uint64_t seq_from, uint64_t seq_to,
+			const char *like, struct tdb_marker **out, int *nr)
 {
 	sqlite3_stmt *st;
 	int i, ret;
 
-	ret = prepare(db, "SELECT seq, ts, text FROM markers WHERE seq >= ?1 AND seq <= ?2 AND "
-		      "(?3 IS NULL OR text LIKE ?3) ORDER BY seq, ts", "markers", &st);
+	ret = prepare(db, by_ts ? MARKERS_WHERE "ORDER BY ts, seq" :
+		      MARKERS_WHERE "ORDER BY seq, ts", "markers", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, (int64_t)(seq_from > INT64_MAX ? INT64_MAX : seq_from));
 	sqlite3_bind_int64(st, 2, (int64_t)(seq_to > INT64_MAX ? INT64_MAX : seq_to));
 	if (like)
 		sqlite3_bind_text(st, 3, like, -1, SQLITE_STATIC);
-	ret = tdb_read_rows(db, st, sizeof(**out), fill_marker, "markers", (void **)out, nr);
+	ret = tdb_read_rows(db, st, &marker_rows, "markers", (void **)out, nr);
 	if (ret)
 		return ret;
 	for (i = 0; i < *nr; i++)
@@ -61,6 +61,17 @@ int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *
 			return bc_error(BC_E_NOMEM, "markers: out of memory");
 		}
 	return 0;
+}
+
+int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
+		struct tdb_marker **out, int *nr)
+{
+	return read_markers(db, false, seq_from, seq_to, like, out, nr);
+}
+
+int tdb_markers_by_ts(struct tdb *db, const char *like, struct tdb_marker **out, int *nr)
+{
+	return read_markers(db, true, 0, UINT64_MAX, like, out, nr);
 }
 
 int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *seq, uint64_t *ts)
@@ -87,19 +98,17 @@ int tdb_marker_find(struct tdb *db, const char *prefix, bool by_ts, uint64_t *se
 	return ret;
 }
 
-static void fill_lost(sqlite3_stmt *st, void *row)
-{
-	struct tdb_lost *l = row;
-
-	l->seq = (uint64_t)sqlite3_column_int64(st, 0);
-	l->cpu = sqlite3_column_int(st, 1);
-	l->count = sqlite3_column_int64(st, 2);
-}
+static const struct tdb_col lost_cols[] = {
+	TDB_COL(INT, struct tdb_lost, seq),
+	TDB_COL(INT, struct tdb_lost, cpu),
+	TDB_COL(INT, struct tdb_lost, count),
+};
+static const struct tdb_rows lost_rows = TDB_ROWS(struct tdb_lost, lost_cols);
 
 int tdb_lost_list(struct tdb *db, struct tdb_lost **out, int *nr)
 {
 	return tdb_query_rows(db, "SELECT seq, cpu, count FROM lost_events ORDER BY seq", 0,
-			      sizeof(**out), fill_lost, "lost_events", (void **)out, nr);
+			      &lost_rows, "lost_events", (void **)out, nr);
 }
 
 /* Step @st (bound) once: 1 with a non-NULL first column, 0 without, or a bc_err. */
@@ -127,6 +136,50 @@ int tdb_chunk_seq_at(struct tdb *db, uint64_t ts, uint64_t *seq)
 	if (ret == 1)
 		*seq = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Events are in time order, so the first event with ts >= @t (@strict: ts > @t) is in
+ * the last chunk starting before @t (or at @t when strict), or is the next chunk's
+ * first event.
+ */
+int tdb_seq_at_ts(struct tdb *db, int64_t t, bool strict, int64_t *seq)
+{
+	struct tdb_cursor *cur;
+	struct bc_event ev;
+	sqlite3_stmt *st;
+	int64_t first = 0, n = 0;
+	int ret;
+
+	ret = prepare(db, strict ?
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first <= ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1" :
+		      "SELECT first_seq, n FROM event_chunks WHERE ts_first < ? "
+		      "ORDER BY ts_first DESC, first_seq DESC LIMIT 1", "event_chunks", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, t);
+	*seq = 0;
+	ret = one_row(db, st, "event_chunks");
+	if (ret == 1) {
+		first = sqlite3_column_int64(st, 0);
+		n = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (ret <= 0)
+		return ret;
+	*seq = first + n;
+	ret = tdb_cursor_open(db, (uint64_t)first, (uint64_t)(first + n), &cur);
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &ev)) == 1) {
+		if (strict ? (int64_t)ev.ts > t : (int64_t)ev.ts >= t) {
+			*seq = (int64_t)ev.seq;
+			break;
+		}
+	}
+	tdb_cursor_close(cur);
 	return ret < 0 ? ret : 0;
 }
 
@@ -186,20 +239,18 @@ int tdb_stack(struct tdb *db, uint64_t seq, char **frames)
 	return text_of(db, "SELECT frames FROM stacks WHERE seq = ?", (int64_t)seq, frames);
 }
 
-static void fill_probe(sqlite3_stmt *st, void *row)
-{
-	struct tdb_probe *p = row;
-
-	p->id = sqlite3_column_int64(st, 0);
-	tdb_col_text(st, 1, p->kind, sizeof(p->kind));
-	p->requested = sqlite3_column_int64(st, 2);
-	p->obtained = sqlite3_column_int64(st, 3);
-	p->success = sqlite3_column_int(st, 4) != 0;
-	p->start_pfn = tdb_col_opt(st, 5);
-	p->end_pfn = tdb_col_opt(st, 6);
-	p->culprit_pfn = tdb_col_opt(st, 7);
-	tdb_col_text(st, 8, p->culprit, sizeof(p->culprit));
-}
+static const struct tdb_col probe_cols[] = {
+	TDB_COL(INT, struct tdb_probe, id),
+	TDB_COL(TEXT, struct tdb_probe, kind),
+	TDB_COL(INT, struct tdb_probe, requested),
+	TDB_COL(INT, struct tdb_probe, obtained),
+	TDB_COL(INT, struct tdb_probe, success),
+	TDB_COL(OPT, struct tdb_probe, start_pfn),
+	TDB_COL(OPT, struct tdb_probe, end_pfn),
+	TDB_COL(OPT, struct tdb_probe, culprit_pfn),
+	TDB_COL(TEXT, struct tdb_probe, culprit),
+};
+static const struct tdb_rows probe_rows = TDB_ROWS(struct tdb_probe, probe_cols);
 
 /* Schema version 1 files have no probe tables. */
 static bool have_table(struct tdb *db, const char *name)
@@ -224,16 +275,14 @@ int tdb_probes(struct tdb *db, struct tdb_probe **out, int *nr)
 		return 0;
 	return tdb_query_rows(db, "SELECT id, kind, requested, obtained, success, start_pfn, "
 			      "end_pfn, culprit_pfn, culprit FROM probes ORDER BY id", 0,
-			      sizeof(**out), fill_probe, "probes", (void **)out, nr);
+			      &probe_rows, "probes", (void **)out, nr);
 }
 
-static void fill_u64(sqlite3_stmt *st, void *row)
-{
-	*(uint64_t *)row = (uint64_t)sqlite3_column_int64(st, 0);
-}
+static const struct tdb_col u64_col[] = { { TDB_COL_INT, 0, sizeof(uint64_t) } };
+static const struct tdb_rows u64_rows = { sizeof(uint64_t), u64_col, 1 };
 
 int tdb_probe_pages(struct tdb *db, int64_t probe, uint64_t **pfns, int *nr)
 {
 	return tdb_query_rows(db, "SELECT start_pfn FROM probe_pages WHERE probe = ? ORDER BY idx",
-			      probe, sizeof(**pfns), fill_u64, "probe_pages", (void **)pfns, nr);
+			      probe, &u64_rows, "probe_pages", (void **)pfns, nr);
 }

@@ -17,6 +17,7 @@ struct tdb;
 /* A markers row. */
 struct tdb_marker {
 	uint64_t seq, ts;
+	int cpu;
 	char *text;			/* owned by the array, see tdb_markers_free() */
 };
 
@@ -28,6 +29,8 @@ struct tdb_marker {
 int tdb_markers(struct tdb *db, uint64_t seq_from, uint64_t seq_to, const char *like,
 		struct tdb_marker **out, int *nr);
 void tdb_markers_free(struct tdb_marker *m, int nr);
+/* All markers whose text is LIKE @like (NULL: all), by ts, then seq; as tdb_markers(). */
+int tdb_markers_by_ts(struct tdb *db, const char *like, struct tdb_marker **out, int *nr);
 
 /**
  * tdb_marker_find() - the first marker whose text begins with @prefix, by ts then seq
@@ -52,6 +55,14 @@ int tdb_lost_list(struct tdb *db, struct tdb_lost **out, int *nr);
  * @ts: events at @ts or later begin there. *@seq = 0 when no chunk does.
  */
 int tdb_chunk_seq_at(struct tdb *db, uint64_t ts, uint64_t *seq);
+
+/**
+ * tdb_seq_at_ts() - the seq of the first event with ts >= @t (@strict: ts > @t), found
+ * through the chunk index: the seq after that chunk when no event of it qualifies, 0
+ * when no chunk starts before @t. Call tdb_flush() first on a capture being written.
+ * Return: 0 and *@seq, or a negative bc_err.
+ */
+int tdb_seq_at_ts(struct tdb *db, int64_t t, bool strict, int64_t *seq);
 
 /* ts of the first and of the last stored event; -BC_E_NOENT when there is none. */
 int tdb_ts_bounds(struct tdb *db, uint64_t *first, uint64_t *last);

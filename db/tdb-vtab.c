@@ -52,10 +52,9 @@ static int ev_connect(sqlite3 *sq, void *aux, int argc, const char *const *argv,
 	snprintf(sql + n, sizeof(sql) - n, ")");
 	if (sqlite3_declare_vtab(sq, sql) != SQLITE_OK)
 		return SQLITE_ERROR;
-	vt = sqlite3_malloc(sizeof(*vt));
+	vt = tdb_vtab_zalloc(sizeof(*vt));
 	if (!vt)
 		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof(*vt));
 	vt->db = db;
 	vt->idx_pfn = calloc(db->types_nr + 1, sizeof(int));
 	vt->idx_order = calloc(db->types_nr + 1, sizeof(int));
@@ -157,13 +156,7 @@ static int ev_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 
 static int ev_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 {
-	struct ev_cursor *c = sqlite3_malloc(sizeof(*c));
-
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
+	return tdb_vtab_open(sizeof(struct ev_cursor), out);
 }
 
 static int ev_close(sqlite3_vtab_cursor *base)

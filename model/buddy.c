@@ -76,38 +76,29 @@ static inline struct fnode *node_at(const struct model *m, uint32_t idx)
 	return node_of(m, m->words[idx] & W_PAYLOAD);
 }
 
+/* Link @idx between @prev and @next of @fl (NIL at the list's ends). */
+static void list_link(struct model *m, struct flist *fl, uint32_t idx, struct fnode *nd,
+		      uint32_t prev, uint32_t next)
+{
+	jset32(m, &nd->prev, prev);
+	jset32(m, &nd->next, next);
+	jset32(m, prev != NIL ? &node_at(m, prev)->next : &fl->head, idx);
+	jset32(m, next != NIL ? &node_at(m, next)->prev : &fl->tail, idx);
+	jadd32(m, &fl->count, 1);
+}
+
 static void list_add(struct model *m, struct flist *fl, uint32_t idx, struct fnode *nd, int tail)
 {
-	if (tail) {
-		jset32(m, &nd->prev, fl->tail);
-		jset32(m, &nd->next, NIL);
-		if (fl->tail != NIL)
-			jset32(m, &node_at(m, fl->tail)->next, idx);
-		else
-			jset32(m, &fl->head, idx);
-		jset32(m, &fl->tail, idx);
-	} else {
-		jset32(m, &nd->next, fl->head);
-		jset32(m, &nd->prev, NIL);
-		if (fl->head != NIL)
-			jset32(m, &node_at(m, fl->head)->prev, idx);
-		else
-			jset32(m, &fl->tail, idx);
-		jset32(m, &fl->head, idx);
-	}
-	jadd32(m, &fl->count, 1);
+	if (tail)
+		list_link(m, fl, idx, nd, fl->tail, NIL);
+	else
+		list_link(m, fl, idx, nd, NIL, fl->head);
 }
 
 static void list_del(struct model *m, struct flist *fl, uint32_t idx, struct fnode *nd)
 {
-	if (nd->prev != NIL)
-		jset32(m, &node_at(m, nd->prev)->next, nd->next);
-	else
-		jset32(m, &fl->head, nd->next);
-	if (nd->next != NIL)
-		jset32(m, &node_at(m, nd->next)->prev, nd->prev);
-	else
-		jset32(m, &fl->tail, nd->prev);
+	jset32(m, nd->prev != NIL ? &node_at(m, nd->prev)->next : &fl->head, nd->next);
+	jset32(m, nd->next != NIL ? &node_at(m, nd->next)->prev : &fl->tail, nd->prev);
 	jadd32(m, &fl->count, -1);
 }
 

@@ -5,7 +5,8 @@
  * pfn_range_valid_contig(). The one implementation: predict's hypothetical attempts,
  * the checkers' checked attempt and the model's own callers all go through
  * model_alloc_contig_range(); replay, which sees a real attempt spread over its events,
- * uses the same isolation (model_isolate_range()) and take (model_take_range()).
+ * follows it through the same stages (model_contig_follow_begin(), the kernel's
+ * migration as events, model_contig_commit(), model_contig_follow_end()).
  */
 #include <string.h>
 
@@ -105,6 +106,19 @@ int model_take_range(struct model *m, uint64_t start, uint64_t end, enum model_k
 	return take(m, s, e, kind);
 }
 
+const char *model_contig_stage_name(enum model_contig_stage stage)
+{
+	static const char *const names[] = {
+		[MODEL_CONTIG_PRESCREEN] = "pre-screen",
+		[MODEL_CONTIG_ISOLATION] = "isolation",
+		[MODEL_CONTIG_MIGRATION] = "migration",
+		[MODEL_CONTIG_TEST] = "test",
+		[MODEL_CONTIG_SUCCESS] = "success",
+	};
+
+	return (unsigned int)stage <= MODEL_CONTIG_SUCCESS ? names[stage] : "?";
+}
+
 static int decide(struct model_contig_result *res, enum model_contig_stage stage,
 		  uint64_t pfn, int ret)
 {
@@ -176,31 +190,77 @@ static int migrate_and_test(struct model *m, const struct model_contig_req *req,
 	return decide(res, MODEL_CONTIG_SUCCESS, UINT64_MAX, 0);
 }
 
-int model_alloc_contig_range(struct model *m, const struct model_contig_req *req,
-			     struct model_contig_result *res)
+/*
+ * The range becomes what the attempt made of it: one allocation of req->kind
+ * (isolate_freepages_range()), or offline memory (__offline_isolated_pages()).
+ */
+int model_contig_commit(struct model *m, const struct model_contig_req *req)
 {
-	bool offline = req->mode == MODEL_ISOLATE_MEM_OFFLINE;
-	uint64_t bad;
-	int ret, ret2;
+	if (req->mode == MODEL_ISOLATE_MEM_OFFLINE)
+		return model_set_uninit(m, req->start, req->end - req->start);
+	return model_take_range(m, req->start, req->end, req->kind);
+}
 
+static int check_req(const struct model_contig_req *req, struct model_contig_result *res)
+{
 	memset(res, 0, sizeof(*res));
 	res->pfn = UINT64_MAX;
 	res->outer_start = UINT64_MAX;
 	if (req->start >= req->end || (unsigned int)req->kind >= MODEL_NR_KINDS)
 		return -BC_E_INVAL;
-	bad = prescreen(m, req->start, req->end, offline);
+	return 0;
+}
+
+int model_alloc_contig_range(struct model *m, const struct model_contig_req *req,
+			     struct model_contig_result *res)
+{
+	uint64_t bad;
+	int ret, ret2;
+
+	ret = check_req(req, res);
+	if (ret)
+		return ret;
+	bad = prescreen(m, req->start, req->end, req->mode == MODEL_ISOLATE_MEM_OFFLINE);
 	if (bad != UINT64_MAX)
 		return decide(res, MODEL_CONTIG_PRESCREEN, bad, -BC_E_BUSY);
 	ret = isolate(m, req, res);
 	if (ret)
 		return ret == -BC_E_BUSY ? 0 : ret;
 	ret = migrate_and_test(m, req, res);
-	if (!ret && res->stage == MODEL_CONTIG_SUCCESS && !offline)
-		ret = take(m, (uint32_t)(req->start - m->base), (uint32_t)(req->end - m->base),
-			   req->kind);
+	if (!ret && res->stage == MODEL_CONTIG_SUCCESS)
+		ret = model_contig_commit(m, req);
 	/* undo_isolate_page_range() after every path past the isolation */
 	ret2 = model_undo_isolate_range(m, req->start, req->end);
-	if (!ret && res->stage == MODEL_CONTIG_SUCCESS && offline)
-		ret = model_set_uninit(m, req->start, req->end - req->start);
 	return ret ? ret : ret2;
+}
+
+int model_contig_follow_begin(struct model *m, const struct model_contig_req *req,
+			      struct model_contig_result *res)
+{
+	uint64_t bad, fail = UINT64_MAX;
+	int ret;
+
+	ret = check_req(req, res);
+	if (ret)
+		return ret;
+	res->stage = MODEL_CONTIG_SUCCESS;
+	bad = prescreen(m, req->start, req->end, req->mode == MODEL_ISOLATE_MEM_OFFLINE);
+	if (bad != UINT64_MAX)
+		decide(res, MODEL_CONTIG_PRESCREEN, bad, -BC_E_BUSY);
+	ret = model_isolate_range_flags(m, req->start, req->end, req->mode, req->flags, &fail);
+	if (ret && ret != -BC_E_BUSY)
+		return ret;
+	res->isolated = !ret;
+	if (ret && res->stage == MODEL_CONTIG_SUCCESS)
+		decide(res, MODEL_CONTIG_ISOLATION, fail, ret);
+	return 0;
+}
+
+int model_contig_follow_end(struct model *m, const struct model_contig_req *req,
+			    struct model_contig_result *res)
+{
+	if (!res->isolated)
+		return 0;
+	res->isolated = false;
+	return model_undo_isolate_range(m, req->start, req->end);
 }

@@ -5,6 +5,8 @@
  * event fits the model's state; when it does not, the event is counted as an anomaly
  * (first occurrences kept) and the state is repaired so that replay can continue.
  */
+#include <limits.h>
+
 #include "model/model-local.h"
 
 #define TAGBIT(t) (1u << (t))
@@ -29,16 +31,38 @@ static uint32_t scan_tags(const struct model *m, uint32_t idx, uint32_t n, uint3
 	return mask;
 }
 
+/* Every event op starts here: a broken model refuses it, a working one counts it. */
+static int event_begin(struct model *m)
+{
+	int ret = model_broken(m);
+
+	if (!ret)
+		m->ops++;
+	return ret;
+}
+
+/* An order no request of this event can have: counted where its pfn is in the model. */
+static struct mzone *bad_order(struct model *m, uint64_t pfn, unsigned int order)
+{
+	uint32_t idx;
+
+	if (pfn_to_idx(m, pfn, &idx))
+		model_anomaly(m, MODEL_ANOM_BAD_ORDER, idx, order);
+	return NULL;
+}
+
 /*
- * Resolve pfn/order to an index and zone. Events outside every zone, crossing a
- * zone's end, misaligned or with an impossible order are counted and dropped.
+ * Resolve pfn/order to an index and zone. Events with an order above @max_order,
+ * outside every zone, crossing a zone's end or misaligned are counted and dropped.
  */
 static struct mzone *event_range(struct model *m, uint64_t pfn, unsigned int order,
-				 uint32_t *idx)
+				 unsigned int max_order, uint32_t *idx)
 {
 	int zi;
 	struct mzone *z;
 
+	if (order > max_order)
+		return bad_order(m, pfn, order);
 	if (!pfn_to_idx(m, pfn, idx)) {
 		model_anomaly(m, MODEL_ANOM_PFN_OUTSIDE, UINT32_MAX, order);
 		m->an.rec[MODEL_ANOM_PFN_OUTSIDE][m->an.nrec[MODEL_ANOM_PFN_OUTSIDE] ?
@@ -96,6 +120,15 @@ static int seeded_unknown(struct model *m, uint32_t idx, uint32_t n)
 	return 1;
 }
 
+/* zone_locked or extfrag took this block of @order off the buddy; its alloc is to come. */
+static int pending_block(const struct model *m, uint32_t idx, unsigned int order)
+{
+	uint32_t w = m->words[idx];
+
+	return wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING && w_order(w) == order &&
+	       tails_clean(m, idx, 1u << order);
+}
+
 static uint32_t alloc_word(unsigned int order, int imt, unsigned int kind, unsigned int gfp)
 {
 	return w_alloc(order, imt < 0 ? W_MT_UNKNOWN : (unsigned int)imt, kind, gfp, 0);
@@ -129,23 +162,15 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	uint32_t idx, w, n, mask, head;
 	int imt;
 	unsigned int gc;
-	int ret = model_broken(m);
+	int ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
 	if (pfn == UINT64_MAX) {
 		m->alloc_failed++;
 		return 0;
 	}
-	if (order > m->max_order) {
-		uint32_t i2;
-
-		if (pfn_to_idx(m, pfn, &i2))
-			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
-		return 0;
-	}
-	z = event_range(m, pfn, order, &idx);
+	z = event_range(m, pfn, order, m->max_order, &idx);
 	if (!z)
 		return 0;
 	imt = model_imt_from_trace(m, mt);
@@ -163,8 +188,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		return 0;
 	}
 	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
-	if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING && w_order(w) == order &&
-	    tails_clean(m, idx, n)) {
+	if (pending_block(m, idx, order)) {
 		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
 		return 0;
 	}
@@ -238,7 +262,8 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	uint32_t idx, w, n;
 	int eff, ret;
 
-	z = event_range(m, pfn, order, &idx);
+	/* a gigantic folio's free may carry an order above max_order (event_range()) */
+	z = event_range(m, pfn, order, UINT_MAX, &idx);
 	if (!z)
 		return 0;
 	n = 1u << order;
@@ -286,21 +311,19 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 
 int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)
 {
-	int ret = model_broken(m);
+	int ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
 	return do_free(m, pfn, order, cpu, 0);
 }
 
 int model_page_free_nopcp(struct model *m, uint64_t pfn, unsigned int order, int cpu)
 {
-	int ret = model_broken(m);
+	int ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
 	m->nopcp_frees++;
 	return do_free(m, pfn, order, cpu, -1);
 }
@@ -310,12 +333,11 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu)
 {
 	uint32_t idx, w, head;
 	struct mzone *z;
-	int ret = model_broken(m);
+	int ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
-	z = event_range(m, pfn, 0, &idx);
+	z = event_range(m, pfn, 0, 0, &idx);
 	if (!z)
 		return 0;
 	w = m->words[idx];
@@ -406,19 +428,11 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 {
 	struct mzone *z;
 	uint32_t idx, w, head = 0, n;
-	int imt, hk, tails_free = 1, ret = model_broken(m);
+	int imt, hk, tails_free = 1, ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
-	if (order > m->max_order) {
-		uint32_t i2;
-
-		if (pfn_to_idx(m, pfn, &i2))
-			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
-		return 0;
-	}
-	z = event_range(m, pfn, order, &idx);
+	z = event_range(m, pfn, order, m->max_order, &idx);
 	if (!z)
 		return 0;
 	imt = model_imt_from_trace(m, mt);
@@ -487,19 +501,12 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int imt, eff, ret = model_broken(m);
+	int imt, eff, ret = event_begin(m);
 
 	if (ret)
 		return ret;
-	m->ops++;
-	if (order > m->pb_order) {
-		uint32_t i2;
-
-		if (pfn_to_idx(m, pfn, &i2))
-			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, order);
-		return 0;
-	}
-	z = event_range(m, pfn, order, &idx);
+	/* pcp lists hold orders up to pageblock order only */
+	z = event_range(m, pfn, order, m->pb_order, &idx);
 	if (!z)
 		return 0;
 	n = 1u << order;
@@ -534,8 +541,7 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 			model_write_word(m, idx, wmake(WT_FREE_TAIL, 0));
 			return model_free_one(m, z, idx, order, eff, 0);
 		}
-	} else if (wtag(w) == WT_ALLOC && w_gfp(w) == MODEL_GFP_PENDING &&
-		   w_order(w) == order && tails_clean(m, idx, n)) {
+	} else if (pending_block(m, idx, order)) {
 		/* A claimed/stolen block that rmqueue_bulk() put on a pcp list. */
 	} else if (wtag(w) == WT_BUDDY || wtag(w) == WT_FREE_TAIL) {
 		model_anomaly(m, MODEL_ANOM_PCP_MISSING, idx, order);
@@ -569,21 +575,16 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 {
 	struct mzone *z;
 	uint32_t idx, w, head = 0, pbi;
-	int a, f, hk, ret = model_broken(m);
+	int a, f, hk, ret = event_begin(m);
 	unsigned int k;
 
 	if (ret)
 		return ret;
-	m->ops++;
-	if (alloc_order > m->max_order || fallback_order > m->max_order ||
-	    alloc_order > fallback_order) {
-		uint32_t i2;
-
-		if (pfn_to_idx(m, pfn, &i2))
-			model_anomaly(m, MODEL_ANOM_BAD_ORDER, i2, fallback_order);
-		return 0;
-	}
-	z = event_range(m, pfn, alloc_order, &idx);
+	/* the allocation comes out of the fallback block: alloc_order <= fallback_order */
+	if (fallback_order > m->max_order || alloc_order > fallback_order)
+		z = bad_order(m, pfn, fallback_order);
+	else
+		z = event_range(m, pfn, alloc_order, m->max_order, &idx);
 	if (!z)
 		return 0;
 	a = model_imt_from_trace(m, alloc_mt);
@@ -648,16 +649,26 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 
 /* ---- setters ------------------------------------------------------------------------- */
 
-int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind)
+/* A setter's range [pfn, pfn + n): its index, -BC_E_INVAL unless the model spans it all. */
+static int setter_range(struct model *m, uint64_t pfn, uint64_t n, uint32_t *idx)
 {
-	uint32_t idx, i;
 	int ret = model_broken(m);
 
 	if (ret)
 		return ret;
-	if ((unsigned int)kind >= MODEL_NR_KINDS)
+	if (!pfn_to_idx(m, pfn, idx) || n > m->span - *idx)
 		return -BC_E_INVAL;
-	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
+	return 0;
+}
+
+int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind)
+{
+	uint32_t idx, i;
+	int ret = setter_range(m, pfn, n, &idx);
+
+	if (ret)
+		return ret;
+	if ((unsigned int)kind >= MODEL_NR_KINDS)
 		return -BC_E_INVAL;
 	for (i = idx; i < idx + n; i++) {
 		uint32_t w = m->words[i];
@@ -673,12 +684,10 @@ int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_ki
 int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n)
 {
 	uint32_t idx, i;
-	int ret = model_broken(m);
+	int ret = setter_range(m, pfn, n, &idx);
 
 	if (ret)
 		return ret;
-	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
-		return -BC_E_INVAL;
 	for (i = idx; i < idx + n; i++)
 		if (wtag(m->words[i]) != WT_HOLE)
 			jset32(m, &m->words[i], m->words[i] | W_UNCERTAIN);
@@ -702,12 +711,10 @@ uint64_t model_count_uncertain(const struct model *m, uint64_t pfn, uint64_t n)
 int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 {
 	uint32_t idx, i;
-	int ret = model_broken(m);
+	int ret = setter_range(m, pfn, n, &idx);
 
 	if (ret)
 		return ret;
-	if (!pfn_to_idx(m, pfn, &idx) || n > m->span - idx)
-		return -BC_E_INVAL;
 	ret = model_unfree_range(m, idx, (uint32_t)n);
 	if (ret)
 		return ret;
@@ -721,13 +728,11 @@ int model_set_uninit(struct model *m, uint64_t pfn, uint64_t n)
 int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt)
 {
 	uint32_t idx, pbi;
-	int imt = -1, ret = model_broken(m);
+	int imt = -1, ret = setter_range(m, pfn, 1, &idx);
 	struct pblock *b;
 
 	if (ret)
 		return ret;
-	if (!pfn_to_idx(m, pfn, &idx))
-		return -BC_E_INVAL;
 	imt = model_imt_from_trace(m, mt);
 	if (imt < 0 || imt == IMT_ISOLATE)
 		return bc_error(BC_E_INVAL, "model: cannot set migratetype %d", mt);

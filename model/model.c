@@ -41,6 +41,21 @@ const char *model_anomaly_name(enum model_anomaly a)
 
 /* ---- profile ------------------------------------------------------------------- */
 
+int model_mt_of_name(const struct model_profile *p, const char *name)
+{
+	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	if (!strcmp(name, "CMA"))
+		return p->cma ? 4 : -1;
+	if (!strcmp(name, "Isolate"))
+		return p->cma ? 5 : 4;
+	return -1;
+}
+
 int model_profile_from_release(const char *release, unsigned int pageblock_order,
 			       struct model_profile *out)
 {
@@ -434,6 +449,16 @@ int model_pfn_zone(const struct model *m, uint64_t pfn)
 	return model_idx_zone(m, idx);
 }
 
+int model_zone_of_name(const struct model *m, int nid, const char *name)
+{
+	unsigned int z;
+
+	for (z = 0; z < m->layout.nr_zones; z++)
+		if (m->layout.zones[z].nid == nid && !strcmp(m->layout.zones[z].name, name))
+			return (int)z;
+	return -1;
+}
+
 static int is_ram(const struct model_layout *l, uint64_t pfn, uint64_t *until)
 {
 	unsigned int i;
@@ -505,13 +530,21 @@ static int layout_span(const struct model_layout *layout, uint64_t *lo, uint64_t
 	uint64_t align;
 	unsigned int i;
 
-	/* The pcp lists hold orders below PCP_LOW_ORDERS, inside one pageblock. */
 	if (!layout || !layout->nr_zones || layout->nr_zones > MODEL_MAX_ZONES ||
-	    layout->nr_ram > MODEL_MAX_RAM || layout->pageblock_order > 15 ||
-	    layout->pageblock_order < PCP_LOW_ORDERS - 1 ||
-	    layout->max_page_order > 15 || layout->max_page_order < layout->pageblock_order ||
-	    !layout->nr_cpus || layout->nr_cpus > (1u << 19))
+	    layout->nr_ram > MODEL_MAX_RAM || !layout->nr_cpus || layout->nr_cpus > (1u << 19))
 		return bc_error(BC_E_INVAL, "model: invalid layout");
+	/*
+	 * The pcp lists hold orders up to PAGE_ALLOC_COSTLY_ORDER and the pageblock
+	 * order, filed as at most one pageblock: a smaller pageblock order would break
+	 * that rule, so refuse it here rather than trip over it on an event.
+	 */
+	if (layout->max_page_order > MODEL_MAX_PAGE_ORDER ||
+	    layout->pageblock_order < PCP_LOW_ORDERS - 1 ||
+	    layout->pageblock_order > layout->max_page_order)
+		return bc_error(BC_E_INVAL, "model: pageblock order %u, MAX_PAGE_ORDER %u: "
+				"the model handles pageblock orders %u..MAX_PAGE_ORDER and "
+				"MAX_PAGE_ORDER up to %u", layout->pageblock_order,
+				layout->max_page_order, PCP_LOW_ORDERS - 1, MODEL_MAX_PAGE_ORDER);
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (i = 0; i < layout->nr_zones; i++) {
@@ -868,6 +901,32 @@ int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone
 	for (c = 0; c < m->nr_cpus; c++)
 		out->pcp_pages += z->pcp_count[c];
 	return 0;
+}
+
+void model_count_pageblocks(const struct model *m, unsigned int zone, uint64_t out[8])
+{
+	uint64_t pb = 1ull << m->pb_order, pfn, zend;
+	const struct model_zone_layout *z;
+
+	memset(out, 0, 8 * sizeof(*out));
+	if (zone >= m->nr_zones)
+		return;
+	z = &m->layout.zones[zone];
+	zend = z->start_pfn + z->spanned;
+	for (pfn = z->start_pfn & ~(pb - 1); pfn < zend; pfn += pb) {
+		uint64_t from = pfn < z->start_pfn ? z->start_pfn : pfn;
+		uint64_t to = pfn + pb > zend ? zend : pfn + pb;
+		struct model_range_counts rc;
+		int stored, eff;
+		bool iso;
+
+		if (model_range_counts(m, from, to, &rc) ||
+		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= to - from)
+			continue;
+		if (model_pageblock_mt(m, from, &stored, &eff, &iso) || eff < 0 || eff >= 8)
+			continue;
+		out[eff]++;
+	}
 }
 
 /*

@@ -110,10 +110,14 @@ struct model_profile {
 int model_profile_from_release(const char *release, unsigned int pageblock_order,
 			       struct model_profile *out);
 
+/* Migratetype number of a /proc/pagetypeinfo type name for this profile; -1 unknown. */
+int model_mt_of_name(const struct model_profile *p, const char *name);
+
 /* ---- Physical layout ----------------------------------------------------------- */
 
 #define MODEL_MAX_ZONES		32
 #define MODEL_MAX_RAM		256
+#define MODEL_MAX_PAGE_ORDER	15	/* largest MAX_PAGE_ORDER model_create() takes */
 
 struct model_zone_layout {
 	int nid;			/* NUMA node */
@@ -144,8 +148,9 @@ struct model_layout {
 /*
  * Create a model of @layout. Every RAM pfn inside a zone starts "unknown" (in use,
  * kind unknown) until seeded; other pfns are holes. The layout may span at most
- * 2^28 - 8 pfns. Returns NULL on error (bc_errmsg() says why); free with
- * model_destroy().
+ * 2^28 - 8 pfns; pageblock_order 3 (PAGE_ALLOC_COSTLY_ORDER) .. max_page_order, and
+ * max_page_order at most MODEL_MAX_PAGE_ORDER. Returns NULL on error (bc_errmsg() says
+ * why, -BC_E_INVAL for a layout outside these bounds); free with model_destroy().
  */
 struct model *model_create(const struct model_layout *layout,
 			   const struct model_profile *profile);
@@ -155,6 +160,8 @@ const struct model_profile *model_get_profile(const struct model *m);
 
 /* Zone index of @pfn, or -1 when outside every zone. */
 int model_pfn_zone(const struct model *m, uint64_t pfn);
+/* Index of the zone @name ("Normal") of node @nid, as /proc files name it; -1 none. */
+int model_zone_of_name(const struct model *m, int nid, const char *name);
 
 /* ---- Per-pfn state --------------------------------------------------------------- */
 
@@ -424,6 +431,12 @@ struct model_zone_stats {
 	uint64_t nr_isolate_pageblock;
 };
 int model_zone_stats(const struct model *m, unsigned int zone, struct model_zone_stats *out);
+/*
+ * Pageblocks of @zone per effective type as pagetypeinfo's "Number of blocks type"
+ * counts them (pagetypeinfo_showblockcount_print()): only pageblocks with an online,
+ * initialised memmap, so holes and lazily uninitialised memory are left out.
+ */
+void model_count_pageblocks(const struct model *m, unsigned int zone, uint64_t out[8]);
 
 struct model_stats {
 	uint64_t ops;			/* operations applied */
@@ -522,6 +535,7 @@ enum model_contig_stage {
 	MODEL_CONTIG_TEST,		/* test_pages_isolated() */
 	MODEL_CONTIG_SUCCESS,
 };
+const char *model_contig_stage_name(enum model_contig_stage stage);
 
 /*
  * Request flags. MODEL_CONTIG_SLAB_REFCOUNT_ZERO: order-0 slab pages pass
@@ -559,6 +573,7 @@ struct model_contig_result {
 	uint64_t outer_start;		/* find_large_buddy(start) tested; UINT64_MAX if not */
 	uint64_t migrated;		/* base pages moved out by the migration */
 	uint64_t migrate_failed;	/* base pages it left (unmovable or no target) */
+	bool isolated;			/* follow: the model isolated the range */
 };
 
 /*
@@ -574,6 +589,21 @@ struct model_contig_result {
  */
 int model_alloc_contig_range(struct model *m, const struct model_contig_req *req,
 			     struct model_contig_result *res);
+/*
+ * A real attempt the trace shows, followed as it happens (replay): the kernel decided
+ * it, so the model does not stop where it disagrees, it says where. At the attempt's
+ * first event model_contig_follow_begin() runs the pre-screen and the isolation of
+ * model_alloc_contig_range(); res->stage is SUCCESS when both agree with the kernel
+ * having gone on, else the stage and pfn where the model would have stopped, and
+ * res->isolated says whether the model isolated the range. The kernel's migration
+ * arrives as events; on its success model_contig_commit() makes the range the
+ * allocation (or offline memory), and model_contig_follow_end() undoes the isolation.
+ */
+int model_contig_follow_begin(struct model *m, const struct model_contig_req *req,
+			      struct model_contig_result *res);
+int model_contig_commit(struct model *m, const struct model_contig_req *req);
+int model_contig_follow_end(struct model *m, const struct model_contig_req *req,
+			    struct model_contig_result *res);
 /* pfn_range_valid_contig() of the profiled kernel. */
 bool model_range_valid_contig(const struct model *m, uint64_t start, uint64_t end);
 /*

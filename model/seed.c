@@ -11,25 +11,29 @@
 #include "common/kpageflags.h"
 #include "model/model-local.h"
 
-
 #define F(b) KPF_BIT(b)
+
+/* The first of these flags a page has names its kind, whatever else it has. */
+static const struct {
+	uint64_t flag;
+	enum model_kind kind;
+} kind_of_flag[] = {
+	{ F(KPF_RESERVED), MODEL_KIND_RESERVED },
+	{ F(KPF_HUGE), MODEL_KIND_HUGETLB },
+	{ F(KPF_SLAB), MODEL_KIND_SLAB },
+	{ F(KPF_PGTABLE), MODEL_KIND_PGTABLE },
+	{ F(KPF_OFFLINE), MODEL_KIND_OFFLINE },
+	{ F(KPF_ZERO_PAGE), MODEL_KIND_ZERO },
+	{ F(KPF_THP), MODEL_KIND_THP },
+};
 
 enum model_kind model_kind_of_flags(uint64_t f, uint64_t mapcount)
 {
-	if (f & F(KPF_RESERVED))
-		return MODEL_KIND_RESERVED;
-	if (f & F(KPF_HUGE))
-		return MODEL_KIND_HUGETLB;
-	if (f & F(KPF_SLAB))
-		return MODEL_KIND_SLAB;
-	if (f & F(KPF_PGTABLE))
-		return MODEL_KIND_PGTABLE;
-	if (f & F(KPF_OFFLINE))
-		return MODEL_KIND_OFFLINE;
-	if (f & F(KPF_ZERO_PAGE))
-		return MODEL_KIND_ZERO;
-	if (f & F(KPF_THP))
-		return MODEL_KIND_THP;
+	size_t i;
+
+	for (i = 0; i < sizeof(kind_of_flag) / sizeof(kind_of_flag[0]); i++)
+		if (f & kind_of_flag[i].flag)
+			return kind_of_flag[i].kind;
 	if (f & F(KPF_LRU))
 		return (f & F(KPF_ANON)) ? MODEL_KIND_ANON : MODEL_KIND_FILE;
 	/*

@@ -8,6 +8,8 @@
 #include "replay/replay.h"
 #include "trace/tr-marks.h"
 
+struct tdb_zone_count;
+
 #define RP_FOLIO_BATCH	32	/* > FOLIO_BATCH_SIZE (31): folios per free_unref_folios() */
 
 struct rp_snap {
@@ -31,11 +33,12 @@ struct replay {
 
 	struct rp_snap *snaps;
 	int nr_snaps;
-	int seed_snap;			/* index in snaps[] seeded from */
+	int seed_snap;			/* index in snaps[] seeded from (-1 none yet) */
 	int next_snap;			/* next index to score */
 
 	struct tr_attempt *attempts;
-	bool *att_isolated;		/* per attempt: the model could isolate its range too */
+	/* per attempt: where the model would have stopped, whether it isolated too */
+	struct model_contig_result *att_follow;
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */
@@ -56,7 +59,8 @@ struct replay {
 	 */
 	bool bwin_open;
 	int64_t bwin_end;
-	const struct rp_snap *bwin_snap;
+	struct tdb_zone_count *bwin_rows;	/* the snapshot's buddyinfo, read once */
+	int bwin_nrows;
 	int64_t bwin_lo[MODEL_MAX_ZONES][16], bwin_hi[MODEL_MAX_ZONES][16];
 
 	/* Page-reading progress of the seed snapshot ("pages PFN" markers): an event
@@ -68,7 +72,6 @@ struct replay {
 	uint64_t applied;
 	uint64_t next_seq;
 	uint64_t snapshot_anomalies;	/* anomalies while a snapshot was read */
-	uint64_t attempt_isolation_mismatch;	/* kernel isolated, model could not */
 	uint64_t uncertain_marks;
 	bool lost_since_snapshot;	/* a lost-event window since the last resync */
 
@@ -91,14 +94,43 @@ struct replay {
 	uint64_t touched_words;
 };
 
+/* Was @pfn touched by an event while the snapshot being scored was read? */
+static inline bool rp_touched(const struct replay *rp, uint64_t pfn)
+{
+	return pfn / 64 < rp->touched_words && (rp->touched[pfn / 64] >> (pfn % 64)) & 1;
+}
+
 /* replay-seed.c */
-int rp_seed(struct replay *rp, int64_t snap);
+
+/* One chunk of a snapshot's pages (rp_walk_pages()). */
+struct rp_pages {
+	unsigned int zone;
+	uint64_t pfn, n;		/* [pfn, pfn + n), inside the zone */
+	const uint64_t *flags;		/* kpageflags */
+	const uint64_t *count;		/* kpagecount; NULL unless asked for */
+};
+
+struct rp_page_walk {
+	bool with_count;		/* read kpagecount too */
+	/* optional: before a zone's first chunk, after its last (zend: its end read) */
+	int (*zone_begin)(struct replay *rp, unsigned int zi, uint64_t zend, void *arg);
+	int (*zone_end)(struct replay *rp, unsigned int zi, void *arg);
+	int (*chunk)(struct replay *rp, const struct rp_pages *pg, void *arg);
+};
+
 /*
- * Re-seed aligned windows that disagree with snapshot @snap (not touched while it was
+ * Read the pages of snapshot @s (the pfns it holds), zone by zone, in aligned chunks
+ * (a whole number of MAX_ORDER blocks), and hand each to @w. The first error stops it.
+ */
+int rp_walk_pages(struct replay *rp, const struct rp_snap *s, const struct rp_page_walk *w,
+		  void *arg);
+int rp_seed(struct replay *rp, const struct rp_snap *s);
+/*
+ * Re-seed aligned windows that disagree with snapshot @s (not touched while it was
  * read); in the others, in-use pages take the kind the snapshot shows when it is a
  * definite one (LRU, slab, page table, THP, hugetlb, reserved ...).
  */
-int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kinds);
+int rp_resync(struct replay *rp, const struct rp_snap *s, uint64_t *resynced, uint64_t *kinds);
 
 /* replay-score.c */
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);
@@ -107,9 +139,7 @@ int rp_score_zones_now(struct replay *rp, const struct rp_snap *s);
 /* While the zone-file window is open: widen it by the model's state now. */
 void rp_buddy_window_update(struct replay *rp);
 /* Close it: score buddyinfo against the window's range, into rp->pending. */
-int rp_buddy_window_close(struct replay *rp);
-/* Pageblocks per effective type as pagetypeinfo counts them (initialised memory). */
-void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks);
+void rp_buddy_window_close(struct replay *rp);
 
 #include "common/kpageflags.h"
 

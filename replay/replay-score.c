@@ -21,8 +21,6 @@
 #include "db/tdb-snap.h"
 #include "replay/replay-local.h"
 
-#define SCORE_CHUNK (1u << 20)
-
 static enum rp_class model_class(const struct model_pfn_info *pi)
 {
 	switch (pi->state) {
@@ -61,71 +59,54 @@ static enum rp_class model_class(const struct model_pfn_info *pi)
 	}
 }
 
-static int score_pages(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
+static int score_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 {
-	const struct model_layout *L = &rp->layout;
-	uint64_t *flags = malloc(SCORE_CHUNK * sizeof(*flags));
-	unsigned int zi;
-	int ret = 0;
+	struct rp_score *sc = arg;
+	uint64_t p;
 
-	if (!flags)
-		return bc_error(BC_E_NOMEM, "out of memory");
-	for (zi = 0; zi < L->nr_zones; zi++) {
-		const struct model_zone_layout *z = &L->zones[zi];
-		uint64_t zend = z->start_pfn + z->spanned, pfn;
+	for (p = pg->pfn; p < pg->pfn + pg->n; p++) {
+		enum rp_class kc = rp_class_of_flags(pg->flags[p - pg->pfn]), mc;
+		struct model_pfn_info pi;
 
-		if (zend > s->nr_pfns)
-			zend = s->nr_pfns;
-		for (pfn = z->start_pfn; pfn < zend;) {
-			uint64_t end = ((pfn / SCORE_CHUNK) + 1) * SCORE_CHUNK, p;
-
-			if (end > zend)
-				end = zend;
-			ret = tdb_snap_pages_read(rp->db, s->id, pfn, end - pfn, flags, NULL);
-			if (ret)
-				goto out;
-			for (p = pfn; p < end; p++) {
-				uint64_t f = flags[p - pfn];
-				enum rp_class kc = rp_class_of_flags(f), mc;
-				struct model_pfn_info pi;
-
-				if (model_pfn_info(rp->m, p, &pi) || pi.state == MODEL_PFN_HOLE ||
-				    kc == RP_CLASS_HOLE)
-					continue;
-				if (p / 64 < rp->touched_words && (rp->touched[p / 64] >> (p % 64)) & 1) {
-					sc->pfns_changed++;
-					continue;
-				}
-				/*
-				 * Uncertain pages are left out only after lost events; without
-				 * them, the only uncertain pages are flags-0 pages of the seed
-				 * (pcp, driver or non-compound tail pages): in use, kind unknown.
-				 */
-				if (pi.uncertain && rp->lost_since_snapshot) {
-					sc->pfns_uncertain++;
-					continue;
-				}
-				sc->pfns_compared++;
-				if ((kc == RP_CLASS_FREE) == (pi.state == MODEL_PFN_BUDDY))
-					sc->state_agree++;
-				else if (kc == RP_CLASS_FREE)
-					sc->model_used_kernel_free++;
-				else
-					sc->model_free_kernel_used++;
-				if (kc == RP_CLASS_MOVABLE || kc == RP_CLASS_UNMOVABLE ||
-				    kc == RP_CLASS_RESERVED || kc == RP_CLASS_HUGETLB) {
-					mc = model_class(&pi);
-					sc->kind_compared++;
-					if (mc == kc)
-						sc->kind_agree++;
-				}
-			}
-			pfn = end;
+		if (model_pfn_info(rp->m, p, &pi) || pi.state == MODEL_PFN_HOLE ||
+		    kc == RP_CLASS_HOLE)
+			continue;
+		if (rp_touched(rp, p)) {
+			sc->pfns_changed++;
+			continue;
+		}
+		/*
+		 * Uncertain pages are left out only after lost events; without them, the
+		 * only uncertain pages are flags-0 pages of the seed (pcp, driver or
+		 * non-compound tail pages): in use, kind unknown.
+		 */
+		if (pi.uncertain && rp->lost_since_snapshot) {
+			sc->pfns_uncertain++;
+			continue;
+		}
+		sc->pfns_compared++;
+		if ((kc == RP_CLASS_FREE) == (pi.state == MODEL_PFN_BUDDY))
+			sc->state_agree++;
+		else if (kc == RP_CLASS_FREE)
+			sc->model_used_kernel_free++;
+		else
+			sc->model_free_kernel_used++;
+		if (kc == RP_CLASS_MOVABLE || kc == RP_CLASS_UNMOVABLE ||
+		    kc == RP_CLASS_RESERVED || kc == RP_CLASS_HUGETLB) {
+			mc = model_class(&pi);
+			sc->kind_compared++;
+			if (mc == kc)
+				sc->kind_agree++;
 		}
 	}
-out:
-	free(flags);
-	return ret;
+	return 0;
+}
+
+static int score_pages(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
+{
+	static const struct rp_page_walk walk = { .chunk = score_chunk };
+
+	return rp_walk_pages(rp, s, &walk, sc);
 }
 
 static double rel_err(int64_t model, int64_t kernel)
@@ -133,108 +114,31 @@ static double rel_err(int64_t model, int64_t kernel)
 	return fabs((double)(model - kernel)) / (double)(kernel > 1 ? kernel : 1);
 }
 
-static int zone_index(const struct replay *rp, int node, const char *name)
+static int score_pagetypes(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
 {
-	unsigned int i;
-
-	for (i = 0; i < rp->layout.nr_zones; i++)
-		if (rp->layout.zones[i].nid == node && !strcmp(rp->layout.zones[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static int mt_number(const struct model_profile *p, const char *name)
-{
-	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic" };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	if (!strcmp(name, "CMA"))
-		return p->cma ? 4 : -1;
-	if (!strcmp(name, "Isolate"))
-		return p->cma ? 5 : 4;
-	return -1;
-}
-
-/*
- * pagetypeinfo's "Number of blocks type" walks the zone's pageblocks that have an
- * online, initialised memmap: holes and (lazily) uninitialised memory are not counted.
- */
-void rp_count_pageblocks(const struct replay *rp, unsigned int zi, uint64_t *pageblocks)
-{
-	const struct model_zone_layout *z = &rp->layout.zones[zi];
-	uint64_t pb = 1ull << rp->layout.pageblock_order, pfn;
-
-	memset(pageblocks, 0, 8 * sizeof(*pageblocks));
-	for (pfn = z->start_pfn & ~(pb - 1); pfn < z->start_pfn + z->spanned; pfn += pb) {
-		struct model_range_counts rc;
-		uint64_t from = pfn < z->start_pfn ? z->start_pfn : pfn;
-		uint64_t to = pfn + pb > z->start_pfn + z->spanned ? z->start_pfn + z->spanned : pfn + pb;
-		int stored, eff;
-		bool iso;
-
-		if (model_range_counts(rp->m, from, to, &rc) ||
-		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= to - from)
-			continue;
-		if (model_pageblock_mt(rp->m, from, &stored, &eff, &iso) || eff < 0 || eff >= 8)
-			continue;
-		pageblocks[eff]++;
-	}
-}
-
-static int score_zones(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
-{
-	struct model_zone_stats zs[MODEL_MAX_ZONES];
+	uint64_t pageblocks[MODEL_MAX_ZONES][8];
 	struct tdb_zone_count *row;
 	unsigned int zi;
 	int nrow, i, ret;
 
-	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
-		if (model_zone_stats(rp->m, zi, &zs[zi]))
-			memset(&zs[zi], 0, sizeof(zs[zi]));
-		rp_count_pageblocks(rp, zi, zs[zi].pageblocks);
-	}
-
-	ret = tdb_snap_zone_counts(rp->db, s->id, TDB_BUDDYINFO, &row, &nrow);
-	if (ret)
-		return ret;
-	for (i = 0; i < nrow; i++) {
-		int z = zone_index(rp, row[i].node, row[i].zone), ord = row[i].ord, mt;
-		int64_t model = 0;
-
-		if (z < 0 || ord < 0 || ord >= 16)
-			continue;
-		for (mt = 0; mt < 8; mt++)
-			model += (int64_t)zs[z].nr_free[ord][mt];
-		if (rel_err(model, row[i].nr) > sc->buddyinfo_max_rel_err) {
-			sc->buddyinfo_max_rel_err = rel_err(model, row[i].nr);
-			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
-				 rp->layout.zones[z].name);
-			sc->buddy_worst_order = ord;
-			sc->buddy_worst_model = model;
-			sc->buddy_worst_kernel = row[i].nr;
-		}
-	}
-	free(row);
-
+	for (zi = 0; zi < rp->layout.nr_zones; zi++)
+		model_count_pageblocks(rp->m, zi, pageblocks[zi]);
 	ret = tdb_snap_zone_counts(rp->db, s->id, TDB_PAGETYPE_BLOCKS, &row, &nrow);
 	if (ret)
 		return ret;
 	for (i = 0; i < nrow; i++) {
-		int z = zone_index(rp, row[i].node, row[i].zone);
-		int mt = mt_number(&rp->profile, row[i].migratetype);
+		int z = model_zone_of_name(rp->m, row[i].node, row[i].zone);
+		int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
 		double e;
 
 		if (z < 0 || mt < 0 || mt >= 8)
 			continue;
-		e = rel_err((int64_t)zs[z].pageblocks[mt], row[i].nr);
+		e = rel_err((int64_t)pageblocks[z][mt], row[i].nr);
 		if (e > sc->pagetypeinfo_max_rel_err) {
 			sc->pagetypeinfo_max_rel_err = e;
 			snprintf(sc->ptype_worst, sizeof(sc->ptype_worst), "%s %s: model %llu, kernel %lld",
 				 rp->layout.zones[z].name, row[i].migratetype,
-				 (unsigned long long)zs[z].pageblocks[mt], (long long)row[i].nr);
+				 (unsigned long long)pageblocks[z][mt], (long long)row[i].nr);
 		}
 	}
 	free(row);
@@ -255,6 +159,70 @@ static void buddy_now(const struct replay *rp, unsigned int zi, int64_t out[16])
 			out[ord] += (int64_t)zs.nr_free[ord][mt];
 }
 
+/*
+ * Per zone, the free pages buddyinfo puts at other orders than the model does: the sum
+ * over orders of |model - kernel| blocks x 2^order, over the zone's free pages in
+ * buddyinfo. Unlike the relative error per order it does not explode where the kernel
+ * has 0 or 1 blocks of an order: a few stray order-2 blocks weigh what they hold.
+ */
+static void free_err_add(double *pages_off, double *pages_free, int z, int ord, int64_t model,
+			 int64_t kernel)
+{
+	pages_off[z] += fabs((double)(model - kernel)) * (double)(1ull << ord);
+	pages_free[z] += (double)kernel * (double)(1ull << ord);
+}
+
+static double free_err_max(const struct replay *rp, const double *pages_off,
+			   const double *pages_free)
+{
+	double worst = 0, e;
+	unsigned int z;
+
+	for (z = 0; z < rp->layout.nr_zones; z++) {
+		e = pages_off[z] / (pages_free[z] > 1 ? pages_free[z] : 1);
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+/*
+ * buddyinfo's rows (read once per snapshot) against the window's range per zone and
+ * order: a figure inside the range agrees; outside, the nearer end is the model's.
+ */
+static void score_buddy_window(struct replay *rp, struct rp_score *sc)
+{
+	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 };
+	int i;
+
+	sc->buddyinfo_max_rel_err = 0;
+	sc->buddy_worst_zone[0] = 0;
+	sc->buddy_worst_order = 0;
+	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
+	for (i = 0; i < rp->bwin_nrows; i++) {
+		const struct tdb_zone_count *row = &rp->bwin_rows[i];
+		int z = model_zone_of_name(rp->m, row->node, row->zone), ord = row->ord;
+		int64_t k = row->nr, near;
+		double e;
+
+		if (z < 0 || ord < 0 || ord >= 16)
+			continue;
+		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
+		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
+		free_err_add(pages_off, pages_free, z, ord, near, k);
+		e = rel_err(near, k);
+		if (e > sc->buddyinfo_max_rel_err) {
+			sc->buddyinfo_max_rel_err = e;
+			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
+				 rp->layout.zones[z].name);
+			sc->buddy_worst_order = ord;
+			sc->buddy_worst_model = near;
+			sc->buddy_worst_kernel = k;
+		}
+	}
+	sc->buddyinfo_free_err = free_err_max(rp, pages_off, pages_free);
+}
+
 int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
 {
 	unsigned int zi;
@@ -265,17 +233,24 @@ int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
 	rp->bwin_open = false;
 	if (rp->opts.no_score)
 		return 0;
-	ret = score_zones(rp, s, &rp->pending);
-	if (ret)
-		return ret;
-	rp->pending.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	/* The window opens on the model now: its first score is buddyinfo against it. */
 	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
 		buddy_now(rp, zi, rp->bwin_lo[zi]);
 		memcpy(rp->bwin_hi[zi], rp->bwin_lo[zi], sizeof(rp->bwin_hi[zi]));
 	}
+	free(rp->bwin_rows);
+	rp->bwin_rows = NULL;
+	rp->bwin_nrows = 0;
+	ret = tdb_snap_zone_counts(rp->db, s->id, TDB_BUDDYINFO, &rp->bwin_rows, &rp->bwin_nrows);
+	if (ret)
+		return ret;
+	score_buddy_window(rp, &rp->pending);
+	rp->pending.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	ret = score_pagetypes(rp, s, &rp->pending);
+	if (ret)
+		return ret;
 	rp->bwin_open = true;
 	rp->bwin_end = s->seq_files_end;
-	rp->bwin_snap = s;
 	return 0;
 }
 
@@ -295,43 +270,15 @@ void rp_buddy_window_update(struct replay *rp)
 	}
 }
 
-int rp_buddy_window_close(struct replay *rp)
+void rp_buddy_window_close(struct replay *rp)
 {
-	struct rp_score *sc = &rp->pending;
-	struct tdb_zone_count *row;
-	int nrow, i, ret;
-
 	if (!rp->bwin_open)
-		return 0;
+		return;
 	rp->bwin_open = false;
-	sc->buddyinfo_max_rel_err = 0;
-	sc->buddy_worst_zone[0] = 0;
-	sc->buddy_worst_order = 0;
-	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
-	ret = tdb_snap_zone_counts(rp->db, rp->bwin_snap->id, TDB_BUDDYINFO, &row, &nrow);
-	if (ret)
-		return ret;
-	for (i = 0; i < nrow; i++) {
-		int z = zone_index(rp, row[i].node, row[i].zone), ord = row[i].ord;
-		int64_t k = row[i].nr, near;
-		double e;
-
-		if (z < 0 || ord < 0 || ord >= 16)
-			continue;
-		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
-		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
-		e = rel_err(near, k);
-		if (e > sc->buddyinfo_max_rel_err) {
-			sc->buddyinfo_max_rel_err = e;
-			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
-				 rp->layout.zones[z].name);
-			sc->buddy_worst_order = ord;
-			sc->buddy_worst_model = near;
-			sc->buddy_worst_kernel = k;
-		}
-	}
-	free(row);
-	return 0;
+	score_buddy_window(rp, &rp->pending);
+	free(rp->bwin_rows);
+	rp->bwin_rows = NULL;
+	rp->bwin_nrows = 0;
 }
 
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out)
@@ -342,12 +289,12 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 
 	if (!rp->pending_zones)
 		ret = rp_score_zones_now(rp, s);
-	if (!ret)
-		ret = rp_buddy_window_close(rp);
 	if (ret)
 		return ret;
+	rp_buddy_window_close(rp);
 	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
 	sc.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_begin_max_rel_err;
+	sc.buddyinfo_free_err = rp->pending.buddyinfo_free_err;
 	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
 	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;
@@ -363,7 +310,7 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 		sc.pfn_agree_kind = sc.kind_compared ? (double)sc.kind_agree / sc.kind_compared : 1;
 	}
 	if (!rp->opts.no_resync) {
-		ret = rp_resync(rp, s->id, &sc.resynced_pfns, &sc.kinds_refreshed);
+		ret = rp_resync(rp, s, &sc.resynced_pfns, &sc.kinds_refreshed);
 		if (ret)
 			return ret;
 	}
@@ -387,6 +334,7 @@ static int store_score(struct tdb_results *w, const struct rp_score *s)
 		.kind_agree = s->kind_agree, .pfn_agree_state = s->pfn_agree_state,
 		.pfn_agree_kind = s->pfn_agree_kind,
 		.buddyinfo_max_rel_err = s->buddyinfo_max_rel_err,
+		.buddyinfo_free_err = s->buddyinfo_free_err,
 		.pagetypeinfo_max_rel_err = s->pagetypeinfo_max_rel_err,
 		.model_free_kernel_used = s->model_free_kernel_used,
 		.model_used_kernel_free = s->model_used_kernel_free,

@@ -18,7 +18,54 @@
 #include "db/tdb-snap.h"
 #include "replay/replay-local.h"
 
-#define SEED_CHUNK	(1u << 20)	/* pfns read at a time; a multiple of MAX_ORDER blocks */
+#define PAGES_CHUNK	(1u << 20)	/* pfns read at a time; a multiple of MAX_ORDER blocks */
+
+int rp_walk_pages(struct replay *rp, const struct rp_snap *s, const struct rp_page_walk *w,
+		  void *arg)
+{
+	const struct model_layout *L = &rp->layout;
+	struct rp_pages pg = { 0 };
+	uint64_t *flags, *count = NULL;
+	int ret = 0;
+
+	flags = malloc(PAGES_CHUNK * sizeof(*flags));
+	if (w->with_count)
+		count = malloc(PAGES_CHUNK * sizeof(*count));
+	if (!flags || (w->with_count && !count))
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+	pg.flags = flags;
+	pg.count = count;
+	for (pg.zone = 0; !ret && pg.zone < L->nr_zones; pg.zone++) {
+		const struct model_zone_layout *z = &L->zones[pg.zone];
+		uint64_t zend = z->start_pfn + z->spanned;
+
+		if (zend > s->nr_pfns)
+			zend = s->nr_pfns;
+		if (zend <= z->start_pfn)
+			continue;
+		if (w->zone_begin)
+			ret = w->zone_begin(rp, pg.zone, zend, arg);
+		for (pg.pfn = z->start_pfn; !ret && pg.pfn < zend; pg.pfn += pg.n) {
+			uint64_t end = (pg.pfn / PAGES_CHUNK + 1) * PAGES_CHUNK;
+
+			pg.n = (end > zend ? zend : end) - pg.pfn;
+			ret = tdb_snap_pages_read(rp->db, s->id, pg.pfn, pg.n, flags, count);
+			if (!ret)
+				ret = w->chunk(rp, &pg, arg);
+		}
+		if (!ret && w->zone_end)
+			ret = w->zone_end(rp, pg.zone, arg);
+	}
+	free(flags);
+	free(count);
+	return ret;
+}
+
+/* A zone's first pageblock may begin below the zone: its first pfn in the zone. */
+static uint64_t in_zone(const struct model_zone_layout *z, uint64_t pfn)
+{
+	return pfn < z->start_pfn ? z->start_pfn : pfn;
+}
 
 enum rp_class rp_class_of_flags(uint64_t f)
 {
@@ -40,24 +87,6 @@ enum rp_class rp_class_of_flags(uint64_t f)
 	if (f & (KPF_BIT(KPF_OFFLINE) | KPF_BIT(KPF_ZERO_PAGE)))
 		return RP_CLASS_OTHER;
 	return RP_CLASS_UNMOVABLE;
-}
-
-/* Migratetype numbers of pagetypeinfo's names for this profile; -1 unknown. */
-static int mt_of_name(const struct model_profile *p, const char *name)
-{
-	if (!strcmp(name, "Unmovable"))
-		return 0;
-	if (!strcmp(name, "Movable"))
-		return 1;
-	if (!strcmp(name, "Reclaimable"))
-		return 2;
-	if (!strcmp(name, "HighAtomic"))
-		return 3;
-	if (!strcmp(name, "CMA"))
-		return p->cma ? 4 : -1;
-	if (!strcmp(name, "Isolate"))
-		return p->cma ? 5 : 4;
-	return -1;
 }
 
 struct pb_rank {
@@ -119,7 +148,7 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 	if (ret)
 		return ret;
 	for (i = 0; i < nrow; i++) {
-		int mt = mt_of_name(&rp->profile, row[i].migratetype);
+		int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
 
 		if (mt >= 0 && mt < 8)
 			want[mt] = row[i].nr;
@@ -131,8 +160,7 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 		struct model_range_counts rc;
 		uint64_t pb = 1ull << rp->layout.pageblock_order;
 
-		if (!model_range_counts(rp->m, rank[k].pfn < z->start_pfn ? z->start_pfn : rank[k].pfn,
-					rank[k].pfn + pb, &rc) &&
+		if (!model_range_counts(rp->m, in_zone(z, rank[k].pfn), rank[k].pfn + pb, &rc) &&
 		    rc.pages[MODEL_PBC_HOLE] + rc.pages[MODEL_PBC_UNINIT] >= pb)
 			rank[k].score = INT64_MIN;
 	}
@@ -143,8 +171,7 @@ static int assign_types(struct replay *rp, int64_t snap, unsigned int zi, struct
 
 		for (i = 0; i < want[mt] && next < nr; i++, next++) {
 			while (next < nr && rank[next].score != INT64_MIN &&
-			       in_large_free(rp, rank[next].pfn < z->start_pfn ? z->start_pfn :
-					     rank[next].pfn))
+			       in_large_free(rp, in_zone(z, rank[next].pfn)))
 				next++;
 			if (next >= nr)
 				break;
@@ -202,213 +229,260 @@ static int64_t rf_gain(const int64_t (*cur)[RF_ORDERS], const int64_t (*want)[RF
 	return g;
 }
 
-static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
-			const struct pb_rank *rank, uint64_t nr)
-{
-	const struct model_zone_layout *z = &rp->layout.zones[zi];
-	unsigned int pbo = rp->layout.pageblock_order, orders = rp->layout.max_page_order + 1;
-	int64_t want[RF_TYPES][RF_ORDERS], cur[RF_TYPES][RF_ORDERS] = { { 0 } };
+/* The refinement's state for one zone: its blocks, and free blocks per type and order. */
+struct rf_zone {
 	struct rf_block *bl;
-	uint64_t k, n = 0, zend = z->start_pfn + z->spanned;
-	struct tdb_zone_count *row;
-	bool any = false;
-	uint64_t looked = 0;
-	int pass, nrow, i, ret = 0;
+	uint64_t n;
+	unsigned int orders;			/* orders scored */
+	int64_t want[RF_TYPES][RF_ORDERS];	/* pagetypeinfo's; -1: not known, not scored */
+	int64_t cur[RF_TYPES][RF_ORDERS];	/* the model's, as the types stand */
+};
 
-	if (orders > RF_ORDERS)
-		orders = RF_ORDERS;
-	memset(want, 0xff, sizeof(want));	/* -1: not known, not scored */
+/* pagetypeinfo's free blocks per type and order of zone @z; *@any when it has some. */
+static int rf_load_want(struct replay *rp, int64_t snap, const struct model_zone_layout *z,
+			struct rf_zone *rz, bool *any)
+{
+	struct tdb_zone_count *row;
+	int nrow, i, ret;
+
+	*any = false;
+	memset(rz->want, 0xff, sizeof(rz->want));
 	ret = zone_counts(rp, TDB_PAGETYPE_FREE, snap, z, &row, &nrow);
 	if (ret)
 		return ret;
 	for (i = 0; i < nrow; i++) {
-		int mt = mt_of_name(&rp->profile, row[i].migratetype);
+		int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
 		int o = row[i].ord;
 
-		if (mt >= 0 && mt < RF_TYPES && o >= 0 && (unsigned int)o < orders) {
-			want[mt][o] = row[i].nr;
-			any = true;
+		if (mt >= 0 && mt < RF_TYPES && o >= 0 && (unsigned int)o < rz->orders) {
+			rz->want[mt][o] = row[i].nr;
+			*any = true;
 		}
 	}
 	free(row);
-	if (!any || !nr)
-		return 0;
+	return 0;
+}
 
-	bl = calloc(nr, sizeof(*bl));
-	if (!bl)
+/* The model's free blocks per order in pageblock @b (its part inside zone @z). */
+static void rf_scan_block(struct replay *rp, const struct model_zone_layout *z,
+			  struct rf_block *b, unsigned int orders)
+{
+	unsigned int pbo = rp->layout.pageblock_order, o;
+	uint64_t end = b->pfn + (1ull << pbo), zend = z->start_pfn + z->spanned, p;
+
+	for (p = in_zone(z, b->pfn); p < end && p < zend;) {
+		struct model_pfn_info pi;
+
+		if (model_pfn_info(rp->m, p, &pi)) {
+			p++;
+			continue;
+		}
+		if (pi.state == MODEL_PFN_BUDDY && pi.head == p) {
+			if (pi.order > pbo)
+				b->fixed = true;
+			else if (pi.order < orders && b->nfree[pi.order] < UINT16_MAX)
+				b->nfree[pi.order]++;
+			p += 1ull << pi.order;
+		} else if (pi.state == MODEL_PFN_BUDDY && pi.head < p) {
+			b->fixed = true;	/* tail of a free block from the block below */
+			p = pi.head + (1ull << pi.order);
+		} else {
+			p++;
+		}
+	}
+	b->none = true;
+	for (o = 0; o < orders; o++)
+		b->none = b->none && !b->nfree[o];
+}
+
+/* The ranked pageblocks with a type the refinement may swap, and the free counts. */
+static int rf_collect(struct replay *rp, const struct model_zone_layout *z,
+		      const struct pb_rank *rank, uint64_t nr, struct rf_zone *rz)
+{
+	unsigned int o;
+	uint64_t k;
+
+	rz->bl = calloc(nr, sizeof(*rz->bl));
+	if (!rz->bl)
 		return bc_error(BC_E_NOMEM, "out of memory");
 	for (k = 0; k < nr; k++) {
-		uint64_t pfn = rank[k].pfn, end = pfn + (1ull << pbo), p;
-		struct rf_block *b = &bl[n];
+		struct rf_block *b = &rz->bl[rz->n];
 		int stored, eff;
 		bool iso;
 
 		if (rank[k].score == INT64_MIN ||
-		    model_pageblock_mt(rp->m, pfn < z->start_pfn ? z->start_pfn : pfn, &stored,
-				       &eff, &iso) || stored < 0 || stored >= RF_TYPES)
+		    model_pageblock_mt(rp->m, in_zone(z, rank[k].pfn), &stored, &eff, &iso) ||
+		    stored < 0 || stored >= RF_TYPES)
 			continue;
-		*b = (struct rf_block){ .pfn = pfn, .score = rank[k].score, .mt = stored };
-		for (p = pfn < z->start_pfn ? z->start_pfn : pfn; p < end && p < zend;) {
-			struct model_pfn_info pi;
-
-			if (model_pfn_info(rp->m, p, &pi)) {
-				p++;
-				continue;
-			}
-			if (pi.state == MODEL_PFN_BUDDY && pi.head == p) {
-				if (pi.order > pbo)
-					b->fixed = true;
-				else if (pi.order < orders && b->nfree[pi.order] < UINT16_MAX)
-					b->nfree[pi.order]++;
-				p += 1ull << pi.order;
-			} else if (pi.state == MODEL_PFN_BUDDY && pi.head < p) {
-				b->fixed = true;	/* tail of a free block from the block below */
-				p = pi.head + (1ull << pi.order);
-			} else {
-				p++;
-			}
-		}
-		b->none = true;
-		for (p = 0; p < orders; p++) {
-			cur[b->mt][p] += b->nfree[p];
-			b->none = b->none && !b->nfree[p];
-		}
-		n++;
+		*b = (struct rf_block){ .pfn = rank[k].pfn, .score = rank[k].score, .mt = stored };
+		rf_scan_block(rp, z, b, rz->orders);
+		for (o = 0; o < rz->orders; o++)
+			rz->cur[b->mt][o] += b->nfree[o];
+		rz->n++;
 	}
+	return 0;
+}
+
+/* @a's partner of most gain (equal gains: most unmovable evidence); UINT64_MAX none. */
+static uint64_t rf_best_partner(const struct rf_zone *rz, const struct rf_block *a)
+{
+	int64_t best = 0, best_ev = 0, none_gain[RF_TYPES];
+	bool none_done[RF_TYPES] = { false };
+	uint64_t j, bj = UINT64_MAX;
+
+	for (j = 0; j < rz->n; j++) {
+		const struct rf_block *b = &rz->bl[j];
+		int64_t g, ev;
+
+		if (b->fixed || b->mt == a->mt)
+			continue;
+		if (b->none) {
+			if (!none_done[b->mt]) {
+				none_gain[b->mt] = rf_gain(rz->cur, rz->want, a, b, rz->orders);
+				none_done[b->mt] = true;
+			}
+			g = none_gain[b->mt];
+		} else {
+			g = rf_gain(rz->cur, rz->want, a, b, rz->orders);
+		}
+		ev = b->score - a->score;	/* evidence b gains, a gives up */
+		if (g > best || (g == best && g > 0 && ev > best_ev)) {
+			best = g;
+			best_ev = ev;
+			bj = j;
+		}
+	}
+	return bj;
+}
+
+static void rf_swap(struct rf_zone *rz, struct rf_block *a, struct rf_block *b)
+{
+	int t = a->mt;
+	unsigned int o;
+
+	for (o = 0; o < rz->orders; o++) {
+		rz->cur[a->mt][o] += (int64_t)b->nfree[o] - a->nfree[o];
+		rz->cur[b->mt][o] += (int64_t)a->nfree[o] - b->nfree[o];
+	}
+	a->mt = b->mt;
+	b->mt = t;
+}
+
+/* Swap passes until one moves no type or the budget is spent. */
+static void rf_swap_passes(struct rf_zone *rz)
+{
+	uint64_t looked = 0, i, bj;
+	int pass;
 
 	for (pass = 0; pass < RF_PASSES && looked < RF_BUDGET; pass++) {
 		bool moved = false;
-		uint64_t i, j;
 
-		for (i = 0; i < n && looked < RF_BUDGET; i++) {
-			struct rf_block *a = &bl[i];
-			int64_t best = 0, best_ev = 0, none_gain[RF_TYPES];
-			bool none_done[RF_TYPES] = { false };
-			uint64_t bj = UINT64_MAX;
+		for (i = 0; i < rz->n && looked < RF_BUDGET; i++) {
+			struct rf_block *a = &rz->bl[i];
 
 			if (a->fixed || a->mt == 1)
 				continue;	/* non-movable blocks look for a partner */
-			looked += n;
-			for (j = 0; j < n; j++) {
-				struct rf_block *b = &bl[j];
-				int64_t g, ev;
-
-				if (b->fixed || b->mt == a->mt)
-					continue;
-				if (b->none) {
-					if (!none_done[b->mt]) {
-						none_gain[b->mt] = rf_gain(cur, want, a, b, orders);
-						none_done[b->mt] = true;
-					}
-					g = none_gain[b->mt];
-				} else {
-					g = rf_gain(cur, want, a, b, orders);
-				}
-				ev = b->score - a->score;	/* evidence b gains, a gives up */
-				if (g > best || (g == best && g > 0 && ev > best_ev)) {
-					best = g;
-					best_ev = ev;
-					bj = j;
-				}
-			}
+			looked += rz->n;
+			bj = rf_best_partner(rz, a);
 			if (bj == UINT64_MAX)
 				continue;
-			{
-				struct rf_block *b = &bl[bj];
-				int t = a->mt, o;
-
-				for (o = 0; o < (int)orders; o++) {
-					cur[a->mt][o] += (int64_t)b->nfree[o] - a->nfree[o];
-					cur[b->mt][o] += (int64_t)a->nfree[o] - b->nfree[o];
-				}
-				a->mt = b->mt;
-				b->mt = t;
-				moved = true;
-			}
+			rf_swap(rz, a, &rz->bl[bj]);
+			moved = true;
 		}
 		if (!moved)
 			break;
 	}
-	for (k = 0; k < n && !ret; k++)
-		ret = model_set_pageblock_mt(rp->m, bl[k].pfn < z->start_pfn ? z->start_pfn :
-					     bl[k].pfn, bl[k].mt);
-	free(bl);
+}
+
+static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
+			const struct pb_rank *rank, uint64_t nr)
+{
+	const struct model_zone_layout *z = &rp->layout.zones[zi];
+	struct rf_zone rz = { .orders = rp->layout.max_page_order + 1 };
+	uint64_t k;
+	bool any;
+	int ret;
+
+	if (rz.orders > RF_ORDERS)
+		rz.orders = RF_ORDERS;
+	ret = rf_load_want(rp, snap, z, &rz, &any);
+	if (ret || !any || !nr)
+		return ret;
+	ret = rf_collect(rp, z, rank, nr, &rz);
+	if (!ret)
+		rf_swap_passes(&rz);
+	for (k = 0; k < rz.n && !ret; k++)
+		ret = model_set_pageblock_mt(rp->m, in_zone(z, rz.bl[k].pfn), rz.bl[k].mt);
+	free(rz.bl);
 	return ret;
 }
 
-int rp_seed(struct replay *rp, int64_t snap)
+/* rp_seed() per zone: its pageblocks ranked by their pages' evidence, then typed. */
+struct seed_walk {
+	const struct rp_snap *s;
+	struct pb_rank *rank;
+	uint64_t nblocks;
+};
+
+static int seed_zone_begin(struct replay *rp, unsigned int zi, uint64_t zend, void *arg)
 {
-	uint64_t *flags = NULL, *count = NULL, nr_pfns = 0;
-	const struct model_layout *L = &rp->layout;
-	unsigned int zi, pb_shift = L->pageblock_order;
-	struct pb_rank *rank = NULL;
-	int ret = 0, i;
+	struct seed_walk *sw = arg;
+	unsigned int pb_shift = rp->layout.pageblock_order;
+	uint64_t first = rp->layout.zones[zi].start_pfn >> pb_shift, b;
 
-	for (i = 0; i < rp->nr_snaps; i++)
-		if (rp->snaps[i].id == snap)
-			nr_pfns = rp->snaps[i].nr_pfns;
-	flags = malloc(SEED_CHUNK * sizeof(*flags));
-	count = malloc(SEED_CHUNK * sizeof(*count));
-	if (!flags || !count) {
-		ret = bc_error(BC_E_NOMEM, "out of memory");
-		goto out;
-	}
-	for (zi = 0; zi < L->nr_zones; zi++) {
-		const struct model_zone_layout *z = &L->zones[zi];
-		uint64_t zend = z->start_pfn + z->spanned, pfn, nblocks, b;
+	sw->nblocks = ((zend - 1) >> pb_shift) - first + 1;
+	free(sw->rank);
+	sw->rank = calloc(sw->nblocks, sizeof(*sw->rank));
+	if (!sw->rank)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (b = 0; b < sw->nblocks; b++)
+		sw->rank[b].pfn = (first + b) << pb_shift;
+	return 0;
+}
 
-		if (zend > nr_pfns)
-			zend = nr_pfns;
-		if (zend <= z->start_pfn)
-			continue;
-		nblocks = ((zend - 1) >> pb_shift) - (z->start_pfn >> pb_shift) + 1;
-		free(rank);
-		rank = calloc(nblocks, sizeof(*rank));
-		if (!rank) {
-			ret = bc_error(BC_E_NOMEM, "out of memory");
-			goto out;
+static int seed_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
+{
+	struct seed_walk *sw = arg;
+	unsigned int pb_shift = rp->layout.pageblock_order;
+	uint64_t first = rp->layout.zones[pg->zone].start_pfn >> pb_shift, j;
+
+	for (j = 0; j < pg->n; j++) {
+		struct pb_rank *r = &sw->rank[((pg->pfn + j) >> pb_shift) - first];
+
+		switch (rp_class_of_flags(pg->flags[j])) {
+		case RP_CLASS_UNMOVABLE:
+			r->score += 1 << 10;	/* one slab page outweighs movables */
+			break;
+		case RP_CLASS_MOVABLE:
+			r->score -= 1;
+			break;
+		default:
+			break;
 		}
-		for (b = 0; b < nblocks; b++)
-			rank[b].pfn = ((z->start_pfn >> pb_shift) + b) << pb_shift;
-
-		for (pfn = z->start_pfn; pfn < zend;) {
-			uint64_t end = ((pfn / SEED_CHUNK) + 1) * SEED_CHUNK, j;
-
-			if (end > zend)
-				end = zend;
-			ret = tdb_snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
-			if (ret)
-				goto out;
-			for (j = 0; j < end - pfn; j++) {
-				struct pb_rank *r = &rank[((pfn + j) >> pb_shift) -
-							  (z->start_pfn >> pb_shift)];
-
-				switch (rp_class_of_flags(flags[j])) {
-				case RP_CLASS_UNMOVABLE:
-					r->score += 1 << 10;	/* one slab page outweighs movables */
-					break;
-				case RP_CLASS_MOVABLE:
-					r->score -= 1;
-					break;
-				default:
-					break;
-				}
-			}
-			ret = model_seed_pfn_range(rp->m, pfn, end - pfn, flags, count);
-			if (ret)
-				goto out;
-			pfn = end;
-		}
-		ret = assign_types(rp, snap, zi, rank, nblocks);
-		if (!ret)
-			ret = refine_types(rp, snap, zi, rank, nblocks);
-		if (ret)
-			goto out;
 	}
-out:
-	free(rank);
-	free(flags);
-	free(count);
+	return model_seed_pfn_range(rp->m, pg->pfn, pg->n, pg->flags, pg->count);
+}
+
+static int seed_zone_end(struct replay *rp, unsigned int zi, void *arg)
+{
+	struct seed_walk *sw = arg;
+	int ret = assign_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
+
+	if (!ret)
+		ret = refine_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
+	return ret;
+}
+
+int rp_seed(struct replay *rp, const struct rp_snap *s)
+{
+	static const struct rp_page_walk walk = {
+		.with_count = true, .zone_begin = seed_zone_begin, .chunk = seed_chunk,
+		.zone_end = seed_zone_end,
+	};
+	struct seed_walk sw = { .s = s };
+	int ret = rp_walk_pages(rp, s, &walk, &sw);
+
+	free(sw.rank);
 	return ret;
 }
 
@@ -419,7 +493,7 @@ static bool touched_any(const struct replay *rp, uint64_t pfn, uint64_t n)
 	if (!rp->touched)
 		return false;
 	for (i = pfn; i < pfn + n; i++)
-		if (i / 64 < rp->touched_words && (rp->touched[i / 64] >> (i % 64)) & 1)
+		if (rp_touched(rp, i))
 			return true;
 	return false;
 }
@@ -439,9 +513,7 @@ static uint64_t refresh_kinds(struct replay *rp, uint64_t w, uint64_t wend,
 		struct model_pfn_info pi;
 		enum model_kind k;
 
-		if (flags[j - w] & KPF_BIT(KPF_BUDDY))
-			continue;
-		if (j / 64 < rp->touched_words && (rp->touched[j / 64] >> (j % 64)) & 1)
+		if ((flags[j - w] & KPF_BIT(KPF_BUDDY)) || rp_touched(rp, j))
 			continue;
 		k = model_kind_of_flags(flags[j - w], count[j - w]);
 		if (!definite_kind(k) || model_pfn_info(rp->m, j, &pi) ||
@@ -453,82 +525,73 @@ static uint64_t refresh_kinds(struct replay *rp, uint64_t w, uint64_t wend,
 	return n;
 }
 
-int rp_resync(struct replay *rp, int64_t snap, uint64_t *resynced, uint64_t *kinds)
+/* Does the model disagree with the snapshot (@flags from @w on) about [w, wend)? */
+static bool window_differs(struct replay *rp, uint64_t w, uint64_t wend, const uint64_t *flags)
 {
+	uint64_t j;
+
+	for (j = w; j < wend; j++) {
+		struct model_pfn_info pi;
+		bool kfree = flags[j - w] & KPF_BIT(KPF_BUDDY);
+
+		if (model_pfn_info(rp->m, j, &pi) || pi.state == MODEL_PFN_HOLE)
+			continue;
+		if (kfree != (pi.state == MODEL_PFN_BUDDY))
+			return true;
+	}
+	/* After lost events, the snapshot settles uncertain pages too. */
+	return rp->lost_since_snapshot && model_count_uncertain(rp->m, w, wend - w) > 0;
+}
+
+/* rp_resync() window by window. */
+struct resync_walk {
+	uint64_t win;			/* aligned: no free block crosses one */
+	uint64_t resynced, kinds;
+};
+
+static int resync_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
+{
+	struct resync_walk *rw = arg;
+	uint64_t end = pg->pfn + pg->n, w, wend;
+	int ret;
+
+	for (w = pg->pfn; w < end; w = wend) {
+		const uint64_t *flags = pg->flags + (w - pg->pfn), *count = pg->count + (w - pg->pfn);
+		bool differ;
+
+		wend = (w / rw->win + 1) * rw->win;
+		if (wend > end)
+			wend = end;
+		differ = window_differs(rp, w, wend, flags);
+		if (differ && !touched_any(rp, w, wend - w)) {
+			ret = model_seed_pfn_range(rp->m, w, wend - w, flags, count);
+			if (ret)
+				return ret;
+			rw->resynced += wend - w;
+		} else if (!differ) {
+			rw->kinds += refresh_kinds(rp, w, wend, flags, count);
+		}
+	}
+	return 0;
+}
+
+int rp_resync(struct replay *rp, const struct rp_snap *s, uint64_t *resynced, uint64_t *kinds)
+{
+	static const struct rp_page_walk walk = { .with_count = true, .chunk = resync_chunk };
 	const struct model_layout *L = &rp->layout;
-	uint64_t win = 1ull << L->max_page_order, *flags, *count, nr_pfns = 0;
-	unsigned int zi;
-	int ret = 0, i;
+	struct resync_walk rw = { .win = 1ull << L->max_page_order };
+	int ret;
 
 	/*
 	 * Windows of a memory block: no free block crosses one, and the seed can only
 	 * recognise lazily uninitialised memory (a whole block reading 0) at that size.
 	 */
-	if (L->memory_block_pages > win && !(L->memory_block_pages & (L->memory_block_pages - 1)))
-		win = L->memory_block_pages;
-	*resynced = 0;
-	*kinds = 0;
-	for (i = 0; i < rp->nr_snaps; i++)
-		if (rp->snaps[i].id == snap)
-			nr_pfns = rp->snaps[i].nr_pfns;
-	flags = malloc(SEED_CHUNK * sizeof(*flags));
-	count = malloc(SEED_CHUNK * sizeof(*count));
-	if (!flags || !count) {
-		ret = bc_error(BC_E_NOMEM, "out of memory");
-		goto out;
-	}
-	for (zi = 0; zi < L->nr_zones; zi++) {
-		const struct model_zone_layout *z = &L->zones[zi];
-		uint64_t zend = z->start_pfn + z->spanned, pfn;
-
-		if (zend > nr_pfns)
-			zend = nr_pfns;
-		for (pfn = z->start_pfn; pfn < zend;) {
-			uint64_t end = ((pfn / SEED_CHUNK) + 1) * SEED_CHUNK, w;
-
-			if (end > zend)
-				end = zend;
-			ret = tdb_snap_pages_read(rp->db, snap, pfn, end - pfn, flags, count);
-			if (ret)
-				goto out;
-			/* Windows are aligned: no free block crosses one. */
-			for (w = pfn; w < end;) {
-				uint64_t wend = (w / win + 1) * win, j;
-				bool differ = false;
-
-				if (wend > end)
-					wend = end;
-				for (j = w; j < wend && !differ; j++) {
-					struct model_pfn_info pi;
-					bool kfree = flags[j - pfn] & KPF_BIT(KPF_BUDDY);
-
-					if (model_pfn_info(rp->m, j, &pi))
-						continue;
-					if (pi.state == MODEL_PFN_HOLE)
-						continue;
-					differ = kfree != (pi.state == MODEL_PFN_BUDDY);
-				}
-				/* After lost events, the snapshot settles uncertain pages too. */
-				if (!differ && rp->lost_since_snapshot)
-					differ = model_count_uncertain(rp->m, w, wend - w) > 0;
-				if (differ && !touched_any(rp, w, wend - w)) {
-					ret = model_seed_pfn_range(rp->m, w, wend - w, flags + (w - pfn),
-								   count + (w - pfn));
-					if (ret)
-						goto out;
-					*resynced += wend - w;
-				} else if (!differ) {
-					*kinds += refresh_kinds(rp, w, wend, flags + (w - pfn),
-								count + (w - pfn));
-				}
-				w = wend;
-			}
-			pfn = end;
-		}
-	}
-	rp->lost_since_snapshot = false;
-out:
-	free(flags);
-	free(count);
+	if (L->memory_block_pages > rw.win && !(L->memory_block_pages & (L->memory_block_pages - 1)))
+		rw.win = L->memory_block_pages;
+	ret = rp_walk_pages(rp, s, &walk, &rw);
+	*resynced = rw.resynced;
+	*kinds = rw.kinds;
+	if (!ret)
+		rp->lost_since_snapshot = false;
 	return ret;
 }

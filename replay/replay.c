@@ -15,27 +15,17 @@
 #include "replay/replay-local.h"
 #include "trace/tr-layout.h"
 
-/* The seq of a snapshot's first "pages" marker; its end without one. */
-static int pages_marker_seq(struct replay *rp, const struct tdb_snap_info *si, int64_t *seq)
-{
-	struct tr_pages_mark *m;
-	int n, ret;
-
-	*seq = si->seq_end;
-	ret = tr_pages_marks(rp->db, si, &m, &n);
-	if (ret)
-		return ret;
-	if (n)
-		*seq = (int64_t)m[0].seq;
-	free(m);
-	return 0;
-}
-
+/*
+ * The complete snapshots, and the seed: the first that sits on the trace's timeline.
+ * Each one's "pages" markers are read once: the first says where the zone files were
+ * read (seq_files_end; the snapshot's end without one), and the seed's are kept for
+ * seed_already_has().
+ */
 static int load_snaps(struct replay *rp)
 {
 	struct tdb_snap_info *si;
-	int nr, i, ret;
-	int64_t fe;
+	struct tr_pages_mark *marks;
+	int nr, n, i, ret;
 
 	ret = tdb_snap_list(rp->db, &si, &nr);
 	if (ret)
@@ -45,33 +35,31 @@ static int load_snaps(struct replay *rp)
 		free(si);
 		return bc_error(BC_E_NOMEM, "out of memory");
 	}
-	for (i = 0; i < nr; i++) {
+	rp->seed_snap = -1;
+	for (i = 0; !ret && i < nr; i++) {
+		struct rp_snap *sn = &rp->snaps[rp->nr_snaps];
+
 		if (!si[i].complete)
 			continue;
-		ret = pages_marker_seq(rp, &si[i], &fe);
-		if (ret) {
-			free(si);
-			return ret;
-		}
-		rp->snaps[rp->nr_snaps++] = (struct rp_snap){
+		ret = tr_pages_marks(rp->db, &si[i], &marks, &n);
+		if (ret)
+			break;
+		*sn = (struct rp_snap){
 			.id = si[i].id, .seq_begin = si[i].seq_begin, .seq_end = si[i].seq_end,
 			.ts_begin = si[i].ts_begin, .ts_end = si[i].ts_end,
-			.seq_files_end = fe,
+			.seq_files_end = n ? (int64_t)marks[0].seq : si[i].seq_end,
 			.nr_pfns = si[i].nr_pfns, .complete = si[i].complete,
 		};
+		if (rp->seed_snap < 0 && sn->seq_begin >= 0) {
+			rp->seed_snap = rp->nr_snaps;
+			rp->seed_marks = marks;
+			rp->nr_seed_marks = n;
+		} else {
+			free(marks);
+		}
+		rp->nr_snaps++;
 	}
 	free(si);
-	return 0;
-}
-
-static int load_seed_marks(struct replay *rp)
-{
-	struct tdb_snap_info si;
-	int ret;
-
-	ret = tdb_snap_get(rp->db, rp->snaps[rp->seed_snap].id, &si);
-	if (!ret)
-		ret = tr_pages_marks(rp->db, &si, &rp->seed_marks, &rp->nr_seed_marks);
 	return ret;
 }
 
@@ -172,11 +160,7 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		ret = load_snaps(rp);
 	if (ret)
 		goto error;
-	/* Seed from the first complete snapshot that sits on the trace's timeline. */
-	for (rp->seed_snap = 0; rp->seed_snap < rp->nr_snaps; rp->seed_snap++)
-		if (rp->snaps[rp->seed_snap].seq_begin >= 0)
-			break;
-	if (rp->seed_snap == rp->nr_snaps) {
+	if (rp->seed_snap < 0) {
 		ret = bc_error(BC_E_FORMAT, "%s: no complete snapshot aligned to the trace; replay "
 			       "needs one (record with 'bigchunk record', or import with --snapshot "
 			       "DIR taken during a 'trace-cmd record -C mono')", tdb_path(db));
@@ -190,9 +174,7 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		ret = bc_error_prefix(-BC_E_INVAL, "%s: model", tdb_path(db));
 		goto error;
 	}
-	ret = rp_seed(rp, rp->snaps[rp->seed_snap].id);
-	if (!ret)
-		ret = load_seed_marks(rp);
+	ret = rp_seed(rp, &rp->snaps[rp->seed_snap]);
 	if (!ret)
 		ret = tr_lost_windows(db, &rp->lost, &rp->nr_lost);
 	if (!ret && !rp->opts.no_attempts) {
@@ -204,8 +186,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		ret = tr_find_attempts(db, rp->dec, &geo, &rp->attempts, &rp->nr_attempts);
 	}
 	if (!ret) {
-		rp->att_isolated = calloc((size_t)rp->nr_attempts + 1, sizeof(bool));
-		if (!rp->att_isolated)
+		rp->att_follow = calloc((size_t)rp->nr_attempts + 1, sizeof(*rp->att_follow));
+		if (!rp->att_follow)
 			ret = bc_error(BC_E_NOMEM, "out of memory");
 	}
 	if (ret)
@@ -241,12 +223,13 @@ void rp_destroy(struct replay *rp)
 	tr_decoder_destroy(rp->dec);
 	free(rp->snaps);
 	free(rp->attempts);
-	free(rp->att_isolated);
+	free(rp->att_follow);
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
 	free(rp->batch);
 	free(rp->seed_marks);
+	free(rp->bwin_rows);
 	free(rp);
 }
 
@@ -261,7 +244,7 @@ const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
 
 bool rp_attempt_isolated(const struct replay *rp, int i)
 {
-	return i >= 0 && i < rp->nr_attempts && rp->att_isolated[i];
+	return i >= 0 && i < rp->nr_attempts && rp->att_follow[i].isolated;
 }
 
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
@@ -382,54 +365,69 @@ static void lost_window(struct replay *rp)
 	rp->lost_since_snapshot = true;
 }
 
+const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i)
+{
+	return i >= 0 && i < rp->nr_attempts ? &rp->att_follow[i] : NULL;
+}
+
+static struct model_contig_req attempt_req(const struct tr_attempt *a)
+{
+	struct model_contig_req req = {
+		.start = a->start_pfn,
+		.end = a->end_pfn,
+		.mode = a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
+			MODEL_ISOLATE_OTHER,
+		.kind = MODEL_KIND_HUGETLB,
+	};
+
+	return req;
+}
+
+/* The kernel went on with this attempt: follow it, noting where the model would not. */
 static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 {
-	struct tr_attempt *a = &rp->attempts[i];
-	uint64_t fail = 0;
+	struct model_contig_req req = attempt_req(&rp->attempts[i]);
 	int ret;
 
-	ret = model_isolate_range(rp->m, a->start_pfn, a->end_pfn,
-				  a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
-				  MODEL_ISOLATE_OTHER, &fail);
-	if (ret == -BC_E_BUSY) {
-		/* The kernel did isolate it: the model disagrees about some page. */
-		rp->attempt_isolation_mismatch++;
-	} else if (ret) {
+	ret = model_contig_follow_begin(rp->m, &req, &rp->att_follow[i]);
+	if (ret)
 		return ret;
-	}
 	rp->open_attempt = i;
-	rp->att_isolated[i] = ret == 0;
 	if (h && h->attempt_begin)
-		return h->attempt_begin(h->arg, rp, a);
+		return h->attempt_begin(h->arg, rp, &rp->attempts[i]);
 	return 0;
 }
 
+/* At the kernel's test_pages_isolated() that passed, the range becomes the allocation. */
 static int attempt_test(struct replay *rp, const struct tr_attempt *a, const struct tr_event *ev)
 {
-	int ret = 0;
+	struct model_contig_req req = attempt_req(a);
 
 	if (ev->seq != a->seq_test || !a->success)
 		return 0;
-	if (a->kind == TR_ATTEMPT_OFFLINE) {
-		/* __offline_isolated_pages() removes the range silently; onlining frees it
-		 * again like fresh memory, which the model treats as initialisation. */
-		ret = model_set_uninit(rp->m, a->start_pfn, a->end_pfn - a->start_pfn);
-	} else {
-		ret = model_take_range(rp->m, a->start_pfn, a->end_pfn, MODEL_KIND_HUGETLB);
-	}
-	return ret;
+	return model_contig_commit(rp->m, &req);
 }
 
 static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 {
 	struct tr_attempt *a = &rp->attempts[rp->open_attempt];
-	int ret = 0;
+	struct model_contig_req req = attempt_req(a);
+	int ret;
 
-	if (rp->att_isolated[rp->open_attempt])
-		ret = model_undo_isolate_range(rp->m, a->start_pfn, a->end_pfn);
+	ret = model_contig_follow_end(rp->m, &req, &rp->att_follow[rp->open_attempt]);
 	rp->open_attempt = -1;
 	if (!ret && h && h->attempt_end)
 		ret = h->attempt_end(h->arg, rp, a);
+	return ret;
+}
+
+/* A later snapshot was read: score it, then the caller sees the score. */
+static int score_snapshot(struct replay *rp, const struct rp_hooks *h, const struct rp_snap *s)
+{
+	int ret = rp_score_snapshot(rp, s, NULL);
+
+	if (!ret && h && h->at_snapshot)
+		ret = h->at_snapshot(h->arg, rp, &rp->scores[rp->nr_scores - 1]);
 	return ret;
 }
 
@@ -451,16 +449,11 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		const struct rp_snap *seed = &rp->snaps[rp->seed_snap];
 		bool in_seed_read = (int64_t)raw.seq < seed->seq_end;
 
-		if (rp->bwin_open && (int64_t)raw.seq >= rp->bwin_end) {
-			ret = rp_buddy_window_close(rp);
-			if (ret)
-				goto out;
-		}
+		if (rp->bwin_open && (int64_t)raw.seq >= rp->bwin_end)
+			rp_buddy_window_close(rp);
 		/* A later snapshot ends here: score it before this event. */
 		while (s && s->seq_end >= 0 && (uint64_t)s->seq_end <= raw.seq) {
-			ret = rp_score_snapshot(rp, s, NULL);
-			if (!ret && h && h->at_snapshot)
-				ret = h->at_snapshot(h->arg, rp, &rp->scores[rp->nr_scores - 1]);
+			ret = score_snapshot(rp, h, s);
 			if (ret)
 				goto out;
 			rp->next_snap++;
@@ -534,13 +527,9 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 		while (rp->next_snap < rp->nr_snaps) {
 			const struct rp_snap *s = &rp->snaps[rp->next_snap];
 
-			if (s->seq_end >= 0) {
-				ret = rp_score_snapshot(rp, s, NULL);
-				if (!ret && h && h->at_snapshot)
-					ret = h->at_snapshot(h->arg, rp, &rp->scores[rp->nr_scores - 1]);
-				if (ret)
-					goto out;
-			}
+			ret = s->seq_end >= 0 ? score_snapshot(rp, h, s) : 0;
+			if (ret)
+				goto out;
 			rp->next_snap++;
 		}
 	}

@@ -47,6 +47,9 @@ struct rp_score {
 					 * model's range while the zone files were read, over
 					 * max(kernel,1) */
 	double buddyinfo_begin_max_rel_err; /* the same against the model at the begin marker */
+	double buddyinfo_free_err;	/* max over zones of the free pages at other orders
+					 * (sum |model - kernel| x 2^order, model as above)
+					 * over the zone's free pages: robust to small counts */
 	double pagetypeinfo_max_rel_err;/* max over zone, migratetype of pageblock counts */
 	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
 	int buddy_worst_order;
@@ -107,6 +110,12 @@ int rp_run(struct replay *rp, const struct rp_hooks *hooks);
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr);
 /* Whether the model could isolate attempt @i's range too when it began. */
 bool rp_attempt_isolated(const struct replay *rp, int i);
+/*
+ * Attempt @i as the model followed it (NULL if out of range): stage SUCCESS when the
+ * pre-screen and the isolation agreed with the kernel going on, else the stage and
+ * pfn where the model would have stopped. Meaningful once the attempt has begun.
+ */
+const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i);
 /* Scores so far (borrowed array). */
 const struct rp_score *rp_scores(const struct replay *rp, int *nr);
 /* Events applied so far, and the seq of the next event. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <check.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,21 @@ int fixture_run(const char *cmdline, char **out)
 	return WEXITSTATUS(st);
 }
 
+int fixture_runf(char **out, const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	rc = fixture_run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
 /*
  * Live tests touch the kernel's memory (hugetlb pools, offlining, tracing): one at a
  * time on a machine, also across concurrent test runs. The lock is held until the
@@ -189,4 +205,15 @@ bool fixture_live(const char *test)
 		return false;
 	}
 	return live_lock(test);
+}
+
+void fixture_assert_no_output(const char *out)
+{
+	char pat[600];
+	glob_t g;
+
+	ck_assert_msg(access(out, F_OK) != 0, "%s left behind", out);
+	snprintf(pat, sizeof(pat), "%s.importing-*", out);
+	ck_assert_msg(glob(pat, 0, NULL, &g) != 0, "%s left behind", g.gl_pathv[0]);
+	globfree(&g);
 }

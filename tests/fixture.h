@@ -18,6 +18,8 @@ const char *fixture_path(const char *rel);
 /* Run a shell command line; returns its exit status (or -1), stdout+stderr in *out
  * (malloc'ed, caller frees) when @out is not NULL. */
 int fixture_run(const char *cmdline, char **out);
+/* fixture_run() of a printf-formatted command line. */
+int fixture_runf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * Live tests: true when root with tracefs (and BC_NO_LIVE unset), after taking the
  * live-test lock; otherwise skips with the reason (fixture_skip()). Every call is
@@ -30,5 +32,8 @@ bool fixture_live(const char *test);
  * Check itself counts a test that returns early as passed). The caller returns.
  */
 void fixture_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Assert that neither @out nor an "<out>.importing-*" temporary exists (a failed import). */
+void fixture_assert_no_output(const char *out);
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "checkers/chk.h"
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb-pages.h"
 #include "db/tdb.h"
 #include "model/model-fault.h"
@@ -36,10 +37,6 @@
 #define ZEND	0x2000ull
 #define C_START	0x1800ull
 #define C_END	0x1c00ull
-#define KPF_BUDDY	(1ull << 10)
-#define KPF_LRU		(1ull << 5)
-#define KPF_SLAB	(1ull << 7)
-#define KPF_NOPAGE	(1ull << 20)
 #define GFP_MOVABLE	0x100ccaull
 #define CONTIG_PID	200
 #define USER_PID	100
@@ -104,7 +101,7 @@ static void cap_begin(struct cap *c, const char *name)
 	ck_assert_int_eq(tdb_set_meta_int(c->db, "pageblock_order", 9), 0);
 	ck_assert_int_eq(tdb_set_meta_int(c->db, "max_page_order", 10), 0);
 	for (p = 0; p < ZEND; p++)
-		c->flags[p] = p < ZSTART ? KPF_NOPAGE : KPF_BUDDY;
+		c->flags[p] = p < ZSTART ? KPF_BIT(KPF_NOPAGE) : KPF_BIT(KPF_BUDDY);
 	c->ts = 1000000000ull;
 }
 
@@ -179,7 +176,7 @@ static void buddy_counts(const struct cap *c, int64_t nr[11])
 	while (p < ZEND) {
 		int o;
 
-		if (!(c->flags[p] & KPF_BUDDY)) {
+		if (!(c->flags[p] & KPF_BIT(KPF_BUDDY))) {
 			p++;
 			continue;
 		}
@@ -187,7 +184,8 @@ static void buddy_counts(const struct cap *c, int64_t nr[11])
 			if (!(p & ((1ull << o) - 1)) && p + (1ull << o) <= ZEND) {
 				uint64_t q;
 
-				for (q = p; q < p + (1ull << o) && (c->flags[q] & KPF_BUDDY); q++)
+				for (q = p; q < p + (1ull << o) &&
+					    (c->flags[q] & KPF_BIT(KPF_BUDDY)); q++)
 					;
 				if (q == p + (1ull << o))
 					break;
@@ -345,7 +343,7 @@ static void build_clean(struct cap *c, const char *name, int64_t bias)
 	isolate_free(c);
 	free_page(c, C_START, 10, 1);			/* the allocation is freed */
 	for (p = ZSTART; p < ZEND; p++)
-		c->flags[p] = KPF_BUDDY;
+		c->flags[p] = KPF_BIT(KPF_BUDDY);
 	add_snapshot(c, 2, tdb_next_seq(c->db), bias);
 	cap_end(c);
 }
@@ -764,7 +762,7 @@ static void flags_all(uint64_t *flags, uint64_t f)
 	uint64_t p;
 
 	for (p = 0; p < ZEND; p++)
-		flags[p] = p < ZSTART ? KPF_NOPAGE : f;
+		flags[p] = p < ZSTART ? KPF_BIT(KPF_NOPAGE) : f;
 }
 
 /* Checkers on @m; @recount_every events between full recounts (1: after each). */
@@ -816,8 +814,8 @@ START_TEST(test_fault_merge_isolated)
 		struct model *m;
 		uint64_t fail;
 
-		flags_all(flags, KPF_BUDDY);
-		flags[C_START] = KPF_LRU;
+		flags_all(flags, KPF_BIT(KPF_BUDDY));
+		flags[C_START] = KPF_BIT(KPF_LRU);
 		m = mk_model(flags);
 		c = mk_chk(m, 1000000);
 		ck_assert_int_eq(chk_set_attempts(c, &a, 1), 0);
@@ -854,9 +852,9 @@ START_TEST(test_fault_nr_free)
 		struct model *m;
 		uint64_t p;
 
-		flags_all(flags, KPF_BUDDY);
+		flags_all(flags, KPF_BIT(KPF_BUDDY));
 		for (p = ZSTART; p < ZSTART + 16; p++)
-			flags[p] = KPF_LRU;
+			flags[p] = KPF_BIT(KPF_LRU);
 		m = mk_model(flags);
 		c = mk_chk(m, 1);
 		ck_assert_int_eq(model_set_faults(m, fault ? MODEL_FAULT_NR_FREE : 0), 0);
@@ -892,7 +890,7 @@ START_TEST(test_fault_undo_retype)
 						 .kind = MODEL_KIND_HUGETLB };
 		struct model_contig_result cres;
 
-		flags_all(flags, KPF_BUDDY);
+		flags_all(flags, KPF_BIT(KPF_BUDDY));
 		m = mk_model(flags);
 		ck_assert_int_eq(model_set_pageblock_mt(m, C_START, 0), 0);
 		c = mk_chk(m, 1);
@@ -937,9 +935,9 @@ START_TEST(test_fault_test_skips_used)
 		uint64_t p;
 		int rc;
 
-		flags_all(flags, KPF_BUDDY);
+		flags_all(flags, KPF_BIT(KPF_BUDDY));
 		for (p = ZSTART; p < ZSTART + 0x100; p++)
-			flags[p] = KPF_LRU;
+			flags[p] = KPF_BIT(KPF_LRU);
 		flags[C_START + 0x10] = 0;
 		m = mk_model(flags);
 		c = mk_chk(m, 1);
@@ -974,9 +972,9 @@ START_TEST(test_hypothetical_clean)
 	struct model_contig_result cres;
 	int rc;
 
-	flags_all(flags, KPF_BUDDY);
-	flags[ZSTART + 3] = KPF_SLAB;
-	flags[C_START + 5] = KPF_LRU;
+	flags_all(flags, KPF_BIT(KPF_BUDDY));
+	flags[ZSTART + 3] = KPF_BIT(KPF_SLAB);
+	flags[C_START + 5] = KPF_BIT(KPF_LRU);
 	m = mk_model(flags);
 	c = mk_chk(m, 1);
 	ck_assert_int_eq(chk_alloc_contig_range(c, m, &creq, &cres), 0);

@@ -17,21 +17,7 @@ static const char *const commands[] = {
 	"check", "import", "info", "predict", "query", "record", "replay", "snapshot", NULL
 };
 
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	rc = fixture_run(cmd, out);
-	free(cmd);
-	return rc;
-}
+#define run fixture_runf
 
 static bool json_valid(const char *text)
 {

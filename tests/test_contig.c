@@ -12,19 +12,12 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "model/model.h"
 
 #define Z	0x40000ull
 #define NPFN	4096u
 
-#define F_LRU		(1ull << 5)
-#define F_SLAB		(1ull << 7)
-#define F_BUDDY		(1ull << 10)
-#define F_ANON		(1ull << 12)
-#define F_HEAD		(1ull << 15)
-#define F_TAIL		(1ull << 16)
-#define F_HUGE		(1ull << 17)
-#define F_RESERVED	(1ull << 32)
 
 /* A free zone of NPFN pages on kernel @release. */
 static struct model *zone_of(const char *release)
@@ -43,7 +36,7 @@ static struct model *zone_of(const char *release)
 	m = model_create(&l, &prof);
 	ck_assert_ptr_nonnull(m);
 	for (i = 0; i < NPFN; i++)
-		f[i] = F_BUDDY;
+		f[i] = KPF_BIT(KPF_BUDDY);
 	ck_assert_int_eq(model_seed_pfn_range(m, Z, NPFN, f, NULL), 0);
 	free(f);
 	return m;
@@ -52,11 +45,12 @@ static struct model *zone_of(const char *release)
 /* Pages [Z + off, Z + off + n) in use with kpageflags @flags (compound: head, tails). */
 static void use(struct model *m, uint64_t off, uint64_t n, uint64_t flags)
 {
+	const uint64_t compound = KPF_BIT(KPF_COMPOUND_HEAD) | KPF_BIT(KPF_COMPOUND_TAIL);
 	uint64_t *f = malloc(n * sizeof(*f)), i;
 
 	for (i = 0; i < n; i++)
-		f[i] = flags & (F_HEAD | F_TAIL) ? (flags & ~(F_HEAD | F_TAIL)) |
-		       (i ? F_TAIL : F_HEAD) : flags;
+		f[i] = flags & compound ? (flags & ~compound) |
+		       (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD)) : flags;
 	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
 	free(f);
 }
@@ -139,8 +133,8 @@ START_TEST(test_prescreen)
 
 	for (i = 0; i < 3; i++) {
 		begin(&a, rel[i], 0, 0x400);
-		use(a.m, 0x123, 1, F_RESERVED);
-		use(a.m, 0xa00, 0x200, F_HUGE | F_HEAD);
+		use(a.m, 0x123, 1, KPF_BIT(KPF_RESERVED));
+		use(a.m, 0xa00, 0x200, KPF_BIT(KPF_HUGE) | KPF_BIT(KPF_COMPOUND_HEAD));
 		expect(&a, MODEL_CONTIG_PRESCREEN, 0x123);
 		ck_assert(!model_range_valid_contig(a.m, a.r.start, a.r.end));
 		a.r = req_of(0x800, 0x400);
@@ -176,8 +170,8 @@ START_TEST(test_isolation)
 	struct attempt a;
 
 	begin(&a, "6.18.44", 0, 0x800);
-	use(a.m, 0x300, 2, F_SLAB | F_HEAD);
-	use(a.m, 0x700, 2, F_SLAB | F_HEAD);
+	use(a.m, 0x300, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
+	use(a.m, 0x700, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
 	expect(&a, MODEL_CONTIG_ISOLATION, 0x700);
 	settled(a.m);
 	ck_assert_int_eq(model_page_free(a.m, Z + 0x700, 1, 0), 0);
@@ -210,7 +204,7 @@ START_TEST(test_migration)
 	struct attempt a;
 
 	begin(&a, "6.18.44", 0, 0x400);
-	use(a.m, 0x40, 0x10, F_LRU | F_ANON);
+	use(a.m, 0x40, 0x10, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	a.r.before_migrate = pin_0x48;
 	expect(&a, MODEL_CONTIG_MIGRATION, 0x48);
 	ck_assert_int_eq(a.res.ret, -BC_E_BUSY);
@@ -218,7 +212,7 @@ START_TEST(test_migration)
 	ck_assert_int_eq(state_at(a.m, 0x48), MODEL_PFN_ALLOC);
 	settled(a.m);
 	a.r.before_migrate = NULL;
-	use(a.m, 0, NPFN, F_LRU | F_ANON);
+	use(a.m, 0, NPFN, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	expect(&a, MODEL_CONTIG_MIGRATION, 0);
 	ck_assert_int_eq(a.res.ret, -BC_E_NOMEM);
 	finish(&a);
@@ -244,7 +238,7 @@ START_TEST(test_test_pages_isolated)
 	ck_assert_uint_eq(a.res.outer_start, Z);
 	ck_assert_uint_eq(a.res.migrate_failed, 1);
 	settled(a.m);
-	use(a.m, 0x2a0, 1, F_SLAB);
+	use(a.m, 0x2a0, 1, KPF_BIT(KPF_SLAB));
 	a.r = req_of(0x200, 0x200);
 	expect(&a, MODEL_CONTIG_ISOLATION, 0x2a0);
 	a.r.flags = MODEL_CONTIG_SLAB_REFCOUNT_ZERO;
@@ -270,7 +264,7 @@ START_TEST(test_success)
 	uint64_t p;
 
 	begin(&a, "6.18.44", 0, 0x400);
-	use(a.m, 0x100, 0x20, F_LRU | F_ANON);
+	use(a.m, 0x100, 0x20, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	expect(&a, MODEL_CONTIG_SUCCESS, UINT64_MAX);
 	ck_assert_uint_eq(a.res.migrated, 0x20);
 	ck_assert_int_eq(model_pfn_info(a.m, Z, &pi), 0);
@@ -293,13 +287,64 @@ START_TEST(test_success)
 }
 END_TEST
 
+/*
+ * A real attempt followed (replay): the kernel went on, so the model follows and says
+ * where it would have stopped.
+ *   [free][SLAB o1 @0x300][free]      [0, 0x400)     -> stopped at isolation @0x300,
+ *                                                       nothing isolated, nothing taken
+ *   [free][RESERVED @0x523][free]     [0x400, 0x800) -> stopped at the pre-screen @0x523
+ *   [anon x 0x20 @0x900][free]        [0x800, 0xc00) -> followed to the end: isolated;
+ *                                                       the kernel's migration frees the
+ *                                                       anon pages, commit takes the range
+ */
+START_TEST(test_follow)
+{
+	struct model_contig_result res;
+	struct model_contig_req r;
+	struct model_pfn_info pi;
+	struct model *m = zone_of("6.18.44");
+	uint64_t p;
+
+	use(m, 0x300, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
+	use(m, 0x523, 1, KPF_BIT(KPF_RESERVED));
+	use(m, 0x900, 0x20, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	r = req_of(0, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_ISOLATION && res.pfn == Z + 0x300 && !res.isolated,
+		      "stage %d pfn %#llx isolated %d", res.stage, (unsigned long long)res.pfn,
+		      res.isolated);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	settled(m);
+	r = req_of(0x400, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_PRESCREEN && res.pfn == Z + 0x523,
+		      "stage %d pfn %#llx", res.stage, (unsigned long long)res.pfn);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	settled(m);
+	r = req_of(0x800, 0x400);
+	ck_assert_int_eq(model_contig_follow_begin(m, &r, &res), 0);
+	ck_assert_msg(res.stage == MODEL_CONTIG_SUCCESS && res.isolated, "stage %d isolated %d",
+		      res.stage, res.isolated);
+	ck_assert_int_eq(model_page_free(m, Z + 0x900, 0, 0), 0);	/* the kernel migrated */
+	for (p = 1; p < 0x20; p++)
+		ck_assert_int_eq(model_page_free(m, Z + 0x900 + p, 0, 0), 0);
+	ck_assert_int_eq(model_drain_zone(m, Z), 0);
+	ck_assert_int_eq(model_contig_commit(m, &r), 0);
+	ck_assert_int_eq(model_contig_follow_end(m, &r, &res), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x800, &pi), 0);
+	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.order == 10 && pi.kind == MODEL_KIND_HUGETLB);
+	settled(m);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *contig_suite(void);
 
 Suite *contig_suite(void)
 {
 	const TTest *const stages[] = {
 		test_prescreen, test_isolation, test_migration, test_test_pages_isolated,
-		test_success,
+		test_success, test_follow,
 	};
 	Suite *s = suite_create("contig");
 	TCase *tc = tcase_create("stages");

@@ -145,7 +145,7 @@ START_TEST(test_model_tiny_pageblock)
 	if (m)		/* the old behaviour: this aborts */
 		model_page_free(m, 0x1000, 1, 0);
 	ck_assert_ptr_null(m);
-	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "invalid layout"));
+	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "pageblock order 0"));
 }
 END_TEST
 

@@ -10,7 +10,6 @@
  *     the file and the problem, and no output left behind.
  */
 #include <check.h>
-#include <glob.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,18 +127,6 @@ static int64_t count_type(const char *dat, const char *name)
 	tdb_close(db);
 	ck_assert_int_gt(n, 0);
 	return n;
-}
-
-/* No "<out>.importing-*" temporaries and no <out> left. */
-static void assert_no_output(const char *out)
-{
-	char pat[600];
-	glob_t g;
-
-	ck_assert_msg(access(out, F_OK) != 0, "%s left behind", out);
-	snprintf(pat, sizeof(pat), "%s.importing-*", out);
-	ck_assert_int_ne(glob(pat, 0, NULL, &g), 0);
-	globfree(&g);
 }
 
 /* ---- decoding by field name, record by record ---- */
@@ -591,7 +578,7 @@ START_TEST(test_import_cli_meta)
 	ck_assert_ptr_nonnull(strstr(out, "nosuch"));
 	ck_assert_ptr_nonnull(strstr(out, "bcfix"));
 	free(out);
-	assert_no_output(dbpath);
+	fixture_assert_no_output(dbpath);
 }
 END_TEST
 
@@ -627,7 +614,7 @@ START_TEST(test_import_snapshots)
 	ck_assert_int_eq(rc, 2);
 	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/snap"));
 	free(out);
-	assert_no_output(dbpath);
+	fixture_assert_no_output(dbpath);
 }
 END_TEST
 
@@ -703,7 +690,7 @@ START_TEST(test_import_bad_input)
 			      "case %zu: message should name %s and say '%s': %s", i, bad,
 			      cases[i].what, out);
 		free(out);
-		assert_no_output(dbpath);
+		fixture_assert_no_output(dbpath);
 	}
 
 	/* -f over an existing file: a failed import leaves that file alone */
@@ -723,7 +710,7 @@ START_TEST(test_import_bad_input)
 	ck_assert_int_eq(rc, 2);
 	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/trace.dat"));
 	free(out);
-	assert_no_output(dbpath);
+	fixture_assert_no_output(dbpath);
 }
 END_TEST
 

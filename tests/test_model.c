@@ -14,17 +14,13 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "model/model.h"
 
 #define Z	0x40000ull		/* zone start, 1 GiB aligned */
 #define NPFN	4096u
 #define PB	512u
 
-#define KPF_LRU		(1ull << 5)
-#define KPF_SLAB	(1ull << 7)
-#define KPF_BUDDY	(1ull << 10)
-#define KPF_ANON	(1ull << 12)
-#define KPF_RESERVED	(1ull << 32)
 
 /* trace migratetypes on a CONFIG_CMA=n kernel */
 enum { UNMOV = 0, MOV = 1, RECL = 2, HIGHA = 3, ISO = 4 };
@@ -72,7 +68,7 @@ static void seed_compound(struct model *m, uint64_t off, uint64_t n, uint64_t ex
 	uint64_t *f = malloc(n * sizeof(*f)), i;
 
 	for (i = 0; i < n; i++)
-		f[i] = extra | (i ? 1ull << 16 : 1ull << 15);
+		f[i] = extra | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
 	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
 	free(f);
 }
@@ -82,7 +78,7 @@ static struct model *mk(void)
 {
 	struct model *m = mk_layout(Z, NPFN, "6.18.44");
 
-	seed(m, 0, NPFN, KPF_LRU | KPF_ANON);
+	seed(m, 0, NPFN, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	return m;
 }
 
@@ -189,7 +185,7 @@ START_TEST(test_seed_greedy)
 	struct model *m = mk();
 	struct model_range_counts rc;
 
-	seed(m, 3, 0x800 - 3, KPF_BUDDY);
+	seed(m, 3, 0x800 - 3, KPF_BIT(KPF_BUDDY));
 	expect_buddy(m, 3, 0, MOV);
 	expect_buddy(m, 4, 2, MOV);
 	expect_buddy(m, 8, 3, MOV);
@@ -226,7 +222,7 @@ START_TEST(test_seed_uninit_growth)
 	/* the map pages of uninitialised memory are given back (128 KiB here) */
 	model_get_stats(m, &st1);
 	ck_assert_uint_eq(st0.bytes - st1.bytes, 32768 * 4);
-	seed(m, 32768, 32768, KPF_LRU | KPF_ANON);
+	seed(m, 32768, 32768, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_int_eq(model_range_counts(m, Z, Z + 32768, &rc), 0);
 	ck_assert_uint_eq(rc.pages[MODEL_PBC_UNINIT], 32768);
 	ck_assert(!model_range_valid_contig(m, Z, Z + 1024));
@@ -307,7 +303,7 @@ START_TEST(test_split_expand)
 	struct model *m = mk();
 	unsigned int o;
 
-	seed(m, 0, 1024, KPF_BUDDY);
+	seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
 	expect_buddy(m, 0, 10, MOV);
 	ck_assert_int_eq(model_zone_locked(m, Z, 0, MOV, false, 0), 0);
 	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
@@ -334,7 +330,7 @@ START_TEST(test_merge_below_pageblock)
 {
 	struct model *m = mk();
 
-	seed(m, 0, 1024, KPF_BUDDY);
+	seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_zone_locked(m, Z, 4, MOV, false, 0), 0);
 	ck_assert_int_eq(model_page_alloc(m, Z, 4, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
 	expect_alloc(m, 0, 4);
@@ -360,8 +356,8 @@ START_TEST(test_merge_pageblock_rules)
 {
 	struct model *m = mk();
 
-	seed(m, 0, 512, KPF_BUDDY);
-	seed(m, 0x400, 512, KPF_BUDDY);
+	seed(m, 0, 512, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x400, 512, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x600, HIGHA), 0);
 	/* order 9 is a pcp order: free, then drain to the buddy */
@@ -396,9 +392,9 @@ START_TEST(test_merge_likely_tail)
 	uint64_t l[4];
 	long n;
 
-	seed(m, 0, 1, KPF_BUDDY);
-	seed(m, 4, 4, KPF_BUDDY);
-	seed(m, 0x20, 2, KPF_BUDDY);	/* another order-1 block, list head candidate */
+	seed(m, 0, 1, KPF_BIT(KPF_BUDDY));
+	seed(m, 4, 4, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x20, 2, KPF_BIT(KPF_BUDDY));	/* another order-1 block, list head candidate */
 	ck_assert_int_eq(model_page_alloc(m, Z + 1, 0, GFP_KERNEL, UNMOV, 0), 0);
 	/* it was seeded in use; an alloc on an in-use page is an anomaly, repaired */
 	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_ALLOC_IN_USE), 1);
@@ -415,6 +411,34 @@ START_TEST(test_merge_likely_tail)
 END_TEST
 
 /*
+ * expand(): the caller keeps the low half and every upper half goes to the HEAD of its
+ * list (__add_to_free_list(..., tail=false)), so the next __rmqueue_smallest() of that
+ * order takes the fresh piece, not a block that was waiting there.
+ *   [anon][free o3 @0x40][anon][free o5 @0x100][anon]; order-0 alloc at 0x100
+ * Expect: order-3 MOVABLE list = 0x108 (the piece), then 0x40; order 4 = 0x110 alone.
+ */
+START_TEST(test_expand_to_head)
+{
+	struct model *m = mk();
+	uint64_t l[4];
+	long n;
+
+	seed(m, 0x40, 8, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x100, 32, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x100, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	n = model_free_list(m, 0, 3, MOV, l, 4);
+	ck_assert_int_eq(n, 2);
+	ck_assert_msg(l[0] - Z == 0x108 && l[1] - Z == 0x40, "order-3 list %#llx, %#llx",
+		      (unsigned long long)(l[0] - Z), (unsigned long long)(l[1] - Z));
+	n = model_free_list(m, 0, 4, MOV, l, 4);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(l[0] - Z, 0x110);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * free_one_page() -> split_large_buddy(): a gigantic order-18 free becomes 512 order-9
  * frees, each with its own block's type, re-merging to order 10 where types allow.
  *   zone of 2^18 pfns, in use; pb1 HIGHATOMIC
@@ -425,7 +449,7 @@ START_TEST(test_gigantic_free)
 	struct model *m = mk_layout(Z, 1u << 18, "6.18.44");
 	struct model_zone_stats zs;
 
-	seed(m, 0, 1u << 18, KPF_LRU | KPF_ANON);
+	seed(m, 0, 1u << 18, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, HIGHA), 0);
 	ck_assert_int_eq(model_page_free(m, Z, 18, 0), 0);
 	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
@@ -451,7 +475,7 @@ START_TEST(test_gigantic_free_old)
 	struct model_zone_stats zs;
 	uint64_t i;
 
-	seed(m, 0, 1u << 18, KPF_BUDDY);
+	seed(m, 0, 1u << 18, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_take_range(m, Z, Z + (1u << 18), MODEL_KIND_HUGETLB), 0);
 	expect_alloc(m, 0, 18);
 	for (i = 0; i < (1u << 18); i++)
@@ -480,7 +504,7 @@ START_TEST(test_pcp_refill_drain)
 	struct model *m = mk();
 	uint64_t l[4];
 
-	seed(m, 0x10, 2, KPF_BUDDY);
+	seed(m, 0x10, 2, KPF_BIT(KPF_BUDDY));
 	expect_buddy(m, 0x10, 1, MOV);
 	ck_assert_int_eq(model_zone_locked(m, Z + 0x10, 0, MOV, true, 0), 0);
 	/* expand() put 0x11 back on the buddy list, the next refill takes it */
@@ -518,7 +542,7 @@ START_TEST(test_drain_learns_type)
 {
 	struct model *m = mk();
 
-	seed(m, 0x10, 0x10, KPF_BUDDY);
+	seed(m, 0x10, 0x10, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 0), 0);
 	/* off by default: a mismatch */
 	ck_assert_int_eq(model_checkpoint(m), 0);
@@ -549,7 +573,7 @@ START_TEST(test_extfrag_steal)
 {
 	struct model *m = mk();
 
-	seed(m, 8, 8, KPF_BUDDY);
+	seed(m, 8, 8, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_extfrag(m, Z + 8, 0, 3, UNMOV, MOV, false), 0);
 	ck_assert_int_eq(model_page_alloc(m, Z + 8, 0, GFP_KERNEL, UNMOV, 0), 0);
 	expect_alloc(m, 8, 0);
@@ -572,7 +596,7 @@ START_TEST(test_extfrag_claim_whole)
 {
 	struct model *m = mk();
 
-	seed(m, 0, 1024, KPF_BUDDY);
+	seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_extfrag(m, Z, 0, 10, UNMOV, MOV, true), 0);
 	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_KERNEL, UNMOV, 1), 0);
 	expect_alloc(m, 0, 0);
@@ -597,8 +621,8 @@ START_TEST(test_extfrag_claim_partial)
 {
 	struct model *m = mk();
 
-	seed(m, 8, 8, KPF_BUDDY);
-	seed(m, 0x100, 0x100, KPF_BUDDY);
+	seed(m, 8, 8, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x100, 0x100, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_zone_locked(m, Z + 8, 3, UNMOV, true, 0), 0);
 	ck_assert_int_eq(model_extfrag(m, Z + 8, 3, 3, UNMOV, MOV, true), 0);
 	ck_assert_int_eq(pb_type(m, 0), UNMOV);
@@ -625,9 +649,9 @@ START_TEST(test_alloc_block_claim_steal)
 	struct model *m = mk();
 	uint64_t pfn, i;
 
-	seed(m, 0x200, 0x200, KPF_SLAB);
-	seed(m, 0x20, 0x20, KPF_BUDDY);
-	seed(m, 0x204, 4, KPF_BUDDY);
+	seed(m, 0x200, 0x200, KPF_BIT(KPF_SLAB));
+	seed(m, 0x20, 0x20, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x204, 4, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
 	ck_assert_int_eq(model_alloc_block(m, 0, 0, MOV, MODEL_KIND_ANON, &pfn), 0);
@@ -666,8 +690,8 @@ START_TEST(test_isolate_undo)
 	struct model_zone_stats zs;
 	uint64_t fail;
 
-	seed(m, 0, 1024, KPF_BUDDY);
-	seed(m, 0x401, 0x1ff, KPF_BUDDY);
+	seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x401, 0x1ff, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x200, Z + 0x600, MODEL_ISOLATE_OTHER,
 					     &fail), 0);
 	expect_buddy(m, 0, 9, MOV);
@@ -712,8 +736,8 @@ START_TEST(test_isolate_fail)
 	struct model_zone_stats zs;
 	uint64_t fail;
 
-	seed(m, 0x280, 1, KPF_SLAB);
-	seed(m, 0x10, 0x10, KPF_BUDDY);
+	seed(m, 0x280, 1, KPF_BIT(KPF_SLAB));
+	seed(m, 0x10, 0x10, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, RECL), 0);
 	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail),
 			 -BC_E_BUSY);
@@ -733,7 +757,7 @@ START_TEST(test_isolate_fail)
 	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x200), 0);
 	ck_assert_int_eq(pb_type(m, 0), RECL);
 	/* reserved pages are unmovable in every zone */
-	seed(m, 0x800, 1, KPF_RESERVED);
+	seed(m, 0x800, 1, KPF_BIT(KPF_RESERVED));
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x800, Z + 0xa00, MODEL_ISOLATE_OTHER,
 					     &fail), -BC_E_BUSY);
 	ck_assert_uint_eq(fail, Z + 0x800);
@@ -752,8 +776,8 @@ START_TEST(test_isolate_old_kernel)
 	struct model *m = mk_layout(Z, NPFN, "6.12.118");
 	uint64_t fail;
 
-	seed(m, 0, NPFN, KPF_LRU | KPF_ANON);
-	seed(m, 0x10, 0x10, KPF_BUDDY);
+	seed(m, 0, NPFN, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	seed(m, 0x10, 0x10, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
 	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_OTHER, &fail), 0);
 	expect_buddy(m, 0x10, 4, ISO);
@@ -776,8 +800,8 @@ START_TEST(test_pages_isolated_fin)
 	struct model *m = mk();
 	uint64_t fin, fail;
 
-	seed(m, 0, 0x300, KPF_BUDDY);
-	seed(m, 0x301, 0xff, KPF_BUDDY);
+	seed(m, 0, 0x300, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x301, 0xff, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail), 0);
 	ck_assert_int_eq(model_test_pages_isolated(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fin),
 			 -BC_E_BUSY);
@@ -811,11 +835,11 @@ START_TEST(test_isolate_straddle)
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
 					     &fail), -BC_E_BUSY);
 	ck_assert_uint_eq(fail, Z + 0x600);
-	seed_compound(m, 0x400, 1024, (1ull << 22) | KPF_LRU | KPF_ANON);	/* KPF_THP */
+	seed_compound(m, 0x400, 1024, KPF_BIT(KPF_THP) | KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
 					     &fail), -BC_E_BUSY);
 	ck_assert_uint_eq(fail, Z + 0x400);
-	seed_compound(m, 0x400, 1024, 1ull << 17);	/* KPF_HUGE */
+	seed_compound(m, 0x400, 1024, KPF_BIT(KPF_HUGE));
 	ck_assert_int_eq(model_isolate_range(m, Z + 0x600, Z + 0x800, MODEL_ISOLATE_OTHER,
 					     &fail), 0);
 	ck_assert_int_eq(model_undo_isolate_range(m, Z + 0x600, Z + 0x800), 0);
@@ -841,7 +865,7 @@ START_TEST(test_migrate_range)
 	struct model_range_counts rc;
 	uint64_t fail, fin;
 
-	seed(m, 0x800, 0x800, KPF_BUDDY);
+	seed(m, 0x800, 0x800, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x400, MODEL_ISOLATE_OTHER, &fail), 0);
 	ck_assert_int_eq(model_migrate_range(m, Z, Z + 0x400, &r), 0);
 	ck_assert_uint_eq(r.migrated, 0x400);
@@ -904,7 +928,7 @@ START_TEST(test_checkpoint_rollback)
 	struct model_contig_result res;
 	uint64_t before;
 
-	seed(m, 0x400, 0xc00, KPF_BUDDY);
+	seed(m, 0x400, 0xc00, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_page_free(m, Z + 0x20, 0, 1), 0);
 	ck_assert_int_eq(model_page_free(m, Z + 0x30, 0, 1), 0);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0xe00, UNMOV), 0);
@@ -939,7 +963,7 @@ START_TEST(test_valid_contig)
 	struct model *m = mk();
 
 	ck_assert(model_range_valid_contig(m, Z, Z + 0x400));
-	seed(m, 0x100, 1, (1ull << 17) | (1ull << 15));	/* HUGE | COMPOUND_HEAD */
+	seed(m, 0x100, 1, KPF_BIT(KPF_HUGE) | KPF_BIT(KPF_COMPOUND_HEAD));
 	ck_assert(!model_range_valid_contig(m, Z, Z + 0x400));
 	ck_assert(model_range_valid_contig(m, Z + 0x400, Z + 0x800));
 	ck_assert(!model_range_valid_contig(m, Z + 0x800, Z + 0x2000));	/* leaves the zone */
@@ -960,7 +984,7 @@ START_TEST(test_anomalies)
 	struct model_anomaly_rec rec[MODEL_ANOM_KEEP];
 	unsigned int nr;
 
-	seed(m, 0x10, 0x10, KPF_BUDDY);
+	seed(m, 0x10, 0x10, KPF_BIT(KPF_BUDDY));
 	model_set_event(m, 42, 1000);
 	ck_assert_int_eq(model_page_free(m, Z + 0x10, 4, 0), 0);
 	ck_assert_uint_eq(model_anomaly_count(m, MODEL_ANOM_FREE_OF_FREE, rec, &nr), 1);
@@ -1001,7 +1025,7 @@ START_TEST(test_reporting_retype)
 {
 	struct model *m = mk();
 
-	seed(m, 0, 1024, KPF_BUDDY);
+	seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
 	/* re-typing both halves one by one splits the block; free them again to merge */
@@ -1056,6 +1080,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_merge_below_pageblock);
 	tcase_add_test(core, test_merge_pageblock_rules);
 	tcase_add_test(core, test_merge_likely_tail);
+	tcase_add_test(core, test_expand_to_head);
 	tcase_add_test(core, test_gigantic_free);
 	tcase_add_test(core, test_gigantic_free_old);
 	tcase_add_test(core, test_pcp_refill_drain);

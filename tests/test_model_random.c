@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "model/model.h"
 
 #define Z	0x40000ull
@@ -75,15 +76,15 @@ static struct model *mk_random(const char *rel)
 		uint64_t v;
 
 		if (r < 45)
-			v = 1ull << 10;			/* BUDDY */
+			v = KPF_BIT(KPF_BUDDY);
 		else if (r < 85)
-			v = (1ull << 5) | (1ull << 12);	/* LRU ANON */
+			v = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON);
 		else if (r < 92)
-			v = 1ull << 7;			/* SLAB */
+			v = KPF_BIT(KPF_SLAB);
 		else if (r < 96)
 			v = 0;
 		else
-			v = (1ull << 5);		/* LRU file */
+			v = KPF_BIT(KPF_LRU);	/* file */
 		for (k = 0; k < len && i < NPFN; k++, i++)
 			f[i] = v;
 	}
@@ -268,7 +269,7 @@ static const char *step_once(struct model *m, struct iso *iso, unsigned int *nr_
 		uint64_t n = 1 + rn(700), i, *f = malloc(n * sizeof(*f));
 
 		for (i = 0; i < n; i++)
-			f[i] = rn(3) ? (1ull << 10) : (rn(2) ? 0 : (1ull << 5));
+			f[i] = rn(3) ? KPF_BIT(KPF_BUDDY) : (rn(2) ? 0 : KPF_BIT(KPF_LRU));
 		if (rn(4) == 0) {
 			/* a whole memory block reading 0: uninitialised (lazy init) */
 			free(f);

@@ -13,15 +13,13 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "model/model-fault.h"
 #include "model/model.h"
 
 #define Z	0x40000ull
 #define NPFN	4096u
 
-#define KPF_LRU		(1ull << 5)
-#define KPF_BUDDY	(1ull << 10)
-#define KPF_ANON	(1ull << 12)
 
 static const struct model_layout layout = {
 	.nr_zones = 1,
@@ -60,8 +58,8 @@ static struct model *mk_checkpointed(void)
 {
 	struct model *m = mk();
 
-	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), 0);
-	ck_assert_int_eq(seed(m, 1024, NPFN - 1024, KPF_LRU | KPF_ANON), 0);
+	ck_assert_int_eq(seed(m, 0, 1024, KPF_BIT(KPF_BUDDY)), 0);
+	ck_assert_int_eq(seed(m, 1024, NPFN - 1024, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON)), 0);
 	ck_assert_int_eq(model_checkpoint(m), 0);
 	return m;
 }
@@ -76,7 +74,7 @@ static void assert_broken(struct model *m)
 	ck_assert_int_eq(model_page_alloc(m, Z + 64, 0, 0xcc0, 0, 0), -BC_E_NOMEM);
 	ck_assert_int_eq(model_page_free(m, Z + 65, 0, 0), -BC_E_NOMEM);
 	ck_assert_int_eq(model_checkpoint(m), -BC_E_NOMEM);
-	ck_assert_int_eq(seed(m, 0, 512, KPF_LRU | KPF_ANON), -BC_E_NOMEM);
+	ck_assert_int_eq(seed(m, 0, 512, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON)), -BC_E_NOMEM);
 	model_destroy(m);
 }
 
@@ -90,7 +88,7 @@ START_TEST(test_nomem_node_pool)
 {
 	struct model *m = mk();
 
-	ck_assert_int_eq(seed(m, 0, NPFN, KPF_LRU | KPF_ANON), 0);
+	ck_assert_int_eq(seed(m, 0, NPFN, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON)), 0);
 	ck_assert_int_eq(model_set_faults(m, MODEL_FAULT_NOMEM), 0);
 	ck_assert_int_eq(model_page_free(m, Z + 1, 0, 0), -BC_E_NOMEM);
 	ck_assert_ptr_nonnull(strstr(bc_errmsg(), "node pool"));
@@ -107,7 +105,7 @@ START_TEST(test_nomem_seed)
 	struct model *m = mk();
 
 	ck_assert_int_eq(model_set_faults(m, MODEL_FAULT_NOMEM), 0);
-	ck_assert_int_eq(seed(m, 0, 1024, KPF_BUDDY), -BC_E_NOMEM);
+	ck_assert_int_eq(seed(m, 0, 1024, KPF_BIT(KPF_BUDDY)), -BC_E_NOMEM);
 	assert_broken(m);
 }
 END_TEST

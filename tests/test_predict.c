@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * predict: both policies on hand-built maps, the cheap index, the stored tables, and
- * a live end-to-end check against the running kernel (tagged "live").
+ * predict: both policies on hand-built maps, the cheap index, the stored tables, the
+ * driver (pr_run()) on the bundled default capture, and a live end-to-end check
+ * against the running kernel (tagged "live").
  *
  * The standard map (offsets from Z):
  *
@@ -24,9 +25,11 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "model/model.h"
-#include "replay/predict.h"
+#include "predict/predict.h"
+#include "predict/predict-run.h"
 #include "replay/replay.h"
 #include "tests/fixture.h"
 
@@ -35,15 +38,6 @@
 #define N	(Z + NZ)		/* Normal start */
 #define SZ	1024u			/* 4 MiB */
 
-#define KPF_COMPOUND_HEAD	(1ull << 15)
-#define KPF_COMPOUND_TAIL	(1ull << 16)
-#define KPF_HUGE		(1ull << 17)
-#define KPF_LRU			(1ull << 5)
-#define KPF_SLAB		(1ull << 7)
-#define KPF_BUDDY		(1ull << 10)
-#define KPF_ANON		(1ull << 12)
-#define KPF_PGTABLE		(1ull << 26)
-#define KPF_RESERVED		(1ull << 32)
 
 #define GFP_KERNEL		0xcc0ull
 #define GFP_HIGHUSER_MOVABLE	0x100ccaull
@@ -101,7 +95,7 @@ static void seed_compound(struct model *m, uint64_t pfn, unsigned int order, uin
 	uint64_t n = 1ull << order, *fl = malloc(n * sizeof(*fl)), i;
 
 	for (i = 0; i < n; i++)
-		fl[i] = f | (i ? KPF_COMPOUND_TAIL : KPF_COMPOUND_HEAD);
+		fl[i] = f | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
 	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, fl, NULL), 0);
 	free(fl);
 }
@@ -112,10 +106,10 @@ static struct fx mk(const char *rel, bool hole)
 
 	f.m = mk_model(rel, hole);
 	if (hole) {
-		seed(f.m, Z, N + 0x100 - Z, KPF_BUDDY);
-		seed(f.m, N + 0x200, NZ - 0x200, KPF_BUDDY);
+		seed(f.m, Z, N + 0x100 - Z, KPF_BIT(KPF_BUDDY));
+		seed(f.m, N + 0x200, NZ - 0x200, KPF_BIT(KPF_BUDDY));
 	} else {
-		seed(f.m, Z, 2 * NZ, KPF_BUDDY);
+		seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_BUDDY));
 	}
 	ck_assert_int_eq(pr_create_model(f.m, &f.c), 0);
 	return f;
@@ -247,8 +241,8 @@ START_TEST(test_reserved_and_pgtable)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 7, 1, KPF_RESERVED);
-	seed(f.m, N + 0x409, 1, KPF_PGTABLE);
+	seed(f.m, N + 7, 1, KPF_BIT(KPF_RESERVED));
+	seed(f.m, N + 0x409, 1, KPF_BIT(KPF_PGTABLE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 7);
 	cand_is(&a[0], 1, N + 0x400, PR_V_ISOLATION, N + 0x409);
@@ -317,8 +311,8 @@ START_TEST(test_movable_too_little_free)
 	struct pr_answer *a;
 	unsigned int nr, i;
 
-	seed(f.m, Z, 2 * NZ, KPF_LRU | KPF_ANON);
-	seed(f.m, Z + 0x1f00, 0x100, KPF_BUDDY);
+	seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	seed(f.m, Z + 0x1f00, 0x100, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -327,7 +321,7 @@ START_TEST(test_movable_too_little_free)
 	ck_assert(a[0].has_blocker);
 	pr_answers_free(a, nr);
 
-	seed(f.m, Z, NZ, KPF_BUDDY);
+	seed(f.m, Z, NZ, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -350,7 +344,7 @@ START_TEST(test_hugetlb_in_range)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed_compound(f.m, N + 0x200, 9, KPF_HUGE);
+	seed_compound(f.m, N + 0x200, 9, KPF_BIT(KPF_HUGE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 0x200);
 	cand_is(&a[0], 1, N + SZ, PR_V_SUCCESS, UINT64_MAX);
@@ -404,7 +398,7 @@ START_TEST(test_alignment_stepping)
 	uint64_t p;
 
 	for (p = Z; p < Z + 2 * NZ; p += 512)
-		seed_compound(f.m, p, 1, KPF_SLAB);
+		seed_compound(f.m, p, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -445,8 +439,8 @@ START_TEST(test_v4_prescreen)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 5, 1, KPF_LRU | KPF_ANON);
-	seed(f.m, N + 0x810, 1, KPF_SLAB);
+	seed(f.m, N + 5, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -454,8 +448,8 @@ START_TEST(test_v4_prescreen)
 	ck_assert_uint_eq(a[0].migrate_pages, 1);
 	pr_answers_free(a, nr);
 
-	seed(f.m, N + 0x810, 1, KPF_BUDDY);
-	seed(f.m, N + 0x10, 1, KPF_SLAB);
+	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_BUDDY));
+	seed(f.m, N + 0x10, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_PRESCREEN, N + 0x10);
 	cand_is(&a[0], 1, N + 0x800, PR_V_SUCCESS, UINT64_MAX);
@@ -484,7 +478,7 @@ START_TEST(test_lru_batch)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 9, 1, KPF_LRU | KPF_ANON);
+	seed(f.m, N + 9, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_uint_eq(pr_mark_lru_batch(f.c, N, SZ, 0), 1);
 	a = ask(&f, &o, &nr);
 	ck_assert_uint_eq(nr, 2);
@@ -573,7 +567,7 @@ START_TEST(test_likely_pinned)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N, SZ, KPF_LRU | KPF_ANON);
+	seed(f.m, N, SZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	pr_note_pinned(f.c, N + 0x123, 7, "test");
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_MIGRATION, N + 0x123);
@@ -635,6 +629,67 @@ START_TEST(test_index)
 	ck_assert_uint_eq(st.attempts_run, 0);
 	pr_index_destroy(ix);
 	fx_done(&f);
+}
+END_TEST
+
+/* ---- the driver on a capture ---- */
+
+/* pr_run() on the bundled default capture (read only, nothing stored). */
+static void run_default(const struct pr_run_opts *o, struct pr_run_result *r,
+			struct tdb **db, struct replay **rp)
+{
+	struct rp_opts ro = { .until_seq = UINT64_MAX };
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/default.db"), TDB_READONLY, db), 0);
+	ck_assert_int_eq(rp_create(*db, &ro, rp), 0);
+	ck_assert_int_eq(pr_run(*rp, o, r), 0);
+}
+
+static void run_done(struct pr_run_result *r, struct tdb *db, struct replay *rp)
+{
+	pr_run_release(r);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+
+/*
+ * Asked at every event (the index), the driver keeps an answer only when the outcome
+ * changes, and ends with the answer at the end of the capture.
+ * Expect: answers in seq order, no two questions in a row with the same outcome, the
+ * last one equal to a question at the end; the index ran.
+ */
+START_TEST(test_run_every_event)
+{
+	struct pr_run_opts o = { .o = opts(PR_POLICY_MAINLINE, 262144, 1),
+				 .point = PR_POINT_END };
+	struct pr_run_result r, end;
+	const struct pr_answer *last;
+	struct replay *rp, *rp_end;
+	struct tdb *db, *db_end;
+	unsigned int i;
+
+	run_default(&o, &end, &db_end, &rp_end);
+	ck_assert(!end.indexed);
+	ck_assert_uint_eq(end.nr_ans, 1);
+	o.point = PR_POINT_EVERY;
+	run_default(&o, &r, &db, &rp);
+	ck_assert(r.indexed);
+	ck_assert_uint_gt(r.nr_ans, 1);
+	for (i = 1; i < r.nr_ans; i++) {
+		const struct pr_answer *a = &r.ans[i - 1], *b = &r.ans[i];
+
+		ck_assert_uint_lt(a->at_seq, b->at_seq);
+		ck_assert_msg(a->success != b->success || a->start_pfn != b->start_pfn ||
+			      a->blocker.pfn != b->blocker.pfn,
+			      "answers %u and %u (seq %llu, %llu) have the same outcome", i - 1, i,
+			      (unsigned long long)a->at_seq, (unsigned long long)b->at_seq);
+	}
+	last = &r.ans[r.nr_ans - 1];
+	ck_assert_uint_eq(last->success, end.ans[0].success);
+	ck_assert_uint_eq(last->start_pfn, end.ans[0].start_pfn);
+	ck_assert_uint_eq(last->nr_cand, end.ans[0].nr_cand);
+	run_done(&r, db, rp);
+	run_done(&end, db_end, rp_end);
 }
 END_TEST
 
@@ -771,7 +826,8 @@ END_TEST
 Suite *predict_suite(void)
 {
 	Suite *s = suite_create("predict");
-	TCase *core = tcase_create("core"), *live = tcase_create("live");
+	TCase *core = tcase_create("core"), *driver = tcase_create("driver");
+	TCase *live = tcase_create("live");
 
 	tcase_add_test(core, test_only_free);
 	tcase_add_test(core, test_slab_page);
@@ -788,6 +844,10 @@ Suite *predict_suite(void)
 	tcase_add_test(core, test_likely_pinned);
 	tcase_add_test(core, test_index);
 	suite_add_tcase(s, core);
+	/* whole replays of a bundled capture: seconds on a busy machine */
+	tcase_set_timeout(driver, 120);
+	tcase_add_test(driver, test_run_every_event);
+	suite_add_tcase(s, driver);
 	tcase_set_tags(live, "live");
 	tcase_set_timeout(live, 300);
 	tcase_add_test(live, test_live_probe_verify);

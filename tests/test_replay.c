@@ -20,7 +20,7 @@
 #include "tests/fixture.h"
 
 struct fidelity {
-	double state, kind, buddy, ptype;
+	double state, kind, buddy, buddy_free, ptype;
 	uint64_t events, anomalies;
 	int nscores;
 };
@@ -52,6 +52,8 @@ static int replay_file(const char *path, struct fidelity *f)
 				f->kind = sc[n].pfn_agree_kind;
 			if (sc[n].buddyinfo_max_rel_err > f->buddy)
 				f->buddy = sc[n].buddyinfo_max_rel_err;
+			if (sc[n].buddyinfo_free_err > f->buddy_free)
+				f->buddy_free = sc[n].buddyinfo_free_err;
 			if (sc[n].pagetypeinfo_max_rel_err > f->ptype)
 				f->ptype = sc[n].pagetypeinfo_max_rel_err;
 		}
@@ -66,9 +68,10 @@ static int replay_file(const char *path, struct fidelity *f)
 static void print_fidelity(const char *what, const struct fidelity *f)
 {
 	printf("fidelity %s: %llu events, %d snapshots scored: state %.5f%%, kind %.5f%%, "
-	       "buddyinfo max rel err %.4f, pagetypeinfo max rel err %.4f, %llu anomalies\n",
+	       "buddyinfo %.5f%% of free pages at other orders, max rel err %.4f, "
+	       "pagetypeinfo max rel err %.4f, %llu anomalies\n",
 	       what, (unsigned long long)f->events, f->nscores, 100 * f->state, 100 * f->kind,
-	       f->buddy, f->ptype, (unsigned long long)f->anomalies);
+	       100 * f->buddy_free, f->buddy, f->ptype, (unsigned long long)f->anomalies);
 }
 
 /*
@@ -94,6 +97,8 @@ START_TEST(test_bundled_fidelity)
 	ck_assert_msg(f.state >= 0.999, "%s: state agreement %.5f < 0.999", path, f.state);
 	ck_assert_msg(f.kind >= 0.99, "%s: kind agreement %.5f < 0.99", path, f.kind);
 	ck_assert_msg(f.buddy <= 0.001, "%s: buddyinfo error %.4f > 0.001", path, f.buddy);
+	ck_assert_msg(f.buddy_free <= 0.0001, "%s: %.5f%% of free pages at other orders > 0.01%%",
+		      path, 100 * f.buddy_free);
 }
 END_TEST
 
@@ -367,12 +372,16 @@ START_TEST(test_live_fidelity)
 	ck_assert_msg(f.state >= 0.999, "state agreement %.5f < 0.999", f.state);
 	ck_assert_msg(f.kind >= 0.99, "kind agreement %.5f < 0.99", f.kind);
 	/*
-	 * The 0.1% target holds on the bundled captures (asserted above) and on most live
-	 * runs; a live run can end with a few free blocks the kernel took off the buddy
-	 * with no event (read as flags 0, refcount 0; e.g. 15 order-2 blocks, 1.2% of that
-	 * order), so a live run only fails on a gross error.
+	 * The relative error per order explodes on small counts (a live run can end with a
+	 * few free blocks the kernel took off the buddy with no event, read as flags 0,
+	 * refcount 0: 15 order-2 blocks gave 1.2% of that order, and 25 vs 0 gives 25), so
+	 * a live run is held to the free pages at other orders. Measured: 0.0006% and
+	 * 0.021% (one order-10 block is 0.025% of 16 GiB free); 0.5% leaves room for a
+	 * few large blocks caught mid-merge and still fails a model that splits or merges
+	 * wrongly (no merging at all puts most free pages at other orders).
 	 */
-	ck_assert_msg(f.buddy <= 0.05, "buddyinfo error %.4f > 0.05", f.buddy);
+	ck_assert_msg(f.buddy_free <= 0.005, "%.5f%% of free pages at other orders > 0.5%%",
+		      100 * f.buddy_free);
 	fixture_rm(db);
 }
 END_TEST

@@ -200,9 +200,14 @@ START_TEST(test_replay_fails_midway)
 	char *before, *after;
 	int rc;
 
+	/* the bundled file predates replay_scores.buddyinfo_free_err: the store adds it */
+	ck_assert_int_eq(sql_count(db, "SELECT count(*) FROM pragma_table_info('replay_scores') "
+				   "WHERE name = 'buddyinfo_free_err'"), 0);
 	rc = run_bc(&out, "replay %s", db);
 	ck_assert_msg(rc == 0, "replay: exit %d: %s", rc, out);
 	free(out);
+	ck_assert_int_gt(sql_count(db, "SELECT count(*) FROM replay_scores WHERE "
+				   "buddyinfo_free_err IS NOT NULL"), 0);
 	/* mark the first replay's rows: they must survive the failed one as they are */
 	sql_exec(db, "UPDATE replay_scores SET pfns_changed = -1; "
 		 "UPDATE replay_anomalies SET count = -1");

@@ -18,14 +18,11 @@
 
 #include "capture/snapshot.h"
 #include "common/err.h"
+#include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "db/tdb-pages.h"
 #include "tests/fixture.h"
 
-#define KPF_BUDDY	(1ull << 10)
-#define KPF_LRU		(1ull << 5)
-#define KPF_UPTODATE	(1ull << 3)
-#define KPF_ACTIVE	(1ull << 6)
 
 static uint64_t mix(uint64_t x)
 {
@@ -49,10 +46,11 @@ static uint64_t syn_flags(uint64_t pfn)
 	if (pfn % 99991 == 7)
 		return ~0ull;
 	switch (h % 4) {
-	case 0: return KPF_BUDDY;
+	case 0: return KPF_BIT(KPF_BUDDY);
 	case 1: return 0;
 	case 2: return mix(pfn) & 0x7ffffffffffull;
-	default: return KPF_LRU | KPF_UPTODATE | (((pfn >> 3) & 1) ? KPF_ACTIVE : 0);
+	default: return KPF_BIT(KPF_LRU) | KPF_BIT(KPF_UPTODATE) |
+			(((pfn >> 3) & 1) ? KPF_BIT(KPF_ACTIVE) : 0);
 	}
 }
 
@@ -663,7 +661,7 @@ START_TEST(test_load_mini)
 		char sql[256];
 
 		for (pfn = 0; pfn < MINI_PFNS; pfn++)
-			buddy += syn_flags(pfn) == KPF_BUDDY;
+			buddy += syn_flags(pfn) == KPF_BIT(KPF_BUDDY);
 		ck_assert_int_eq(q1(db, "SELECT sum(npfns) FROM page_runs WHERE snap = 1 AND "
 				    "flags = 1024"), (int64_t)buddy);
 		/* runs starting in [lo, hi) by the vtab's bounds and by a full scan agree */

@@ -28,7 +28,7 @@
 
 #include "common/err.h"
 #include "model/model.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 
 enum { CL_FAIL, CL_FREE, CL_MIXED };
 
@@ -289,10 +289,89 @@ void pr_index_destroy(struct pr_index *ix)
 	free(ix);
 }
 
+/* The copies of the per-pageblock counters, over the pageblocks of the model's span. */
+static int index_pageblocks(struct pr_index *ix)
+{
+	const struct pr_ctx *c = ix->c;
+	uint64_t pbn = 1ull << ix->pb_order;
+
+	ix->pb_base = c->base >> ix->pb_order;
+	ix->nr_pb = (uint32_t)(((c->base + c->span + pbn - 1) >> ix->pb_order) - ix->pb_base);
+	ix->pbc = calloc(ix->nr_pb, sizeof(*ix->pbc));
+	ix->pb_iso = calloc(ix->nr_pb, 1);
+	ix->pb_dirty = calloc(ix->nr_pb, 1);
+	ix->dirty = calloc(ix->nr_pb, sizeof(*ix->dirty));
+	ix->pb_first = calloc(ix->nr_pb + 1, sizeof(*ix->pb_first));
+	if (!ix->pbc || !ix->pb_iso || !ix->pb_dirty || !ix->dirty || !ix->pb_first)
+		return -BC_E_NOMEM;
+	return 0;
+}
+
+/*
+ * The candidates of the policy's search, in search order, unclassified. The index is
+ * usable only when they lie on pageblock boundaries (and for at most 64 allocations).
+ */
+static int index_candidates(struct pr_index *ix)
+{
+	uint64_t pbn = 1ull << ix->pb_order;
+	uint32_t i;
+	int ret;
+
+	if (ix->o.policy == PR_POLICY_V4)
+		ret = v4_lattice(ix);
+	else
+		ret = pr_mainline_candidates(ix->c->L, &ix->o, add_cand, ix);
+	if (ret)
+		return ret;
+	ix->usable = !ix->o.offline && ix->o.count <= 64;
+	for (i = 0; i < ix->nr_cand; i++) {
+		struct ix_cand *cd = &ix->cand[i];
+
+		if ((cd->s & (pbn - 1)) || (cd->e & (pbn - 1)))
+			ix->usable = false;
+		cd->pb0 = (uint32_t)((cd->s >> ix->pb_order) - ix->pb_base);
+		cd->npb = (uint32_t)((cd->e - cd->s) >> ix->pb_order);
+		cd->cls = 0xff;	/* unclassified */
+	}
+	ix->by_start = calloc(ix->nr_cand + 1, sizeof(*ix->by_start));
+	ix->nonfail = calloc(ix->nr_cand / 64 + 1, sizeof(*ix->nonfail));
+	ix->reclass = calloc(ix->nr_cand + 1, sizeof(*ix->reclass));
+	ix->in_reclass = calloc(ix->nr_cand + 1, 1);
+	if (!ix->by_start || !ix->nonfail || !ix->reclass || !ix->in_reclass)
+		return -BC_E_NOMEM;
+	return 0;
+}
+
+/*
+ * by_start: the candidates sorted by start pfn; pb_first: per pageblock, the first
+ * by_start[] position that may contain it (candidates ending after it).
+ */
+static int index_by_start(struct pr_index *ix)
+{
+	uint64_t *keys = calloc(ix->nr_cand + 1, sizeof(*keys));
+	uint32_t i, k = 0;
+
+	if (!keys)
+		return -BC_E_NOMEM;
+	for (i = 0; i < ix->nr_cand; i++) {
+		ix->by_start[i] = i;
+		keys[i] = ix->cand[i].s;
+	}
+	qsort_r(ix->by_start, ix->nr_cand, sizeof(*ix->by_start), cmp_start, keys);
+	free(keys);
+	for (i = 0; i < ix->nr_pb; i++) {
+		uint64_t pfn = (ix->pb_base + i) << ix->pb_order;
+
+		while (k < ix->nr_cand && ix->cand[ix->by_start[k]].e <= pfn)
+			k++;
+		ix->pb_first[i] = k;
+	}
+	return 0;
+}
+
 int pr_index_create(struct pr_ctx *c, const struct pr_opts *o, struct pr_index **out)
 {
 	struct pr_index *ix;
-	uint64_t *keys = NULL, pbn;
 	uint32_t i;
 	int ret;
 
@@ -301,64 +380,15 @@ int pr_index_create(struct pr_ctx *c, const struct pr_opts *o, struct pr_index *
 	if (ret)
 		return ret;
 	ix = calloc(1, sizeof(*ix));
-	if (!ix)
+	if (ix) {
+		ix->c = c;
+		ix->o = *o;
+		ix->free_cache = UINT64_MAX;
+		ix->pb_order = c->L->pageblock_order;
+	}
+	if (!ix || index_pageblocks(ix) || index_candidates(ix) || index_by_start(ix)) {
+		pr_index_destroy(ix);
 		return bc_error(BC_E_NOMEM, "predict: out of memory");
-	ix->c = c;
-	ix->o = *o;
-	ix->free_cache = UINT64_MAX;
-	ix->pb_order = c->L->pageblock_order;
-	pbn = 1ull << ix->pb_order;
-	ix->pb_base = c->base >> ix->pb_order;
-	ix->nr_pb = (uint32_t)(((c->base + c->span + pbn - 1) >> ix->pb_order) - ix->pb_base);
-	ix->pbc = calloc(ix->nr_pb, sizeof(*ix->pbc));
-	ix->pb_iso = calloc(ix->nr_pb, 1);
-	ix->pb_dirty = calloc(ix->nr_pb, 1);
-	ix->dirty = calloc(ix->nr_pb, sizeof(*ix->dirty));
-	if (!ix->pbc || !ix->pb_iso || !ix->pb_dirty || !ix->dirty)
-		goto nomem;
-	if (o->policy == PR_POLICY_V4)
-		ret = v4_lattice(ix);
-	else
-		ret = pr_mainline_candidates(c->L, o, add_cand, ix);
-	if (ret)
-		goto nomem;
-	ix->usable = !o->offline && o->count <= 64;
-	for (i = 0; i < ix->nr_cand; i++) {
-		struct ix_cand *cd = &ix->cand[i];
-
-		if ((cd->s & (pbn - 1)) || (cd->e & (pbn - 1)))
-			ix->usable = false;
-		cd->pb0 = (uint32_t)((cd->s >> ix->pb_order) - ix->pb_base);
-		cd->npb = (uint32_t)((cd->e - cd->s) >> ix->pb_order);
-	}
-	ix->by_start = calloc(ix->nr_cand + 1, sizeof(*ix->by_start));
-	ix->nonfail = calloc(ix->nr_cand / 64 + 1, sizeof(*ix->nonfail));
-	ix->reclass = calloc(ix->nr_cand + 1, sizeof(*ix->reclass));
-	ix->in_reclass = calloc(ix->nr_cand + 1, 1);
-	keys = calloc(ix->nr_cand + 1, sizeof(*keys));
-	if (!ix->by_start || !ix->nonfail || !ix->reclass || !ix->in_reclass || !keys)
-		goto nomem;
-	for (i = 0; i < ix->nr_cand; i++)
-		ix->cand[i].cls = 0xff;	/* unclassified */
-	for (i = 0; i < ix->nr_cand; i++) {
-		ix->by_start[i] = i;
-		keys[i] = ix->cand[i].s;
-	}
-	qsort_r(ix->by_start, ix->nr_cand, sizeof(*ix->by_start), cmp_start, keys);
-	free(keys);
-	ix->pb_first = calloc(ix->nr_pb + 1, sizeof(*ix->pb_first));
-	if (!ix->pb_first)
-		goto nomem;
-	{
-		uint32_t k = 0;
-
-		for (i = 0; i < ix->nr_pb; i++) {
-			uint64_t pfn = (ix->pb_base + i) << ix->pb_order;
-
-			while (k < ix->nr_cand && ix->cand[ix->by_start[k]].e <= pfn)
-				k++;
-			ix->pb_first[i] = k;
-		}
 	}
 	/* initial sums: every pageblock once (the copies start at 0) */
 	ix->all_dirty = true;
@@ -368,10 +398,6 @@ int pr_index_create(struct pr_ctx *c, const struct pr_opts *o, struct pr_index *
 	c->ix = ix;
 	*out = ix;
 	return 0;
-nomem:
-	free(keys);
-	pr_index_destroy(ix);
-	return bc_error(BC_E_NOMEM, "predict: out of memory");
 }
 
 /* Free pages of all zones (buddy, not isolated) plus pcp. */

@@ -11,7 +11,7 @@
 
 #include "common/err.h"
 #include "db/tdb-results.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 
 static int run_begin(struct tdb *db, const struct pr_opts *o, const char *mode,
 		     const char *cmdline, struct tdb_results **w, int64_t *run)

@@ -8,8 +8,9 @@
  * of any alloc_contig_range() user, and memory offline passes). Each is predicted in
  * the before_event hook of the event it begins at (snapshots ending there are scored
  * and resynchronised by then), leaving out the isolation replay has just applied for
- * a real attempt beginning at that event. Pages that an attempt failed on are remembered as likely pinned for
- * the later ones (attempt_end, offline probes' "migrating pfn ... failed").
+ * a real attempt beginning at that event. Pages that an attempt failed on are
+ * remembered as likely pinned for the later ones (attempt_end, offline probes'
+ * "migrating pfn ... failed"). The replay hooks are predict-ctx.c's pr_feed_run().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "db/tdb-trace.h"
-#include "replay/predict-local.h"
+#include "predict/predict-local.h"
 #include "replay/replay.h"
 
 static const char *const vk_names[PR_NR_VK] = { "hugetlb_1g", "offline", "trace_attempt" };
@@ -245,41 +246,118 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 	return NULL;
 }
 
-static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct tr_event *ev)
+/*
+ * The model stopped at @pfn before the kernel's culprit: the kernel passed it. When the
+ * model knows the page only from its allocation (kind unknown: no snapshot since), what
+ * it became is not in the trace: an unmovable-type allocation may be page cache of a
+ * non-movable mapping (buffer cache: GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL), which
+ * goes on the LRU and which has_unmovable_pages() passes. Return: what, or NULL.
+ */
+static const char *invisible_use_at(struct vctx *V, uint64_t pfn)
 {
-	struct pr_opts o = { .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 };
-	struct pr_answer *ans = NULL;
-	unsigned int nr = 0, i;
-	int ret;
+	struct model_pfn_info pi;
 
+	if (pfn == UINT64_MAX || model_pfn_info(V->c->m, pfn, &pi))
+		return NULL;
+	return pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN ?
+	       "use after allocation" : NULL;
+}
+
+/* The question that predicts @it. Return: false for an item of no known kind. */
+static bool item_question(const struct vctx *V, const struct pr_verify_item *it,
+			  struct pr_opts *o)
+{
+	*o = (struct pr_opts){ .policy = PR_POLICY_MAINLINE, .align_order = -1, .count = 1 };
 	switch (it->kind) {
 	case PR_VK_HUGETLB_1G:
-		o.policy = V->policy;
-		o.nr_pages = 262144;
-		o.count = (unsigned int)it->start_pfn;
-		break;
+		o->policy = V->policy;
+		o->nr_pages = 262144;
+		o->count = (unsigned int)it->start_pfn;
+		return true;
 	case PR_VK_OFFLINE:
-		o.offline = true;
-		o.has_range = true;
-		o.range_start = it->start_pfn;
-		o.range_end = it->end_pfn;
-		o.nr_pages = it->end_pfn - it->start_pfn;
-		break;
 	case PR_VK_TRACE:
-		o.offline = it->offline_semantics;
-		o.has_range = true;
-		o.range_start = it->start_pfn;
-		o.range_end = it->end_pfn;
-		o.nr_pages = it->end_pfn - it->start_pfn;
-		break;
+		o->offline = it->kind == PR_VK_OFFLINE || it->offline_semantics;
+		o->has_range = true;
+		o->range_start = it->start_pfn;
+		o->range_end = it->end_pfn;
+		o->nr_pages = it->end_pfn - it->start_pfn;
+		return true;
 	default:
-		return 0;
+		return false;
 	}
-	if (ev) {
-		ret = pr_ask_before(V->c, &o, ev, &ans, &nr);
+}
+
+/* A hugetlb probe: the same pages obtained, in the same order, as the kernel's. */
+static void compare_pages(struct pr_verify_item *it, unsigned int count)
+{
+	unsigned int k;
+
+	it->p_success = it->p_nr == count;
+	it->agree = same_ranges(it->p_ranges, it->p_nr, it->k_ranges, it->k_nr);
+	if (it->agree)
+		return;
+	for (k = 0; k < it->p_nr && k < it->k_nr && it->p_ranges[k] == it->k_ranges[k]; k++)
+		;
+	if (it->p_nr > it->k_nr && k == it->k_nr)
+		snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
+			 "page %u predicted at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
+			 it->p_ranges[k]);
+	else if (it->p_nr < it->k_nr && k == it->p_nr)
+		snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
+			 "page %u landed at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
+			 it->k_ranges[k]);
+	else
+		snprintf(it->why, sizeof(it->why), "page %u: predicted %#" PRIx64
+			 ", the kernel %#" PRIx64, k + 1,
+			 k < it->p_nr ? it->p_ranges[k] : 0,
+			 k < it->k_nr ? it->k_ranges[k] : 0);
+	/* more predicted than obtained, and the extra one needed migration */
+	if (it->p_nr > it->k_nr && (it->p_assumptions & PR_ASSUME_MOVABLE_UNPINNED))
+		it->invisible = "pin";
+}
+
+/* An attempt on a range: the same outcome, and for a failure the same pfn. */
+static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_success)
+{
+	it->p_success = p_success;
+	if (it->p_success != it->k_success) {
+		it->agree = false;
+		snprintf(it->why, sizeof(it->why), "predicted %s%s%s, the kernel %s",
+			 it->p_success ? "success" : "failure", it->p_reason[0] ? ": " : "",
+			 it->p_reason, it->k_success ? "succeeded" : "failed");
+		if (it->p_success && !it->k_success) {
+			if (!strcmp(it->k_culprit, "migration failed") ||
+			    !strcmp(it->k_culprit, "timeout"))
+				it->invisible = "pin";
+			else
+				it->invisible = invisible_at(V, it, it->k_pfn);
+		}
+	} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
+		it->agree = false;
+		snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
+			 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
+			 it->k_pfn, it->k_culprit);
+		it->invisible = invisible_at(V, it, it->k_pfn);
+		if (!it->invisible && it->p_pfn < it->k_pfn)
+			it->invisible = invisible_use_at(V, it->p_pfn);
 	} else {
-		ret = pr_ask(V->c, &o, it->seq, it->ts, &ans, &nr);
+		it->agree = true;
 	}
+}
+
+static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct tr_event *ev)
+{
+	struct pr_answer *ans = NULL;
+	unsigned int nr = 0, i;
+	struct pr_opts o;
+	int ret;
+
+	if (!item_question(V, it, &o))
+		return 0;
+	if (ev)
+		ret = pr_ask_before(V->c, &o, ev, &ans, &nr);
+	else
+		ret = pr_ask(V->c, &o, it->seq, it->ts, &ans, &nr);
 	if (ret)
 		return ret;
 	it->p_ranges = calloc(nr + 1, sizeof(uint64_t));
@@ -296,55 +374,10 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 			snprintf(it->p_reason, sizeof(it->p_reason), "%s", ans[i].blocker.reason);
 		}
 	}
-	if (it->kind == PR_VK_HUGETLB_1G) {
-		it->p_success = it->p_nr == o.count;
-		it->agree = same_ranges(it->p_ranges, it->p_nr, it->k_ranges, it->k_nr);
-		if (!it->agree) {
-			unsigned int k;
-
-			for (k = 0; k < it->p_nr && k < it->k_nr && it->p_ranges[k] == it->k_ranges[k]; k++)
-				;
-			if (it->p_nr > it->k_nr && k == it->k_nr)
-				snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
-					 "page %u predicted at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
-					 it->p_ranges[k]);
-			else if (it->p_nr < it->k_nr && k == it->p_nr)
-				snprintf(it->why, sizeof(it->why), "predicted %u pages, the kernel got %u: "
-					 "page %u landed at %#" PRIx64, it->p_nr, it->k_nr, k + 1,
-					 it->k_ranges[k]);
-			else
-				snprintf(it->why, sizeof(it->why), "page %u: predicted %#" PRIx64
-					 ", the kernel %#" PRIx64, k + 1,
-					 k < it->p_nr ? it->p_ranges[k] : 0,
-					 k < it->k_nr ? it->k_ranges[k] : 0);
-			/* more predicted than obtained, and the extra one needed migration */
-			if (it->p_nr > it->k_nr && (it->p_assumptions & PR_ASSUME_MOVABLE_UNPINNED))
-				it->invisible = "pin";
-		}
-	} else {
-		it->p_success = nr && ans[0].success;
-		if (it->p_success != it->k_success) {
-			it->agree = false;
-			snprintf(it->why, sizeof(it->why), "predicted %s%s%s, the kernel %s",
-				 it->p_success ? "success" : "failure", it->p_reason[0] ? ": " : "",
-				 it->p_reason, it->k_success ? "succeeded" : "failed");
-			if (it->p_success && !it->k_success) {
-				if (!strcmp(it->k_culprit, "migration failed") ||
-				    !strcmp(it->k_culprit, "timeout"))
-					it->invisible = "pin";
-				else
-					it->invisible = invisible_at(V, it, it->k_pfn);
-			}
-		} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
-			it->agree = false;
-			snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
-				 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
-				 it->k_pfn, it->k_culprit);
-			it->invisible = invisible_at(V, it, it->k_pfn);
-		} else {
-			it->agree = true;
-		}
-	}
+	if (it->kind == PR_VK_HUGETLB_1G)
+		compare_pages(it, o.count);
+	else
+		compare_range(V, it, nr && ans[0].success);
 	if (it->invisible && !strcmp(it->invisible, PR_RACE)) {
 		size_t l = strlen(it->why);
 
@@ -376,7 +409,7 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	return 0;
 }
 
-static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
+static int verify_before(void *arg, const struct tr_event *ev)
 {
 	struct vctx *V = arg;
 
@@ -384,23 +417,6 @@ static int h_before(void *arg, struct replay *rp, const struct tr_event *ev)
 	    (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq))
 		return due(V, ev->seq, ev);
 	return 0;
-}
-
-static int h_after(void *arg, struct replay *rp, const struct tr_event *ev)
-{
-	pr_after_event(((struct vctx *)arg)->c, ev);
-	return 0;
-}
-
-static int h_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
-{
-	pr_attempt_end(((struct vctx *)arg)->c, a);
-	return 0;
-}
-
-static int h_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
-{
-	return pr_refresh_lru_batches(((struct vctx *)arg)->c, sc->snap);
 }
 
 static int pin_cmp(const void *a, const void *b)
@@ -412,9 +428,8 @@ static int pin_cmp(const void *a, const void *b)
 
 int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
 {
-	struct rp_hooks h = { .before_event = h_before, .after_event = h_after,
-			      .attempt_end = h_attempt_end, .at_snapshot = h_snapshot };
 	struct vctx V = { .rp = rp, .policy = policy, .v = out };
+	struct pr_feed f = { .before = verify_before, .arg = &V };
 	unsigned int cap = 0, i;
 	int ret;
 
@@ -431,8 +446,8 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		qsort(out->items, out->nr, sizeof(out->items[0]), item_cmp);
 	if (V.nr_pins)
 		qsort(V.pins, V.nr_pins, sizeof(V.pins[0]), pin_cmp);
-	h.arg = &V;
-	ret = rp_run(rp, &h);
+	f.c = V.c;
+	ret = pr_feed_run(rp, &f);
 	if (ret)
 		goto out;
 	/* items after the last event: the final state */

@@ -28,6 +28,9 @@
  *
  * Pinned pages are invisible to tracepoints and snapshots: every success that needs
  * migration says how many in-use pages it assumes movable.
+ *
+ * predict-run.h is the driver on top: one replay of a capture, the question asked at
+ * the points wanted, the run stored. predict.c lists which file does which job.
  */
 #ifndef BC_PREDICT_H
 #define BC_PREDICT_H

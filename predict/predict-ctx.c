@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * predict-ctx: the state predict keeps beside the model while it follows a replay
+ * (struct pr_ctx, predict-local.h): the seq of the allocation event behind every
+ * allocation head, to name the event that made a blocker, and the pages that real
+ * attempts failed to migrate (likely pinned), which no tracepoint shows. The replay
+ * hooks (pr_after_event() and the others) keep both, the LRU batches
+ * (predict-lru.c) and the cheap index (predict-index.c) current.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "model/model.h"
+#include "predict/predict-local.h"
+#include "replay/replay.h"
+
+static int ctx_create(struct replay *rp, struct model *m, struct pr_ctx **out)
+{
+	struct pr_ctx *c;
+	const struct model_layout *L;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned int i;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return bc_error(BC_E_NOMEM, "predict: out of memory");
+	c->rp = rp;
+	c->m = m;
+	c->db = rp ? rp_tdb(rp) : NULL;
+	L = model_get_layout(c->m);
+	c->L = L;
+	for (i = 0; i < L->nr_zones; i++) {
+		if (!L->zones[i].spanned)
+			continue;
+		if (L->zones[i].start_pfn < lo)
+			lo = L->zones[i].start_pfn;
+		if (L->zones[i].start_pfn + L->zones[i].spanned > hi)
+			hi = L->zones[i].start_pfn + L->zones[i].spanned;
+	}
+	if (lo >= hi) {
+		free(c);
+		return bc_error(BC_E_INVAL, "predict: the model has no zones");
+	}
+	c->base = lo;
+	c->span = hi - lo;
+	c->alloc_seq = calloc(c->span, sizeof(*c->alloc_seq));
+	c->lru_pending = calloc((c->span + 63) / 64, sizeof(*c->lru_pending));
+	if (!c->alloc_seq || !c->lru_pending) {
+		pr_destroy(c);
+		return bc_error(BC_E_NOMEM, "predict: out of memory (%" PRIu64 " pfns)", hi - lo);
+	}
+	*out = c;
+	return 0;
+}
+
+int pr_create(struct replay *rp, struct pr_ctx **out)
+{
+	int ret = ctx_create(rp, rp_model(rp), out);
+
+	/* the seed's user pages off the LRU wait in LRU batches too */
+	if (!ret)
+		ret = pr_refresh_lru_batches(*out, rp_seed_snapshot(rp));
+	if (ret) {
+		pr_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int pr_create_model(struct model *m, struct pr_ctx **out)
+{
+	return ctx_create(NULL, m, out);
+}
+
+void pr_destroy(struct pr_ctx *c)
+{
+	if (c) {
+		free(c->alloc_seq);
+		free(c->lru_pending);
+		free(c->pins);
+	}
+	free(c);
+}
+
+/* seq + 1 of the last allocation event whose head is @head, 0 when none. */
+uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head)
+{
+	return pr_in_span(c, head) ? c->alloc_seq[head - c->base] : 0;
+}
+
+void pr_after_event(struct pr_ctx *c, const struct tr_event *ev)
+{
+	unsigned int order = ev->order;
+
+	switch (ev->kind) {
+	case TR_EV_PAGE_ALLOC:
+		if (ev->pfn == UINT64_MAX)
+			return;
+		pr_lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
+		if (pr_in_span(c, ev->pfn))
+			c->alloc_seq[ev->pfn - c->base] = ev->seq + 1 > UINT32_MAX ? UINT32_MAX :
+							   (uint32_t)(ev->seq + 1);
+		break;
+	case TR_EV_PAGE_FREE:
+		if (ev->pfn != UINT64_MAX)
+			pr_lru_settle(c, ev->pfn, order < 40 ? 1ull << order : 1);
+		if (ev->pfn != UINT64_MAX && pr_in_span(c, ev->pfn))
+			c->alloc_seq[ev->pfn - c->base] = 0;
+		break;
+	case TR_EV_EXTFRAG:
+		order = ev->fallback_order;
+		break;
+	case TR_EV_ZONE_LOCKED:
+	case TR_EV_PCPU_DRAIN:
+	case TR_EV_FREE_BATCHED:
+		break;
+	case TR_EV_ISOLATE_MIGRATE:
+	case TR_EV_ISOLATE_FREE:
+	case TR_EV_TEST_ISOLATED:
+		if (c->ix && ev->end_pfn > ev->start_pfn && ev->end_pfn != UINT64_MAX)
+			pr_index_touch(c->ix, ev->start_pfn, ev->end_pfn - ev->start_pfn);
+		return;
+	default:
+		return;
+	}
+	/*
+	 * The counters the index reads change only for the pages of the event: splits and
+	 * merges around them move free pages between free blocks, not between counters.
+	 */
+	if (c->ix && ev->pfn != UINT64_MAX)
+		pr_index_touch(c->ix, ev->pfn, order < 40 ? 1ull << order : 1);
+}
+
+void pr_touch_all(struct pr_ctx *c)
+{
+	if (c->ix)
+		pr_index_touch_all(c->ix);
+}
+
+void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *why)
+{
+	struct model_pfn_info pi;
+	struct pr_pin *p;
+	unsigned int i;
+
+	if (model_pfn_info(c->m, pfn, &pi) || pi.state != MODEL_PFN_ALLOC)
+		return;		/* the model has it free: nothing to remember */
+	for (i = 0; i < c->nr_pins; i++)
+		if (c->pins[i].pfn == pfn)
+			break;
+	if (i == c->nr_pins) {
+		if (c->nr_pins == c->cap_pins) {
+			unsigned int cap = c->cap_pins ? 2 * c->cap_pins : 16;
+			struct pr_pin *g = realloc(c->pins, cap * sizeof(*g));
+
+			if (!g)
+				return;
+			c->pins = g;
+			c->cap_pins = cap;
+		}
+		c->nr_pins++;
+	}
+	p = &c->pins[i];
+	p->pfn = pfn;
+	p->head = pi.head;
+	p->alloc = pr_alloc_seq_at(c, pi.head);
+	p->seq = seq;
+	snprintf(p->why, sizeof(p->why), "%s", why ? why : "");
+	c->pins_gen++;
+}
+
+void pr_attempt_end(struct pr_ctx *c, const struct tr_attempt *a)
+{
+	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn)
+		pr_note_pinned(c, a->fin_pfn, a->seq_test, "earlier attempt failed here");
+	/* It got as far as test_pages_isolated(): it migrated, so the batches drained. */
+	pr_lru_drain_all(c);
+	pr_touch_all(c);
+}
+
+/* The first likely-pinned page in [s, e) that is still the same allocation. */
+bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
+{
+	struct model_pfn_info pi;
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < c->nr_pins; i++) {
+		const struct pr_pin *p = &c->pins[i];
+
+		if (p->pfn < s || p->pfn >= e || (found && p->pfn >= *pfn))
+			continue;
+		if (model_pfn_info(c->m, p->pfn, &pi) || pi.state != MODEL_PFN_ALLOC ||
+		    pi.head != p->head || pr_alloc_seq_at(c, pi.head) != p->alloc)
+			continue;
+		*pfn = p->pfn;
+		found = true;
+	}
+	return found;
+}
+
+/* ---- following a replay --------------------------------------------------------------- */
+
+static int feed_before(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct pr_feed *f = arg;
+
+	return f->before ? f->before(f->arg, ev) : 0;
+}
+
+static int feed_after(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct pr_feed *f = arg;
+
+	pr_after_event(f->c, ev);
+	return f->after ? f->after(f->arg, ev) : 0;
+}
+
+/* replay has just isolated the attempt's range in the model */
+static int feed_attempt_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	pr_touch_all(((struct pr_feed *)arg)->c);
+	return 0;
+}
+
+static int feed_attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	pr_attempt_end(((struct pr_feed *)arg)->c, a);
+	return 0;
+}
+
+/* the snapshot resynchronised pages anywhere; its LRU batches replace the last ones */
+static int feed_snapshot(void *arg, struct replay *rp, const struct rp_score *sc)
+{
+	struct pr_feed *f = arg;
+
+	pr_touch_all(f->c);
+	return pr_refresh_lru_batches(f->c, sc->snap);
+}
+
+int pr_feed_run(struct replay *rp, struct pr_feed *f)
+{
+	struct rp_hooks h = {
+		.arg = f,
+		.before_event = feed_before,
+		.after_event = feed_after,
+		.attempt_begin = feed_attempt_begin,
+		.attempt_end = feed_attempt_end,
+		.at_snapshot = feed_snapshot,
+	};
+
+	return rp_run(rp, &h);
+}

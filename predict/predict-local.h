@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals of the predict module (the files of predict/); never included elsewhere. */
+#ifndef BC_PREDICT_LOCAL_H
+#define BC_PREDICT_LOCAL_H
+
+#include "predict/predict.h"
+
+/* A page a real attempt could not migrate, kept while it stays the same allocation. */
+struct pr_pin {
+	uint64_t pfn;
+	uint64_t head;			/* its allocation head when noted */
+	uint32_t alloc;			/* alloc_seq[head] when noted */
+	uint64_t seq;			/* the attempt's test event */
+	char why[48];
+};
+
+struct pr_ctx {
+	struct replay *rp;		/* borrowed */
+	struct model *m;		/* borrowed (rp's) */
+	struct tdb *db;			/* borrowed (rp's) */
+	const struct model_layout *L;
+	uint64_t base, span;		/* pfns covered by alloc_seq[] */
+	/*
+	 * seq + 1 of the last mm_page_alloc whose pfn is this head; 0 = none (seeded
+	 * from a snapshot, or freed since). 4 bytes per pfn; seqs above 2^32 saturate.
+	 */
+	uint32_t *alloc_seq;
+	struct pr_pin *pins;
+	unsigned int nr_pins, cap_pins;
+	uint32_t pins_gen;		/* bumped when a pin is added */
+	struct pr_index *ix;		/* the one index fed by pr_after_event(), or NULL */
+	/*
+	 * In-use user pages (anonymous or mapped) the newest snapshot shows off the LRU:
+	 * waiting in a per-cpu LRU batch (lru_add). has_unmovable_pages() takes them as
+	 * unmovable, and alloc_contig_range() isolates before lru_cache_disable() drains
+	 * the batches, so they stop it until some attempt gets as far as migrating (or an
+	 * offlining, which drains first). A bit per pfn; an event on the page clears it.
+	 */
+	uint64_t *lru_pending;
+	uint64_t nr_lru_pending;
+	bool lru_drained;		/* this question's search drained the batches */
+	uint64_t attempts_run;		/* hypothetical attempts, all callers */
+};
+
+/* What one attempt found besides its verdict. */
+struct pr_attempt_info {
+	const char *reason;		/* why the deciding page blocks */
+	uint64_t migrated;		/* pages moved by the model's migration */
+	uint64_t in_use, thp, file, unknown;	/* in-use pages of the range by kind */
+	unsigned int assumptions;
+};
+
+/* ---- predict-ctx.c ---- */
+
+/* Is @pfn covered by the per-pfn arrays (alloc_seq[], lru_pending[])? */
+static inline bool pr_in_span(const struct pr_ctx *c, uint64_t pfn)
+{
+	return pfn >= c->base && pfn - c->base < c->span;
+}
+
+/* seq + 1 of the last allocation event whose head is @head, 0 when none. */
+uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head);
+/* The first likely-pinned page in [s, e) that is still the same allocation. */
+bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn);
+
+/*
+ * A predict driver on a replay: pr_feed_run() runs @rp (rp_run()) with hooks that keep
+ * @c current (pr_after_event(), pr_attempt_end(), the LRU batches at every snapshot,
+ * the index touched where the model changed wholesale) and calls @before before each
+ * event (questions on the state before it) and @after after it; either may be NULL.
+ * Return: 0, or the first non-zero return of a hook (a negative bc_err).
+ */
+struct pr_feed {
+	struct pr_ctx *c;
+	int (*before)(void *arg, const struct tr_event *ev);
+	int (*after)(void *arg, const struct tr_event *ev);
+	void *arg;
+};
+int pr_feed_run(struct replay *rp, struct pr_feed *f);
+
+/* ---- predict-lru.c ---- */
+
+/* Forget the LRU-batch pages in [pfn, pfn + n): an event settled them. */
+void pr_lru_settle(struct pr_ctx *c, uint64_t pfn, uint64_t n);
+/* A real attempt migrated: lru_cache_disable() drained every batch. */
+void pr_lru_drain_all(struct pr_ctx *c);
+/* The first LRU-batch page in [s, e) while the batches are not drained, or UINT64_MAX. */
+uint64_t pr_lru_pending_in(const struct pr_ctx *c, uint64_t s, uint64_t e);
+
+/* ---- predict-range.c ---- */
+
+/* Why the page at @pfn blocks a candidate with verdict @v (static text). */
+const char *pr_page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v);
+/*
+ * pr_try_range() - alloc_contig_range() (or offline_pages() with @o->offline) on
+ * [s, e) as a hypothetical attempt: the model is left as it was. Fills @cd and @ai.
+ * Return: 0, or a negative bc_err.
+ */
+int pr_try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e,
+		 struct pr_candidate *cd, struct pr_attempt_info *ai);
+/*
+ * The same attempt on a range that just succeeded, kept applied inside the caller's
+ * checkpoint (the next of --count K sees it). Return: 0, 1 if the model's attempt now
+ * fails, or a negative bc_err.
+ */
+int pr_apply_success(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint64_t e);
+
+/* ---- predict-search.c ---- */
+
+/* One search: the candidates of an answer, the winner and the best failure. */
+struct pr_search {
+	struct pr_answer *a;		/* a->cand grows as candidates are tried */
+	unsigned int cap;
+	struct pr_attempt_info best_ai;	/* of the best failed candidate */
+	int best;			/* its index, -1 */
+	struct pr_attempt_info win_ai;
+};
+
+/* A zeroed candidate appended to S->a, or NULL when out of memory. */
+struct pr_candidate *pr_search_add(struct pr_search *S);
+/* Remember @cd if it won, or if it got further than the best failure so far. */
+void pr_search_note(struct pr_search *S, const struct pr_candidate *cd,
+		    const struct pr_attempt_info *ai);
+/*
+ * The searches of the two policies: candidates in the kernel's order until one
+ * succeeds ([*win_s, *win_e), left alone when none does). Return: 0 or a negative bc_err.
+ */
+int pr_search_mainline(struct pr_ctx *c, const struct pr_opts *o, struct pr_search *S,
+		       uint64_t *win_s, uint64_t *win_e);
+int pr_search_v4(struct pr_ctx *c, const struct pr_opts *o, struct pr_search *S,
+		 uint64_t *win_s, uint64_t *win_e);
+/* Candidates of the mainline search, in order; calls @fn until it returns non-zero. */
+int pr_mainline_candidates(const struct model_layout *L, const struct pr_opts *o,
+			   int (*fn)(void *arg, uint64_t s, uint64_t e), void *arg);
+
+/* ---- predict-ask.c ---- */
+
+/* Fill @b for the page at @pfn, with the allocation event behind it when known. */
+void pr_describe_blocker(struct pr_ctx *c, uint64_t pfn, const char *reason,
+			 struct pr_blocker *b);
+
+/* predict-index.c */
+void pr_index_touch(struct pr_index *ix, uint64_t pfn, uint64_t n);
+void pr_index_touch_all(struct pr_index *ix);
+
+#endif
