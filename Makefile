@@ -126,10 +126,9 @@ asan: deps
 
 # Fuzzing: tests/fuzz/fuzz-NAME.c are libFuzzer targets, built with clang into build-fuzz/
 # against the library objects instrumented there; tests/fuzz/run-fuzz.sh seeds the corpus
-# from traces/ and runs each for FUZZ_SECONDS. fuzz-dat is left out until libtracecmd
-# is guarded by the trace.dat validator (tests/fuzz/fuzz-dat.c).
+# from traces/ and runs each for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= snap chunk pages time db
+FUZZ_TARGETS ?= snap chunk pages time db dat
 FUZZ_MAKE = CC=clang BUILD=build-fuzz SANITIZE=fuzzer-no-link,address,undefined
 FUZZ_BINS = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c)) \
 	    $(BUILD)/fuzz/mkseed

@@ -64,7 +64,6 @@ for t in "$@"; do
 	echo "  FUZZ    $t (${secs}s)"
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	"$bin" -max_total_time="$secs" -max_len="$(max_len "$t")" -rss_limit_mb=2048 \
 		-malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$build/crashes/$t-" "${dirs[@]}" > "$log" 2>&1
