@@ -7,6 +7,7 @@
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks (BC_BENCH_REV=REV also compares replay and predict with REV)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 60)
 #
 # V=1 shows commands, DEBUG=0..2 sets the model's assertion tier.
 
@@ -30,6 +31,7 @@ endif
 # Packages a fresh Debian 12 needs; `make deps` installs the missing ones.
 DEB_PKGS := build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
 	    libsqlite3-dev check trace-cmd zstd libxml2-utils
+FUZZ_DEB_PKGS := clang libclang-rt-14-dev
 
 CFLAGS ?= -g -O2
 BC_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
@@ -122,6 +124,35 @@ asan: deps
 	  BIGCHUNK=./build-asan/bigchunk BC_WORKLOAD=./build-asan/workload \
 	  ./tests/run-tests.sh ./build-asan/check_bigchunk
 
+# Fuzzing: tests/fuzz/fuzz-NAME.c are libFuzzer targets, built with clang into build-fuzz/
+# against the library objects instrumented there; tests/fuzz/run-fuzz.sh seeds the corpus
+# from traces/ and runs each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= snap chunk pages time db dat
+FUZZ_MAKE = CC=clang BUILD=build-fuzz SANITIZE=fuzzer-no-link,address,undefined
+FUZZ_BINS = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c)) \
+	    $(BUILD)/fuzz/mkseed
+FUZZ_OBJS = $(LIB_OBJS) $(BUILD)/tests/fuzz/mini-cap.o
+
+$(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) \
+	  $(LDFLAGS) -fsanitize=fuzzer $(PKG_LIBS) -lm -lpthread
+
+$(BUILD)/fuzz/mkseed: tests/fuzz/mkseed.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(BC_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJS) \
+	  $(LDFLAGS) $(PKG_LIBS) -lm -lpthread
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz:
+	$(Q)./tests/ensure-deps.sh $(DEB_PKGS) $(FUZZ_DEB_PKGS)
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_MAKE) fuzz-bins
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/run-fuzz.sh build-fuzz $(FUZZ_TARGETS)
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN)
 	$(Q)./tests/run-demo.sh
@@ -148,7 +179,7 @@ install: $(BIN) man
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
-	rm -rf build build-asan bigchunk tests/check_bigchunk
+	rm -rf build build-asan build-fuzz bigchunk tests/check_bigchunk
 
-.PHONY: all deps check asan run bench install clean man
+.PHONY: all deps check asan run bench install clean man fuzz fuzz-bins
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -185,20 +185,26 @@ int snap_parse_zoneinfo(const char *text, struct snap_tables *t)
 			}
 		}
 	}
-	/* Keep populated zones only (the kernel prints no pagesets or start_pfn for the rest). */
-	nr = first;
+	/*
+	 * Keep populated zones only (the kernel prints no pagesets or start_pfn for the rest).
+	 * Check them all before compacting, so that on an error every zone still owns its
+	 * own pcp array once (snap_tables_release() frees each).
+	 */
 	for (i = first; i < t->nr_zones; i++) {
 		struct snap_zone *z = &t->zones[i];
 
-		if (z->present <= 0) {
-			free(z->pcp);
-			continue;
-		}
-		if (z->start_pfn < 0 || z->spanned < 0 || z->managed < 0 || z->free < 0)
+		if (z->present > 0 &&
+		    (z->start_pfn < 0 || z->spanned < 0 || z->managed < 0 || z->free < 0))
 			return bc_error(BC_E_FORMAT, "node %d zone %s: no %s line", z->node,
 					z->name, z->start_pfn < 0 ? "start_pfn" : z->spanned < 0 ?
 					"spanned" : z->managed < 0 ? "managed" : "pages free");
-		t->zones[nr++] = *z;
+	}
+	nr = first;
+	for (i = first; i < t->nr_zones; i++) {
+		if (t->zones[i].present <= 0)
+			free(t->zones[i].pcp);
+		else
+			t->zones[nr++] = t->zones[i];
 	}
 	t->nr_zones = nr;
 	if (nr == first)

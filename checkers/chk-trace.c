@@ -464,7 +464,10 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_ev
 		for (i = 0; i < c->nr_att; i++) {
 			struct chk_att *ca = &c->att[i];
 
-			if (ca->a.seq_test != ev->seq || ev->fin_pfn < ev->end_pfn)
+			/* An inverted range (damaged trace) holds nothing; its length
+			 * would wrap to 2^64 pfns. */
+			if (ca->a.seq_test != ev->seq || ev->fin_pfn < ev->end_pfn ||
+			    ev->end_pfn <= ev->start_pfn)
 				continue;
 			/* Success: the range now belongs to the allocation; offlined memory
 			 * has no pages to speak of until it is onlined (frees). */

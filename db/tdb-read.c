@@ -10,6 +10,19 @@
 #include "common/err.h"
 #include "db/tdb-local.h"
 
+/* Every stored field has its event_fields row (a damaged file may lack some). */
+static int check_field_names(struct tdb *db)
+{
+	int i, j;
+
+	for (i = 0; i < db->types_nr; i++)
+		for (j = 0; db->types[i] && j < db->types[i]->nfields; j++)
+			if (!db->types[i]->field_names[j])
+				return bc_error(BC_E_FORMAT, "%s: event type %d has no field %d in "
+						"event_fields", db->path, i, j);
+	return 0;
+}
+
 int tdb_load_types(struct tdb *db)
 {
 	sqlite3_stmt *st = NULL;
@@ -34,12 +47,19 @@ int tdb_load_types(struct tdb *db)
 		struct tdb_event_type *t = calloc(1, sizeof(*t));
 		int id = sqlite3_column_int(st, 0);
 
-		if (!t || id < 0 || id > maxid) {
+		if (!t || id < 0 || id > maxid || db->types[id]) {
 			free(t);
 			ret = bc_error(BC_E_FORMAT, "%s: bad event_types row %d", db->path, id);
 			goto out;
 		}
 		t->id = id;
+		db->types[id] = t;
+		if (sqlite3_column_type(st, 1) != SQLITE_TEXT ||
+		    sqlite3_column_type(st, 2) != SQLITE_TEXT) {
+			ret = bc_error(BC_E_FORMAT, "%s: event_types row %d has no name", db->path,
+				       id);
+			goto out;
+		}
 		t->system = strdup((const char *)sqlite3_column_text(st, 1));
 		t->name = strdup((const char *)sqlite3_column_text(st, 2));
 		t->missing = sqlite3_column_int(st, 3);
@@ -47,7 +67,6 @@ int tdb_load_types(struct tdb *db)
 		if (t->nfields > TDB_MAX_FIELDS)
 			t->nfields = TDB_MAX_FIELDS;
 		t->field_names = calloc(t->nfields + 1, sizeof(char *));
-		db->types[id] = t;
 		if (!t->system || !t->name || !t->field_names) {
 			ret = bc_error(BC_E_NOMEM, "out of memory");
 			goto out;
@@ -66,9 +85,19 @@ int tdb_load_types(struct tdb *db)
 				       db->path, id, idx);
 			goto out;
 		}
+		if (sqlite3_column_type(st, 2) != SQLITE_TEXT) {
+			ret = bc_error(BC_E_FORMAT, "%s: event_fields row (%d, %d) has no name",
+				       db->path, id, idx);
+			goto out;
+		}
 		free(t->field_names[idx]);
 		t->field_names[idx] = strdup((const char *)sqlite3_column_text(st, 2));
+		if (!t->field_names[idx]) {
+			ret = bc_error(BC_E_NOMEM, "out of memory");
+			goto out;
+		}
 	}
+	ret = check_field_names(db);
 out:
 	sqlite3_finalize(st);
 	return ret;
