@@ -635,6 +635,27 @@ START_TEST(test_extfrag_claim_partial)
 END_TEST
 
 /*
+ * The same claim when the zone_locked that re-typed the block is not in the trace (lost
+ * or filtered): extfrag(change_ownership=1) says the block's type is now the request's
+ * (the tracepoint compares the pageblock's type with it), so the model re-types it.
+ *   pb0 MOVABLE [free o3 @8][free o8 @0x100], no zone_locked
+ * Expect: pb0 UNMOVABLE, @0x100 o8 on the UNMOVABLE list.
+ */
+START_TEST(test_extfrag_claim_partial_untraced)
+{
+	struct model *m = mk();
+
+	seed(m, 8, 8, KPF_BIT(KPF_BUDDY));
+	seed(m, 0x100, 0x100, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_extfrag(m, Z + 8, 3, 3, UNMOV, MOV, true), 0);
+	ck_assert_int_eq(pb_type(m, 0), UNMOV);
+	expect_buddy(m, 0x100, 8, UNMOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * The model's own allocator (__rmqueue()): __rmqueue_claim() takes the largest
  * fallback block; with a found order >= 4 a MOVABLE request may claim the block when
  * free + alike (LRU) pages >= 256 (try_to_claim_block()). Otherwise __rmqueue_steal()
@@ -1081,6 +1102,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_merge_pageblock_rules);
 	tcase_add_test(core, test_merge_likely_tail);
 	tcase_add_test(core, test_expand_to_head);
+	tcase_add_test(core, test_extfrag_claim_partial_untraced);
 	tcase_add_test(core, test_gigantic_free);
 	tcase_add_test(core, test_gigantic_free_old);
 	tcase_add_test(core, test_pcp_refill_drain);
