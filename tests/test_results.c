@@ -13,6 +13,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,13 +202,14 @@ END_TEST
 
 static bool mount_small_tmpfs(const char *dir, const char *test)
 {
+	(void)test;
 	if (geteuid() != 0) {
-		printf("SKIP: %s: not root (needs a tmpfs mount)\n", test);
+		fixture_skip("not root (needs a tmpfs mount)");
 		return false;
 	}
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	if (mount("bc-full", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0700")) {
-		printf("SKIP: %s: cannot mount a tmpfs: %s\n", test, strerror(errno));
+		fixture_skip("cannot mount a tmpfs: %s", strerror(errno));
 		rmdir(dir);
 		return false;
 	}
@@ -270,6 +272,36 @@ START_TEST(test_full_disk)
 			      left[i]);
 		free(out[i]);
 	}
+}
+END_TEST
+
+/*
+ * import into a full filesystem: exit 2 saying so, and nothing left behind (neither
+ * the capture nor the temporary the import writes first).
+ */
+START_TEST(test_full_disk_import)
+{
+	char *dir = fixture_tmpfile("full-import"), db[512], pat[600], *out = NULL;
+	bool left_db, left_tmp;
+	glob_t g;
+	int rc;
+
+	if (!mount_small_tmpfs(dir, "test_full_disk_import"))
+		return;
+	snprintf(db, sizeof(db), "%s/cap.db", dir);
+	fill_up(dir, 262144);	/* the import starts, then the disk is full */
+	rc = fixture_run_bc(&out, "import -q -o %s %s", db, fixture_path("traces/idle.dat"));
+	left_db = access(db, F_OK) == 0;
+	snprintf(pat, sizeof(pat), "%s.importing-*", db);
+	left_tmp = glob(pat, 0, NULL, &g) == 0;
+	globfree(&g);
+	umount(dir);		/* assertions only now, as above */
+	rmdir(dir);
+	ck_assert_msg(rc == 2, "import on a full disk: exit %d: %s", rc, out);
+	ck_assert_msg(!left_db && !left_tmp, "left behind: capture %d, temporary %d", left_db,
+		      left_tmp);
+	ck_assert_msg(strstr(out, "full") != NULL, "no word of a full disk: %s", out);
+	free(out);
 }
 END_TEST
 
@@ -405,6 +437,7 @@ Suite *results_suite(void)
 	tcase_add_loop_test(limits, test_fails_midway, 0, sizeof(midway) / sizeof(midway[0]));
 	tcase_add_test(limits, test_replay_fails_midway);
 	tcase_add_test(limits, test_full_disk);
+	tcase_add_test(limits, test_full_disk_import);
 	tcase_add_test(limits, test_kill_during_store);
 	suite_add_tcase(s, limits);
 	return s;
