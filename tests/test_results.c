@@ -314,8 +314,11 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Start predict on @db; kill -9 it @delay_ms after its journal appears (its store began). */
-static void predict_and_kill(const char *db, long delay_ms)
+/*
+ * Start "bigchunk @cmd @db @arg" (@arg may be NULL); kill -9 it @delay_ms after its
+ * journal appears (its store began).
+ */
+static void run_and_kill(const char *cmd, const char *db, const char *arg, long delay_ms)
 {
 	char journal[512];
 	pid_t pid;
@@ -329,8 +332,11 @@ static void predict_and_kill(const char *db, long delay_ms)
 
 		dup2(null, 1);
 		dup2(null, 2);
-		execl(fixture_bigchunk(), "bigchunk", "predict", db, "--size", "2M", "--attempts",
-		      (char *)NULL);
+		if (!strcmp(cmd, "predict"))
+			execl(fixture_bigchunk(), "bigchunk", "predict", db, "--size", "2M",
+			      "--attempts", (char *)NULL);
+		else
+			execl(fixture_bigchunk(), "bigchunk", cmd, db, arg, (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 30000 && access(journal, F_OK); i++) {
@@ -356,7 +362,7 @@ START_TEST(test_kill_during_store)
 	for (i = 0; i < sizeof(delays) / sizeof(delays[0]); i++) {
 		long long runs, answers, cands;
 
-		predict_and_kill(db, delays[i]);
+		run_and_kill("predict", db, NULL, delays[i]);
 		/* a reader rolls back what the killed writer left, and reads the file */
 		rc = fixture_run_bc(&out, "info %s", db);
 		ck_assert_msg(rc == 0, "info after kill %zu: exit %d: %s", i, rc, out);
@@ -369,6 +375,44 @@ START_TEST(test_kill_during_store)
 		ck_assert_msg(answers == 7 * runs && cands == 63 * runs,
 			      "after kill %zu (%ld ms): %lld runs, %lld answers, %lld candidates",
 			      i, delays[i], runs, answers, cands);
+	}
+}
+END_TEST
+
+/*
+ * The same for check --store (each stored run whole: one check_results row per checker)
+ * and replay (the scores of one whole run, or none before the first completes).
+ */
+START_TEST(test_kill_during_check_and_replay_store)
+{
+	static const long delays[] = { 0, 30, 120 };
+	char *db = copy_capture("traces/default.db", "kill-check.db"), *out;
+	long long runs, results, per_run = -1, scores;
+	size_t i;
+	int rc;
+
+	/* one full check first: how many results a run has */
+	rc = fixture_run_bc(&out, "check %s --store", db);
+	ck_assert_msg(rc == 0, "check --store: exit %d: %s", rc, out);
+	free(out);
+	per_run = fixture_sql_count(db, "SELECT count(*) FROM check_results");
+	ck_assert_int_gt(per_run, 0);
+	fixture_sql_exec(db, "CREATE TRIGGER bc_slow_c AFTER INSERT ON check_results BEGIN "
+			 "SELECT length(hex(zeroblob(4000000))); END; "
+			 "CREATE TRIGGER bc_slow_r AFTER INSERT ON replay_scores BEGIN "
+			 "SELECT length(hex(zeroblob(20000000))); END;");
+	for (i = 0; i < sizeof(delays) / sizeof(delays[0]); i++) {
+		run_and_kill("check", db, "--store", delays[i]);
+		assert_integrity(db);
+		runs = fixture_sql_count(db, "SELECT count(*) FROM check_runs");
+		results = fixture_sql_count(db, "SELECT count(*) FROM check_results");
+		ck_assert_msg(results == per_run * runs, "after kill %zu (%ld ms): %lld runs, %lld "
+			      "results (%lld a run)", i, delays[i], runs, results, per_run);
+		run_and_kill("replay", db, "--json", delays[i]);
+		assert_integrity(db);
+		scores = fixture_sql_count(db, "SELECT count(*) FROM replay_scores");
+		ck_assert_msg(scores == 0 || scores == 2, "after kill %zu (%ld ms): %lld replay "
+			      "scores (a run has 2)", i, delays[i], scores);
 	}
 }
 END_TEST
@@ -439,6 +483,7 @@ Suite *results_suite(void)
 	tcase_add_test(limits, test_full_disk);
 	tcase_add_test(limits, test_full_disk_import);
 	tcase_add_test(limits, test_kill_during_store);
+	tcase_add_test(limits, test_kill_during_check_and_replay_store);
 	suite_add_tcase(s, limits);
 	return s;
 }
