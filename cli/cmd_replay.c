@@ -47,21 +47,36 @@ const char cmd_replay_usage[] =
 	"could not be stored (then the previous replay's rows are left as they were).\n"
 	CLI_CAPTURE_EXIT_HELP;
 
-/* Real attempts the kernel went on with where the model would have stopped. */
-static void print_followed(struct replay *rp, const struct tr_attempt *att, int na)
+/* What the model alone says of the stage that decided @r, or of its success. */
+static const char *model_said(const struct model_contig_result *r, char *buf, size_t len)
 {
+	if (r->stage == MODEL_CONTIG_SUCCESS)
+		return "success";
+	snprintf(buf, len, "stopped at its %s (pfn %#llx)", model_contig_stage_name(r->stage),
+		 (unsigned long long)r->pfn);
+	return buf;
+}
+
+/*
+ * Each real attempt begun so far: the kernel's outcome, the model's own verdict from the
+ * state where it began, and where the model, following the kernel, would have stopped.
+ */
+static void print_attempts(struct replay *rp, const struct tr_attempt *att, int na)
+{
+	char v[96], f[96];
 	int i;
 
-	for (i = 0; i < na; i++) {
-		const struct model_contig_result *f = rp_attempt_follow(rp, i);
+	for (i = 0; i < na && att[i].seq_begin < rp_next_seq(rp); i++) {
+		const struct model_contig_result *fo = rp_attempt_follow(rp, i);
 
-		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
-			continue;
-		printf("  attempt at ts %llu on pfns %#llx-%#llx: the kernel went on, the model "
-		       "would have stopped at its %s (pfn %#llx)\n",
+		printf("  %s at ts %llu on pfns %#llx-%#llx: the kernel %s, the model alone: %s",
+		       att[i].kind == TR_ATTEMPT_OFFLINE ? "offline" : "alloc_contig",
 		       (unsigned long long)att[i].ts_begin, (unsigned long long)att[i].start_pfn,
-		       (unsigned long long)att[i].end_pfn, model_contig_stage_name(f->stage),
-		       (unsigned long long)f->pfn);
+		       (unsigned long long)att[i].end_pfn, att[i].success ? "succeeded" : "failed",
+		       model_said(rp_attempt_verdict(rp, i), v, sizeof(v)));
+		if (fo->stage != MODEL_CONTIG_SUCCESS)
+			printf("; as the kernel went on, the model %s", model_said(fo, f, sizeof(f)));
+		putchar('\n');
 	}
 }
 
@@ -77,7 +92,7 @@ static void print_text(struct replay *rp, const char *path)
 	       (unsigned long long)rp_events_applied(rp), ms.bytes_per_pfn);
 	att = rp_attempts(rp, &na);
 	printf("real contiguous attempts in the trace: %d\n", na);
-	print_followed(rp, att, na);
+	print_attempts(rp, att, na);
 	sc = rp_scores(rp, &n);
 	if (!n)
 		printf("no snapshot after the first one: nothing to score against\n");
@@ -134,23 +149,36 @@ static void print_text(struct replay *rp, const char *path)
 	(void)att;
 }
 
-static void json_followed(struct json *j, struct replay *rp)
+static void json_stage(struct json *j, const char *key, const struct model_contig_result *r)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kstr(j, "stage", model_contig_stage_name(r->stage));
+	json_key(j, "pfn");
+	if (r->stage == MODEL_CONTIG_SUCCESS)
+		json_null(j);
+	else
+		json_uint(j, r->pfn);
+	json_obj_end(j);
+}
+
+static void json_attempts(struct json *j, struct replay *rp)
 {
 	const struct tr_attempt *att;
 	int i, na;
 
 	att = rp_attempts(rp, &na);
-	json_key(j, "attempts_model_stopped");
+	json_key(j, "real_attempts");
 	json_arr_begin(j);
-	for (i = 0; i < na; i++) {
-		const struct model_contig_result *f = rp_attempt_follow(rp, i);
-
-		if (att[i].seq_begin >= rp_next_seq(rp) || f->stage == MODEL_CONTIG_SUCCESS)
-			continue;
+	for (i = 0; i < na && att[i].seq_begin < rp_next_seq(rp); i++) {
 		json_obj_begin(j);
+		json_kstr(j, "kind", att[i].kind == TR_ATTEMPT_OFFLINE ? "offline" : "alloc_contig");
 		json_kuint(j, "seq", att[i].seq_begin);
-		json_kstr(j, "stage", model_contig_stage_name(f->stage));
-		json_kuint(j, "pfn", f->pfn);
+		json_kuint(j, "start_pfn", att[i].start_pfn);
+		json_kuint(j, "end_pfn", att[i].end_pfn);
+		json_kbool(j, "kernel_success", att[i].success);
+		json_stage(j, "model", rp_attempt_verdict(rp, i));
+		json_stage(j, "model_following", rp_attempt_follow(rp, i));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -170,7 +198,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "events", rp_events_applied(rp));
 	json_kdouble(&j, "bytes_per_pfn", ms.bytes_per_pfn);
 	json_kint(&j, "attempts", na);
-	json_followed(&j, rp);
+	json_attempts(&j, rp);
 	json_key(&j, "snapshots");
 	json_arr_begin(&j);
 	sc = rp_scores(rp, &n);

@@ -4,7 +4,8 @@
  * (mm/memory_hotplug.c) as one sequence of the stages in isolate.c, and
  * pfn_range_valid_contig(). The one implementation: predict's hypothetical attempts,
  * the checkers' checked attempt and the model's own callers all go through
- * model_alloc_contig_range(); replay, which sees a real attempt spread over its events,
+ * model_alloc_contig_range(); replay asks it too, for the model's own verdict on each
+ * real attempt (rolled back), then, as the kernel's attempt is spread over its events,
  * follows it through the same stages (model_contig_follow_begin(), the kernel's
  * migration as events, model_contig_commit(), model_contig_follow_end()).
  */

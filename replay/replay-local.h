@@ -39,6 +39,8 @@ struct replay {
 	struct tr_attempt *attempts;
 	/* per attempt: where the model would have stopped, whether it isolated too */
 	struct model_contig_result *att_follow;
+	/* per attempt: model_alloc_contig_range() from the state where it began */
+	struct model_contig_result *att_verdict;
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */

@@ -188,7 +188,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	}
 	if (!ret) {
 		rp->att_follow = calloc((size_t)rp->nr_attempts + 1, sizeof(*rp->att_follow));
-		if (!rp->att_follow)
+		rp->att_verdict = calloc((size_t)rp->nr_attempts + 1, sizeof(*rp->att_verdict));
+		if (!rp->att_follow || !rp->att_verdict)
 			ret = bc_error(BC_E_NOMEM, "out of memory");
 	}
 	if (ret)
@@ -225,6 +226,7 @@ void rp_destroy(struct replay *rp)
 	free(rp->snaps);
 	free(rp->attempts);
 	free(rp->att_follow);
+	free(rp->att_verdict);
 	free(rp->lost);
 	free(rp->scores);
 	free(rp->touched);
@@ -371,6 +373,27 @@ const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int
 	return i >= 0 && i < rp->nr_attempts ? &rp->att_follow[i] : NULL;
 }
 
+const struct model_contig_result *rp_attempt_verdict(const struct replay *rp, int i)
+{
+	return i >= 0 && i < rp->nr_attempts ? &rp->att_verdict[i] : NULL;
+}
+
+/*
+ * The model's own verdict on a real attempt, from the state where the kernel began it:
+ * the whole of model_alloc_contig_range() in a checkpoint, rolled back, since what
+ * happens next is the kernel's (its events).
+ */
+static int attempt_verdict(struct replay *rp, const struct model_contig_req *req, int i)
+{
+	int ret = model_checkpoint(rp->m), ret2;
+
+	if (ret)
+		return ret;
+	ret = model_alloc_contig_range(rp->m, req, &rp->att_verdict[i]);
+	ret2 = model_rollback(rp->m);
+	return ret ? ret : ret2;
+}
+
 static struct model_contig_req attempt_req(const struct tr_attempt *a)
 {
 	struct model_contig_req req = {
@@ -390,7 +413,9 @@ static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 	struct model_contig_req req = attempt_req(&rp->attempts[i]);
 	int ret;
 
-	ret = model_contig_follow_begin(rp->m, &req, &rp->att_follow[i]);
+	ret = attempt_verdict(rp, &req, i);
+	if (!ret)
+		ret = model_contig_follow_begin(rp->m, &req, &rp->att_follow[i]);
 	if (ret)
 		return ret;
 	rp->open_attempt = i;

@@ -116,6 +116,12 @@ bool rp_attempt_isolated(const struct replay *rp, int i);
  * pfn where the model would have stopped. Meaningful once the attempt has begun.
  */
 const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i);
+/*
+ * The model's own verdict on attempt @i (NULL if out of range): model_alloc_contig_range()
+ * from the state where the kernel began it, rolled back. The model knows no pins and no
+ * refcounts: predict --verify adds what the capture says of those.
+ */
+const struct model_contig_result *rp_attempt_verdict(const struct replay *rp, int i);
 /* Scores so far (borrowed array). */
 const struct rp_score *rp_scores(const struct replay *rp, int *nr);
 /* Events applied so far, and the seq of the next event. */

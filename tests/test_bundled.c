@@ -101,6 +101,28 @@ START_TEST(test_default_verify)
 END_TEST
 
 /*
+ * replay follows the 7 real attempts (4 alloc_contig, 3 offline; all succeeded): the
+ * model alone, from the state where each began (model_alloc_contig_range() rolled back),
+ * says success for each, and following the kernel it never stops.
+ */
+START_TEST(test_default_replay_attempts)
+{
+	char *copy = default_copy("replay.db"), *out, *p;
+	int n = 0;
+
+	out = bigchunk(copy, "replay --no-store", 0);
+	ck_assert_msg(strstr(out, "real contiguous attempts in the trace: 7"), "%s", out);
+	for (p = out; (p = strstr(p, ": the kernel succeeded, the model alone: success\n")); p++)
+		n++;
+	ck_assert_msg(n == 7, "%d of 7 attempts where kernel and model succeed alone and "
+		      "following:\n%s", n, out);
+	ck_assert_msg(!strstr(out, "as the kernel went on"), "%s", out);
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
+/*
  * check --store: every checker passes with 0 violations and 0 inconclusive over 55,543
  * events and 7 real attempts, replayed; buddy-sanity explains 1 would-be violation by
  * known kernel behaviour.
@@ -171,6 +193,7 @@ Suite *bundled_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_default_verify);
 	tcase_add_test(tc, test_default_check);
+	tcase_add_test(tc, test_default_replay_attempts);
 	tcase_add_test(tc, test_default_run_golden);
 	suite_add_tcase(s, tc);
 	return s;
