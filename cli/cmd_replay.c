@@ -238,7 +238,8 @@ static void print_json(struct replay *rp)
 
 int cmd_replay(int argc, char **argv)
 {
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .attempt_verdicts = true,
+			      .progress = cli_replay_progress,
 			      .note = cli_note };
 	const char *until = NULL, *path;
 	bool as_json = false, store = true, force = false, partial;

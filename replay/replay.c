@@ -375,7 +375,8 @@ const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int
 
 const struct model_contig_result *rp_attempt_verdict(const struct replay *rp, int i)
 {
-	return i >= 0 && i < rp->nr_attempts ? &rp->att_verdict[i] : NULL;
+	return rp->opts.attempt_verdicts && i >= 0 && i < rp->nr_attempts ? &rp->att_verdict[i] :
+	       NULL;
 }
 
 /*
@@ -413,7 +414,7 @@ static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 	struct model_contig_req req = attempt_req(&rp->attempts[i]);
 	int ret;
 
-	ret = attempt_verdict(rp, &req, i);
+	ret = rp->opts.attempt_verdicts ? attempt_verdict(rp, &req, i) : 0;
 	if (!ret)
 		ret = model_contig_follow_begin(rp->m, &req, &rp->att_follow[i]);
 	if (ret)

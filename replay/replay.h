@@ -67,6 +67,11 @@ struct rp_opts {
 	bool no_resync;			/* score, but keep the model's own state */
 	bool no_attempts;		/* do not model real attempts (for tests) */
 	/*
+	 * Ask model_alloc_contig_range() at each real attempt (rp_attempt_verdict()): a
+	 * hypothetical 1 GiB attempt each, which predict and check do not need.
+	 */
+	bool attempt_verdicts;
+	/*
 	 * What the user may want to see; replay prints nothing itself. Both optional.
 	 * @progress: every 65536 events (@next_seq of @total) and once with @done when
 	 * rp_run() returns. @note: one line of text (an event type that cannot be
@@ -117,8 +122,9 @@ bool rp_attempt_isolated(const struct replay *rp, int i);
  */
 const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i);
 /*
- * The model's own verdict on attempt @i (NULL if out of range): model_alloc_contig_range()
- * from the state where the kernel began it, rolled back. The model knows no pins and no
+ * The model's own verdict on attempt @i (NULL if out of range or not asked for, see
+ * rp_opts.attempt_verdicts): model_alloc_contig_range() from the state where the kernel
+ * began it, rolled back. The model knows no pins and no
  * refcounts: predict --verify adds what the capture says of those.
  */
 const struct model_contig_result *rp_attempt_verdict(const struct replay *rp, int i);
