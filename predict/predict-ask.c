@@ -236,7 +236,7 @@ int pr_ask_before(struct pr_ctx *c, const struct pr_opts *o, const struct tr_eve
 	/* attempt_begin ran just before this event's hooks: the kernel had not yet */
 	a = c->rp ? rp_attempts(c->rp, &n) : NULL;
 	for (i = 0; i < n; i++)
-		if (a[i].seq_begin == ev->seq && rp_attempt_isolated(c->rp, i))
+		if (a[i].seq_begin == ev->seq && rp_attempt_follow(c->rp, i)->isolated)
 			model_undo_isolate_range(c->m, a[i].start_pfn, a[i].end_pfn);
 	ret = pr_ask(c, o, ev->seq, ev->ts, out, nr);
 	ret2 = model_rollback(c->m);

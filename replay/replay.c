@@ -245,11 +245,6 @@ int64_t rp_seed_snapshot(const struct replay *rp) { return rp->snaps[rp->seed_sn
 uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
 const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
 
-bool rp_attempt_isolated(const struct replay *rp, int i)
-{
-	return i >= 0 && i < rp->nr_attempts && rp->att_follow[i].isolated;
-}
-
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
 {
 	*nr = rp->nr_attempts;

@@ -113,12 +113,11 @@ int rp_run(struct replay *rp, const struct rp_hooks *hooks);
 
 /* Real attempts found in the capture (borrowed array, by seq_begin). */
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr);
-/* Whether the model could isolate attempt @i's range too when it began. */
-bool rp_attempt_isolated(const struct replay *rp, int i);
 /*
  * Attempt @i as the model followed it (NULL if out of range): stage SUCCESS when the
  * pre-screen and the isolation agreed with the kernel going on, else the stage and
- * pfn where the model would have stopped. Meaningful once the attempt has begun.
+ * pfn where the model would have stopped, and whether the model could isolate the
+ * range too. Meaningful once the attempt has begun.
  */
 const struct model_contig_result *rp_attempt_follow(const struct replay *rp, int i);
 /*
