@@ -182,4 +182,5 @@ clean:
 	rm -rf build build-asan build-fuzz bigchunk tests/check_bigchunk
 
 .PHONY: all deps check asan run bench install clean man fuzz fuzz-bins
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# build/vm holds the QEMU rig's kernels and images (tests/vm/), no dependency files.
+-include $(shell find $(BUILD) -path $(BUILD)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

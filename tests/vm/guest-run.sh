@@ -1,0 +1,57 @@
+#!/bin/sh
+# The job run inside the guest (bin/guest-run), chosen on the kernel command line:
+#   bc.job=frag    a fragmenting workload (anonymous memory with holes and slab held through the
+#                  probes, page cache, io_uring rings, page tables), then a 1 GiB hugetlb probe
+#                  and offline probes: the capture check-kernels scores
+#   bc.job=light   a short light workload and the same probes (small captures to bundle)
+#   bc.tracecmd=1  also run trace-cmd record on the same events beside bigchunk record
+# Results go to /cap: vm.db, trace.dat (if asked), record.log.
+job=frag tracecmd=0
+for a in $(cat /proc/cmdline); do
+	case $a in
+	bc.job=*) job=${a#bc.job=} ;;
+	bc.tracecmd=*) tracecmd=${a#bc.tracecmd=} ;;
+	esac
+done
+W=/bin/workload
+case $job in
+frag)
+	# Held through the probes: the state the probes meet is fragmented.
+	$W anon 768 100000 >/dev/null & hold1=$!
+	$W slab 8 100000 /tmp >/dev/null & hold2=$!
+	work="$W pagecache 256 1 /tmp & $W rings 32 1 & $W pgtable 16 1 & $W thp 256 1; wait"
+	probes="--probe 1G:1 --probe-offline 3"
+	snaps="--snapshot-every 40s"
+	;;
+light)
+	$W anon 64 100000 >/dev/null & hold1=$!
+	hold2=
+	work="$W pagecache 32 1 /tmp; $W slab 1 1 /tmp"
+	probes="--probe 1G:1 --probe-offline 2"
+	snaps=
+	;;
+*)
+	echo "guest-run: unknown job $job"; exit 2 ;;
+esac
+sleep 2
+if [ "$tracecmd" = 1 ]; then
+	ev=
+	for e in $(bigchunk record --list-events); do ev="$ev -e $e"; done
+	trace-cmd record -q -C mono -b 32768 $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
+	tcpid=$!
+	sleep 3
+fi
+t0=$(cut -d' ' -f1 /proc/uptime)
+bigchunk record -q -o /cap/vm.db --probe-timeout 30s $probes $snaps -- sh -c "$work" \
+	>/cap/record.log 2>&1
+rc=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "guest-run: bigchunk record exit $rc, $t0 .. $t1 s"
+cat /cap/record.log
+if [ "$tracecmd" = 1 ]; then
+	kill -INT $tcpid; wait $tcpid
+	echo "guest-run: trace-cmd exit $?"; tail -3 /cap/trace-cmd.log
+fi
+kill $hold1 $hold2 2>/dev/null
+wait
+exit $rc
