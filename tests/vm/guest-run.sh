@@ -17,14 +17,15 @@ W=/bin/workload
 case $job in
 frag)
 	# Held through the probes: the state the probes meet is fragmented.
-	$W anon 768 100000 >/dev/null & hold1=$!
-	$W slab 8 100000 /tmp >/dev/null & hold2=$!
-	work="$W pagecache 256 1 /tmp & $W rings 32 1 & $W pgtable 16 1 & $W thp 256 1; wait"
+	$W anon 768 100000 & hold1=$!
+	$W slab 8 100000 /tmp & hold2=$!
+	work="$W pagecache 512 1 /tmp & $W rings 32 6 & $W pgtable 16 6 & $W thp 256 6 &
+		$W mixed 256 10 /tmp; wait"
 	probes="--probe 1G:1 --probe-offline 3"
-	snaps="--snapshot-every 40s"
+	snaps="--snapshot-every 8s"
 	;;
 light)
-	$W anon 64 100000 >/dev/null & hold1=$!
+	$W anon 64 100000 & hold1=$!
 	hold2=
 	work="$W pagecache 32 1 /tmp; $W slab 1 1 /tmp"
 	probes="--probe 1G:1 --probe-offline 2"
@@ -36,7 +37,11 @@ esac
 sleep 2
 if [ "$tracecmd" = 1 ]; then
 	ev=
-	for e in $(bigchunk record --list-events); do ev="$ev -e $e"; done
+	# The recorder's events that this kernel has (trace-cmd refuses a missing one).
+	for e in $(bigchunk record --list-events | grep -v "^ftrace:"); do
+		[ -e "/sys/kernel/tracing/events/${e%%:*}/${e#*:}" ] ||
+			[ "${e#*:}" = '*' -a -d "/sys/kernel/tracing/events/${e%%:*}" ] && ev="$ev -e $e"
+	done
 	trace-cmd record -q -C mono -b 32768 $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
 	tcpid=$!
 	sleep 3

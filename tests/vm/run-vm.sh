@@ -32,7 +32,7 @@ disk="$out/disk.raw"
 truncate -s 2G "$disk"
 start=$(date +%s)
 set +e
-timeout "$timeout" "$qemu" -accel tcg,thread=multi -cpu max,la57=off,cx16=off -m 4G -smp 2 \
+timeout "$timeout" "$qemu" -accel tcg,thread=${BC_VM_TCG_THREAD:-single} -cpu max,la57=off,cx16=off -m 4G -smp 2 \
 	-nographic -no-reboot -kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-drive file="$disk",format=raw,if=virtio,cache=unsafe \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 $*" </dev/null >"$out/console.log" 2>&1

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Score one VM capture: replay fidelity at every snapshot after the first, predict --verify
+# and check, on a copy (the commands store their results into the file). Prints one line per
+# figure and "score: pass" or "score: FAIL (reasons)"; exit 0 pass, 1 below a threshold, 2 error.
+#
+#   tests/vm/score.sh CAPTURE.db [NAME]
+#
+# Thresholds (BC_VM_MIN_* override), set from the 6.1 and 6.12 captures measured with this rig:
+#   free/in-use >= 99.9 %, kind >= 99 % at every scored snapshot, buddyinfo (share of the zone's
+#   free pages the model holds at another order than buddyinfo) <= 1 %, predict --verify: the
+#   outcome (success or failure) agrees on >= 99 % of real attempts (the culprit pfn of a
+#   failed offline is reported, not gated), check: at most BC_VM_MAX_VIOLATIONS violations.
+set -uo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 CAPTURE.db [NAME]" >&2; exit 2; }
+bigchunk=${BIGCHUNK:-./bigchunk}
+name=${2:-$(basename "$1" .db)}
+min_free=${BC_VM_MIN_FREE:-99.9} min_kind=${BC_VM_MIN_KIND:-99} max_buddy=${BC_VM_MAX_BUDDY:-1}
+min_verify=${BC_VM_MIN_VERIFY:-99} max_viol=${BC_VM_MAX_VIOLATIONS:-0}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cp "$1" "$tmp/c.db" || exit 2
+"$bigchunk" replay "$tmp/c.db" > "$tmp/replay" 2>&1 || { cat "$tmp/replay" >&2; exit 2; }
+# predict --verify and check exit 1 on a disagreement or a violation: scored below.
+"$bigchunk" predict --verify "$tmp/c.db" > "$tmp/verify" 2>&1
+[ $? -le 1 ] || { cat "$tmp/verify" >&2; exit 2; }
+"$bigchunk" check "$tmp/c.db" > "$tmp/check" 2>&1
+[ $? -le 1 ] || { cat "$tmp/check" >&2; exit 2; }
+cp "$tmp/replay" "$tmp/verify" "$tmp/check" "$(dirname "$1")/" 2>/dev/null
+awk -v name="$name" -v min_free="$min_free" -v min_kind="$min_kind" -v max_buddy="$max_buddy" \
+    -v min_verify="$min_verify" -v max_viol="$max_viol" '
+function low(what, v, lim) { fail = fail " " what " " v "<" lim }
+FILENAME ~ /replay$/ && /^snapshot #/ { snap = $2; sub(":", "", snap); order[++nsnap] = snap }
+FILENAME ~ /replay$/ && /^  free vs in use/ { v = $5 + 0; line[snap] = line[snap] " free " $5;
+	if (v < min_free) low("free/in-use@" snap, v, min_free) }
+FILENAME ~ /replay$/ && /^  kind/ { v = $2 + 0; line[snap] = line[snap] " kind " $2;
+	if (v < min_kind) low("kind@" snap, v, min_kind) }
+FILENAME ~ /replay$/ && /^  buddyinfo/ { v = $2 + 0; line[snap] = line[snap] " buddyinfo " $2;
+	if (v > max_buddy) { fail = fail " buddyinfo@" snap " " v ">" max_buddy } }
+FILENAME ~ /replay$/ && /^anomalies/ { anomalies = $NF }
+FILENAME ~ /verify$/ && /real attempts,/ { attempts = $2 + 0; agree = $5 + 0 }
+FILENAME ~ /verify$/ && /disagree: .*both (fail|succeed)/ { culprit++ }
+FILENAME ~ /check$/ && /^events .*violations/ { for (i = 1; i < NF; i++) if ($i == "violations") viol = $(i + 1) + 0 }
+END {
+	for (i = 1; i <= nsnap; i++) printf "%s snapshot %s:%s\n", name, order[i], line[order[i]]
+	if (!nsnap) fail = fail " no scored snapshot"
+	outcome = attempts ? 100 * (agree + culprit) / attempts : 100
+	printf "%s verify: %d real attempts, %d agree, %d more agree on the outcome only (culprit pfn); outcome %.1f%%\n",
+		name, attempts, agree, culprit, outcome
+	if (outcome < min_verify) low("verify", outcome, min_verify)
+	printf "%s check: %d violations; replay anomalies %d\n", name, viol, anomalies
+	if (viol > max_viol) fail = fail " violations " viol ">" max_viol
+	if (fail != "") { printf "%s score: FAIL (%s )\n", name, fail; exit 1 }
+	printf "%s score: pass\n", name
+}' "$tmp/replay" "$tmp/verify" "$tmp/check"
