@@ -5,6 +5,8 @@
 #   make check      all tests (live tests run when root + tracefs, else skip with a reason;
 #                   the summary counts the live tests that ran and the skips, with reasons)
 #   make asan       tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-kernels  boot Debian's 6.1 and 6.12 kernels in QEMU, record and score a
+#                   capture in each (tests/vm/; skips with a reason without QEMU or network)
 #   make bench      benchmarks (BC_BENCH_REV=REV also compares replay and predict with REV)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 60)
@@ -116,6 +118,11 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory $(TESTBIN)
 	$(Q)BIGCHUNK=./$(BIN) BC_WORKLOAD=./$(WORKLOAD) ./tests/run-tests.sh ./$(TESTBIN)
 
+# Captures recorded in Debian's 6.1 and 6.12 kernels under QEMU TCG, scored (tests/vm/).
+check-kernels: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(WORKLOAD)
+	$(Q)BIGCHUNK=./$(BIN) BC_WORKLOAD=./$(WORKLOAD) ./tests/vm/check-kernels.sh
+
 ASAN_MAKE = BUILD=build-asan BIN=build-asan/bigchunk TESTBIN=build-asan/check_bigchunk \
 	    SANITIZE=address,undefined
 asan: deps
@@ -181,6 +188,6 @@ install: $(BIN) man
 clean:
 	rm -rf build build-asan build-fuzz bigchunk tests/check_bigchunk
 
-.PHONY: all deps check asan run bench install clean man fuzz fuzz-bins
+.PHONY: all deps check check-kernels asan run bench install clean man fuzz fuzz-bins
 # build/vm holds the QEMU rig's kernels and images (tests/vm/), no dependency files.
 -include $(shell find $(BUILD) -path $(BUILD)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

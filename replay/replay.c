@@ -270,7 +270,10 @@ static void touch(struct replay *rp, uint64_t pfn, unsigned int order)
  * then, holding the cpu's pcp lock, mm_page_free_batched for each one it puts on the
  * pcp list, in the same order. A free on that cpu between two confirmations, with
  * folios still to be confirmed, was an interrupt: its pcp_spin_trylock() failed and
- * the page went to the buddy (free_one_page()). A confirmation gap longer than an
+ * the page went to the buddy (free_one_page()), if the page is of the zone whose pcp
+ * lock the batch holds (its last confirmed folio's); another zone's pcp lock is free
+ * and takes the page (seen on 6.1: a DMA32 order-1 free inside a Normal batch, then
+ * drained from DMA32's pcp list). A confirmation gap longer than an
  * interrupt (RP_BATCH_GAP_NS) ends the batch: the rest were not pcp-bound after all.
  */
 #define RP_BATCH_GAP_NS	10000000ull
@@ -287,7 +290,7 @@ static bool free_inside_batch(struct replay *rp, const struct tr_event *ev)
 	if (!b || ev->order > 3)
 		return false;
 	if (b->confirming && b->next < b->n && ev->ts - b->ts_confirm < RP_BATCH_GAP_NS)
-		return true;
+		return model_pfn_zone(rp->m, ev->pfn) == model_pfn_zone(rp->m, b->pfn[b->next - 1]);
 	if (b->confirming || b->n == RP_FOLIO_BATCH)
 		b->n = b->next = 0;
 	b->confirming = false;

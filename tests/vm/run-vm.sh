@@ -7,7 +7,8 @@
 # SERIES is a kernel fetched by fetch-kernels.sh (6.1, 6.12); KERNEL-ARGS are added to the
 # command line (bc.job=light, bc.tracecmd=1, movablecore=1G, ...). Results go to
 # CACHE/out/NAME/: vm.db, guest.log, record.log, console.log, wall (seconds). Needs
-# ./bigchunk and build/workload built. Exit 0 when vm.db came out, 1 when not, 2 usage.
+# ./bigchunk and build/workload built; BC_VM_MEM sets the guest memory (default 4G).
+# Exit 0 when vm.db came out, 1 when not, 2 usage.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 SERIES NAME [KERNEL-ARGS...]" >&2; exit 2; }
 series=$1 name=$2; shift 2
@@ -32,7 +33,7 @@ disk="$out/disk.raw"
 truncate -s 2G "$disk"
 start=$(date +%s)
 set +e
-timeout "$timeout" "$qemu" -accel tcg,thread=${BC_VM_TCG_THREAD:-single} -cpu max,la57=off,cx16=off -m 4G -smp 2 \
+timeout "$timeout" "$qemu" -accel tcg,thread=${BC_VM_TCG_THREAD:-single} -cpu max,la57=off,cx16=off -m "${BC_VM_MEM:-4G}" -smp 2 \
 	-nographic -no-reboot -kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-drive file="$disk",format=raw,if=virtio,cache=unsafe \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 $*" </dev/null >"$out/console.log" 2>&1

@@ -1,0 +1,47 @@
+#!/bin/bash
+# make check-kernels: boot Debian's 6.1 and 6.12 kernels under QEMU TCG, record a capture in each
+# under a fragmenting workload (with a 1 GiB hugetlb probe and offline probes), and score it
+# (tests/vm/score.sh: thresholds there). On 6.12 also two short captures with boot options that
+# change the layout: movablecore=1G (ZONE_MOVABLE) and memmap=256M$0x100000000 (a reserved
+# range). Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
+# unavailable (BC_VM_REQUIRE=1 makes that a failure); exit 1 when a capture fails or scores
+# below a threshold.
+set -uo pipefail
+here=$(dirname "$0")
+cache=${BC_VM_CACHE:-build/vm}
+export BC_VM_CACHE=$cache
+skip() {
+	echo "check-kernels: SKIP ($*)"
+	[ "${BC_VM_REQUIRE:-0}" = 1 ] && exit 1
+	exit 0
+}
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
+command -v busybox >/dev/null || skip "busybox not installed (package busybox-static)"
+"$here/fetch-kernels.sh" "$cache" || skip "kernel packages unavailable (see the message above)"
+
+# NAME SERIES GUEST-MEMORY KERNEL-ARGS: one run per line. The ZONE_MOVABLE guest has 6 GiB so
+# that Normal keeps 2 GiB (offline probes) beside the 1 GiB Movable zone.
+runs=${BC_VM_RUNS:-"frag-6.1 6.1 4G
+frag-6.12 6.12 4G
+movable-6.12 6.12 6G bc.job=light movablecore=1G
+reserved-6.12 6.12 4G bc.job=light memmap=256M\$0x100000000"}
+start=$(date +%s)
+failed=
+while read -r name series mem args; do
+	[ -n "$name" ] || continue
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	if ! BC_VM_MEM=$mem "$here/run-vm.sh" "$series" "$name" $args; then
+		failed="$failed $name(run)"
+		continue
+	fi
+	"$here/score.sh" "$cache/out/$name/vm.db" "$name" | tee "$cache/out/$name/score"
+	[ "${PIPESTATUS[0]}" = 0 ] || failed="$failed $name"
+	echo "check-kernels: $name done in $(( $(date +%s) - t0 )) s"
+done <<< "$runs"
+echo "check-kernels: $(( $(date +%s) - start )) s in all"
+if [ -n "$failed" ]; then
+	echo "check-kernels: FAIL:$failed"
+	exit 1
+fi
+echo "check-kernels: pass"
