@@ -318,8 +318,10 @@ static int is_buddy(const struct model *m, const struct mzone *z, uint32_t idx,
 /*
  * __free_one_page() (mm/page_alloc.c). The block's pages must already be free words
  * (WT_FREE_TAIL). Below pageblock order buddies always merge; at and above it, not
- * when one side is HIGHATOMIC/CMA/ISOLATE and the types differ, and a mergeable buddy
- * of a different type is re-typed to the freeing type (change_pageblock_range()).
+ * when one side is HIGHATOMIC/CMA/ISOLATE and the types differ, and from v6.10 a
+ * mergeable buddy of a different type is re-typed to the freeing type
+ * (change_pageblock_range()); before, its pageblock keeps its type and the merged block
+ * goes on the freeing type's list (seen on 6.1).
  * Insertion: tail for FPI_TO_TAIL, else tail when buddy_merge_likely().
  */
 int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
@@ -342,7 +344,8 @@ int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
 		}
 		model_del_free(m, buddy);
 		model_write_word(m, buddy, wmake(WT_FREE_TAIL, 0));
-		if (buddy_mt != mt && !model_fault(m, MODEL_FAULT_MERGE_ISOLATED)) {
+		if (buddy_mt != mt && m->prof.freelist_hygiene &&
+		    !model_fault(m, MODEL_FAULT_MERGE_ISOLATED)) {
 			uint32_t p = buddy >> m->pb_order, n = 1u << (order - m->pb_order);
 
 			while (n--)

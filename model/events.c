@@ -409,7 +409,8 @@ static int adopt_list_type(struct model *m, uint32_t idx, unsigned int order, ui
 			while (nb--)
 				model_pb_set_mt(m, p++, IMT_MOVABLE);
 		}
-	} else if (k >= m->pb_order && imt_mergeable(imt) && imt_mergeable(lmt)) {
+	} else if (k >= m->pb_order && imt_mergeable(imt) && imt_mergeable(lmt) &&
+		   m->prof.freelist_hygiene) {
 		/* The free list is the block's type (v6.10+): adopt it. */
 		uint32_t p = head >> m->pb_order, nb = 1u << (k - m->pb_order);
 
@@ -466,6 +467,15 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		goto place;
 	}
 	tails_free = 0;
+	if (!m->prof.claim_steal && pending_block(m, idx, order)) {
+		/*
+		 * Before the claim/steal split (v6.15, 6.12.y), __rmqueue_fallback() traces
+		 * extfrag when steal_suitable_fallback() has moved the block, then retries
+		 * __rmqueue_smallest(), which takes it (this event): the block extfrag left
+		 * pending (seen on 6.1).
+		 */
+		goto place;
+	}
 	if (hk == WT_PCP) {
 		/* A free that looked like a pcp free went to the buddy (trylock failed). */
 		model_anomaly(m, MODEL_ANOM_PCP_IN_BUDDY, idx, order);

@@ -155,8 +155,8 @@ static void check_buddy(const struct model *m, struct rc *rc, uint32_t i, int z,
 
 	if (mt < NR_IMT)
 		rc->free_pages[z][mt] += n;
-	/* free-list hygiene (v6.10+) */
-	for (j = i; j < i + n; j += pbn)
+	/* free-list hygiene (v6.10+); before, a merge keeps the buddy's pageblock type */
+	for (j = i; m->prof.freelist_hygiene && j < i + n; j += pbn)
 		if (pb_eff_mt(pb_of(m, j)) != mt) {
 			bad(rc, "pfn %#llx: order-%u block on list %d, pageblock "
 			    "%#llx type %d", (unsigned long long)idx_to_pfn(m, i),

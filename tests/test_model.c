@@ -380,6 +380,29 @@ START_TEST(test_merge_pageblock_rules)
 END_TEST
 
 /*
+ * Before v6.10 __free_one_page() merges across mergeable pageblocks of different types
+ * without re-typing the buddy (6.1: no change_pageblock_range() there).
+ *   pb0 MOVABLE [free o9 @0] pb1 UNMOVABLE [A o9 @0x200]   free @0x200 (6.1)
+ * Expect: one order-10 block on the UNMOVABLE list, pb0 still MOVABLE.
+ */
+START_TEST(test_merge_pageblock_old)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.1.0");
+
+	seed(m, 0, 512, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 0x200, UNMOV), 0);
+	ck_assert_int_eq(model_page_free(m, Z + 0x200, 9, 0), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x200, 9, UNMOV, 1), 0);
+	expect_buddy(m, 0, 10, UNMOV);
+	ck_assert_int_eq(pb_type(m, 0), MOV);
+	ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
+	ck_assert_uint_eq(model_anomaly_total(m), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * buddy_merge_likely(): a freed block whose next-higher buddy is free goes to the tail.
  *   [free o0 @0][A @1][A o1 @2][free o2 @4 ...]     free @1 -> o1 @0; its higher buddy
  *   (o2 @... ) is checked: [0,2) o1 merges with? @2 is in use -> stays o1 @0; the buddy
@@ -607,6 +630,38 @@ START_TEST(test_extfrag_claim_whole)
 	ck_assert_uint_eq(model_anomaly_total(m), 0);
 	recount_ok(m);
 	model_destroy(m);
+}
+END_TEST
+
+/*
+ * Before the claim/steal split __rmqueue_fallback() traces extfrag once it has moved
+ * the block, then __rmqueue_smallest() takes it (zone_locked on the same page, 6.1).
+ * After the split the claim hands the page out itself: a zone_locked of it is not
+ * explained.
+ *   [free o10 @0] MOVABLE; extfrag(o9 from o10, UNMOVABLE claims), zone_locked o9 @0
+ * Expect: no anomaly on 6.1, pb0 and pb1 UNMOVABLE, @0x200 o9 free UNMOVABLE; one
+ * anomaly on 6.18.
+ */
+START_TEST(test_extfrag_then_zone_locked_old)
+{
+	static const char *const rel[] = { "6.1.0", "6.18.44" };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct model *m = mk_layout(Z, NPFN, rel[i]);
+
+		seed(m, 0, 1024, KPF_BIT(KPF_BUDDY));
+		ck_assert_int_eq(model_extfrag(m, Z, 9, 10, UNMOV, MOV, true), 0);
+		ck_assert_int_eq(model_zone_locked(m, Z, 9, UNMOV, false, 1), 0);
+		ck_assert_int_eq(model_page_alloc(m, Z, 9, GFP_KERNEL, UNMOV, 1), 0);
+		expect_alloc(m, 0, 9);
+		expect_buddy(m, 0x200, 9, UNMOV);
+		ck_assert_int_eq(pb_type(m, 0), UNMOV);
+		ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
+		ck_assert_uint_eq(model_anomaly_total(m), i);
+		recount_ok(m);
+		model_destroy(m);
+	}
 }
 END_TEST
 
@@ -1100,6 +1155,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_split_expand);
 	tcase_add_test(core, test_merge_below_pageblock);
 	tcase_add_test(core, test_merge_pageblock_rules);
+	tcase_add_test(core, test_merge_pageblock_old);
 	tcase_add_test(core, test_merge_likely_tail);
 	tcase_add_test(core, test_expand_to_head);
 	tcase_add_test(core, test_extfrag_claim_partial_untraced);
@@ -1109,6 +1165,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_drain_learns_type);
 	tcase_add_test(core, test_extfrag_steal);
 	tcase_add_test(core, test_extfrag_claim_whole);
+	tcase_add_test(core, test_extfrag_then_zone_locked_old);
 	tcase_add_test(core, test_extfrag_claim_partial);
 	tcase_add_test(core, test_alloc_block_claim_steal);
 	tcase_add_test(core, test_page_kind);
