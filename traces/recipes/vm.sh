@@ -1,0 +1,31 @@
+#!/bin/sh
+# Regenerate the captures of Debian's 6.12 kernel booted in QEMU TCG (tests/vm/), made for
+# the layouts this machine does not have:
+#   traces/vm-movable.db   movablecore=1G in a 6 GiB guest: Normal 0x100000-0x180000 and
+#                          ZONE_MOVABLE 0x180000-0x1c0000
+#   traces/vm-reserved.db  memmap=256M$0x100000000 in a 4 GiB guest: Normal spans
+#                          0x100000-0x140000 but its first 256 MiB are a reserved range
+#                          (not System RAM, not present)
+# Both run the guest's light job (64 MiB of anonymous memory held, page cache, slab, then a
+# 1 GiB hugetlb probe and two offline probes). Needs qemu-system-x86, busybox-static, the
+# kernel package (tests/vm/fetch-kernels.sh downloads it) and a built tree (make,
+# make build/workload). Each must stay below 5 MiB.
+# Usage: traces/recipes/vm.sh [movable|reserved]...
+set -eu
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO"
+[ -x ./bigchunk ] && [ -x build/workload ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
+tests/vm/fetch-kernels.sh
+cache=${BC_VM_CACHE:-build/vm}
+for what in ${*:-movable reserved}; do
+	case $what in
+	movable)
+		BC_VM_MEM=6G tests/vm/run-vm.sh 6.12 vm-movable bc.job=light movablecore=1G ;;
+	reserved)
+		BC_VM_MEM=4G tests/vm/run-vm.sh 6.12 vm-reserved bc.job=light 'memmap=256M$0x100000000' ;;
+	*)
+		echo "recipe: unknown capture $what" >&2; exit 2 ;;
+	esac
+	cp "$cache/out/vm-$what/vm.db" "traces/vm-$what.db"
+	chmod 0644 "traces/vm-$what.db"
+done
