@@ -4,6 +4,8 @@
 #                  probes, page cache, io_uring rings, page tables), then a 1 GiB hugetlb probe
 #                  and offline probes: the capture check-kernels scores
 #   bc.job=light   a short light workload and the same probes (small captures to bundle)
+#   bc.job=rings   light plus io_uring rings (unmovable order-9 allocations that fall back
+#                  to and claim Movable blocks: mm_page_alloc_extfrag), small as well
 #   bc.tracecmd=1  also run trace-cmd record on the same events beside bigchunk record
 # Results go to /cap: vm.db, trace.dat (if asked), record.log.
 job=frag tracecmd=0
@@ -24,10 +26,11 @@ frag)
 	probes="--probe 1G:1 --probe-offline 3"
 	snaps="--snapshot-every 8s"
 	;;
-light)
+light|rings)
 	$W anon 64 100000 & hold1=$!
 	hold2=
 	work="$W pagecache 32 1 /tmp; $W slab 1 1 /tmp"
+	[ $job = rings ] && work="$W rings 16 2 & $work; wait"
 	probes="--probe 1G:1 --probe-offline 2"
 	snaps=
 	;;
