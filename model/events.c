@@ -511,7 +511,7 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int imt, eff, ret = event_begin(m);
+	int imt, eff, fmt, ret = event_begin(m);
 
 	if (ret)
 		return ret;
@@ -535,6 +535,13 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 			return ret;
 		eff = imt;
 	}
+	/*
+	 * free_pcppages_bulk() frees onto the list of the block's type at drain from v6.10;
+	 * before, of the type the page was freed with (get_pcppage_migratetype()), which
+	 * the event carries (6.1).
+	 */
+	fmt = !m->prof.freelist_hygiene && imt >= 0 && imt < NR_IMT && imt != IMT_ISOLATE ?
+	      imt : eff;
 	if (wtag(w) == WT_PCP) {
 		uint32_t info = node_of(m, w & W_PAYLOAD)->info;
 
@@ -549,7 +556,7 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 			if (imt != eff)
 				model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
 			model_write_word(m, idx, wmake(WT_FREE_TAIL, 0));
-			return model_free_one(m, z, idx, order, eff, 0);
+			return model_free_one(m, z, idx, order, fmt, 0);
 		}
 	} else if (pending_block(m, idx, order)) {
 		/* A claimed/stolen block that rmqueue_bulk() put on a pcp list. */
@@ -571,10 +578,10 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 	}
 	if (imt != eff)
 		model_anomaly(m, MODEL_ANOM_MT_MISMATCH, idx, order);
-	/* free_pcppages_bulk(): __free_one_page() with the block's type at drain. */
+	/* free_pcppages_bulk(): __free_one_page() with that type. */
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
 	(void)cpu;
-	return model_free_one(m, z, idx, order, eff, 0);
+	return model_free_one(m, z, idx, order, fmt, 0);
 }
 
 /* ---- mm_page_alloc_extfrag ------------------------------------------------------------ */

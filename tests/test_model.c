@@ -403,6 +403,40 @@ START_TEST(test_merge_pageblock_old)
 END_TEST
 
 /*
+ * free_pcppages_bulk(): before v6.10 the drained page goes onto the list of the type it
+ * was freed with (get_pcppage_migratetype(), the event's migratetype); from v6.10 onto
+ * its block's type at drain.
+ *   pb0 UNMOVABLE [A o0 @0x10]  free @0x10, drain with MOVABLE
+ * Expect: @0x10 free on the MOVABLE list on 6.1, on the UNMOVABLE list on 6.18; one
+ * migratetype-mismatch anomaly on both (the drain's type is not the block's).
+ */
+START_TEST(test_drain_type_old)
+{
+	static const char *const rel[] = { "6.1.0", "6.18.44" };
+	static const int list[] = { MOV, UNMOV };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct model *m = mk_layout(Z, NPFN, rel[i]);
+		struct model_zone_stats zs;
+
+		seed(m, 0, 0x10, 0);
+		seed(m, 0x10, 1, KPF_BIT(KPF_ANON) | KPF_BIT(KPF_LRU));
+		seed(m, 0x11, 0x1ef, 0);
+		ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
+		ck_assert_int_eq(model_page_free(m, Z + 0x10, 0, 0), 0);
+		ck_assert_int_eq(model_pcpu_drain(m, Z + 0x10, 0, MOV, 0), 0);
+		ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+		ck_assert_msg(zs.nr_free[0][list[i]] == 1, "%s: order-0 free on list %d: %llu",
+			      rel[i], list[i], (unsigned long long)zs.nr_free[0][list[i]]);
+		ck_assert_uint_eq(model_anomaly_total(m), 1);
+		recount_ok(m);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
  * buddy_merge_likely(): a freed block whose next-higher buddy is free goes to the tail.
  *   [free o0 @0][A @1][A o1 @2][free o2 @4 ...]     free @1 -> o1 @0; its higher buddy
  *   (o2 @... ) is checked: [0,2) o1 merges with? @2 is in use -> stays o1 @0; the buddy
@@ -1156,6 +1190,7 @@ Suite *model_suite(void)
 	tcase_add_test(core, test_merge_below_pageblock);
 	tcase_add_test(core, test_merge_pageblock_rules);
 	tcase_add_test(core, test_merge_pageblock_old);
+	tcase_add_test(core, test_drain_type_old);
 	tcase_add_test(core, test_merge_likely_tail);
 	tcase_add_test(core, test_expand_to_head);
 	tcase_add_test(core, test_extfrag_claim_partial_untraced);
