@@ -133,6 +133,16 @@ static int pb_type(struct model *m, uint64_t off)
 	return eff;
 }
 
+/* The end of a two-pageblock test: their types, the anomaly count, a clean recount. */
+static void finish_two_blocks(struct model *m, int pb0, int pb1, uint64_t anomalies)
+{
+	ck_assert_int_eq(pb_type(m, 0), pb0);
+	ck_assert_int_eq(pb_type(m, 0x200), pb1);
+	ck_assert_uint_eq(model_anomaly_total(m), anomalies);
+	recount_ok(m);
+	model_destroy(m);
+}
+
 static uint64_t list_head(struct model *m, unsigned int order, int mt)
 {
 	uint64_t p = 0;
@@ -394,11 +404,7 @@ START_TEST(test_merge_pageblock_old)
 	ck_assert_int_eq(model_page_free(m, Z + 0x200, 9, 0), 0);
 	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x200, 9, UNMOV, 1), 0);
 	expect_buddy(m, 0, 10, UNMOV);
-	ck_assert_int_eq(pb_type(m, 0), MOV);
-	ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
-	ck_assert_uint_eq(model_anomaly_total(m), 0);
-	recount_ok(m);
-	model_destroy(m);
+	finish_two_blocks(m, MOV, UNMOV, 0);
 }
 END_TEST
 
@@ -690,11 +696,7 @@ START_TEST(test_extfrag_then_zone_locked_old)
 		ck_assert_int_eq(model_page_alloc(m, Z, 9, GFP_KERNEL, UNMOV, 1), 0);
 		expect_alloc(m, 0, 9);
 		expect_buddy(m, 0x200, 9, UNMOV);
-		ck_assert_int_eq(pb_type(m, 0), UNMOV);
-		ck_assert_int_eq(pb_type(m, 0x200), UNMOV);
-		ck_assert_uint_eq(model_anomaly_total(m), i);
-		recount_ok(m);
-		model_destroy(m);
+		finish_two_blocks(m, UNMOV, UNMOV, i);
 	}
 }
 END_TEST
