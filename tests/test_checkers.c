@@ -701,6 +701,38 @@ START_TEST(test_fault_buddyinfo_miscount)
 }
 END_TEST
 
+/*
+ * buddyinfo scored per order in pages: the end snapshot's buddyinfo has 3 order-3 blocks
+ * where the model (and the pages) have none, in a zone of 4096 free pages. The
+ * relative error is 3/3 = 1 (it would be 3x against a kernel count of 1); the score is
+ * the 24 pages off over the zone's 4120 free pages, and the worst order is named.
+ */
+START_TEST(test_buddyinfo_small_count_score)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	const struct rp_score *sc;
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+	int n;
+
+	build_clean(&c, "smallcount.db", 3);
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	sc = rp_scores(rp, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_double_eq_tol(sc->buddyinfo_max_rel_err, 1.0, 1e-9);
+	ck_assert_double_eq_tol(sc->buddyinfo_order_err, 24.0 / 4120, 1e-9);
+	ck_assert_double_eq_tol(sc->buddyinfo_begin_order_err, 24.0 / 4120, 1e-9);
+	ck_assert_int_eq(sc->buddy_worst_order, 3);
+	ck_assert_int_eq(sc->buddy_worst_model, 0);
+	ck_assert_int_eq(sc->buddy_worst_kernel, 3);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+END_TEST
+
 /* Lost events inside the attempt: the escape is inconclusive, not a pass or a failure. */
 START_TEST(test_lost_window_inconclusive)
 {
@@ -1144,6 +1176,7 @@ Suite *checkers_suite(void)
 	tcase_add_test(inv, test_fault_contig_in_use);
 	tcase_add_test(inv, test_fault_contig_realloc);
 	tcase_add_test(inv, test_fault_buddyinfo_miscount);
+	tcase_add_test(inv, test_buddyinfo_small_count_score);
 	tcase_add_test(inv, test_lost_window_inconclusive);
 	tcase_add_test(inv, test_fault_merge_isolated);
 	tcase_add_test(inv, test_fault_nr_free);
