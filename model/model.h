@@ -206,6 +206,8 @@ enum model_gfp_class {
 };
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 					unsigned int pageblock_order);
+/* The kind an allocation's gfp mask alone tells (MODEL_KIND_UNKNOWN mostly; model.c). */
+enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order);
 
 struct model_pfn_info {
 	enum model_pfn_state state;
