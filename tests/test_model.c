@@ -1084,6 +1084,40 @@ START_TEST(test_page_kind)
 }
 END_TEST
 
+/*
+ * Inode-table readahead (ext4_sb_breadahead_unmovable() -> grow_dev_folio()) allocates
+ * the block device's page-cache folio with GFP_NOWAIT | __GFP_COMP, order 0,
+ * Unmovable: an LRU page, movable for has_unmovable_pages(). A slab page of the same
+ * context carries __GFP_NORETRY too and stays unmovable.
+ */
+#define GFP_BDEV_READAHEAD	0x42800ull	/* __GFP_KSWAPD_RECLAIM|__GFP_NOWARN|__GFP_COMP */
+#define GFP_NORETRY		0x10000ull
+
+START_TEST(test_bdev_readahead_kind)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+	struct model_pfn_info pi;
+	struct model_range_counts rc;
+
+	seed(m, 0, NPFN, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_BDEV_READAHEAD, UNMOV, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 1, 0, GFP_BDEV_READAHEAD | GFP_NORETRY, UNMOV,
+					  0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 2, 1, GFP_BDEV_READAHEAD, UNMOV, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_FILE);
+	ck_assert_int_eq(model_pfn_info(m, Z + 1, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_pfn_info(m, Z + 2, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 4, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], 1);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_UNMOVABLE], 3);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1094,6 +1128,7 @@ Suite *model_suite(void)
 	TCase *lim = tcase_create("limits");
 
 	tcase_add_test(core, test_profile);
+	tcase_add_test(core, test_bdev_readahead_kind);
 	tcase_add_test(core, test_seed_greedy);
 	tcase_add_test(core, test_seed_uninit_growth);
 	tcase_add_test(core, test_holes);
