@@ -122,9 +122,14 @@ static bool seed_already_has(struct replay *rp, const struct tr_event *ev)
 	double at;
 	int k, fit;
 
-	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == TR_EV_OTHER ||
-	    ev->kind > TR_EV_EXTFRAG)
+	if (ev->pfn == UINT64_MAX || ev->kind == TR_EV_OTHER || ev->kind > TR_EV_EXTFRAG)
 		return false;
+	/*
+	 * A reader that writes no "pages" markers (a plain shell twin): the seed shows
+	 * what came before its begin; inside the read only the model's state tells.
+	 */
+	if (!rp->nr_seed_marks)
+		return (int64_t)ev->seq < sn->seq_begin || seed_fit(rp, ev) < 0;
 	while (rp->seed_mark < rp->nr_seed_marks && rp->seed_marks[rp->seed_mark].seq <= ev->seq)
 		rp->seed_mark++;
 	k = rp->seed_mark;		/* markers [0, k) came before the event */

@@ -1118,6 +1118,32 @@ START_TEST(test_bdev_readahead_kind)
 }
 END_TEST
 
+/*
+ * kpagecount is read after kpageflags: a page that read flags 0 and a map count was
+ * free or in transit when its flags were read (a mapped page has KPF_MMAP), so the
+ * seed holds it as unknown like any flags-0 page, and its allocation settles it
+ * without an anomaly.
+ */
+START_TEST(test_seed_flags0_mapped)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+	uint64_t f[2] = { 0, KPF_BIT(KPF_SLAB) }, mc[2] = { 1, 0 };
+	struct model_pfn_info pi;
+
+	seed(m, 0, NPFN, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_kind_of_flags(0, 1), MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_seed_pfn_range(m, Z + 0x10, 2, f, mc), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x10, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x11, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_SLAB);
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x10, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_ALLOC_IN_USE), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1129,6 +1155,7 @@ Suite *model_suite(void)
 
 	tcase_add_test(core, test_profile);
 	tcase_add_test(core, test_bdev_readahead_kind);
+	tcase_add_test(core, test_seed_flags0_mapped);
 	tcase_add_test(core, test_seed_greedy);
 	tcase_add_test(core, test_seed_uninit_growth);
 	tcase_add_test(core, test_holes);
