@@ -52,7 +52,10 @@
  *   __alloc_contig_migrate_range()          isolate.c model_migrate_range()
  *   alloc_contig_range(), offline_pages(),  contig.c model_alloc_contig_range(),
  *   pfn_range_valid_contig()                model_range_valid_contig()
- *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
+ *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range() (flags 0 =
+ *                                           unknown even with a map count)
+ *   ext4_sb_breadahead_unmovable(),         model.c model_gfp_kind(): the order-0
+ *   grow_dev_folio() (fs/)                  GFP_NOWAIT|__GFP_COMP folio is LRU page cache
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given

@@ -12,6 +12,7 @@
  * against pagetypeinfo.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,11 +187,23 @@ static double free_err_max(const struct replay *rp, const double *pages_off,
 	return worst;
 }
 
-/* The model's count nearest the kernel's within the window's range (agrees inside it). */
-static int64_t buddy_near(const struct replay *rp, int z, int ord, int64_t k)
+/*
+ * Row @i of buddyinfo: its zone in *@z, its order in *@ord and the model's count
+ * nearest the kernel's within the window's range (agrees inside it) in *@near; false
+ * for a row the model does not know.
+ */
+static bool buddy_row(const struct replay *rp, int i, int *z, int *ord, int64_t *near)
 {
-	return k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
-	       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
+	const struct tdb_zone_count *row = &rp->bwin_rows[i];
+	int64_t k = row->nr;
+
+	*z = model_zone_of_name(rp->m, row->node, row->zone);
+	*ord = row->ord;
+	if (*z < 0 || *ord < 0 || *ord >= 16)
+		return false;
+	*near = k < rp->bwin_lo[*z][*ord] ? rp->bwin_lo[*z][*ord] :
+		k > rp->bwin_hi[*z][*ord] ? rp->bwin_hi[*z][*ord] : k;
+	return true;
 }
 
 /*
@@ -201,37 +214,28 @@ static int64_t buddy_near(const struct replay *rp, int z, int ord, int64_t k)
  */
 static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 {
-	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 };
-	int i;
+	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 }, e;
+	int64_t near;
+	int i, z, ord;
 
 	sc->buddyinfo_max_rel_err = sc->buddyinfo_order_err = 0;
 	sc->buddy_worst_zone[0] = 0;
 	sc->buddy_worst_order = 0;
 	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
 	for (i = 0; i < rp->bwin_nrows; i++) {
-		const struct tdb_zone_count *row = &rp->bwin_rows[i];
-		int z = model_zone_of_name(rp->m, row->node, row->zone), ord = row->ord;
-		int64_t near;
-		double e;
-
-		if (z < 0 || ord < 0 || ord >= 16)
+		if (!buddy_row(rp, i, &z, &ord, &near))
 			continue;
-		near = buddy_near(rp, z, ord, row->nr);
-		free_err_add(pages_off, pages_free, z, ord, near, row->nr);
-		e = rel_err(near, row->nr);
+		free_err_add(pages_off, pages_free, z, ord, near, rp->bwin_rows[i].nr);
+		e = rel_err(near, rp->bwin_rows[i].nr);
 		if (e > sc->buddyinfo_max_rel_err)
 			sc->buddyinfo_max_rel_err = e;
 	}
 	for (i = 0; i < rp->bwin_nrows; i++) {
-		const struct tdb_zone_count *row = &rp->bwin_rows[i];
-		int z = model_zone_of_name(rp->m, row->node, row->zone), ord = row->ord;
-		int64_t near;
-		double e;
+		int64_t k = rp->bwin_rows[i].nr;
 
-		if (z < 0 || ord < 0 || ord >= 16)
+		if (!buddy_row(rp, i, &z, &ord, &near))
 			continue;
-		near = buddy_near(rp, z, ord, row->nr);
-		e = fabs((double)(near - row->nr)) * (double)(1ull << ord) /
+		e = fabs((double)(near - k)) * (double)(1ull << ord) /
 		    (pages_free[z] > 1 ? pages_free[z] : 1);
 		if (e > sc->buddyinfo_order_err) {
 			sc->buddyinfo_order_err = e;
@@ -239,7 +243,7 @@ static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 				 rp->layout.zones[z].name);
 			sc->buddy_worst_order = ord;
 			sc->buddy_worst_model = near;
-			sc->buddy_worst_kernel = row->nr;
+			sc->buddy_worst_kernel = k;
 		}
 	}
 	sc->buddyinfo_free_err = free_err_max(rp, pages_off, pages_free);
