@@ -154,7 +154,13 @@ enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order)
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 					unsigned int pageblock_order)
 {
-	if ((gfp & GFP_COMP_BIT) && order >= pageblock_order)
+	/*
+	 * GFP_TRANSHUGE(_LIGHT) is GFP_HIGHUSER_MOVABLE | __GFP_COMP ... (gfp_types.h),
+	 * and a hugetlb pool page is GFP_HIGHUSER_MOVABLE (htlb_alloc_mask()); an
+	 * unmovable compound block of that order (io_uring_setup()'s rings: GFP_KERNEL_
+	 * ACCOUNT | __GFP_COMP) is a kernel allocation.
+	 */
+	if ((gfp & GFP_COMP_BIT) && (gfp & GFP_MOVABLE_BIT) && order >= pageblock_order)
 		return MODEL_GFP_TRANSHUGE;
 	if (gfp & GFP_MOVABLE_BIT)
 		return MODEL_GFP_USER_MOVABLE;

@@ -203,7 +203,7 @@ enum model_gfp_class {
 	MODEL_GFP_USER_MOVABLE,		/* __GFP_MOVABLE set (user / page cache) */
 	MODEL_GFP_ATOMIC,		/* __GFP_HIGH without direct reclaim */
 	MODEL_GFP_NOWAIT,		/* no direct reclaim, not __GFP_HIGH */
-	MODEL_GFP_TRANSHUGE,		/* __GFP_COMP order >= pageblock_order */
+	MODEL_GFP_TRANSHUGE,		/* __GFP_MOVABLE|__GFP_COMP, order >= pageblock_order */
 	MODEL_GFP_UNKNOWN,		/* seeded from a snapshot */
 	MODEL_GFP_PENDING,		/* left the buddy (zone_locked/extfrag), alloc event due */
 };

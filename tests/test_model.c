@@ -1144,6 +1144,20 @@ START_TEST(test_seed_flags0_mapped)
 }
 END_TEST
 
+/*
+ * Only a movable compound block of pageblock order is THP or hugetlb (GFP_TRANSHUGE is
+ * GFP_HIGHUSER_MOVABLE | __GFP_COMP ...): io_uring_setup()'s rings, GFP_KERNEL_ACCOUNT
+ * | __GFP_ZERO | __GFP_COMP | __GFP_NOWARN at order 9, are kernel pages (masks as
+ * traced on 6.18).
+ */
+START_TEST(test_gfp_transhuge_movable)
+{
+	ck_assert_int_eq(model_gfp_classify(0x3d24caull, 9, 9), MODEL_GFP_TRANSHUGE);
+	ck_assert_int_eq(model_gfp_classify(0x442dc0ull, 9, 9), MODEL_GFP_KERNEL);
+	ck_assert_int_eq(model_gfp_classify(0x442dc0ull, 0, 9), MODEL_GFP_KERNEL);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1155,6 +1169,7 @@ Suite *model_suite(void)
 
 	tcase_add_test(core, test_profile);
 	tcase_add_test(core, test_bdev_readahead_kind);
+	tcase_add_test(core, test_gfp_transhuge_movable);
 	tcase_add_test(core, test_seed_flags0_mapped);
 	tcase_add_test(core, test_seed_greedy);
 	tcase_add_test(core, test_seed_uninit_growth);
