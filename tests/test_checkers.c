@@ -535,7 +535,8 @@ END_TEST
 /*
  * A page table (GFP_PGTABLE_USER | __GFP_COMP, order 0) allocated again with no free
  * in between: the untraced free of a dead mm's pgd (checkers/README.md). Explained,
- * not a violation; the same with GFP_KERNEL (0xcc0) or at order 1 is one.
+ * not a violation; the same with GFP_KERNEL (0xcc0) or at order 1 is one. Likewise a
+ * pipe buffer (GFP_HIGHUSER | __GFP_ACCOUNT, order 0), but not GFP_HIGHUSER alone.
  */
 START_TEST(test_pgtable_reuse_explained)
 {
@@ -545,6 +546,7 @@ START_TEST(test_pgtable_reuse_explained)
 		bool explained;
 	} cases[] = {
 		{ 0x440dc0, 0, true }, { 0xdc0, 0, true }, { 0xcc0, 0, false }, { 0x440dc0, 1, false },
+		{ 0x500cc2, 0, true }, { 0x100cc2, 0, false }, { 0x500cc2, 1, false },
 	};
 	unsigned int i;
 	int mode;
