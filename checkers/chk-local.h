@@ -21,8 +21,9 @@ enum sh_state {
 	SH_TAKEN,		/* off a free list without an alloc event yet (zone_locked,
 				 * compaction free scanner): pcp, pending, or silently used */
 	SH_CONTIG,		/* held by a successful contiguous allocation */
-	SH_ALLOC_PT,		/* mm_page_alloc of an order-0 page-table page: it can come
-				 * back to a pcp list with no mm_page_free (below) */
+	SH_ALLOC_PT,		/* mm_page_alloc of an order-0 page-table page or pipe
+				 * buffer: it can come back to a pcp list with no
+				 * mm_page_free (chk-trace.c) */
 };
 
 #define SH_STATE_MASK	7u

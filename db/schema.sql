@@ -352,7 +352,10 @@ CREATE TABLE IF NOT EXISTS replay_scores (
 	-- free pages buddyinfo puts at other orders (sum |model - kernel| x 2^order) over
 	-- the zone's free pages, max over zones (added in version 2; older files get it
 	-- on their next stored replay)
-	buddyinfo_free_err REAL
+	buddyinfo_free_err REAL,
+	-- the score per order: max over zone, order of |model - kernel| x 2^order over the
+	-- zone's free pages (added later in version 2, likewise)
+	buddyinfo_order_err REAL
 );
 
 -- replay: events the model could not explain, per class (model/model.h).

@@ -29,7 +29,7 @@ static const struct {
 	const char *sql;
 } res_sql[RS_NR] = {
 	[RS_SCORE] = { "replay_scores", "INSERT INTO replay_scores VALUES (?, ?, ?, ?, ?, ?, ?, "
-		       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+		       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[RS_ANOMALY] = { "replay_anomalies", "INSERT INTO replay_anomalies VALUES "
 			 "(?, ?, ?, ?, ?, ?)" },
 	[RS_PRED_RUN] = { "prediction_runs", "INSERT INTO prediction_runs (mode, policy, "
@@ -65,6 +65,7 @@ struct tdb_results {
 	int err;			/* first error, 0 while the run is good */
 	bool checked_explained;		/* check_results.explained is there */
 	bool checked_free_err;		/* replay_scores.buddyinfo_free_err is there */
+	bool checked_order_err;		/* ... and buddyinfo_order_err */
 };
 
 int tdb_results_begin(struct tdb *db, struct tdb_results **out)
@@ -195,6 +196,9 @@ static int stmt(struct tdb_results *w, enum res_stmt s, sqlite3_stmt **out)
 	else if (s == RS_SCORE)
 		ret = ensure_column(w, "replay_scores", "buddyinfo_free_err", "REAL",
 				    &w->checked_free_err);
+	if (!ret && s == RS_SCORE)
+		ret = ensure_column(w, "replay_scores", "buddyinfo_order_err", "REAL",
+				    &w->checked_order_err);
 	if (ret)
 		return fail(w, ret);
 	if (!w->st[s] && sqlite3_prepare_v3(w->db->sq, res_sql[s].sql, -1,
@@ -250,6 +254,7 @@ int tdb_results_replay_score(struct tdb_results *w, const struct tdb_replay_scor
 	TDB_BIND_INTS(st, 14, (int64_t)s->model_free_kernel_used,
 		      (int64_t)s->model_used_kernel_free, (int64_t)s->resynced_pfns);
 	sqlite3_bind_double(st, 17, s->buddyinfo_free_err);
+	sqlite3_bind_double(st, 18, s->buddyinfo_order_err);
 	return step(w, RS_SCORE, NULL);
 }
 

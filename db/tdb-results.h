@@ -54,6 +54,7 @@ struct tdb_replay_score {
 	double pfn_agree_state, pfn_agree_kind;
 	double buddyinfo_max_rel_err, pagetypeinfo_max_rel_err;
 	double buddyinfo_free_err;
+	double buddyinfo_order_err;		/* worst order's pages off over the zone's free */
 	uint64_t model_free_kernel_used, model_used_kernel_free, resynced_pfns;
 };
 int tdb_results_replay_score(struct tdb_results *w, const struct tdb_replay_score *s);

@@ -132,11 +132,35 @@ int model_imt_to_trace(const struct model *m, int imt)
 #define GFP_HIGH_BIT		(1ull << 5)
 #define GFP_DIRECT_RECLAIM_BIT	(1ull << 10)
 #define GFP_COMP_BIT		(1ull << 18)
+#define GFP_KSWAPD_RECLAIM_BIT	(1ull << 11)
+#define GFP_NOWARN_BIT		(1ull << 13)
+
+/*
+ * ext4_sb_breadahead_unmovable() (fs/ext4/super.c, 6.12; inode-table readahead when
+ * inodes are created or looked up) calls bdev_getblk(GFP_NOWAIT | __GFP_NOWARN), and
+ * grow_dev_folio() allocates the block device's page-cache folio with exactly
+ * GFP_NOWAIT | __GFP_COMP at order 0 (6.18 traces show the same mask). The folio goes
+ * on the LRU, so has_unmovable_pages() passes it although its migratetype is
+ * Unmovable. Assumption: no other order-0 allocation uses that exact mask (slab adds
+ * __GFP_NORETRY, plain alloc_page() no __GFP_COMP).
+ */
+enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order)
+{
+	const uint64_t bdev_ra = GFP_KSWAPD_RECLAIM_BIT | GFP_NOWARN_BIT | GFP_COMP_BIT;
+
+	return !order && gfp == bdev_ra ? MODEL_KIND_FILE : MODEL_KIND_UNKNOWN;
+}
 
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 					unsigned int pageblock_order)
 {
-	if ((gfp & GFP_COMP_BIT) && order >= pageblock_order)
+	/*
+	 * GFP_TRANSHUGE(_LIGHT) is GFP_HIGHUSER_MOVABLE | __GFP_COMP ... (gfp_types.h),
+	 * and a hugetlb pool page is GFP_HIGHUSER_MOVABLE (htlb_alloc_mask()); an
+	 * unmovable compound block of that order (io_uring_setup()'s rings: GFP_KERNEL_
+	 * ACCOUNT | __GFP_COMP) is a kernel allocation.
+	 */
+	if ((gfp & GFP_COMP_BIT) && (gfp & GFP_MOVABLE_BIT) && order >= pageblock_order)
 		return MODEL_GFP_TRANSHUGE;
 	if (gfp & GFP_MOVABLE_BIT)
 		return MODEL_GFP_USER_MOVABLE;

@@ -52,7 +52,10 @@
  *   __alloc_contig_migrate_range()          isolate.c model_migrate_range()
  *   alloc_contig_range(), offline_pages(),  contig.c model_alloc_contig_range(),
  *   pfn_range_valid_contig()                model_range_valid_contig()
- *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
+ *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range() (flags 0 =
+ *                                           unknown even with a map count)
+ *   ext4_sb_breadahead_unmovable(),         model.c model_gfp_kind(): the order-0
+ *   grow_dev_folio() (fs/)                  GFP_NOWAIT|__GFP_COMP folio is LRU page cache
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given
@@ -200,12 +203,14 @@ enum model_gfp_class {
 	MODEL_GFP_USER_MOVABLE,		/* __GFP_MOVABLE set (user / page cache) */
 	MODEL_GFP_ATOMIC,		/* __GFP_HIGH without direct reclaim */
 	MODEL_GFP_NOWAIT,		/* no direct reclaim, not __GFP_HIGH */
-	MODEL_GFP_TRANSHUGE,		/* __GFP_COMP order >= pageblock_order */
+	MODEL_GFP_TRANSHUGE,		/* __GFP_MOVABLE|__GFP_COMP, order >= pageblock_order */
 	MODEL_GFP_UNKNOWN,		/* seeded from a snapshot */
 	MODEL_GFP_PENDING,		/* left the buddy (zone_locked/extfrag), alloc event due */
 };
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 					unsigned int pageblock_order);
+/* The kind an allocation's gfp mask alone tells (MODEL_KIND_UNKNOWN mostly; model.c). */
+enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order);
 
 struct model_pfn_info {
 	enum model_pfn_state state;

@@ -50,7 +50,13 @@ enum model_kind model_kind_of_flags(uint64_t f, uint64_t mapcount)
 		return MODEL_KIND_FILE;
 	if (f & (F(KPF_COMPOUND_HEAD) | F(KPF_COMPOUND_TAIL)))
 		return MODEL_KIND_COMPOUND;
-	if (!f && !mapcount)
+	/*
+	 * No flags at all: a pcp page or a non-compound tail. A map count beside flags 0
+	 * means kpagecount (read after kpageflags) saw the page mapped since: a mapped
+	 * page has KPF_MMAP (stable_page_flags(), fs/proc/page.c), so it was free or in
+	 * transit when its flags were read, not a kernel page.
+	 */
+	if (!f)
 		return MODEL_KIND_UNKNOWN;
 	return MODEL_KIND_KERNEL;
 }
@@ -164,7 +170,7 @@ int model_seed_pfn_range(struct model *m, uint64_t pfn, uint64_t n,
 			i = j;
 			continue;
 		}
-		if (!f && !mc) {
+		if (!f) {
 			/* A whole memory block reading 0 is not initialised (lazy init). */
 			if (mb && !(i & (mb - 1)) && i + mb <= end) {
 				uint32_t j;

@@ -12,6 +12,7 @@
  * against pagetypeinfo.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,32 +188,57 @@ static double free_err_max(const struct replay *rp, const double *pages_off,
 }
 
 /*
+ * Row @i of buddyinfo: its zone in *@z, its order in *@ord and the model's count
+ * nearest the kernel's within the window's range (agrees inside it) in *@near; false
+ * for a row the model does not know.
+ */
+static bool buddy_row(const struct replay *rp, int i, int *z, int *ord, int64_t *near)
+{
+	const struct tdb_zone_count *row = &rp->bwin_rows[i];
+	int64_t k = row->nr;
+
+	*z = model_zone_of_name(rp->m, row->node, row->zone);
+	*ord = row->ord;
+	if (*z < 0 || *ord < 0 || *ord >= 16)
+		return false;
+	*near = k < rp->bwin_lo[*z][*ord] ? rp->bwin_lo[*z][*ord] :
+		k > rp->bwin_hi[*z][*ord] ? rp->bwin_hi[*z][*ord] : k;
+	return true;
+}
+
+/*
  * buddyinfo's rows (read once per snapshot) against the window's range per zone and
  * order: a figure inside the range agrees; outside, the nearer end is the model's.
+ * Scored per order as pages off over the zone's free pages (so the zone's total is
+ * needed first); the relative error per order is kept for stored results only.
  */
 static void score_buddy_window(struct replay *rp, struct rp_score *sc)
 {
-	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 };
-	int i;
+	double pages_off[MODEL_MAX_ZONES] = { 0 }, pages_free[MODEL_MAX_ZONES] = { 0 }, e;
+	int64_t near;
+	int i, z, ord;
 
-	sc->buddyinfo_max_rel_err = 0;
+	sc->buddyinfo_max_rel_err = sc->buddyinfo_order_err = 0;
 	sc->buddy_worst_zone[0] = 0;
 	sc->buddy_worst_order = 0;
 	sc->buddy_worst_model = sc->buddy_worst_kernel = 0;
 	for (i = 0; i < rp->bwin_nrows; i++) {
-		const struct tdb_zone_count *row = &rp->bwin_rows[i];
-		int z = model_zone_of_name(rp->m, row->node, row->zone), ord = row->ord;
-		int64_t k = row->nr, near;
-		double e;
-
-		if (z < 0 || ord < 0 || ord >= 16)
+		if (!buddy_row(rp, i, &z, &ord, &near))
 			continue;
-		near = k < rp->bwin_lo[z][ord] ? rp->bwin_lo[z][ord] :
-		       k > rp->bwin_hi[z][ord] ? rp->bwin_hi[z][ord] : k;
-		free_err_add(pages_off, pages_free, z, ord, near, k);
-		e = rel_err(near, k);
-		if (e > sc->buddyinfo_max_rel_err) {
+		free_err_add(pages_off, pages_free, z, ord, near, rp->bwin_rows[i].nr);
+		e = rel_err(near, rp->bwin_rows[i].nr);
+		if (e > sc->buddyinfo_max_rel_err)
 			sc->buddyinfo_max_rel_err = e;
+	}
+	for (i = 0; i < rp->bwin_nrows; i++) {
+		int64_t k = rp->bwin_rows[i].nr;
+
+		if (!buddy_row(rp, i, &z, &ord, &near))
+			continue;
+		e = fabs((double)(near - k)) * (double)(1ull << ord) /
+		    (pages_free[z] > 1 ? pages_free[z] : 1);
+		if (e > sc->buddyinfo_order_err) {
+			sc->buddyinfo_order_err = e;
 			snprintf(sc->buddy_worst_zone, sizeof(sc->buddy_worst_zone), "%s",
 				 rp->layout.zones[z].name);
 			sc->buddy_worst_order = ord;
@@ -246,6 +272,7 @@ int rp_score_zones_now(struct replay *rp, const struct rp_snap *s)
 		return ret;
 	score_buddy_window(rp, &rp->pending);
 	rp->pending.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_max_rel_err;
+	rp->pending.buddyinfo_begin_order_err = rp->pending.buddyinfo_order_err;
 	ret = score_pagetypes(rp, s, &rp->pending);
 	if (ret)
 		return ret;
@@ -295,6 +322,8 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	sc.buddyinfo_max_rel_err = rp->pending.buddyinfo_max_rel_err;
 	sc.buddyinfo_begin_max_rel_err = rp->pending.buddyinfo_begin_max_rel_err;
 	sc.buddyinfo_free_err = rp->pending.buddyinfo_free_err;
+	sc.buddyinfo_order_err = rp->pending.buddyinfo_order_err;
+	sc.buddyinfo_begin_order_err = rp->pending.buddyinfo_begin_order_err;
 	sc.pagetypeinfo_max_rel_err = rp->pending.pagetypeinfo_max_rel_err;
 	memcpy(sc.buddy_worst_zone, rp->pending.buddy_worst_zone, sizeof(sc.buddy_worst_zone));
 	sc.buddy_worst_order = rp->pending.buddy_worst_order;
@@ -335,6 +364,7 @@ static int store_score(struct tdb_results *w, const struct rp_score *s)
 		.pfn_agree_kind = s->pfn_agree_kind,
 		.buddyinfo_max_rel_err = s->buddyinfo_max_rel_err,
 		.buddyinfo_free_err = s->buddyinfo_free_err,
+		.buddyinfo_order_err = s->buddyinfo_order_err,
 		.pagetypeinfo_max_rel_err = s->pagetypeinfo_max_rel_err,
 		.model_free_kernel_used = s->model_free_kernel_used,
 		.model_used_kernel_free = s->model_used_kernel_free,

@@ -64,6 +64,50 @@ static int load_snaps(struct replay *rp)
 }
 
 /*
+ * Inside the chunk being read, the model's state tells the order better than the
+ * reader's pace (it reads in bursts): the model holds what the seed showed plus the
+ * events applied since. An allocation or a take from the buddy of a page the model
+ * holds free, or a free of a page it holds in use, came after the page was read (1:
+ * apply it); the same on a page already in the state the event leads to was read
+ * after it (-1: skip it); likewise a drain of a page on a pcp list or in the buddy.
+ * Pages seeded with flags 0 (pcp, non-compound tails) and the
+ * other kinds of event do not tell (0).
+ */
+static int seed_fit(struct replay *rp, const struct tr_event *ev)
+{
+	struct model_pfn_info pi;
+	bool flags0;
+
+	if (model_pfn_info(rp->m, ev->pfn, &pi))
+		return 0;
+	flags0 = pi.seeded && pi.kind == MODEL_KIND_UNKNOWN;
+	switch (ev->kind) {
+	case TR_EV_PAGE_ALLOC:
+		if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP)
+			return 1;
+		return pi.state == MODEL_PFN_ALLOC && !flags0 &&
+		       pi.gfp_class != MODEL_GFP_PENDING ? -1 : 0;
+	case TR_EV_ZONE_LOCKED:
+	case TR_EV_EXTFRAG:
+		if (pi.state == MODEL_PFN_BUDDY)
+			return 1;
+		return pi.state == MODEL_PFN_ALLOC && !flags0 ? -1 : 0;
+	case TR_EV_PAGE_FREE:
+		if (pi.state == MODEL_PFN_ALLOC && !flags0)
+			return 1;
+		return pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP ? -1 : 0;
+	case TR_EV_PCPU_DRAIN:
+		if (pi.state == MODEL_PFN_PCP)
+			return 1;
+		return pi.state == MODEL_PFN_BUDDY ? -1 : 0;
+	case TR_EV_FREE_BATCHED:
+		return pi.state == MODEL_PFN_PCP ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
  * An event while the seed snapshot was read: was its page read after the event (then
  * the seed shows its effect and the event must not be applied again)? Pages below the
  * latest "pages" marker were read before it; pages from the next marker's pfn on were
@@ -76,11 +120,16 @@ static bool seed_already_has(struct replay *rp, const struct tr_event *ev)
 	const struct rp_snap *sn = &rp->snaps[rp->seed_snap];
 	uint64_t p0, p1, t0, t1;
 	double at;
-	int k;
+	int k, fit;
 
-	if (!rp->nr_seed_marks || ev->pfn == UINT64_MAX || ev->kind == TR_EV_OTHER ||
-	    ev->kind > TR_EV_EXTFRAG)
+	if (ev->pfn == UINT64_MAX || ev->kind == TR_EV_OTHER || ev->kind > TR_EV_EXTFRAG)
 		return false;
+	/*
+	 * A reader that writes no "pages" markers (a plain shell twin): the seed shows
+	 * what came before its begin; inside the read only the model's state tells.
+	 */
+	if (!rp->nr_seed_marks)
+		return (int64_t)ev->seq < sn->seq_begin || seed_fit(rp, ev) < 0;
 	while (rp->seed_mark < rp->nr_seed_marks && rp->seed_marks[rp->seed_mark].seq <= ev->seq)
 		rp->seed_mark++;
 	k = rp->seed_mark;		/* markers [0, k) came before the event */
@@ -99,6 +148,9 @@ static bool seed_already_has(struct replay *rp, const struct tr_event *ev)
 	}
 	if (ev->pfn < p0 || p1 <= p0 || t1 <= t0 || ev->ts >= t1)
 		return false;		/* read before, or reading was past it */
+	fit = seed_fit(rp, ev);
+	if (fit)
+		return fit < 0;
 	at = (double)p0 + (double)(p1 - p0) * (double)(ev->ts > t0 ? ev->ts - t0 : 0) /
 	     (double)(t1 - t0);
 	return (double)ev->pfn >= at;

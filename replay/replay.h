@@ -50,8 +50,15 @@ struct rp_score {
 	double buddyinfo_free_err;	/* max over zones of the free pages at other orders
 					 * (sum |model - kernel| x 2^order, model as above)
 					 * over the zone's free pages: robust to small counts */
+	/*
+	 * The score per order: max over zone, order of |model - kernel| x 2^order over the
+	 * zone's free pages in buddyinfo (model as above). Small counts weigh what they
+	 * hold: 25 order-1 blocks the kernel has not are 50 pages, not an error of 25x.
+	 */
+	double buddyinfo_order_err;
+	double buddyinfo_begin_order_err; /* the same against the model at the begin marker */
 	double pagetypeinfo_max_rel_err;/* max over zone, migratetype of pageblock counts */
-	char buddy_worst_zone[16];	/* where buddyinfo disagrees most */
+	char buddy_worst_zone[16];	/* where buddyinfo_order_err is (the worst order) */
 	int buddy_worst_order;
 	int64_t buddy_worst_model, buddy_worst_kernel;
 	char ptype_worst[64];		/* "ZONE Type: model N, kernel M" */

@@ -594,7 +594,8 @@ END_TEST
 /*
  * A page table (GFP_PGTABLE_USER | __GFP_COMP, order 0) allocated again with no free
  * in between: the untraced free of a dead mm's pgd (checkers/README.md). Explained,
- * not a violation; the same with GFP_KERNEL (0xcc0) or at order 1 is one.
+ * not a violation; the same with GFP_KERNEL (0xcc0) or at order 1 is one. Likewise a
+ * pipe buffer (GFP_HIGHUSER | __GFP_ACCOUNT, order 0), but not GFP_HIGHUSER alone.
  */
 START_TEST(test_pgtable_reuse_explained)
 {
@@ -604,6 +605,7 @@ START_TEST(test_pgtable_reuse_explained)
 		bool explained;
 	} cases[] = {
 		{ 0x440dc0, 0, true }, { 0xdc0, 0, true }, { 0xcc0, 0, false }, { 0x440dc0, 1, false },
+		{ 0x500cc2, 0, true }, { 0x100cc2, 0, false }, { 0x500cc2, 1, false },
 	};
 	unsigned int i;
 	int mode;
@@ -757,6 +759,38 @@ START_TEST(test_fault_buddyinfo_miscount)
 	k = check(c.path, false);
 	expect_clean(k);
 	chk_destroy(k);
+}
+END_TEST
+
+/*
+ * buddyinfo scored per order in pages: the end snapshot's buddyinfo has 3 order-3 blocks
+ * where the model (and the pages) have none, in a zone of 4096 free pages. The
+ * relative error is 3/3 = 1 (it would be 3x against a kernel count of 1); the score is
+ * the 24 pages off over the zone's 4120 free pages, and the worst order is named.
+ */
+START_TEST(test_buddyinfo_small_count_score)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	const struct rp_score *sc;
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+	int n;
+
+	build_clean(&c, "smallcount.db", 3);
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	sc = rp_scores(rp, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_double_eq_tol(sc->buddyinfo_max_rel_err, 1.0, 1e-9);
+	ck_assert_double_eq_tol(sc->buddyinfo_order_err, 24.0 / 4120, 1e-9);
+	ck_assert_double_eq_tol(sc->buddyinfo_begin_order_err, 24.0 / 4120, 1e-9);
+	ck_assert_int_eq(sc->buddy_worst_order, 3);
+	ck_assert_int_eq(sc->buddy_worst_model, 0);
+	ck_assert_int_eq(sc->buddy_worst_kernel, 3);
+	rp_destroy(rp);
+	tdb_close(db);
 }
 END_TEST
 
@@ -1204,6 +1238,7 @@ Suite *checkers_suite(void)
 	tcase_add_test(inv, test_fault_contig_in_use);
 	tcase_add_test(inv, test_fault_contig_realloc);
 	tcase_add_test(inv, test_fault_buddyinfo_miscount);
+	tcase_add_test(inv, test_buddyinfo_small_count_score);
 	tcase_add_test(inv, test_lost_window_inconclusive);
 	tcase_add_test(inv, test_fault_merge_isolated);
 	tcase_add_test(inv, test_fault_nr_free);

@@ -1175,6 +1175,80 @@ START_TEST(test_page_kind)
 }
 END_TEST
 
+/*
+ * Inode-table readahead (ext4_sb_breadahead_unmovable() -> grow_dev_folio()) allocates
+ * the block device's page-cache folio with GFP_NOWAIT | __GFP_COMP, order 0,
+ * Unmovable: an LRU page, movable for has_unmovable_pages(). A slab page of the same
+ * context carries __GFP_NORETRY too and stays unmovable.
+ */
+#define GFP_BDEV_READAHEAD	0x42800ull	/* __GFP_KSWAPD_RECLAIM|__GFP_NOWARN|__GFP_COMP */
+#define GFP_NORETRY		0x10000ull
+
+START_TEST(test_bdev_readahead_kind)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+	struct model_pfn_info pi;
+	struct model_range_counts rc;
+
+	seed(m, 0, NPFN, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_BDEV_READAHEAD, UNMOV, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 1, 0, GFP_BDEV_READAHEAD | GFP_NORETRY, UNMOV,
+					  0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 2, 1, GFP_BDEV_READAHEAD, UNMOV, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_FILE);
+	ck_assert_int_eq(model_pfn_info(m, Z + 1, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_pfn_info(m, Z + 2, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_range_counts(m, Z, Z + 4, &rc), 0);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_MOVABLE], 1);
+	ck_assert_uint_eq(rc.pages[MODEL_PBC_UNMOVABLE], 3);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * kpagecount is read after kpageflags: a page that read flags 0 and a map count was
+ * free or in transit when its flags were read (a mapped page has KPF_MMAP), so the
+ * seed holds it as unknown like any flags-0 page, and its allocation settles it
+ * without an anomaly.
+ */
+START_TEST(test_seed_flags0_mapped)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+	uint64_t f[2] = { 0, KPF_BIT(KPF_SLAB) }, mc[2] = { 1, 0 };
+	struct model_pfn_info pi;
+
+	seed(m, 0, NPFN, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_kind_of_flags(0, 1), MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_seed_pfn_range(m, Z + 0x10, 2, f, mc), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x10, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x11, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_SLAB);
+	ck_assert_int_eq(model_page_alloc(m, Z + 0x10, 0, GFP_HIGHUSER_MOVABLE, MOV, 0), 0);
+	ck_assert_uint_eq(anomalies(m, MODEL_ANOM_ALLOC_IN_USE), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * Only a movable compound block of pageblock order is THP or hugetlb (GFP_TRANSHUGE is
+ * GFP_HIGHUSER_MOVABLE | __GFP_COMP ...): io_uring_setup()'s rings, GFP_KERNEL_ACCOUNT
+ * | __GFP_ZERO | __GFP_COMP | __GFP_NOWARN at order 9, are kernel pages (masks as
+ * traced on 6.18).
+ */
+START_TEST(test_gfp_transhuge_movable)
+{
+	ck_assert_int_eq(model_gfp_classify(0x3d24caull, 9, 9), MODEL_GFP_TRANSHUGE);
+	ck_assert_int_eq(model_gfp_classify(0x442dc0ull, 9, 9), MODEL_GFP_KERNEL);
+	ck_assert_int_eq(model_gfp_classify(0x442dc0ull, 0, 9), MODEL_GFP_KERNEL);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1185,6 +1259,9 @@ Suite *model_suite(void)
 	TCase *lim = tcase_create("limits");
 
 	tcase_add_test(core, test_profile);
+	tcase_add_test(core, test_bdev_readahead_kind);
+	tcase_add_test(core, test_gfp_transhuge_movable);
+	tcase_add_test(core, test_seed_flags0_mapped);
 	tcase_add_test(core, test_seed_greedy);
 	tcase_add_test(core, test_seed_uninit_growth);
 	tcase_add_test(core, test_holes);
