@@ -11,6 +11,7 @@ struct pr_pin {
 	uint64_t head;			/* its allocation head when noted */
 	uint32_t alloc;			/* alloc_seq[head] when noted */
 	uint64_t seq;			/* the attempt's test event */
+	bool assumed;			/* not seen: a sibling of a pin (predict-pins.c) */
 	char why[48];
 };
 
@@ -77,6 +78,24 @@ struct pr_feed {
 	void *arg;
 };
 int pr_feed_run(struct replay *rp, struct pr_feed *f);
+
+/* Remember @pfn as assumed pinned (PR_ASSUME_PIN_SIBLING); false if known already. */
+bool pr_note_pin_assumed(struct pr_ctx *c, uint64_t pfn, uint64_t seq);
+/* Is the pin noted at @pfn an assumption (a sibling), not seen? */
+bool pr_pin_assumed(const struct pr_ctx *c, uint64_t pfn);
+
+/* ---- predict-pins.c ---- */
+/* The most pages one mm_migrate_pages (offline, alloc_contig) in [@seq_from, @seq_to)
+ * counted failed; 0: no failed migration. */
+uint64_t pr_migrate_failed(struct pr_ctx *c, uint64_t seq_from, uint64_t seq_to);
+/*
+ * An attempt on [@s, @e) failed with its migrations failing (@culprit: the page the
+ * kernel named, or UINT64_MAX): the user pages still in use there did not move, so
+ * note each allocation as pinned (@why), and the other allocations of their tasks at
+ * their orders as assumed pins. Return: pins noted.
+ */
+unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t culprit,
+			   uint64_t seq, const char *why);
 
 /* ---- predict-lru.c ---- */
 

@@ -30,9 +30,10 @@ const char *pr_attempt_class_name(enum pr_attempt_class k)
 	return k < PR_NR_VK ? vk_names[k] : "?";
 }
 
-/* A pin to note when the replay reaches @seq (an offline probe's culprit). */
+/* Pins to learn when the replay reaches @seq: an offline probe's block and culprit. */
 struct pin_note {
 	uint64_t seq, pfn;
+	uint64_t start, end;		/* its block: the pages that did not move */
 };
 
 struct vctx {
@@ -144,16 +145,17 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		} else {
 			it->start_pfn = (uint64_t)p[i].start_pfn;
 			it->end_pfn = (uint64_t)p[i].end_pfn;
-			/* a page it could not migrate is likely pinned for later attempts */
-			if (!it->k_success && it->k_pfn != UINT64_MAX &&
-			    !strcmp(it->k_culprit, "migration failed") &&
-			    probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
+			/* pages it could not migrate are likely pinned for later attempts */
+			if (!it->k_success && probe_marker(db, p[i].id, p[i].kind, "end", &eseq,
+							   &ets))
+				it->k_migrate_failed = pr_migrate_failed(V->c, seq, eseq);
+			if (it->k_migrate_failed) {
 				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
 
 				if (g) {
 					V->pins = g;
-					g[V->nr_pins].seq = eseq;
-					g[V->nr_pins].pfn = it->k_pfn;
+					g[V->nr_pins] = (struct pin_note){ eseq, it->k_pfn,
+									   it->start_pfn, it->end_pfn };
 					V->nr_pins++;
 				}
 			}
@@ -183,8 +185,11 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 		it->start_pfn = a[i].start_pfn;
 		it->end_pfn = a[i].end_pfn;
 		it->k_success = a[i].success;
-		if (!a[i].success)
+		if (!a[i].success) {
 			it->k_pfn = a[i].fin_pfn;
+			it->k_migrate_failed = pr_migrate_failed(V->c, a[i].seq_begin,
+								 a[i].seq_test);
+		}
 		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s",
 			 a[i].kind == TR_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
@@ -233,6 +238,9 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 
 	if (pfn == UINT64_MAX || model_pfn_info(c->m, pfn, &pi))
 		return NULL;
+	/* touched by a lost-event window (seeded flags-0 pages are uncertain anyway) */
+	if (pi.uncertain && !pi.seeded)
+		return PR_LOST;
 	if ((pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) &&
 	    allocated_after(V->rp, pfn, it->seq, it->ts))
 		return PR_RACE;
@@ -316,6 +324,22 @@ static void compare_pages(struct pr_verify_item *it, unsigned int count)
 		it->invisible = "pin";
 }
 
+/*
+ * The kernel's culprit is a page its migrations failed on, and the model failed on a
+ * pin too with this page among its pins: the same failure. Which of the pinned pages
+ * offline_pages() names is up to the printk rate limit of do_migrate_range().
+ */
+static bool pinned_culprit(struct vctx *V, const struct pr_verify_item *it)
+{
+	struct model_pfn_info pi;
+	uint64_t pin;
+
+	return !strcmp(it->k_culprit, "migration failed") &&
+	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING)) &&
+	       !model_pfn_info(V->c->m, it->k_pfn, &pi) &&
+	       pr_pinned_in(V->c, pi.head, pi.head + (1ull << pi.order), &pin);
+}
+
 /* An attempt on a range: the same outcome, and for a failure the same pfn. */
 static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_success)
 {
@@ -332,7 +356,8 @@ static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_succ
 			else
 				it->invisible = invisible_at(V, it, it->k_pfn);
 		}
-	} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
+	} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn &&
+		   !pinned_culprit(V, it)) {
 		it->agree = false;
 		snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 			 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
@@ -382,6 +407,15 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 		size_t l = strlen(it->why);
 
 		snprintf(it->why + l, sizeof(it->why) - l, "; allocated while the attempt ran");
+	} else if (it->invisible && !strcmp(it->invisible, "pin")) {
+		size_t l = strlen(it->why);
+
+		/* the evidence: mm_migrate_pages failures, or none (the pin stayed unseen) */
+		if (it->k_migrate_failed)
+			snprintf(it->why + l, sizeof(it->why) - l, "; its migrations failed on "
+				 "%" PRIu64 " pages (mm_migrate_pages)", it->k_migrate_failed);
+		else
+			snprintf(it->why + l, sizeof(it->why) - l, "; no failed migration traced");
 	}
 	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);
@@ -396,9 +430,10 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	int ret;
 
 	while (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= seq) {
-		pr_note_pinned(V->c, V->pins[V->next_pin].pfn, V->pins[V->next_pin].seq,
-			       "an offline probe could not migrate it");
-		V->next_pin++;
+		const struct pin_note *n = &V->pins[V->next_pin++];
+
+		pr_learn_pins(V->c, n->start, n->end, n->pfn, n->seq,
+			      "an offline probe could not migrate it");
 	}
 	while (V->next < v->nr && v->items[V->next].seq <= seq) {
 		ret = predict_item(V, &v->items[V->next], ev);
