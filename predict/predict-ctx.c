@@ -64,6 +64,8 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 	/* the seed's user pages off the LRU wait in LRU batches too */
 	if (!ret)
 		ret = pr_refresh_lru_batches(*out, rp_seed_snapshot(rp));
+	if (!ret)
+		ret = pr_load_probe_pins(*out);
 	if (ret) {
 		pr_destroy(*out);
 		*out = NULL;
@@ -82,6 +84,7 @@ void pr_destroy(struct pr_ctx *c)
 		free(c->alloc_seq);
 		free(c->lru_pending);
 		free(c->pins);
+		free(c->notes);
 	}
 	free(c);
 }
@@ -240,6 +243,7 @@ static int feed_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct pr_feed *f = arg;
 
+	pr_pins_due(f->c, ev->seq);
 	return f->before ? f->before(f->arg, ev) : 0;
 }
 
@@ -284,5 +288,9 @@ int pr_feed_run(struct replay *rp, struct pr_feed *f)
 		.at_snapshot = feed_snapshot,
 	};
 
-	return rp_run(rp, &h);
+	int ret = rp_run(rp, &h);
+
+	if (!ret)
+		pr_pins_due(f->c, UINT64_MAX);	/* probes after the last event */
+	return ret;
 }

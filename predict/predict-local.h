@@ -15,6 +15,13 @@ struct pr_pin {
 	char why[48];
 };
 
+/* A failed offline probe whose pins are learned when the replay reaches @seq. */
+struct pr_pin_note {
+	uint64_t seq;			/* its end marker */
+	uint64_t start, end;		/* its block */
+	uint64_t culprit;		/* the pfn the kernel named, UINT64_MAX if none */
+};
+
 struct pr_ctx {
 	struct replay *rp;		/* borrowed */
 	struct model *m;		/* borrowed (rp's) */
@@ -29,6 +36,8 @@ struct pr_ctx {
 	struct pr_pin *pins;
 	unsigned int nr_pins, cap_pins;
 	uint32_t pins_gen;		/* bumped when a pin is added */
+	struct pr_pin_note *notes;	/* by seq (probes are in time order) */
+	unsigned int nr_notes, next_note;
 	struct pr_index *ix;		/* the one index fed by pr_after_event(), or NULL */
 	/*
 	 * In-use user pages (anonymous or mapped) the newest snapshot shows off the LRU:
@@ -96,6 +105,10 @@ uint64_t pr_migrate_failed(struct pr_ctx *c, uint64_t seq_from, uint64_t seq_to)
  */
 unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t culprit,
 			   uint64_t seq, const char *why);
+/* The failed offline probes of the capture whose migrations failed (c->notes). */
+int pr_load_probe_pins(struct pr_ctx *c);
+/* Learn the pins of the probes that ended before event @seq (UINT64_MAX: all). */
+void pr_pins_due(struct pr_ctx *c, uint64_t seq);
 
 /* ---- predict-lru.c ---- */
 

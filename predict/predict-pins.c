@@ -13,16 +13,22 @@
  *             mm/memory_hotplug.c, migrates every movable page of the block, over and
  *             over until a signal): the user pages (LRU kinds) still in use at its end
  *             did not move, so each is pinned while it stays the same allocation.
+ *             Failed offline probes (record --probe-offline) are read from the capture
+ *             and learned when the replay passes their end (pr_pins_due()), so every
+ *             question asked later sees them, not only predict --verify.
  *   assumed   the other allocations of the task and order of a pinned page still held:
  *             a long-term pin covers a whole user buffer (io_uring_register() pins
  *             every page of each iovec at once; vfio pins a whole DMA mapping), which
  *             that task faulted in together. Marked PR_ASSUME_PIN_SIBLING in answers.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-trace.h"
 #include "model/model.h"
 #include "predict/predict-local.h"
 #include "replay/replay.h"
@@ -166,4 +172,55 @@ unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t cu
 			pfn = pi.head + (1ull << pi.order) - 1;	/* one note per allocation */
 	}
 	return n + note_siblings(c, t, nt, seq);
+}
+
+/* seq of the marker "bigchunk probe ID offline WHAT" (markers sort before that event). */
+static bool probe_seq(struct tdb *db, int64_t id, const char *what, uint64_t *seq)
+{
+	char prefix[96];
+	uint64_t ts;
+
+	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " offline %s ", id, what);
+	return tdb_marker_find(db, prefix, false, seq, &ts) == 1;
+}
+
+int pr_load_probe_pins(struct pr_ctx *c)
+{
+	struct tdb_probe *p;
+	int n, i, ret;
+
+	if (!c->db)
+		return 0;
+	ret = tdb_probes(c->db, &p, &n);
+	for (i = 0; !ret && i < n; i++) {
+		struct pr_pin_note *g;
+		uint64_t seq, eseq;
+
+		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
+		    !probe_seq(c->db, p[i].id, "begin", &seq) ||
+		    !probe_seq(c->db, p[i].id, "end", &eseq) || !pr_migrate_failed(c, seq, eseq))
+			continue;
+		g = realloc(c->notes, (c->nr_notes + 1) * sizeof(*g));
+		if (!g) {
+			ret = bc_error(BC_E_NOMEM, "predict: out of memory");
+			break;
+		}
+		c->notes = g;
+		g[c->nr_notes++] = (struct pr_pin_note){
+			.seq = eseq, .start = (uint64_t)p[i].start_pfn, .end = (uint64_t)p[i].end_pfn,
+			.culprit = p[i].culprit_pfn >= 0 ? (uint64_t)p[i].culprit_pfn : UINT64_MAX,
+		};
+	}
+	free(p);
+	return ret;
+}
+
+void pr_pins_due(struct pr_ctx *c, uint64_t seq)
+{
+	while (c->next_note < c->nr_notes && c->notes[c->next_note].seq <= seq) {
+		const struct pr_pin_note *n = &c->notes[c->next_note++];
+
+		pr_learn_pins(c, n->start, n->end, n->culprit, n->seq,
+			      "an offline probe could not migrate it");
+	}
 }

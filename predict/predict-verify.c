@@ -9,8 +9,9 @@
  * the before_event hook of the event it begins at (snapshots ending there are scored
  * and resynchronised by then), leaving out the isolation replay has just applied for
  * a real attempt beginning at that event. Pages that an attempt failed on are
- * remembered as likely pinned for the later ones (attempt_end, offline probes'
- * "migrating pfn ... failed"). The replay hooks are predict-ctx.c's pr_feed_run().
+ * remembered as likely pinned for the later ones (attempt_end; offline probes whose
+ * migrations failed, predict-pins.c). The replay hooks are predict-ctx.c's
+ * pr_feed_run().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,20 +31,12 @@ const char *pr_attempt_class_name(enum pr_attempt_class k)
 	return k < PR_NR_VK ? vk_names[k] : "?";
 }
 
-/* Pins to learn when the replay reaches @seq: an offline probe's block and culprit. */
-struct pin_note {
-	uint64_t seq, pfn;
-	uint64_t start, end;		/* its block: the pages that did not move */
-};
-
 struct vctx {
 	struct pr_ctx *c;
 	struct replay *rp;
 	enum pr_policy policy;
 	struct pr_verify *v;
 	unsigned int next;		/* next item to predict (items sorted by seq) */
-	struct pin_note *pins;
-	unsigned int nr_pins, next_pin;
 };
 
 static int item_cmp(const void *a, const void *b)
@@ -145,20 +138,10 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		} else {
 			it->start_pfn = (uint64_t)p[i].start_pfn;
 			it->end_pfn = (uint64_t)p[i].end_pfn;
-			/* pages it could not migrate are likely pinned for later attempts */
+			/* the evidence of a pin (predict-pins.c learns the pins themselves) */
 			if (!it->k_success && probe_marker(db, p[i].id, p[i].kind, "end", &eseq,
 							   &ets))
 				it->k_migrate_failed = pr_migrate_failed(V->c, seq, eseq);
-			if (it->k_migrate_failed) {
-				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
-
-				if (g) {
-					V->pins = g;
-					g[V->nr_pins] = (struct pin_note){ eseq, it->k_pfn,
-									   it->start_pfn, it->end_pfn };
-					V->nr_pins++;
-				}
-			}
 		}
 		v->nr++;
 	}
@@ -429,12 +412,6 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	struct pr_verify *v = V->v;
 	int ret;
 
-	while (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= seq) {
-		const struct pin_note *n = &V->pins[V->next_pin++];
-
-		pr_learn_pins(V->c, n->start, n->end, n->pfn, n->seq,
-			      "an offline probe could not migrate it");
-	}
 	while (V->next < v->nr && v->items[V->next].seq <= seq) {
 		ret = predict_item(V, &v->items[V->next], ev);
 		if (ret)
@@ -448,17 +425,9 @@ static int verify_before(void *arg, const struct tr_event *ev)
 {
 	struct vctx *V = arg;
 
-	if ((V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq) ||
-	    (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq))
+	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq)
 		return due(V, ev->seq, ev);
 	return 0;
-}
-
-static int pin_cmp(const void *a, const void *b)
-{
-	const struct pin_note *x = a, *y = b;
-
-	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
@@ -479,8 +448,6 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		goto out;
 	if (out->nr)
 		qsort(out->items, out->nr, sizeof(out->items[0]), item_cmp);
-	if (V.nr_pins)
-		qsort(V.pins, V.nr_pins, sizeof(V.pins[0]), pin_cmp);
 	f.c = V.c;
 	ret = pr_feed_run(rp, &f);
 	if (ret)
@@ -501,7 +468,6 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		}
 	}
 out:
-	free(V.pins);
 	pr_destroy(V.c);
 	if (ret)
 		pr_verify_release(out);
