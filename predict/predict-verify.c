@@ -158,6 +158,8 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 	for (i = 0; i < n; i++) {
 		struct pr_verify_item *it;
 
+		if (a[i].from_probe)
+			continue;	/* verified as its probe */
 		ret = grow(V->v, cap);
 		if (ret)
 			return ret;
