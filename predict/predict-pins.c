@@ -32,6 +32,7 @@
 #include "model/model.h"
 #include "predict/predict-local.h"
 #include "replay/replay.h"
+#include "trace/tr-attempt.h"
 #include "trace/tr-event.h"
 
 /*
@@ -174,16 +175,6 @@ unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t cu
 	return n + note_siblings(c, t, nt, seq);
 }
 
-/* seq of the marker "bigchunk probe ID offline WHAT" (markers sort before that event). */
-static bool probe_seq(struct tdb *db, int64_t id, const char *what, uint64_t *seq)
-{
-	char prefix[96];
-	uint64_t ts;
-
-	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " offline %s ", id, what);
-	return tdb_marker_find(db, prefix, false, seq, &ts) == 1;
-}
-
 int pr_load_probe_pins(struct pr_ctx *c)
 {
 	struct tdb_probe *p;
@@ -194,11 +185,12 @@ int pr_load_probe_pins(struct pr_ctx *c)
 	ret = tdb_probes(c->db, &p, &n);
 	for (i = 0; !ret && i < n; i++) {
 		struct pr_pin_note *g;
-		uint64_t seq, eseq;
+		uint64_t seq, eseq, ts;
 
 		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
-		    !probe_seq(c->db, p[i].id, "begin", &seq) ||
-		    !probe_seq(c->db, p[i].id, "end", &eseq) || !pr_migrate_failed(c, seq, eseq))
+		    !tr_offline_probe_marker(c->db, p[i].id, "begin", &seq, &ts) ||
+		    !tr_offline_probe_marker(c->db, p[i].id, "end", &eseq, &ts) ||
+		    !pr_migrate_failed(c, seq, eseq))
 			continue;
 		g = realloc(c->notes, (c->nr_notes + 1) * sizeof(*g));
 		if (!g) {

@@ -249,8 +249,7 @@ out:
 	return 0;
 }
 
-/* seq of the marker "bigchunk probe ID offline WHAT": the first event after it. */
-static bool probe_marker_seq(struct tdb *db, int64_t id, const char *what, uint64_t *seq,
+bool tr_offline_probe_marker(struct tdb *db, int64_t id, const char *what, uint64_t *seq,
 			     uint64_t *ts)
 {
 	char prefix[96];
@@ -282,8 +281,8 @@ int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
 
 		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
 		    (strcmp(p[i].culprit, "migration failed") && strcmp(p[i].culprit, "timeout")) ||
-		    !probe_marker_seq(db, p[i].id, "begin", &bseq, &bts) ||
-		    !probe_marker_seq(db, p[i].id, "end", &eseq, &ets) || eseq <= bseq ||
+		    !tr_offline_probe_marker(db, p[i].id, "begin", &bseq, &bts) ||
+		    !tr_offline_probe_marker(db, p[i].id, "end", &eseq, &ets) || eseq <= bseq ||
 		    overlaps_found(f.v, *nr, bseq, eseq - 1))
 			continue;
 		a.start_pfn = a.outer_start = (uint64_t)p[i].start_pfn;

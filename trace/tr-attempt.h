@@ -59,4 +59,11 @@ int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
  */
 int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr);
 
+/*
+ * The marker "bigchunk probe ID offline WHAT" (WHAT: begin, end) of @db: true and its
+ * *@seq (the first event after it) and *@ts; false when there is none.
+ */
+bool tr_offline_probe_marker(struct tdb *db, int64_t id, const char *what, uint64_t *seq,
+			     uint64_t *ts);
+
 #endif
