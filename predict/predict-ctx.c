@@ -64,6 +64,8 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 	/* the seed's user pages off the LRU wait in LRU batches too */
 	if (!ret)
 		ret = pr_refresh_lru_batches(*out, rp_seed_snapshot(rp));
+	if (!ret)
+		ret = pr_load_probe_pins(*out);
 	if (ret) {
 		pr_destroy(*out);
 		*out = NULL;
@@ -82,6 +84,7 @@ void pr_destroy(struct pr_ctx *c)
 		free(c->alloc_seq);
 		free(c->lru_pending);
 		free(c->pins);
+		free(c->notes);
 	}
 	free(c);
 }
@@ -141,24 +144,28 @@ void pr_touch_all(struct pr_ctx *c)
 		pr_index_touch_all(c->ix);
 }
 
-void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *why)
+/* Remember @pfn as pinned; an observed pin (!@assumed) is never downgraded. */
+static bool note_pin(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *why,
+		     bool assumed)
 {
 	struct model_pfn_info pi;
 	struct pr_pin *p;
 	unsigned int i;
 
 	if (model_pfn_info(c->m, pfn, &pi) || pi.state != MODEL_PFN_ALLOC)
-		return;		/* the model has it free: nothing to remember */
+		return false;	/* the model has it free: nothing to remember */
 	for (i = 0; i < c->nr_pins; i++)
 		if (c->pins[i].pfn == pfn)
 			break;
+	if (i < c->nr_pins && assumed)
+		return false;
 	if (i == c->nr_pins) {
 		if (c->nr_pins == c->cap_pins) {
 			unsigned int cap = c->cap_pins ? 2 * c->cap_pins : 16;
 			struct pr_pin *g = realloc(c->pins, cap * sizeof(*g));
 
 			if (!g)
-				return;
+				return false;
 			c->pins = g;
 			c->cap_pins = cap;
 		}
@@ -169,14 +176,41 @@ void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *wh
 	p->head = pi.head;
 	p->alloc = pr_alloc_seq_at(c, pi.head);
 	p->seq = seq;
+	p->assumed = assumed;
 	snprintf(p->why, sizeof(p->why), "%s", why ? why : "");
 	c->pins_gen++;
+	return true;
+}
+
+void pr_note_pinned(struct pr_ctx *c, uint64_t pfn, uint64_t seq, const char *why)
+{
+	note_pin(c, pfn, seq, why, false);
+}
+
+bool pr_note_pin_assumed(struct pr_ctx *c, uint64_t pfn, uint64_t seq)
+{
+	return note_pin(c, pfn, seq, "same task and order as a pinned page", true);
+}
+
+bool pr_pin_assumed(const struct pr_ctx *c, uint64_t pfn)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_pins; i++)
+		if (c->pins[i].pfn == pfn)
+			return c->pins[i].assumed;
+	return false;
 }
 
 void pr_attempt_end(struct pr_ctx *c, const struct tr_attempt *a)
 {
-	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn)
+	if (!a->success && a->fin_pfn >= a->start_pfn && a->fin_pfn < a->end_pfn) {
 		pr_note_pinned(c, a->fin_pfn, a->seq_test, "earlier attempt failed here");
+		/* its migrations failed: the rest of the pinned buffer (assumed) */
+		if (pr_migrate_failed(c, a->seq_begin, a->seq_test))
+			pr_learn_pins(c, 0, 0, a->fin_pfn, a->seq_test,
+				      "earlier attempt failed here");
+	}
 	/* It got as far as test_pages_isolated(): it migrated, so the batches drained. */
 	pr_lru_drain_all(c);
 	pr_touch_all(c);
@@ -209,6 +243,7 @@ static int feed_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct pr_feed *f = arg;
 
+	pr_pins_due(f->c, ev->seq);
 	return f->before ? f->before(f->arg, ev) : 0;
 }
 
@@ -253,5 +288,9 @@ int pr_feed_run(struct replay *rp, struct pr_feed *f)
 		.at_snapshot = feed_snapshot,
 	};
 
-	return rp_run(rp, &h);
+	int ret = rp_run(rp, &h);
+
+	if (!ret)
+		pr_pins_due(f->c, UINT64_MAX);	/* probes after the last event */
+	return ret;
 }

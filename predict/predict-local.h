@@ -11,7 +11,15 @@ struct pr_pin {
 	uint64_t head;			/* its allocation head when noted */
 	uint32_t alloc;			/* alloc_seq[head] when noted */
 	uint64_t seq;			/* the attempt's test event */
+	bool assumed;			/* not seen: a sibling of a pin (predict-pins.c) */
 	char why[48];
+};
+
+/* A failed offline probe whose pins are learned when the replay reaches @seq. */
+struct pr_pin_note {
+	uint64_t seq;			/* its end marker */
+	uint64_t start, end;		/* its block */
+	uint64_t culprit;		/* the pfn the kernel named, UINT64_MAX if none */
 };
 
 struct pr_ctx {
@@ -28,6 +36,8 @@ struct pr_ctx {
 	struct pr_pin *pins;
 	unsigned int nr_pins, cap_pins;
 	uint32_t pins_gen;		/* bumped when a pin is added */
+	struct pr_pin_note *notes;	/* by seq (probes are in time order) */
+	unsigned int nr_notes, next_note;
 	struct pr_index *ix;		/* the one index fed by pr_after_event(), or NULL */
 	/*
 	 * In-use user pages (anonymous or mapped) the newest snapshot shows off the LRU:
@@ -77,6 +87,28 @@ struct pr_feed {
 	void *arg;
 };
 int pr_feed_run(struct replay *rp, struct pr_feed *f);
+
+/* Remember @pfn as assumed pinned (PR_ASSUME_PIN_SIBLING); false if known already. */
+bool pr_note_pin_assumed(struct pr_ctx *c, uint64_t pfn, uint64_t seq);
+/* Is the pin noted at @pfn an assumption (a sibling), not seen? */
+bool pr_pin_assumed(const struct pr_ctx *c, uint64_t pfn);
+
+/* ---- predict-pins.c ---- */
+/* The most pages one mm_migrate_pages (offline, alloc_contig) in [@seq_from, @seq_to)
+ * counted failed; 0: no failed migration. */
+uint64_t pr_migrate_failed(struct pr_ctx *c, uint64_t seq_from, uint64_t seq_to);
+/*
+ * An attempt on [@s, @e) failed with its migrations failing (@culprit: the page the
+ * kernel named, or UINT64_MAX): the user pages still in use there did not move, so
+ * note each allocation as pinned (@why), and the other allocations of their tasks at
+ * their orders as assumed pins. Return: pins noted.
+ */
+unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t culprit,
+			   uint64_t seq, const char *why);
+/* The failed offline probes of the capture whose migrations failed (c->notes). */
+int pr_load_probe_pins(struct pr_ctx *c);
+/* Learn the pins of the probes that ended before event @seq (UINT64_MAX: all). */
+void pr_pins_due(struct pr_ctx *c, uint64_t seq);
 
 /* ---- predict-lru.c ---- */
 

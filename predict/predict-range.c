@@ -192,8 +192,12 @@ static int before_migrate(void *arg, struct model *m, uint64_t s, uint64_t e, ui
 		return ret;
 	count_in_use(A->c, s, e, A->ai);
 	if (pr_pinned_in(A->c, s, e, pin)) {
-		A->ai->reason = "likely pinned (an earlier real attempt could not migrate it)";
-		A->ai->assumptions |= PR_ASSUME_LIKELY_PINNED;
+		bool sibling = pr_pin_assumed(A->c, *pin);
+
+		A->ai->reason = sibling ? "assumed pinned (allocated with a page that a real "
+			"attempt could not migrate)" :
+			"likely pinned (an earlier real attempt could not migrate it)";
+		A->ai->assumptions |= sibling ? PR_ASSUME_PIN_SIBLING : PR_ASSUME_LIKELY_PINNED;
 	}
 	return 0;
 }

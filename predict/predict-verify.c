@@ -9,8 +9,9 @@
  * the before_event hook of the event it begins at (snapshots ending there are scored
  * and resynchronised by then), leaving out the isolation replay has just applied for
  * a real attempt beginning at that event. Pages that an attempt failed on are
- * remembered as likely pinned for the later ones (attempt_end, offline probes'
- * "migrating pfn ... failed"). The replay hooks are predict-ctx.c's pr_feed_run().
+ * remembered as likely pinned for the later ones (attempt_end; offline probes whose
+ * migrations failed, predict-pins.c). The replay hooks are predict-ctx.c's
+ * pr_feed_run().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,19 +31,12 @@ const char *pr_attempt_class_name(enum pr_attempt_class k)
 	return k < PR_NR_VK ? vk_names[k] : "?";
 }
 
-/* A pin to note when the replay reaches @seq (an offline probe's culprit). */
-struct pin_note {
-	uint64_t seq, pfn;
-};
-
 struct vctx {
 	struct pr_ctx *c;
 	struct replay *rp;
 	enum pr_policy policy;
 	struct pr_verify *v;
 	unsigned int next;		/* next item to predict (items sorted by seq) */
-	struct pin_note *pins;
-	unsigned int nr_pins, next_pin;
 };
 
 static int item_cmp(const void *a, const void *b)
@@ -144,19 +138,10 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		} else {
 			it->start_pfn = (uint64_t)p[i].start_pfn;
 			it->end_pfn = (uint64_t)p[i].end_pfn;
-			/* a page it could not migrate is likely pinned for later attempts */
-			if (!it->k_success && it->k_pfn != UINT64_MAX &&
-			    !strcmp(it->k_culprit, "migration failed") &&
-			    probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
-				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
-
-				if (g) {
-					V->pins = g;
-					g[V->nr_pins].seq = eseq;
-					g[V->nr_pins].pfn = it->k_pfn;
-					V->nr_pins++;
-				}
-			}
+			/* the evidence of a pin (predict-pins.c learns the pins themselves) */
+			if (!it->k_success && probe_marker(db, p[i].id, p[i].kind, "end", &eseq,
+							   &ets))
+				it->k_migrate_failed = pr_migrate_failed(V->c, seq, eseq);
 		}
 		v->nr++;
 	}
@@ -173,6 +158,8 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 	for (i = 0; i < n; i++) {
 		struct pr_verify_item *it;
 
+		if (a[i].from_probe)
+			continue;	/* verified as its probe */
 		ret = grow(V->v, cap);
 		if (ret)
 			return ret;
@@ -183,8 +170,11 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 		it->start_pfn = a[i].start_pfn;
 		it->end_pfn = a[i].end_pfn;
 		it->k_success = a[i].success;
-		if (!a[i].success)
+		if (!a[i].success) {
 			it->k_pfn = a[i].fin_pfn;
+			it->k_migrate_failed = pr_migrate_failed(V->c, a[i].seq_begin,
+								 a[i].seq_test);
+		}
 		snprintf(it->k_culprit, sizeof(it->k_culprit), "%s",
 			 a[i].kind == TR_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
@@ -233,6 +223,9 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 
 	if (pfn == UINT64_MAX || model_pfn_info(c->m, pfn, &pi))
 		return NULL;
+	/* touched by a lost-event window (seeded flags-0 pages are uncertain anyway) */
+	if (pi.uncertain && !pi.seeded)
+		return PR_LOST;
 	if ((pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP) &&
 	    allocated_after(V->rp, pfn, it->seq, it->ts))
 		return PR_RACE;
@@ -316,6 +309,22 @@ static void compare_pages(struct pr_verify_item *it, unsigned int count)
 		it->invisible = "pin";
 }
 
+/*
+ * The kernel's culprit is a page its migrations failed on, and the model failed on a
+ * pin too with this page among its pins: the same failure. Which of the pinned pages
+ * offline_pages() names is up to the printk rate limit of do_migrate_range().
+ */
+static bool pinned_culprit(struct vctx *V, const struct pr_verify_item *it)
+{
+	struct model_pfn_info pi;
+	uint64_t pin;
+
+	return !strcmp(it->k_culprit, "migration failed") &&
+	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING)) &&
+	       !model_pfn_info(V->c->m, it->k_pfn, &pi) &&
+	       pr_pinned_in(V->c, pi.head, pi.head + (1ull << pi.order), &pin);
+}
+
 /* An attempt on a range: the same outcome, and for a failure the same pfn. */
 static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_success)
 {
@@ -332,7 +341,8 @@ static void compare_range(struct vctx *V, struct pr_verify_item *it, bool p_succ
 			else
 				it->invisible = invisible_at(V, it, it->k_pfn);
 		}
-	} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn) {
+	} else if (!it->k_success && it->k_pfn != UINT64_MAX && it->p_pfn != it->k_pfn &&
+		   !pinned_culprit(V, it)) {
 		it->agree = false;
 		snprintf(it->why, sizeof(it->why), "both fail; predicted at pfn %#" PRIx64
 			 " (%s), the kernel at %#" PRIx64 " (%s)", it->p_pfn, it->p_reason,
@@ -382,6 +392,15 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 		size_t l = strlen(it->why);
 
 		snprintf(it->why + l, sizeof(it->why) - l, "; allocated while the attempt ran");
+	} else if (it->invisible && !strcmp(it->invisible, "pin")) {
+		size_t l = strlen(it->why);
+
+		/* the evidence: mm_migrate_pages failures, or none (the pin stayed unseen) */
+		if (it->k_migrate_failed)
+			snprintf(it->why + l, sizeof(it->why) - l, "; its migrations failed on "
+				 "%" PRIu64 " pages (mm_migrate_pages)", it->k_migrate_failed);
+		else
+			snprintf(it->why + l, sizeof(it->why) - l, "; no failed migration traced");
 	}
 	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);
@@ -395,11 +414,6 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	struct pr_verify *v = V->v;
 	int ret;
 
-	while (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= seq) {
-		pr_note_pinned(V->c, V->pins[V->next_pin].pfn, V->pins[V->next_pin].seq,
-			       "an offline probe could not migrate it");
-		V->next_pin++;
-	}
 	while (V->next < v->nr && v->items[V->next].seq <= seq) {
 		ret = predict_item(V, &v->items[V->next], ev);
 		if (ret)
@@ -413,17 +427,9 @@ static int verify_before(void *arg, const struct tr_event *ev)
 {
 	struct vctx *V = arg;
 
-	if ((V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq) ||
-	    (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= ev->seq))
+	if (V->next < V->v->nr && V->v->items[V->next].seq <= ev->seq)
 		return due(V, ev->seq, ev);
 	return 0;
-}
-
-static int pin_cmp(const void *a, const void *b)
-{
-	const struct pin_note *x = a, *y = b;
-
-	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *out)
@@ -444,8 +450,6 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		goto out;
 	if (out->nr)
 		qsort(out->items, out->nr, sizeof(out->items[0]), item_cmp);
-	if (V.nr_pins)
-		qsort(V.pins, V.nr_pins, sizeof(V.pins[0]), pin_cmp);
 	f.c = V.c;
 	ret = pr_feed_run(rp, &f);
 	if (ret)
@@ -466,7 +470,6 @@ int pr_verify_run(struct replay *rp, enum pr_policy policy, struct pr_verify *ou
 		}
 	}
 out:
-	free(V.pins);
 	pr_destroy(V.c);
 	if (ret)
 		pr_verify_release(out);

@@ -47,7 +47,7 @@ int pr_policy_parse(const char *s, enum pr_policy *p)
 
 static const char *const assume_names[PR_NR_ASSUME] = {
 	"movable-unpinned", "likely-pinned", "uncertain-pages", "seeded-unknown",
-	"v4-undo-quirk",
+	"v4-undo-quirk", "pin-sibling",
 };
 
 static const char *const assume_texts[PR_NR_ASSUME] = {
@@ -59,6 +59,8 @@ static const char *const assume_texts[PR_NR_ASSUME] = {
 	"pages of unknown use from the snapshot (refcount 0 or a driver page) decided it",
 	"v4: the seed's undo_isolate_page_range() with a count as end pfn (a no-op) is not "
 	"modelled: failed candidates are un-isolated",
+	"a page allocated by the same task at the same order as a page that a real attempt "
+	"could not migrate is taken as pinned with it (one long-term pinned buffer)",
 };
 
 const char *pr_assumption_name(unsigned int bit)

@@ -74,7 +74,8 @@ enum {
 	PR_ASSUME_UNCERTAIN = 1 << 2,		/* pages in lost-event windows in the range */
 	PR_ASSUME_SEEDED_UNKNOWN = 1 << 3,	/* snapshot pages of unknown use decided it */
 	PR_ASSUME_V4_UNDO_QUIRK = 1 << 4,	/* v4: the seed's no-op undo is not modelled */
-	PR_NR_ASSUME = 5,
+	PR_ASSUME_PIN_SIBLING = 1 << 5,		/* pinned with a page that could not migrate */
+	PR_NR_ASSUME = 6,
 };
 /* One sentence per bit (bit index), for reports. */
 const char *pr_assumption_text(unsigned int bit);
@@ -266,6 +267,7 @@ struct pr_verify_item {
 	uint64_t *k_ranges;		/* hugetlb: landing start pfns, k_nr of them */
 	uint64_t k_pfn;			/* failure: fin_pfn or culprit, UINT64_MAX if none */
 	char k_culprit[64];
+	uint64_t k_migrate_failed;	/* failure: pages its migrations failed on */
 	/* the prediction */
 	bool p_success;
 	unsigned int p_nr;
@@ -283,6 +285,7 @@ struct pr_verify_item {
 	const char *invisible;
 	bool depends_on_pins;		/* invisible != NULL */
 #define PR_RACE "race"			/* invisible: the culprit was allocated during the attempt */
+#define PR_LOST "lost events"		/* invisible: the culprit lies in a lost-event window */
 	char why[384];			/* disagreement: what differs */
 };
 

@@ -237,6 +237,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		};
 
 		ret = tr_find_attempts(db, rp->dec, &geo, &rp->attempts, &rp->nr_attempts);
+		if (!ret)	/* offline probes stuck in migration: no test event */
+			ret = tr_probe_attempts(db, &rp->attempts, &rp->nr_attempts);
 	}
 	if (!ret) {
 		rp->att_follow = calloc((size_t)rp->nr_attempts + 1, sizeof(*rp->att_follow));

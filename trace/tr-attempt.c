@@ -14,11 +14,14 @@
  * (the kernel isolated just before it) or, without a burst, at its first isolate or
  * migrate event.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-trace.h"
 #include "trace/tr-attempt.h"
 #include "trace/tr-event.h"
 
@@ -242,6 +245,64 @@ out:
 	if (f.nr > 1)
 		qsort(f.v, f.nr, sizeof(*f.v), cmp_begin);
 	*out = f.v;
+	*nr = f.nr;
+	return 0;
+}
+
+bool tr_offline_probe_marker(struct tdb *db, int64_t id, const char *what, uint64_t *seq,
+			     uint64_t *ts)
+{
+	char prefix[96];
+
+	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " offline %s ", id, what);
+	return tdb_marker_find(db, prefix, false, seq, ts) == 1;
+}
+
+static bool overlaps_found(const struct tr_attempt *v, int nr, uint64_t s, uint64_t e)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (v[i].seq_begin <= e && v[i].seq_end >= s)
+			return true;
+	return false;
+}
+
+int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
+{
+	struct found f = { .v = *v, .nr = *nr, .cap = *nr };
+	struct tdb_probe *p;
+	int n, i, ret;
+
+	ret = tdb_probes(db, &p, &n);
+	for (i = 0; !ret && i < n; i++) {
+		struct tr_attempt a = { .kind = TR_ATTEMPT_OFFLINE, .from_probe = true };
+		uint64_t bseq, eseq, bts, ets;
+
+		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
+		    (strcmp(p[i].culprit, "migration failed") && strcmp(p[i].culprit, "timeout")) ||
+		    !tr_offline_probe_marker(db, p[i].id, "begin", &bseq, &bts) ||
+		    !tr_offline_probe_marker(db, p[i].id, "end", &eseq, &ets) || eseq <= bseq ||
+		    overlaps_found(f.v, *nr, bseq, eseq - 1))
+			continue;
+		a.start_pfn = a.outer_start = (uint64_t)p[i].start_pfn;
+		a.end_pfn = (uint64_t)p[i].end_pfn;
+		a.seq_begin = bseq;
+		a.seq_test = a.seq_end = eseq - 1;
+		a.ts_begin = bts;
+		a.ts_test = ets;
+		a.fin_pfn = p[i].culprit_pfn >= 0 ? (uint64_t)p[i].culprit_pfn : a.end_pfn;
+		ret = push(&f, &a);
+	}
+	free(p);
+	if (ret) {
+		if (f.v != *v)
+			free(f.v);
+		return ret;
+	}
+	if (f.nr > 1)
+		qsort(f.v, (size_t)f.nr, sizeof(*f.v), cmp_begin);
+	*v = f.v;
 	*nr = f.nr;
 	return 0;
 }

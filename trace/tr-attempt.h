@@ -32,6 +32,7 @@ struct tr_attempt {
 	uint64_t fin_pfn;
 	unsigned int nr_tests;		/* offline retries test once per pass */
 	uint64_t migrated, migrate_failed;	/* from mm_migrate_pages in the window */
+	bool from_probe;		/* an offline probe's window, no test event */
 };
 
 /* What the finder needs to know of the machine. */
@@ -47,5 +48,22 @@ struct tr_attempt_geometry {
  */
 int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
 		     const struct tr_attempt_geometry *geo, struct tr_attempt **out, int *nr);
+
+/**
+ * tr_probe_attempts() - add to *@v (*@nr entries, kept sorted by seq_begin) the
+ * offline probes of @db (record --probe-offline) that failed after isolating their
+ * block: migration failed or the time limit hit while offline_pages() retried. Those
+ * never reach test_pages_isolated(), so tr_find_attempts() cannot see them, yet the
+ * kernel held the block isolated (start_isolate_page_range() .. undo) from the probe's
+ * begin marker to its end marker. Return: 0, or a negative bc_err (*@v unchanged).
+ */
+int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr);
+
+/*
+ * The marker "bigchunk probe ID offline WHAT" (WHAT: begin, end) of @db: true and its
+ * *@seq (the first event after it) and *@ts; false when there is none.
+ */
+bool tr_offline_probe_marker(struct tdb *db, int64_t id, const char *what, uint64_t *seq,
+			     uint64_t *ts);
 
 #endif

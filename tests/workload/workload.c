@@ -14,11 +14,17 @@
  *   rings     MIB/4 io_uring instances of 32768 entries: each rings 2 MiB of submission
  *             entries and 2 MiB of completions as order-9 unmovable allocations, which
  *             fall back onto Movable pageblocks and claim them (extfrag events)
+ *   pin       MIB of anonymous THP memory (MADV_HUGEPAGE) registered as io_uring fixed
+ *             buffers: pin_user_pages(FOLL_LONGTERM) holds every page until the
+ *             buffers are unregistered at the end; prints where the pinned pfns are
+ *             (1 GiB ranges and 128 MiB blocks, from /proc/self/pagemap, root only)
  *   mixed     all of the above, MIB split between them, churned for SECONDS
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +35,7 @@
 #include <unistd.h>
 
 #include <linux/io_uring.h>
+#include <sys/uio.h>
 
 #define MIB (1ul << 20)
 #define PAGE 4096ul
@@ -144,15 +151,105 @@ static void rings(size_t n)
 	}
 }
 
+static volatile sig_atomic_t pin_stop;
+
+static void pin_on_term(int sig)
+{
+	(void)sig;
+	pin_stop = 1;
+}
+
+#define PIN_IOV (64 * MIB)	/* fixed buffers are at most 1 GiB each */
+
+/* Where the pinned memory is: pfn of each 2 MiB, counted per 1 GiB range and block. */
+static void pin_where(const char *p, size_t len)
+{
+	unsigned long gib[64] = { 0 }, blk[512] = { 0 };
+	uint64_t e;
+	size_t off, i;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return;
+	for (off = 0; off < len; off += 2 * MIB) {
+		uint64_t pfn;
+
+		if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)(p + off) / PAGE * 8)) !=
+		    sizeof(e) || !(e & (1ull << 63)))
+			continue;
+		pfn = e & ((1ull << 55) - 1);
+		if (!pfn)	/* not root: pfns read as 0 */
+			break;
+		if (pfn >> 18 < 64)
+			gib[pfn >> 18]++;
+		if (pfn >> 15 < 512)
+			blk[pfn >> 15]++;
+	}
+	close(fd);
+	for (i = 0; i < 64; i++)
+		if (gib[i])
+			printf("pin: 1G range pfn %#zx: %lu MiB\n", i << 18, gib[i] * 2);
+	printf("pin: blocks (128 MiB) holding pinned MiB:");
+	for (i = 0; i < 512; i++)
+		if (blk[i])
+			printf(" %zu:%lu", i, blk[i] * 2);
+	printf("\n");
+	fflush(stdout);
+}
+
+/*
+ * THP memory registered as io_uring fixed buffers (IORING_REGISTER_BUFFERS): the
+ * kernel pins it with FOLL_LONGTERM, so neither compaction, alloc_contig_range() nor
+ * offlining can migrate it until unpin. Return: the ring fd (unregister and close it).
+ */
+static int pin(size_t mib, char **mem)
+{
+	struct io_uring_params prm;
+	struct iovec *iov;
+	size_t len = mib * MIB, n = (len + PIN_IOV - 1) / PIN_IOV, i;
+	char *raw, *p;
+	int fd;
+
+	/* 2 MiB-aligned, so every 2 MiB of it can be one THP */
+	raw = mmap(NULL, len + 2 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (raw == MAP_FAILED)
+		die("mmap");
+	p = (char *)(((uintptr_t)raw + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1));
+	madvise(p, len, MADV_HUGEPAGE);
+	for (i = 0; i < len; i += PAGE)
+		p[i] = (char)i;
+	memset(&prm, 0, sizeof(prm));
+	fd = (int)syscall(__NR_io_uring_setup, 8, &prm);
+	if (fd < 0)
+		die("io_uring_setup");
+	iov = calloc(n, sizeof(*iov));
+	if (!iov)
+		die("calloc");
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = p + i * PIN_IOV;
+		iov[i].iov_len = len - i * PIN_IOV < PIN_IOV ? len - i * PIN_IOV : PIN_IOV;
+	}
+	if (syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS, iov, (unsigned)n) < 0)
+		die("IORING_REGISTER_BUFFERS");
+	free(iov);
+	printf("pin: %zu MiB pinned as %zu fixed buffers\n", mib, n);
+	pin_where(p, len);
+	*mem = p;
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode, *dir = "/tmp";
 	size_t mib;
 	double secs, end;
+	char *pinned = NULL;
+	int ring = -1;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: workload anon|pagecache|slab|pgtable|mlock|thp|rings|mixed "
-			"MIB SECONDS [DIR]\n");
+		fprintf(stderr, "usage: workload anon|pagecache|slab|pgtable|mlock|thp|rings|pin|"
+			"mixed MIB SECONDS [DIR]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -177,6 +274,15 @@ int main(int argc, char **argv)
 		anon(mib, MADV_HUGEPAGE, false);
 	} else if (!strcmp(mode, "rings")) {
 		rings(mib / 4 ? mib / 4 : 1);
+	} else if (!strcmp(mode, "pin")) {
+		/*
+		 * SIGTERM ends the hold early (the buffers are still unregistered). The
+		 * hold may outlast whoever started us: keep none of its files open (a
+		 * recorder's tracefs instance could not be removed).
+		 */
+		signal(SIGTERM, pin_on_term);
+		closefrom(3);
+		ring = pin(mib, &pinned);
 	} else if (!strcmp(mode, "mixed")) {
 		size_t part = mib / 4 ? mib / 4 : 1;
 
@@ -193,9 +299,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;
 	}
-	while (now() < end)
+	while (now() < end && !pin_stop)
 		usleep(20000);
 	if (!strcmp(mode, "slab"))
 		slab(dir, mib * 64, 0);
+	if (ring >= 0) {
+		if (syscall(__NR_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
+			die("IORING_UNREGISTER_BUFFERS");
+		close(ring);
+		munmap(pinned, mib * MIB);
+	}
 	return 0;
 }

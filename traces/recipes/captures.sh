@@ -13,9 +13,14 @@
 #                      and end only, to stay below 2 MiB
 #   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
 #                      to re-record those)
+#   traces/pins.db     'bigchunk record' while 2 GiB of THP is registered as io_uring
+#                      fixed buffers (long-term pins, FOLL_LONGTERM; set up just before
+#                      recording, so the capture stays small): a 1 GiB page and offlines
+#                      of blocks, those holding pinned pages failing in migration (0.1 s
+#                      per block); caches dropped first (less to migrate and trace)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -32,11 +37,30 @@ for what in ${*:-idle default extfrag frag}; do
 			./build/workload pagecache 16 1; ./build/workload slab 1 1; wait" ;;
 	extfrag)
 		"$BC" record -f -q -o traces/extfrag.db -d 2 -- ./build/workload rings 64 0.3 ;;
+	pins)
+		pinlog=$(mktemp)
+		rc=0
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		# pinned just before recording (a short capture): the pins show where the
+		# probes' migrations fail on them
+		./build/workload pin 2048 120 > "$pinlog" &
+		pin=$!
+		until grep -q 'fixed buffers' "$pinlog"; do
+			kill -0 "$pin" || { cat "$pinlog" >&2; exit 1; }
+			sleep 0.2
+		done
+		"$BC" record -f -q -o traces/pins.db --probe 1G:1 --probe-offline 8 \
+			--probe-timeout 0.1s -d 0.2 || rc=$?
+		kill -TERM "$pin"
+		wait "$pin" || true
+		rm -f "$pinlog"
+		[ "$rc" -eq 0 ] || exit "$rc" ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
