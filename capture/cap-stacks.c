@@ -12,6 +12,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "capture/cap-kallsyms.h"
 #include "capture/cap-stacks.h"
 #include "common/err.h"
 
@@ -140,7 +141,7 @@ int cap_stacks_lookup(struct cap_stacks *sc, const void *raw, int n, const char 
 	size_t len;
 	uint64_t h;
 	unsigned int i;
-	int m;
+	int m, ret;
 
 	/* the key: the addresses up to and with the one that ends the list */
 	for (m = 0; m < n; m++) {
@@ -159,6 +160,10 @@ int cap_stacks_lookup(struct cap_stacks *sc, const void *raw, int n, const char 
 		if (e->hash == h && e->len == len && !memcmp(e->key, raw, len))
 			goto found;
 	}
+	/* the first stack: the kernel's symbols are parsed now (cap-kallsyms.h) */
+	ret = cap_kallsyms_load(sc->tep);
+	if (ret)
+		return ret;
 	if (sc->used >= STACK_SLOTS / 2) {
 		stacks_clear(sc);
 		for (i = (unsigned int)h % STACK_SLOTS; sc->slot[i].key; i = (i + 1) % STACK_SLOTS)

@@ -27,6 +27,7 @@
 #define LSAN_ENABLE()	do { } while (0)
 #endif
 
+#include "capture/cap-kallsyms.h"
 #include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
@@ -381,6 +382,34 @@ START_TEST(test_stack_cache)
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
 	cap_stacks_destroy(sc);
 	tep_free(tep);
+}
+END_TEST
+
+/*
+ * The kallsyms text libtracecmd hands over while a trace.dat is opened is kept, not
+ * parsed, while deferral is on (cap-kallsyms.h), and parsed by cap_kallsyms_load();
+ * with deferral off it is parsed at once.
+ */
+START_TEST(test_kallsyms_deferred)
+{
+	static const char text[] = "ffffffff81000000 T fn_a\nffffffff81001000 T fn_b\n"
+				   "ffffffff81002000 T fn_c\n";
+	struct tep_handle *tep = tep_alloc(), *now = tep_alloc();
+
+	ck_assert_ptr_nonnull(tep);
+	ck_assert_ptr_nonnull(now);
+	cap_kallsyms_defer(true);
+	ck_assert_int_eq(tep_parse_kallsyms(tep, text), 0);
+	/* nothing registered yet (asking tep_find_function() now would fix its map) */
+	ck_assert_int_eq(tep_get_function_count(tep), 0);
+	ck_assert_int_eq(cap_kallsyms_load(tep), 0);
+	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81001010ULL), "fn_b");
+	ck_assert_int_eq(cap_kallsyms_load(tep), 0);	/* once */
+	cap_kallsyms_defer(false);
+	ck_assert_int_eq(tep_parse_kallsyms(now, text), 0);
+	ck_assert_str_eq(tep_find_function(now, 0xffffffff81000008ULL), "fn_a");
+	tep_free(tep);
+	tep_free(now);
 }
 END_TEST
 
@@ -831,6 +860,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_decode_field_names);
 	tcase_add_test(core, test_decode_stacks);
 	tcase_add_test(core, test_stack_cache);
+	tcase_add_test(core, test_kallsyms_deferred);
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);
