@@ -21,9 +21,12 @@
 #   pin        THP memory pinned long-term as io_uring fixed buffers
 #   offline    memory blocks offlined and onlined during the workload
 #   lazy       lazily initialised memory growing: enough anonymous memory that the
-#              kernel initialises struct pages of ZONE_NORMAL on demand; on a machine
-#              whose memory is already all initialised it says so and captures a
-#              large anonymous workload (no growth to see)
+#              kernel initialises struct pages of ZONE_NORMAL on demand. On a machine
+#              whose memory is already all initialised (it says so) the growth is
+#              made the other way the kernel adds memory to the buddy allocator: four
+#              blocks offlined before the capture (they read 0 in kpageflags, as
+#              uninitialised memory does) are onlined during it, each coming back as
+#              32 order-10 frees from __free_pages_core(), as deferred init does
 #
 # Every recording holds the live lock (the one the live tests take) for itself only,
 # and restores what it changed (hugetlb pools, memory blocks, tracing) on every exit.
@@ -86,10 +89,10 @@ lazy_mib() {
 		want=$((free / 256 + 512))
 		[ "$want" -lt $((avail - 1024)) ] || want=$((avail - 1024))
 		echo "lazy: Normal present $present managed $managed free $free: uninitialised memory; $want MiB" >&2
-		echo "$want"
+		echo "$want 1"
 	else
-		echo "lazy: Normal present $present managed $managed: memory already initialised, no growth to capture; 1024 MiB" >&2
-		echo 1024
+		echo "lazy: Normal present $present managed $managed: memory already initialised; blocks onlined instead" >&2
+		echo "1024 0"
 	fi
 }
 
@@ -141,8 +144,31 @@ run_workload() {
 	hugetlb) "$WL" hugetlb 1024 2 ;;
 	pin) "$WL" pin 256 2 ;;
 	offline) "$WL" anon 256 1 && blocks_cycle 4 ;;
-	lazy) "$WL" anon "$LAZY_MIB" 1 ;;
+	lazy)
+		for b in ${LAZY_BLOCKS:-}; do
+			echo online > "$MEM/$b/state" && echo "  $b onlined"
+			"$WL" anon 128 0.2
+		done
+		"$WL" anon "$LAZY_MIB" 1 ;;
 	esac
+}
+
+# lazy_offline: with memory all initialised, offline up to 4 blocks for the lazy class
+# to bring back during the capture; sets LAZY_BLOCKS.
+lazy_offline() {
+	LAZY_BLOCKS=""
+	[ "$LAZY_GROWS" = 0 ] || return 0
+	n=0
+	for b in $(blocks_pick 12); do
+		[ $n -lt 4 ] || break
+		echo "$b" >> "$OFFLINED"
+		if timeout -s INT 3 sh -c "echo offline > $MEM/$b/state" 2>/dev/null; then
+			LAZY_BLOCKS="$LAZY_BLOCKS $b"
+			n=$((n + 1))
+		fi
+	done
+	echo "  lazy: offlined before the capture:$LAZY_BLOCKS"
+	export LAZY_BLOCKS
 }
 
 # A class this machine or the workload binary cannot do: print why, return 1.
@@ -164,6 +190,7 @@ class_usable() {
 record_class() {	# record_class CLASS DIR
 	echo "$1: bigchunk record"
 	flock 9
+	[ "$1" != lazy ] || lazy_offline
 	"$BC" record -f -q -o "$2/rec.db" --probe 1G:1 --probe-offline 2 --snapshot-every 2 \
 		-- sh "$SELF" --workload "$1" \
 		> "$2/rec.log" 2>&1 || echo "  record failed: $(tail -1 "$2/rec.log")"
@@ -176,6 +203,7 @@ twin_class() {	# twin_class CLASS DIR
 	rm -rf "$2/snap"
 	mkdir -p "$2/snap"
 	flock 9
+	[ "$1" != lazy ] || lazy_offline
 	# shellcheck disable=SC2046
 	bc_record_start "$2/twin.dat" -b 32768 $(bc_events $BC_DEFAULT_EVENTS)
 	bc_marker "bigchunk classes $1 begin"
@@ -197,7 +225,8 @@ twin_class() {	# twin_class CLASS DIR
 # Inside 'bigchunk record' (it runs COMMAND): just the workload, no lock (the
 # recording holds it).
 if [ "$OUT" = --workload ]; then
-	LAZY_MIB=$(lazy_mib)
+	set -- "$1" $(lazy_mib)
+	LAZY_MIB=$2
 	: > "$OFFLINED"
 	run_workload "$1"
 	exit $?
@@ -208,7 +237,12 @@ exec 9> "$LOCK"
 for c in $CLASSES; do
 	class_usable "$c" || continue
 	LAZY_MIB=1024
-	[ "$c" != lazy ] || LAZY_MIB=$(lazy_mib)
+	LAZY_GROWS=1
+	if [ "$c" = lazy ]; then
+		set -- $(lazy_mib)
+		LAZY_MIB=$1
+		LAZY_GROWS=$2
+	fi
 	d="$OUT/$c"
 	mkdir -p "$d"
 	[ -n "${CLASSES_SKIP_RECORD:-}" ] || record_class "$c" "$d"
