@@ -205,7 +205,8 @@ twin_class() {	# twin_class CLASS DIR
 	flock 9
 	[ "$1" != lazy ] || lazy_offline
 	# shellcheck disable=SC2046
-	bc_record_start "$2/twin.dat" -b 32768 $(bc_events $BC_DEFAULT_EVENTS)
+	# 128 MiB per CPU: trace-cmd's readers fall behind on a busy machine
+	bc_record_start "$2/twin.dat" -b 131072 $(bc_events $BC_DEFAULT_EVENTS)
 	bc_marker "bigchunk classes $1 begin"
 	sh "$REPO/capture/bigchunk-snapshot.sh" -m "$INSTANCE" -l "$1-begin" "$2/snap/begin"
 	run_workload "$1" > "$2/twin.log" 2>&1 || echo "  workload failed: $(tail -1 "$2/twin.log")"
