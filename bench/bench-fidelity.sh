@@ -23,16 +23,20 @@
 # usage: bench/bench-fidelity.sh [--json] [CAPTURE.db|TRACE.dat...]
 # (default: traces/*.db and traces/*.dat). A trace.dat is imported without snapshots:
 # its row has the import figures and what replay and check make of events alone.
-# --json prints one JSON array, an object per capture, instead of the table.
+# --json prints one JSON array, an object per capture, instead of the table;
+# --table FILE.json prints the table of such an array saved before.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
 BIGCHUNK=${BIGCHUNK:-./bigchunk}
 RUNS=${BC_FIDELITY_RUNS:-2}
 json=0
+table=""
 if [ "${1:-}" = --json ]; then
 	json=1
 	shift
+elif [ "${1:-}" = --table ] && [ $# -eq 2 ]; then
+	table=$2
 fi
 bench_need_bigchunk bench-fidelity
 command -v jq >/dev/null && [ -x /usr/bin/time ] ||
@@ -112,7 +116,9 @@ score() {
 		 snapshots: [($r.snapshots // [])[] | {snap, free: (.pfn_agree_state * 100),
 			kind: (.pfn_agree_kind * 100), buddy: (.buddyinfo_free_err * 100),
 			model_free_kernel_used, model_used_kernel_free}],
-		 verify: {agree: ($v.agree // 0), attempts: ($v.attempts // 0)},
+		 verify: {agree: ($v.agree // 0), attempts: ($v.attempts // 0),
+			  by_kind: ($v.by_kind // {}),
+			  disagreements: [($v.disagreements // [])[] | {kind, why}]},
 		 violations: (if $viol == "" then null else ($viol | tonumber) end),
 		 anomalies: ([($r.anomalies // {})[]] | add // 0),
 		 anomaly_kinds: (($r.anomalies // {}) | with_entries(select(.value > 0))),
@@ -128,9 +134,13 @@ score() {
 			end)}'
 }
 
-for cap in "$@"; do
-	score "$cap"
-done | jq -s . > "$tmp/all.json"
+if [ -n "$table" ]; then
+	cp "$table" "$tmp/all.json" || exit 2
+else
+	for cap in "$@"; do
+		score "$cap"
+	done | jq -s . > "$tmp/all.json"
+fi
 
 if [ $json = 1 ]; then
 	cat "$tmp/all.json"
