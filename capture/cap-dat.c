@@ -19,6 +19,7 @@
 #include <kbuffer.h>
 #include <trace-cmd/trace-cmd.h>
 
+#include "capture/cap-kallsyms.h"
 #include "capture/capture.h"
 #include "capture/dat-check.h"
 #include "common/err.h"
@@ -459,6 +460,7 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 
 	/* libtracecmd reports on stderr; we report through bc_error instead. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	cap_kallsyms_defer(true);	/* parsed at the first stack, if there is one */
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {
@@ -493,6 +495,7 @@ out:
 	}
 	free(ctx.cpu);
 	cap_decoder_destroy(ctx.dec);
+	cap_kallsyms_defer(false);
 	if (b && b != top)
 		tracecmd_close(b);
 	if (top)

@@ -17,6 +17,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
 #include "db/tdb.h"
@@ -96,6 +97,7 @@ struct cap_decoder {
 	/* ftrace:print and ftrace:kernel_stack layouts */
 	struct tep_format_field *print_buf;
 	struct tep_format_field *stack_size, *stack_caller;
+	struct cap_stacks *stacks;		/* symbolised once per call path */
 	int long_size;
 	bool native;				/* file byte order == ours: plain loads */
 
@@ -353,6 +355,9 @@ int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const
 		if (d->stack_caller && !grow_types(d, ev->id) &&
 		    d->types[ev->id].kind == CAP_SKIP)
 			d->types[ev->id].kind = CAP_STACK;
+		ret = cap_stacks_create(tep, d->long_size, &d->stacks);
+		if (ret)
+			goto fail;
 	}
 	*out = d;
 	return 0;
@@ -368,6 +373,7 @@ void cap_decoder_destroy(struct cap_decoder *d)
 	free(d->types);
 	free(d->cpus);
 	free(d->pid_seen);
+	cap_stacks_destroy(d->stacks);
 	free(d);
 }
 
@@ -485,11 +491,9 @@ static int64_t stack_owner(struct cap_decoder *d, struct cap_cpu *c, const char 
 
 static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct cap_cpu *c)
 {
-	unsigned long long addr, nr = 0, start;
-	int off, i, n, ret;
-	struct trace_seq s;
-	const char *sym;
-
+	const char *text, *first;
+	unsigned long long nr = 0;
+	int off, n, ret;
 	int64_t owner;
 
 	off = d->stack_caller->offset;
@@ -501,38 +505,18 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 	    (long long)nr >= 0 && nr < (unsigned long long)n)
 		n = (int)nr;
 
-	addr = n > 0 ? tep_read_number(d->tep, (const char *)rec->data + off, d->long_size) : 0;
-	owner = stack_owner(d, c, addr ? tep_find_function(d->tep, addr) : NULL);
+	ret = cap_stacks_lookup(d->stacks, (const char *)rec->data + off, n, &text, &first);
+	if (ret)
+		return ret;
+	owner = stack_owner(d, c, first);
 	if (owner < 0)
 		return 0;		/* its event was not stored */
-	trace_seq_init(&s);
-	for (i = 0; i < n; i++) {
-		addr = tep_read_number(d->tep, (const char *)rec->data + off + i * d->long_size,
-				       d->long_size);
-		if (!addr || addr == (d->long_size == 8 ? ~0ULL : 0xffffffffULL))
-			break;
-		if (i)
-			trace_seq_putc(&s, '\n');
-		sym = tep_find_function(d->tep, addr);
-		if (sym) {
-			start = tep_find_function_address(d->tep, addr);
-			trace_seq_printf(&s, "%s+0x%llx", sym, addr - start);
-		} else {
-			trace_seq_printf(&s, "0x%llx", addr);
-		}
-	}
-	trace_seq_terminate(&s);
-	if (s.state != TRACE_SEQ__GOOD) {
-		trace_seq_destroy(&s);
-		return bc_error(BC_E_NOMEM, "capture: out of memory for a stack");
-	}
-	ret = tdb_add_stack(d->db, (uint64_t)owner, s.buffer);
-	trace_seq_destroy(&s);
+	ret = tdb_add_stack(d->db, (uint64_t)owner, text);
 	if (!ret)
 		d->st.stacks++;
 	if (owner == c->last_seq)
 		c->last_seq = -1;	/* one stack per event */
-	for (i = 0; i < CAP_RECENT; i++)
+	for (int i = 0; i < CAP_RECENT; i++)
 		if (c->recent[i].seq == owner)
 			c->recent[i].seq = -1;
 	return ret;

@@ -27,6 +27,8 @@
 #define LSAN_ENABLE()	do { } while (0)
 #endif
 
+#include "capture/cap-kallsyms.h"
+#include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
 #include "db/tdb.h"
@@ -319,6 +321,95 @@ START_TEST(test_decode_stacks)
 	tdb_cursor_close(cur);
 	ck_assert_uint_gt(checked, st.stacks / 2);
 	tdb_close(db);
+}
+END_TEST
+
+/*
+ * Stacks are symbolised once per distinct address list (capture/cap-stacks.c): a
+ * repeated list gives the same text, lists that differ only in their last frame do
+ * not, the list ends at a 0 or all-ones address, and the text stays right after the
+ * cache was emptied for being half full.
+ */
+static void stack_words(uint64_t *w, int n, uint64_t first, uint64_t last)
+{
+	for (int i = 0; i < n; i++)
+		w[i] = first + (uint64_t)i * 0x1000;
+	w[n - 1] = last;
+}
+
+START_TEST(test_stack_cache)
+{
+	struct tep_handle *tep = tep_alloc();
+	const char *text, *first;
+	struct cap_stacks *sc;
+	uint64_t a[4], b[4];
+	char kallsyms[64 * 40];
+	int i, len = 0;
+
+	ck_assert_ptr_nonnull(tep);
+	tep_set_long_size(tep, 8);
+	for (i = 0; i < 64; i++)
+		len += snprintf(kallsyms + len, sizeof(kallsyms) - (size_t)len,
+				"%llx T fn%d\n", 0xffffffff81000000ULL + (unsigned long long)i * 0x1000, i);
+	ck_assert_int_eq(tep_parse_kallsyms(tep, kallsyms), 0);
+	ck_assert_int_eq(cap_stacks_create(tep, 8, &sc), 0);
+
+	stack_words(a, 4, 0xffffffff81000010ULL, 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
+	ck_assert_str_eq(first, "fn0");
+	stack_words(b, 4, 0xffffffff81000010ULL, 0xffffffff81005004ULL);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10\nfn5+0x4");
+	b[3] = ~0ULL;
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 0, &text, &first), 0);
+	ck_assert_str_eq(text, "");
+	ck_assert_ptr_null(first);
+	/* more distinct lists than the cache holds: it is emptied on the way (the last
+	 * symbol has no end: past its start the address has no symbol) */
+	for (i = 0; i < 10000; i++) {
+		char want[64];
+
+		stack_words(b, 2, 0xffffffff81000000ULL + (uint64_t)(i % 63) * 0x1000 + (uint64_t)i / 63,
+			    0xffffffff81003008ULL);
+		ck_assert_int_eq(cap_stacks_lookup(sc, b, 2, &text, &first), 0);
+		snprintf(want, sizeof(want), "fn%d+0x%x\nfn3+0x8", i % 63, i / 63);
+		ck_assert_str_eq(text, want);
+	}
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
+	cap_stacks_destroy(sc);
+	tep_free(tep);
+}
+END_TEST
+
+/*
+ * The kallsyms text libtracecmd hands over while a trace.dat is opened is kept, not
+ * parsed, while deferral is on (cap-kallsyms.h), and parsed by cap_kallsyms_load();
+ * with deferral off it is parsed at once.
+ */
+START_TEST(test_kallsyms_deferred)
+{
+	static const char text[] = "ffffffff81000000 T fn_a\nffffffff81001000 T fn_b\n"
+				   "ffffffff81002000 T fn_c\n";
+	struct tep_handle *tep = tep_alloc(), *now = tep_alloc();
+
+	ck_assert_ptr_nonnull(tep);
+	ck_assert_ptr_nonnull(now);
+	cap_kallsyms_defer(true);
+	ck_assert_int_eq(tep_parse_kallsyms(tep, text), 0);
+	/* nothing registered yet (asking tep_find_function() now would fix its map) */
+	ck_assert_int_eq(tep_get_function_count(tep), 0);
+	ck_assert_int_eq(cap_kallsyms_load(tep), 0);
+	ck_assert_str_eq(tep_find_function(tep, 0xffffffff81001010ULL), "fn_b");
+	ck_assert_int_eq(cap_kallsyms_load(tep), 0);	/* once */
+	cap_kallsyms_defer(false);
+	ck_assert_int_eq(tep_parse_kallsyms(now, text), 0);
+	ck_assert_str_eq(tep_find_function(now, 0xffffffff81000008ULL), "fn_a");
+	tep_free(tep);
+	tep_free(now);
 }
 END_TEST
 
@@ -768,6 +859,8 @@ Suite *import_suite(void)
 	tcase_add_loop_test(core, test_decode_lockstep, 0, NR_FIXTURES);
 	tcase_add_test(core, test_decode_field_names);
 	tcase_add_test(core, test_decode_stacks);
+	tcase_add_test(core, test_stack_cache);
+	tcase_add_test(core, test_kallsyms_deferred);
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cap-kallsyms: a trace.dat's kernel symbols parsed only when a kernel stack needs
+ * them. libtracecmd parses the file's whole kallsyms text (100,000 lines and more)
+ * while opening it; only ftrace:kernel_stack records use it, and for a trace without
+ * stacks the parse was most of what an import costs beyond reading the events.
+ *
+ * bigchunk defines tep_parse_kallsyms() itself, and the dynamic linker binds
+ * libtracecmd's call to it. While deferral is on it keeps a copy of the text instead
+ * of parsing it; otherwise, and where the binding does not happen (a static
+ * libtraceevent), libtraceevent's own function parses at once, as before.
+ */
+#ifndef BC_CAP_KALLSYMS_H
+#define BC_CAP_KALLSYMS_H
+
+#include <stdbool.h>
+
+struct tep_handle;
+
+/*
+ * On: tep_parse_kallsyms() calls from now on keep their text for cap_kallsyms_load().
+ * Off: parse at once again, and drop a text kept and not loaded.
+ */
+void cap_kallsyms_defer(bool on);
+
+/*
+ * Parse the text kept, if any, into @tep (once; later calls do nothing). Call it
+ * before the first tep_find_function() on @tep: libtraceevent builds its address map
+ * once, at that first lookup.
+ * Return: 0, or a negative bc_err (-BC_E_FORMAT: libtraceevent refused the text).
+ */
+int cap_kallsyms_load(struct tep_handle *tep);
+
+#endif
