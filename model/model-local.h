@@ -75,6 +75,7 @@ enum wtag {
 #define W_KIND_SHIFT	8		/* bits 8-11: enum model_kind */
 #define W_GFP_SHIFT	12		/* bits 12-14: enum model_gfp_class */
 #define W_SEEDED	(1u << 15)	/* from a snapshot: order not known */
+#define W_DRAINED	(1u << 16)	/* seeded flags 0, not freed by a full pcp drain */
 
 static inline unsigned int wtag(uint32_t w)
 {

@@ -822,6 +822,7 @@ int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *o
 		out->order = w_order(hw);
 		out->gfp_class = w_gfp(hw);
 		out->seeded = !!(hw & W_SEEDED);
+		out->drained = !!(hw & W_DRAINED);
 	} else {
 		out->seeded = true;
 		out->gfp_class = MODEL_GFP_UNKNOWN;

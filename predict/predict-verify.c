@@ -30,9 +30,14 @@ const char *pr_attempt_class_name(enum pr_attempt_class k)
 	return k < PR_NR_VK ? vk_names[k] : "?";
 }
 
-/* A pin to note when the replay reaches @seq (an offline probe's culprit). */
+/*
+ * A pin to note when the replay reaches @seq (an offline probe's culprit), or with
+ * @drained the end of an offline probe: its zone_pcp_disable() drained the zone's pcp
+ * lists, also when isolation failed and no test event shows the attempt.
+ */
 struct pin_note {
 	uint64_t seq, pfn;
+	bool drained;
 };
 
 struct vctx {
@@ -106,6 +111,20 @@ static int probe_ranges(struct tdb *db, const struct tdb_probe *p, struct pr_ver
 	return 0;
 }
 
+/* Best effort: a note that cannot be kept only makes later predictions less informed. */
+static void add_note(struct vctx *V, uint64_t seq, uint64_t pfn, bool drained)
+{
+	struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
+
+	if (!g)
+		return;
+	V->pins = g;
+	g[V->nr_pins].seq = seq;
+	g[V->nr_pins].pfn = pfn;
+	g[V->nr_pins].drained = drained;
+	V->nr_pins++;
+}
+
 static int load_probes(struct vctx *V, unsigned int *cap)
 {
 	struct tdb *db = rp_tdb(V->rp);
@@ -144,18 +163,12 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		} else {
 			it->start_pfn = (uint64_t)p[i].start_pfn;
 			it->end_pfn = (uint64_t)p[i].end_pfn;
-			/* a page it could not migrate is likely pinned for later attempts */
-			if (!it->k_success && it->k_pfn != UINT64_MAX &&
-			    !strcmp(it->k_culprit, "migration failed") &&
-			    probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
-				struct pin_note *g = realloc(V->pins, (V->nr_pins + 1) * sizeof(*g));
-
-				if (g) {
-					V->pins = g;
-					g[V->nr_pins].seq = eseq;
-					g[V->nr_pins].pfn = it->k_pfn;
-					V->nr_pins++;
-				}
+			if (probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
+				add_note(V, eseq, it->start_pfn, true);
+				/* a page it could not migrate is likely pinned for later attempts */
+				if (!it->k_success && it->k_pfn != UINT64_MAX &&
+				    !strcmp(it->k_culprit, "migration failed"))
+					add_note(V, eseq, it->k_pfn, false);
 			}
 		}
 		v->nr++;
@@ -396,9 +409,15 @@ static int due(struct vctx *V, uint64_t seq, const struct tr_event *ev)
 	int ret;
 
 	while (V->next_pin < V->nr_pins && V->pins[V->next_pin].seq <= seq) {
-		pr_note_pinned(V->c, V->pins[V->next_pin].pfn, V->pins[V->next_pin].seq,
-			       "an offline probe could not migrate it");
-		V->next_pin++;
+		const struct pin_note *n = &V->pins[V->next_pin++];
+
+		if (n->drained) {
+			ret = model_zone_pcp_drained(V->c->m, n->pfn, NULL);
+			if (ret)
+				return ret;
+		} else {
+			pr_note_pinned(V->c, n->pfn, n->seq, "an offline probe could not migrate it");
+		}
 	}
 	while (V->next < v->nr && v->items[V->next].seq <= seq) {
 		ret = predict_item(V, &v->items[V->next], ev);
