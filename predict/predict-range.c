@@ -56,7 +56,8 @@ const char *pr_page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v)
 	case MODEL_KIND_PGTABLE:
 		return "page table (unmovable)";
 	case MODEL_KIND_KERNEL:
-		return "kernel page (unmovable)";
+		return pi.drained ? "kernel page (flags 0, left by a full pcp drain: in use)" :
+		       "kernel page (unmovable)";
 	case MODEL_KIND_ZERO:
 		return "zero page (unmovable)";
 	case MODEL_KIND_COMPOUND:
@@ -231,8 +232,10 @@ static void judge(struct pr_ctx *c, const struct model_contig_result *res,
 		break;
 	}
 	ai->reason = pr_page_reason(c, cd->pfn, cd->verdict);
+	/* a flags-0 page decided it: its refcount is assumed (0 for pcp, > 0 if drained) */
 	if (res->stage != MODEL_CONTIG_PRESCREEN && !model_pfn_info(c->m, cd->pfn, &pi) &&
-	    pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+	    pi.state == MODEL_PFN_ALLOC &&
+	    ((pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0) || pi.drained))
 		ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
 }
 
