@@ -208,7 +208,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	struct mzone *z;
 	uint32_t idx, w, n, mask, head;
 	int imt;
-	unsigned int gc;
+	unsigned int gc, kind;
 	int ret = event_begin(m);
 
 	if (ret)
@@ -224,6 +224,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (imt >= IMT_HIGHATOMIC)
 		imt = -1;
 	gc = model_gfp_classify(gfp, order, m->pb_order);
+	kind = model_kind_of_alloc(gfp, order);
 	n = 1u << order;
 	w = m->words[idx];
 
@@ -231,12 +232,12 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (wtag(w) == WT_PCP &&
 	    (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK) == order) {
 		model_del_free(m, idx);
-		fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		fill_alloc(m, idx, order, imt, kind, gc);
 		return 0;
 	}
 	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
 	if (pending_block(m, idx, order)) {
-		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		write_alloc(m, idx, order, imt, kind, gc);
 		return 0;
 	}
 	/* A buddy block without zone_locked: claim/steal whose extfrag we did not see. */
@@ -248,7 +249,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 				ret = model_carve(m, z, head, idx, order, -1);
 				if (ret)
 					return ret;
-				fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+				fill_alloc(m, idx, order, imt, kind, gc);
 				return 0;
 			}
 		}
@@ -269,7 +270,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		if (ret)
 			return ret;
 	}
-	write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+	write_alloc(m, idx, order, imt, kind, gc);
 	return 0;
 }
 

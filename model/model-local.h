@@ -359,6 +359,8 @@ void model_fill_range(struct model *m, uint32_t idx, uint32_t n, uint32_t w, uin
 		      enum model_pb_counter old_tail_cat);
 /* Write one word, keeping counters. */
 void model_write_word(struct model *m, uint32_t idx, uint32_t w);
+/* The kind an allocation event tells by its gfp (a slab page), else unknown. */
+unsigned int model_kind_of_alloc(uint64_t gfp, unsigned int order);
 
 /* ---- buddy internals (buddy.c) ---------------------------------------------------- */
 

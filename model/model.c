@@ -147,6 +147,27 @@ enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 	return MODEL_GFP_OTHER;
 }
 
+#define GFP_NOWARN_BIT		(1ull << 13)
+#define GFP_NORETRY_BIT		(1ull << 16)
+#define GFP_HARDWALL_BIT	(1ull << 20)
+
+/*
+ * What an allocation is, from its gfp alone: allocate_slab()'s first try is
+ * flags | s->allocflags (always __GFP_COMP) | __GFP_NOWARN | __GFP_NORETRY, with
+ * GFP_KERNEL-like flags (no __GFP_HARDWALL, unlike GFP_USER readahead of a block
+ * device; no __GFP_MOVABLE). Only order 0 is taken: there the kind decides isolation
+ * (a frozen slab page has refcount 0 on 6.18, see MODEL_CONTIG_SLAB_REFCOUNT_ZERO);
+ * a compound page of either kind fails it anyway.
+ */
+unsigned int model_kind_of_alloc(uint64_t gfp, unsigned int order)
+{
+	const uint64_t slab = GFP_COMP_BIT | GFP_NOWARN_BIT | GFP_NORETRY_BIT;
+
+	if (!order && (gfp & slab) == slab && !(gfp & (GFP_MOVABLE_BIT | GFP_HARDWALL_BIT)))
+		return MODEL_KIND_SLAB;
+	return MODEL_KIND_UNKNOWN;
+}
+
 /* ---- categories and word writes ------------------------------------------------ */
 
 const uint8_t model_tag_cat[WT_ALLOC] = {
