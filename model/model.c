@@ -152,18 +152,26 @@ enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 #define GFP_HARDWALL_BIT	(1ull << 20)
 
 /*
- * What an allocation is, from its gfp alone: allocate_slab()'s first try is
- * flags | s->allocflags (always __GFP_COMP) | __GFP_NOWARN | __GFP_NORETRY, with
- * GFP_KERNEL-like flags (no __GFP_HARDWALL, unlike GFP_USER readahead of a block
- * device; no __GFP_MOVABLE). Only order 0 is taken: there the kind decides isolation
- * (a frozen slab page has refcount 0 on 6.18, see MODEL_CONTIG_SLAB_REFCOUNT_ZERO);
- * a compound page of either kind fails it anyway.
+ * What an allocation is, from its gfp alone (movable ones are left to the snapshot):
+ * - a folio (__GFP_COMP) with __GFP_HARDWALL but not __GFP_MOVABLE: page cache of a
+ *   mapping whose gfp is GFP_USER-like, the block device's buffer cache
+ *   (grow_dev_folio(): GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL); it goes on the LRU,
+ *   which has_unmovable_pages() passes (measured: a find(1) over a file system);
+ * - allocate_slab()'s first try, flags | s->allocflags (always __GFP_COMP) |
+ *   __GFP_NOWARN | __GFP_NORETRY with GFP_KERNEL-like flags: a slab page. Only order
+ *   0 is taken: there the kind decides isolation (a frozen slab page has refcount 0 on
+ *   6.18, see MODEL_CONTIG_SLAB_REFCOUNT_ZERO); a compound page of either kind fails
+ *   it anyway.
  */
 unsigned int model_kind_of_alloc(uint64_t gfp, unsigned int order)
 {
 	const uint64_t slab = GFP_COMP_BIT | GFP_NOWARN_BIT | GFP_NORETRY_BIT;
 
-	if (!order && (gfp & slab) == slab && !(gfp & (GFP_MOVABLE_BIT | GFP_HARDWALL_BIT)))
+	if (gfp & GFP_MOVABLE_BIT)
+		return MODEL_KIND_UNKNOWN;
+	if ((gfp & (GFP_COMP_BIT | GFP_HARDWALL_BIT)) == (GFP_COMP_BIT | GFP_HARDWALL_BIT))
+		return MODEL_KIND_FILE;
+	if (!order && (gfp & slab) == slab)
 		return MODEL_KIND_SLAB;
 	return MODEL_KIND_UNKNOWN;
 }

@@ -130,7 +130,8 @@ static bool slab_refcount_zero(const struct pr_ctx *c)
  * landings wrong than it got culprit pfns right). The model keeps them as in-use pages
  * of unknown use, off every pcp list, so the drain cannot free them: free them here,
  * after the isolation (onto the isolated free lists), as the drain would. Measured:
- * 1 GiB probes succeed over them.
+ * 1 GiB probes succeed over them. Once a real drain of the whole zone has left such a
+ * page in place it is a kernel page in use (model_zone_pcp_drained()), not freed here.
  */
 static int free_seeded_unknown(struct pr_ctx *c, uint64_t s, uint64_t e,
 			       struct pr_attempt_info *ai)

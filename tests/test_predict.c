@@ -254,8 +254,9 @@ END_TEST
 
 /*
  * The culprit an offline of [N, N+0x800) reports (has_unmovable_pages() in
- * MEM_OFFLINE mode, first unmovable page): an order-0 slab page at N+8 allocated in the
- * trace with allocate_slab()'s first-try gfp (refcount 0 on 6.18: passed), flags-0
+ * MEM_OFFLINE mode, first unmovable page): a buffer-cache folio at N+4 (GFP_NOFS |
+ * __GFP_NOFAIL | __GFP_HARDWALL | __GFP_COMP: LRU, passed), an order-0 slab page at N+8
+ * allocated with allocate_slab()'s first-try gfp (refcount 0 on 6.18: passed), flags-0
  * pages at [N+0x10, N+0x14) from the snapshot, a page table at N+0x40.
  * Expect: before any drain the flags-0 pages are taken for pcp pages (N+0x40); after a
  * full pcp drain of the zone that freed only N+0x11, N+0x10 is a kernel page in use and
@@ -272,6 +273,7 @@ START_TEST(test_offline_culprit_flags0)
 	o.has_range = true;
 	o.range_start = N;
 	o.range_end = N + 0x800;
+	ck_assert_int_eq(model_page_alloc(f.m, N + 4, 0, 0x148c40, 0, 0), 0);
 	ck_assert_int_eq(model_page_alloc(f.m, N + 8, 0, 0x52cc0, 0, 0), 0);
 	seed(f.m, N + 0x10, 4, 0);
 	seed(f.m, N + 0x40, 1, KPF_BIT(KPF_PGTABLE));
