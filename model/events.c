@@ -308,7 +308,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int eff, ret;
+	int eff, ret, to_tail = 0;
 
 	/* a gigantic folio's free may carry an order above max_order (event_range()) */
 	z = event_range(m, pfn, order, UINT_MAX, &idx);
@@ -337,8 +337,14 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 			if (ret)
 				return ret;
 		}
-		if (nr_uninit)
+		/*
+		 * Memory coming into use: online_pages() -> generic_online_page() and lazy
+		 * init both free through __free_pages_core(), FPI_TO_TAIL.
+		 */
+		if (nr_uninit) {
 			init_growth(m, idx, n, nr_uninit);
+			to_tail = 1;
+		}
 		if (wtag(w) == WT_ALLOC && !(w & W_SEEDED) && w_order(w) != order &&
 		    !gigantic_piece(m, idx, order))
 			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
@@ -354,7 +360,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	if (model_pcp_allowed(m, order) && force_pcp >= 0 && (force_pcp || eff != IMT_ISOLATE))
 		return model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-	return model_free_split(m, z, idx, order);
+	return model_free_split(m, z, idx, order, to_tail);
 }
 
 int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)

@@ -383,8 +383,9 @@ uint32_t model_del_free(struct model *m, uint32_t idx);
 int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
 		   int mt, int to_tail);
 /* free_one_page() -> split_large_buddy(): pieces of at most pageblock order, each with
- * its own block's type. */
-int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order);
+ * its own block's type; @to_tail: FPI_TO_TAIL. */
+int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		     int to_tail);
 /* Find the free block holding @idx: returns WT_BUDDY or WT_PCP (the head's tag) and
  * its head, else 0. */
 int model_find_free_head(const struct model *m, uint32_t idx, uint32_t *head);

@@ -215,7 +215,7 @@ START_TEST(test_seed_uninit_growth)
 	struct model *m = mk_layout(Z, 65536, "6.18.44");
 	struct model_range_counts rc;
 	struct model_stats st0, st1;
-	uint64_t i;
+	uint64_t i, l[2];
 
 	model_get_stats(m, &st0);
 	seed(m, 0, 32768, 0);
@@ -231,6 +231,10 @@ START_TEST(test_seed_uninit_growth)
 	ck_assert_uint_eq(model_anomaly_total(m), 0);
 	expect_buddy(m, 0, 10, MOV);
 	expect_buddy(m, 31 * 1024, 10, MOV);
+	/* __free_pages_core() frees to the tail (FPI_TO_TAIL): the first one freed is next */
+	ck_assert_int_eq(model_free_list(m, 0, 10, MOV, l, 2), 32);
+	ck_assert_uint_eq(l[0], Z);
+	ck_assert_uint_eq(l[1], Z + 1024);
 	ck_assert_int_eq(model_range_counts(m, Z, Z + 32768, &rc), 0);
 	ck_assert_uint_eq(rc.pages[MODEL_PBC_FREE], 32768);
 	recount_ok(m);
