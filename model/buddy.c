@@ -368,14 +368,15 @@ int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
  * into pageblock-order pieces, each freed with its own block's type. The pages must
  * be free words already.
  */
-int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order)
+int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		     int to_tail)
 {
 	uint32_t end = idx + (1u << order);
 	unsigned int o = order > m->pb_order ? m->pb_order : order;
 	int ret;
 
 	do {
-		ret = model_free_one(m, z, idx, o, pb_eff_mt(pb_of(m, idx)), 0);
+		ret = model_free_one(m, z, idx, o, pb_eff_mt(pb_of(m, idx)), to_tail);
 		if (ret)
 			return ret;
 		idx += 1u << o;

@@ -120,6 +120,53 @@ static int seeded_unknown(struct model *m, uint32_t idx, uint32_t n)
 	return 1;
 }
 
+/*
+ * __drain_all_pages() of a zone (zone_pcp_disable() in offline_pages(), drain_all_pages()
+ * in alloc_contig_range()) left no page on its per-cpu lists: a seeded flags-0 page
+ * that the drain did not free was not a pcp page but in use, a kernel page whose
+ * refcount no snapshot shows (kpagecount is the mapcount). A tail of a non-compound
+ * allocation (refcount 0) is taken so too; its head, in use and first in pfn order,
+ * decides has_unmovable_pages() before it.
+ */
+int model_zone_pcp_drained(struct model *m, uint64_t pfn, uint64_t *nr)
+{
+	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
+				      W_SEEDED);
+	const uint32_t kernel = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_KERNEL, MODEL_GFP_UNKNOWN,
+					W_SEEDED | W_DRAINED);
+	uint32_t idx, i, pbn = 1u << m->pb_order;
+	uint64_t n = 0;
+	struct mzone *z;
+	int zi, ret = model_broken(m);
+
+	if (nr)
+		*nr = 0;
+	if (ret)
+		return ret;
+	if (pfn < m->base || pfn - m->base >= m->span)
+		return 0;
+	idx = (uint32_t)(pfn - m->base);
+	zi = model_idx_zone(m, idx);
+	if (zi < 0)
+		return 0;
+	z = &m->zones[zi];
+	for (idx = z->istart & ~(pbn - 1); idx < z->iend; idx += pbn) {
+		if (!pb_of(m, idx)->cnt[MODEL_PBC_UNKNOWN])
+			continue;
+		for (i = idx > z->istart ? idx : z->istart; i < idx + pbn && i < z->iend; i++) {
+			uint32_t w = m->words[i];
+
+			if ((w & ~W_UNCERTAIN) != want)
+				continue;
+			model_write_word(m, i, kernel | (w & W_UNCERTAIN));
+			n++;
+		}
+	}
+	if (nr)
+		*nr = n;
+	return 0;
+}
+
 /* zone_locked or extfrag took this block of @order off the buddy; its alloc is to come. */
 static int pending_block(const struct model *m, uint32_t idx, unsigned int order)
 {
@@ -261,7 +308,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 {
 	struct mzone *z;
 	uint32_t idx, w, n;
-	int eff, ret;
+	int eff, ret, to_tail = 0;
 
 	/* a gigantic folio's free may carry an order above max_order (event_range()) */
 	z = event_range(m, pfn, order, UINT_MAX, &idx);
@@ -290,8 +337,14 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 			if (ret)
 				return ret;
 		}
-		if (nr_uninit)
+		/*
+		 * Memory coming into use: online_pages() -> generic_online_page() and lazy
+		 * init both free through __free_pages_core(), FPI_TO_TAIL.
+		 */
+		if (nr_uninit) {
 			init_growth(m, idx, n, nr_uninit);
+			to_tail = 1;
+		}
 		if (wtag(w) == WT_ALLOC && !(w & W_SEEDED) && w_order(w) != order &&
 		    !gigantic_piece(m, idx, order))
 			model_anomaly(m, MODEL_ANOM_FREE_ORDER, idx, order);
@@ -307,7 +360,7 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 	if (model_pcp_allowed(m, order) && force_pcp >= 0 && (force_pcp || eff != IMT_ISOLATE))
 		return model_pcp_add(m, z, idx, order, eff, valid_cpu(m, cpu), 0, 0);
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-	return model_free_split(m, z, idx, order);
+	return model_free_split(m, z, idx, order, to_tail);
 }
 
 int model_page_free(struct model *m, uint64_t pfn, unsigned int order, int cpu)

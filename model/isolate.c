@@ -142,7 +142,7 @@ static void isolate_block(struct model *m, uint32_t pbi)
 
 		model_write_word(m, h, wmake(WT_FREE_TAIL, 0));
 		model_pb_set_isolate(m, pbi, 1);
-		model_free_split(m, z, h, info & FN_ORDER_MASK);
+		model_free_split(m, z, h, info & FN_ORDER_MASK, 0);
 		return;
 	}
 	model_move_freepages_block(m, pbi, IMT_ISOLATE);
@@ -566,7 +566,7 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 		}
 		/* The source is freed: onto ISOLATE lists when its block is isolated. */
 		model_write_range(m, head, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
-		model_free_split(m, z, head, order);
+		model_free_split(m, z, head, order, 0);
 		r.migrated += n;
 		p = head + n;
 	}

@@ -75,6 +75,7 @@ enum wtag {
 #define W_KIND_SHIFT	8		/* bits 8-11: enum model_kind */
 #define W_GFP_SHIFT	12		/* bits 12-14: enum model_gfp_class */
 #define W_SEEDED	(1u << 15)	/* from a snapshot: order not known */
+#define W_DRAINED	(1u << 16)	/* seeded flags 0, not freed by a full pcp drain */
 
 static inline unsigned int wtag(uint32_t w)
 {
@@ -380,8 +381,9 @@ uint32_t model_del_free(struct model *m, uint32_t idx);
 int model_free_one(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
 		   int mt, int to_tail);
 /* free_one_page() -> split_large_buddy(): pieces of at most pageblock order, each with
- * its own block's type. */
-int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order);
+ * its own block's type; @to_tail: FPI_TO_TAIL. */
+int model_free_split(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,
+		     int to_tail);
 /* Find the free block holding @idx: returns WT_BUDDY or WT_PCP (the head's tag) and
  * its head, else 0. */
 int model_find_free_head(const struct model *m, uint32_t idx, uint32_t *head);

@@ -134,21 +134,41 @@ int model_imt_to_trace(const struct model *m, int imt)
 #define GFP_COMP_BIT		(1ull << 18)
 #define GFP_KSWAPD_RECLAIM_BIT	(1ull << 11)
 #define GFP_NOWARN_BIT		(1ull << 13)
+#define GFP_NORETRY_BIT		(1ull << 16)
+#define GFP_HARDWALL_BIT	(1ull << 20)
 
 /*
- * ext4_sb_breadahead_unmovable() (fs/ext4/super.c, 6.12; inode-table readahead when
- * inodes are created or looked up) calls bdev_getblk(GFP_NOWAIT | __GFP_NOWARN), and
- * grow_dev_folio() allocates the block device's page-cache folio with exactly
- * GFP_NOWAIT | __GFP_COMP at order 0 (6.18 traces show the same mask). The folio goes
- * on the LRU, so has_unmovable_pages() passes it although its migratetype is
- * Unmovable. Assumption: no other order-0 allocation uses that exact mask (slab adds
- * __GFP_NORETRY, plain alloc_page() no __GFP_COMP).
+ * What an allocation is, from its gfp alone (movable ones are left to the snapshot):
+ * - ext4_sb_breadahead_unmovable() (fs/ext4/super.c, 6.12; inode-table readahead when
+ *   inodes are created or looked up) calls bdev_getblk(GFP_NOWAIT | __GFP_NOWARN), and
+ *   grow_dev_folio() allocates the block device's page-cache folio with exactly
+ *   GFP_NOWAIT | __GFP_COMP at order 0 (6.18 traces show the same mask); the folio
+ *   goes on the LRU, so has_unmovable_pages() passes it although its migratetype is
+ *   Unmovable (assumption: no other order-0 allocation uses that exact mask);
+ * - a folio (__GFP_COMP) with __GFP_HARDWALL but not __GFP_MOVABLE: page cache of a
+ *   mapping whose gfp is GFP_USER-like, the block device's buffer cache
+ *   (grow_dev_folio(): GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL); on the LRU too
+ *   (measured: a find(1) over a file system);
+ * - allocate_slab()'s first try, flags | s->allocflags (always __GFP_COMP) |
+ *   __GFP_NOWARN | __GFP_NORETRY with GFP_KERNEL-like flags: a slab page. Only order
+ *   0 is taken: there the kind decides isolation (a frozen slab page has refcount 0 on
+ *   6.18, see MODEL_CONTIG_SLAB_REFCOUNT_ZERO); a compound page of either kind fails
+ *   it anyway.
  */
 enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order)
 {
 	const uint64_t bdev_ra = GFP_KSWAPD_RECLAIM_BIT | GFP_NOWARN_BIT | GFP_COMP_BIT;
+	const uint64_t slab = GFP_COMP_BIT | GFP_NOWARN_BIT | GFP_NORETRY_BIT;
 
-	return !order && gfp == bdev_ra ? MODEL_KIND_FILE : MODEL_KIND_UNKNOWN;
+	if (!order && gfp == bdev_ra)
+		return MODEL_KIND_FILE;
+	if (gfp & GFP_MOVABLE_BIT)
+		return MODEL_KIND_UNKNOWN;
+	if ((gfp & (GFP_COMP_BIT | GFP_HARDWALL_BIT)) == (GFP_COMP_BIT | GFP_HARDWALL_BIT))
+		return MODEL_KIND_FILE;
+	if (!order && (gfp & slab) == slab)
+		return MODEL_KIND_SLAB;
+	return MODEL_KIND_UNKNOWN;
 }
 
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
@@ -846,6 +866,7 @@ int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *o
 		out->order = w_order(hw);
 		out->gfp_class = w_gfp(hw);
 		out->seeded = !!(hw & W_SEEDED);
+		out->drained = !!(hw & W_DRAINED);
 	} else {
 		out->seeded = true;
 		out->gfp_class = MODEL_GFP_UNKNOWN;

@@ -55,7 +55,8 @@
  *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range() (flags 0 =
  *                                           unknown even with a map count)
  *   ext4_sb_breadahead_unmovable(),         model.c model_gfp_kind(): the order-0
- *   grow_dev_folio() (fs/)                  GFP_NOWAIT|__GFP_COMP folio is LRU page cache
+ *   grow_dev_folio() (fs/), allocate_slab() GFP_NOWAIT|__GFP_COMP folio is LRU page cache,
+ *                                           a HARDWALL folio too, slab by its first-try gfp
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given
@@ -221,6 +222,9 @@ struct model_pfn_info {
 	enum model_kind kind;		/* alloc only */
 	enum model_gfp_class gfp_class;	/* alloc only */
 	bool seeded;			/* alloc from a snapshot: order not known */
+	bool drained;			/* seeded with flags 0; a full pcp drain of its zone
+					 * did not free it: in use by the kernel (assumed:
+					 * no snapshot shows its refcount) */
 	bool uncertain;			/* inside a lost-event window, not settled since */
 };
 int model_pfn_info(const struct model *m, uint64_t pfn, struct model_pfn_info *out);
@@ -325,6 +329,14 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
  * whatever cpu's list holds it; @cpu is only the recording cpu.
  */
 int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
+/*
+ * Every per-cpu list of the zone holding @pfn was drained (__drain_all_pages(): the
+ * zone_pcp_disable() of offline_pages(), the drain_all_pages() of
+ * alloc_contig_range()): the zone's seeded flags-0 pages that no drain event freed were
+ * not pcp pages; they become in-use kernel pages (model_pfn_info() drained). *@nr (may
+ * be NULL): how many.
+ */
+int model_zone_pcp_drained(struct model *m, uint64_t pfn, uint64_t *nr);
 /*
  * kmem:mm_page_alloc_extfrag: a fallback from @fallback_mt for a @alloc_mt request.
  * change_ownership with fallback_order >= pageblock_order: whole-block claim (re-type,

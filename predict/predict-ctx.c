@@ -242,8 +242,10 @@ bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
 static int feed_before(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct pr_feed *f = arg;
+	int ret = pr_pins_due(f->c, ev->seq);
 
-	pr_pins_due(f->c, ev->seq);
+	if (ret)
+		return ret;
 	return f->before ? f->before(f->arg, ev) : 0;
 }
 
@@ -291,6 +293,6 @@ int pr_feed_run(struct replay *rp, struct pr_feed *f)
 	int ret = rp_run(rp, &h);
 
 	if (!ret)
-		pr_pins_due(f->c, UINT64_MAX);	/* probes after the last event */
+		ret = pr_pins_due(f->c, UINT64_MAX);	/* probes after the last event */
 	return ret;
 }

@@ -20,6 +20,7 @@ struct pr_pin_note {
 	uint64_t seq;			/* its end marker */
 	uint64_t start, end;		/* its block */
 	uint64_t culprit;		/* the pfn the kernel named, UINT64_MAX if none */
+	bool pins;			/* it failed with failed migrations: learn pins */
 };
 
 struct pr_ctx {
@@ -105,10 +106,12 @@ uint64_t pr_migrate_failed(struct pr_ctx *c, uint64_t seq_from, uint64_t seq_to)
  */
 unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t culprit,
 			   uint64_t seq, const char *why);
-/* The failed offline probes of the capture whose migrations failed (c->notes). */
+/* The offline probes of the capture (c->notes): each drained its zone's pcp lists,
+ * and those that failed with failed migrations show pins. */
 int pr_load_probe_pins(struct pr_ctx *c);
-/* Learn the pins of the probes that ended before event @seq (UINT64_MAX: all). */
-void pr_pins_due(struct pr_ctx *c, uint64_t seq);
+/* Apply the probes that ended before event @seq (UINT64_MAX: all): their zone's pcp
+ * drain, their pins. */
+int pr_pins_due(struct pr_ctx *c, uint64_t seq);
 
 /* ---- predict-lru.c ---- */
 

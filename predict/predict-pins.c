@@ -16,6 +16,9 @@
  *             Failed offline probes (record --probe-offline) are read from the capture
  *             and learned when the replay passes their end (pr_pins_due()), so every
  *             question asked later sees them, not only predict --verify.
+ *   observed  every offline probe, failed or not, drained its zone's pcp lists
+ *             (zone_pcp_disable() before isolating): seeded flags-0 pages no drain
+ *             freed are kernel pages in use from then on (model_zone_pcp_drained()).
  *   assumed   the other allocations of the task and order of a pinned page still held:
  *             a long-term pin covers a whole user buffer (io_uring_register() pins
  *             every page of each iovec at once; vfio pins a whole DMA mapping), which
@@ -187,10 +190,9 @@ int pr_load_probe_pins(struct pr_ctx *c)
 		struct pr_pin_note *g;
 		uint64_t seq, eseq, ts;
 
-		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
+		if (strcmp(p[i].kind, "offline") || p[i].start_pfn < 0 ||
 		    !tr_offline_probe_marker(c->db, p[i].id, "begin", &seq, &ts) ||
-		    !tr_offline_probe_marker(c->db, p[i].id, "end", &eseq, &ts) ||
-		    !pr_migrate_failed(c, seq, eseq))
+		    !tr_offline_probe_marker(c->db, p[i].id, "end", &eseq, &ts))
 			continue;
 		g = realloc(c->notes, (c->nr_notes + 1) * sizeof(*g));
 		if (!g) {
@@ -201,18 +203,29 @@ int pr_load_probe_pins(struct pr_ctx *c)
 		g[c->nr_notes++] = (struct pr_pin_note){
 			.seq = eseq, .start = (uint64_t)p[i].start_pfn, .end = (uint64_t)p[i].end_pfn,
 			.culprit = p[i].culprit_pfn >= 0 ? (uint64_t)p[i].culprit_pfn : UINT64_MAX,
+			.pins = !p[i].success && pr_migrate_failed(c, seq, eseq),
 		};
 	}
 	free(p);
 	return ret;
 }
 
-void pr_pins_due(struct pr_ctx *c, uint64_t seq)
+int pr_pins_due(struct pr_ctx *c, uint64_t seq)
 {
 	while (c->next_note < c->nr_notes && c->notes[c->next_note].seq <= seq) {
 		const struct pr_pin_note *n = &c->notes[c->next_note++];
+		uint64_t nr = 0;
+		int ret;
 
-		pr_learn_pins(c, n->start, n->end, n->culprit, n->seq,
-			      "an offline probe could not migrate it");
+		/* offline_pages() drained the zone's pcp lists first (zone_pcp_disable()) */
+		ret = model_zone_pcp_drained(c->m, n->start, &nr);
+		if (ret)
+			return ret;
+		if (nr)
+			pr_touch_all(c);
+		if (n->pins)
+			pr_learn_pins(c, n->start, n->end, n->culprit, n->seq,
+				      "an offline probe could not migrate it");
 	}
+	return 0;
 }

@@ -56,7 +56,8 @@ const char *pr_page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v)
 	case MODEL_KIND_PGTABLE:
 		return "page table (unmovable)";
 	case MODEL_KIND_KERNEL:
-		return "kernel page (unmovable)";
+		return pi.drained ? "kernel page (flags 0, left by a full pcp drain: in use)" :
+		       "kernel page (unmovable)";
 	case MODEL_KIND_ZERO:
 		return "zero page (unmovable)";
 	case MODEL_KIND_COMPOUND:
@@ -129,7 +130,8 @@ static bool slab_refcount_zero(const struct pr_ctx *c)
  * landings wrong than it got culprit pfns right). The model keeps them as in-use pages
  * of unknown use, off every pcp list, so the drain cannot free them: free them here,
  * after the isolation (onto the isolated free lists), as the drain would. Measured:
- * 1 GiB probes succeed over them.
+ * 1 GiB probes succeed over them. Once a real drain of the whole zone has left such a
+ * page in place it is a kernel page in use (model_zone_pcp_drained()), not freed here.
  */
 static int free_seeded_unknown(struct pr_ctx *c, uint64_t s, uint64_t e,
 			       struct pr_attempt_info *ai)
@@ -235,8 +237,10 @@ static void judge(struct pr_ctx *c, const struct model_contig_result *res,
 		break;
 	}
 	ai->reason = pr_page_reason(c, cd->pfn, cd->verdict);
+	/* a flags-0 page decided it: its refcount is assumed (0 for pcp, > 0 if drained) */
 	if (res->stage != MODEL_CONTIG_PRESCREEN && !model_pfn_info(c->m, cd->pfn, &pi) &&
-	    pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
+	    pi.state == MODEL_PFN_ALLOC &&
+	    ((pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0) || pi.drained))
 		ai->assumptions |= PR_ASSUME_SEEDED_UNKNOWN;
 }
 

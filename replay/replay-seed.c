@@ -543,6 +543,34 @@ static bool window_differs(struct replay *rp, uint64_t w, uint64_t wend, const u
 	return rp->lost_since_snapshot && model_count_uncertain(rp->m, w, wend - w) > 0;
 }
 
+/*
+ * A window the events touched while the snapshot was read keeps the model's state, but
+ * its untouched pages that the model knows only as flags-0 pages of an older snapshot
+ * (pcp or kernel: no event since told which) take the new snapshot's word, one by one:
+ * a page that left a pcp list or a reporting round without an event (free page
+ * reporting is silent) is no longer taken for a kernel page after the next drain.
+ */
+static int reseed_stale_unknown(struct replay *rp, uint64_t w, uint64_t wend,
+				const uint64_t *flags, const uint64_t *count, uint64_t *n)
+{
+	uint64_t j;
+	int ret;
+
+	for (j = w; j < wend; j++) {
+		struct model_pfn_info pi;
+
+		if (!flags[j - w] || rp_touched(rp, j) || model_pfn_info(rp->m, j, &pi) ||
+		    pi.state != MODEL_PFN_ALLOC || pi.kind != MODEL_KIND_UNKNOWN || pi.mt >= 0 ||
+		    !pi.seeded || pi.order)
+			continue;
+		ret = model_seed_pfn_range(rp->m, j, 1, flags + (j - w), count + (j - w));
+		if (ret)
+			return ret;
+		(*n)++;
+	}
+	return 0;
+}
+
 /* rp_resync() window by window. */
 struct resync_walk {
 	uint64_t win;			/* aligned: no free block crosses one */
@@ -568,7 +596,11 @@ static int resync_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 			if (ret)
 				return ret;
 			rw->resynced += wend - w;
-		} else if (!differ) {
+		} else if (differ) {
+			ret = reseed_stale_unknown(rp, w, wend, flags, count, &rw->resynced);
+			if (ret)
+				return ret;
+		} else {
 			rw->kinds += refresh_kinds(rp, w, wend, flags, count);
 		}
 	}

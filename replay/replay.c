@@ -495,6 +495,9 @@ static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 
 	ret = model_contig_follow_end(rp->m, &req, &rp->att_follow[rp->open_attempt]);
 	rp->open_attempt = -1;
+	/* its test came after a drain of the zone's pcp lists (offline: zone_pcp_disable()) */
+	if (!ret)
+		ret = model_zone_pcp_drained(rp->m, a->start_pfn, NULL);
 	if (!ret && h && h->attempt_end)
 		ret = h->attempt_end(h->arg, rp, a);
 	return ret;

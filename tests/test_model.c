@@ -225,7 +225,7 @@ START_TEST(test_seed_uninit_growth)
 	struct model *m = mk_layout(Z, 65536, "6.18.44");
 	struct model_range_counts rc;
 	struct model_stats st0, st1;
-	uint64_t i;
+	uint64_t i, l[2];
 
 	model_get_stats(m, &st0);
 	seed(m, 0, 32768, 0);
@@ -241,6 +241,10 @@ START_TEST(test_seed_uninit_growth)
 	ck_assert_uint_eq(model_anomaly_total(m), 0);
 	expect_buddy(m, 0, 10, MOV);
 	expect_buddy(m, 31 * 1024, 10, MOV);
+	/* __free_pages_core() frees to the tail (FPI_TO_TAIL): the first one freed is next */
+	ck_assert_int_eq(model_free_list(m, 0, 10, MOV, l, 2), 32);
+	ck_assert_uint_eq(l[0], Z);
+	ck_assert_uint_eq(l[1], Z + 1024);
 	ck_assert_int_eq(model_range_counts(m, Z, Z + 32768, &rc), 0);
 	ck_assert_uint_eq(rc.pages[MODEL_PBC_FREE], 32768);
 	recount_ok(m);
@@ -879,6 +883,44 @@ START_TEST(test_isolate_fail)
 END_TEST
 
 /*
+ * Flags-0 pages of a snapshot: pcp pages (refcount 0) or kernel pages (refcount > 0).
+ *   [0x100, 0x104) flags 0; 0x101 then drained (a pcp page), all else LRU
+ * Before a full drain, MEM_OFFLINE isolation passes them (taken for pcp pages); after
+ * model_zone_pcp_drained() (zone_pcp_disable() in offline_pages()) the first one left,
+ * 0x100, is a kernel page in use and stops has_unmovable_pages(), as the kernel's
+ * "unmovable page" dump does; the drained page is free and the rest are untouched.
+ */
+START_TEST(test_flags0_drained)
+{
+	struct model *m = mk();
+	struct model_pfn_info pi;
+	uint64_t fail, nr;
+
+	seed(m, 0x100, 4, 0);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_MEM_OFFLINE,
+					     &fail), 0);
+	ck_assert_int_eq(model_undo_isolate_range(m, Z, Z + 0x200), 0);
+	ck_assert_int_eq(model_pcpu_drain(m, Z + 0x101, 0, MOV, 0), 0);
+	ck_assert_int_eq(model_zone_pcp_drained(m, Z + 0x800, &nr), 0);
+	ck_assert_uint_eq(nr, 3);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x100, &pi), 0);
+	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_KERNEL && pi.drained);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x101, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_BUDDY);
+	ck_assert_int_eq(model_pfn_info(m, Z + 0x104, &pi), 0);
+	ck_assert(pi.kind == MODEL_KIND_ANON && !pi.drained);
+	ck_assert_int_eq(model_isolate_range(m, Z, Z + 0x200, MODEL_ISOLATE_MEM_OFFLINE,
+					     &fail), -BC_E_BUSY);
+	ck_assert_uint_eq(fail, Z + 0x100);
+	/* a second drain finds nothing left to settle */
+	ck_assert_int_eq(model_zone_pcp_drained(m, Z, &nr), 0);
+	ck_assert_uint_eq(nr, 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * Pre-6.17 (MIGRATE_ISOLATE written into the type): undo writes MOVABLE.
  *   pb0 UNMOVABLE [free o4 @0x10]   isolate [0, 0x200), undo
  * Expect: pb0 MOVABLE afterwards, @0x10 on the MOVABLE list.
@@ -1179,7 +1221,7 @@ END_TEST
  * Inode-table readahead (ext4_sb_breadahead_unmovable() -> grow_dev_folio()) allocates
  * the block device's page-cache folio with GFP_NOWAIT | __GFP_COMP, order 0,
  * Unmovable: an LRU page, movable for has_unmovable_pages(). A slab page of the same
- * context carries __GFP_NORETRY too and stays unmovable.
+ * context carries __GFP_NORETRY too (allocate_slab()) and stays unmovable.
  */
 #define GFP_BDEV_READAHEAD	0x42800ull	/* __GFP_KSWAPD_RECLAIM|__GFP_NOWARN|__GFP_COMP */
 #define GFP_NORETRY		0x10000ull
@@ -1198,7 +1240,7 @@ START_TEST(test_bdev_readahead_kind)
 	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
 	ck_assert_int_eq(pi.kind, MODEL_KIND_FILE);
 	ck_assert_int_eq(model_pfn_info(m, Z + 1, &pi), 0);
-	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_SLAB);	/* allocate_slab()'s first try */
 	ck_assert_int_eq(model_pfn_info(m, Z + 2, &pi), 0);
 	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
 	ck_assert_int_eq(model_range_counts(m, Z, Z + 4, &rc), 0);
@@ -1290,6 +1332,7 @@ Suite *model_suite(void)
 	tcase_add_test(iso, test_isolate_old_kernel);
 	tcase_add_test(iso, test_isolate_straddle);
 	tcase_add_test(iso, test_pages_isolated_fin);
+	tcase_add_test(iso, test_flags0_drained);
 	tcase_add_test(iso, test_migrate_range);
 	tcase_add_test(iso, test_checkpoint_rollback);
 	tcase_add_test(iso, test_valid_contig);

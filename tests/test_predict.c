@@ -253,6 +253,46 @@ START_TEST(test_reserved_and_pgtable)
 END_TEST
 
 /*
+ * The culprit an offline of [N, N+0x800) reports (has_unmovable_pages() in
+ * MEM_OFFLINE mode, first unmovable page): a buffer-cache folio at N+4 (GFP_NOFS |
+ * __GFP_NOFAIL | __GFP_HARDWALL | __GFP_COMP: LRU, passed), an order-0 slab page at N+8
+ * allocated with allocate_slab()'s first-try gfp (refcount 0 on 6.18: passed), flags-0
+ * pages at [N+0x10, N+0x14) from the snapshot, a page table at N+0x40.
+ * Expect: before any drain the flags-0 pages are taken for pcp pages (N+0x40); after a
+ * full pcp drain of the zone that freed only N+0x11, N+0x10 is a kernel page in use and
+ * the culprit, with the seeded-unknown assumption.
+ */
+START_TEST(test_offline_culprit_flags0)
+{
+	struct fx f = mk("6.18.44", false);
+	struct pr_opts o = opts(PR_POLICY_MAINLINE, 0x800, 1);
+	struct pr_answer *a;
+	unsigned int nr;
+
+	o.offline = true;
+	o.has_range = true;
+	o.range_start = N;
+	o.range_end = N + 0x800;
+	ck_assert_int_eq(model_page_alloc(f.m, N + 4, 0, 0x148c40, 0, 0), 0);
+	ck_assert_int_eq(model_page_alloc(f.m, N + 8, 0, 0x52cc0, 0, 0), 0);
+	seed(f.m, N + 0x10, 4, 0);
+	seed(f.m, N + 0x40, 1, KPF_BIT(KPF_PGTABLE));
+	a = ask(&f, &o, &nr);
+	ck_assert(!a[0].success && a[0].has_blocker);
+	ck_assert_uint_eq(a[0].blocker.pfn, N + 0x40);
+	pr_answers_free(a, nr);
+	ck_assert_int_eq(model_pcpu_drain(f.m, N + 0x11, 0, 1, 0), 0);
+	ck_assert_int_eq(model_zone_pcp_drained(f.m, N, NULL), 0);
+	a = ask(&f, &o, &nr);
+	ck_assert(!a[0].success && a[0].has_blocker);
+	ck_assert_uint_eq(a[0].blocker.pfn, N + 0x10);
+	ck_assert(a[0].assumptions & PR_ASSUME_SEEDED_UNKNOWN);
+	pr_answers_free(a, nr);
+	fx_done(&f);
+}
+END_TEST
+
+/*
  * A hole (not System RAM) at [N+0x100, N+0x200); uninitialised memory at
  * [N+0x400, N+0x800) (lazy struct page init).
  * Expect: invalid-range at N+0x100 and at N+0x400, success at N+0x800.
@@ -834,6 +874,7 @@ Suite *predict_suite(void)
 	tcase_add_test(core, test_lru_batch);
 	tcase_add_test(core, test_reserved_and_pgtable);
 	tcase_add_test(core, test_hole_and_uninit);
+	tcase_add_test(core, test_offline_culprit_flags0);
 	tcase_add_test(core, test_zone_boundary);
 	tcase_add_test(core, test_movable_too_little_free);
 	tcase_add_test(core, test_hugetlb_in_range);

@@ -437,7 +437,7 @@ static const struct golden {
 	{ "traces/default.db", "predict --size 2M --attempts", 0,
 	  "SELECT count(*), sum(idx), sum(start_pfn), sum(ifnull(pfn, 0)), sum(migrate_pages), "
 	  "group_concat(DISTINCT verdict) FROM prediction_candidates",
-	  "63|252|66189312|58824773|0|isolation-fails,success\n" },
+	  "99|666|104150016|96763835|3072|isolation-fails,success\n" },
 	{ "traces/default.db", "check --store", 0,
 	  "SELECT checker, status, checks, violations, inconclusive, explained FROM "
 	  "check_results ORDER BY checker",
