@@ -161,7 +161,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	struct mzone *z;
 	uint32_t idx, w, n, mask, head;
 	int imt;
-	unsigned int gc;
+	unsigned int gc, kind;
 	int ret = event_begin(m);
 
 	if (ret)
@@ -177,6 +177,9 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (imt >= IMT_HIGHATOMIC)
 		imt = -1;
 	gc = model_gfp_classify(gfp, order, m->pb_order);
+	/* a page for the hugetlb pool is hugetlb from its allocation on */
+	kind = model_gfp_hugetlb(gfp, order, m->layout.hugetlb_orders) ? MODEL_KIND_HUGETLB :
+	       MODEL_KIND_UNKNOWN;
 	n = 1u << order;
 	w = m->words[idx];
 
@@ -184,12 +187,12 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (wtag(w) == WT_PCP &&
 	    (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK) == order) {
 		model_del_free(m, idx);
-		fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		fill_alloc(m, idx, order, imt, kind, gc);
 		return 0;
 	}
 	/* Confirms a block that zone_locked or extfrag already took off the buddy. */
 	if (pending_block(m, idx, order)) {
-		write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+		write_alloc(m, idx, order, imt, kind, gc);
 		return 0;
 	}
 	/* A buddy block without zone_locked: claim/steal whose extfrag we did not see. */
@@ -201,7 +204,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 				ret = model_carve(m, z, head, idx, order, -1);
 				if (ret)
 					return ret;
-				fill_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+				fill_alloc(m, idx, order, imt, kind, gc);
 				return 0;
 			}
 		}
@@ -222,7 +225,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 		if (ret)
 			return ret;
 	}
-	write_alloc(m, idx, order, imt, MODEL_KIND_UNKNOWN, gc);
+	write_alloc(m, idx, order, imt, kind, gc);
 	return 0;
 }
 
