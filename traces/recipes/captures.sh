@@ -13,16 +13,19 @@
 #                      and end only, to stay below 2 MiB
 #   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
 #                      to re-record those)
+#   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
+#                      (recipes/hugetlb.sh held): snapshots before and after, the pool
+#                      still held at the end (it shrinks after the recording)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|hugetlb]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
 BC=./bigchunk
 [ -x "$BC" ] && [ -x build/workload ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
 
-for what in ${*:-idle default extfrag frag}; do
+for what in ${*:-idle default extfrag frag hugetlb}; do
 	case $what in
 	idle)
 		"$BC" record -f -q -o traces/idle.db -d 10 --snapshot-every 5 ;;
@@ -35,8 +38,10 @@ for what in ${*:-idle default extfrag frag}; do
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
+	hugetlb)
+		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, hugetlb)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600

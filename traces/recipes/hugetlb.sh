@@ -1,45 +1,51 @@
 #!/bin/sh
-# A capture of 2 MiB hugetlb pool growth and shrink with 'bigchunk record': snapshots
-# before the growth, after it (the pool full, a quarter of it mapped) and after the
-# shrink, each taken inside the recording with 'bigchunk snapshot --marker' (the
-# recorder's instance is bigchunk-<its pid>, the parent of the recorded shell), then
-# stored into the capture in that order. The pool grows by MIB/2 pages
-# (build/workload hugetlb: nr_hugepages of hugepages-2048kB) and is put back to what it
-# was, also on failure.
-# Usage (root, from a built tree): traces/recipes/hugetlb.sh OUT.db [MIB]
+# 2 MiB hugetlb pool growth (and shrink) recorded with 'bigchunk record'; the pool grows
+# by MIB/2 pages (build/workload hugetlb: nr_hugepages of hugepages-2048kB, a quarter of
+# the pages mapped) and is put back to what it was, also on failure.
+#
+#   held   (default; traces/hugetlb.db) snapshots before the growth and at the end with
+#          the pool still held: the workload is left holding it when the recorded
+#          command ends, so --probe asks for 1 GiB pages beside the pool
+#          (pfn_range_valid_contig() refuses ranges with hugetlb pages); it shrinks
+#          after the recording. Two snapshots keep the capture small.
+#   full   snapshots before the growth, after it and after the shrink: the recorder's
+#          start snapshot, one --snapshot-every 4 s later (the pool grows in a few ms
+#          and is held 8 s: a snapshot read in under 4 s ends before the shrink, and
+#          the next one would begin after it) and the end snapshot.
+#
+# Usage (root, from a built tree): traces/recipes/hugetlb.sh OUT.db [held|full] [MIB]
+# HUGETLB_PROBE=K adds 'record --probe 1G:K' (held only).
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BC=${BIGCHUNK:-$REPO/bigchunk}
 WL=${BC_WORKLOAD:-$REPO/build/workload}
 out=$1
-mib=${2:-1024}
+how=${2:-held}
+mib=${3:-1024}
 [ -x "$BC" ] && [ -x "$WL" ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bc-hugetlb.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM HUP
 
-# The recorded command: snapshot, grow and hold, snapshot, shrink, snapshot.
-cat > "$WORK/phases.sh" <<'PHASES'
-set -eu
-bc=$1 wl=$2 mib=$3 dir=$4
-snap() { "$bc" snapshot -o "$dir/$1" --marker "bigchunk-$PPID" --label "$1" > /dev/null; }
-snap before
-"$wl" hugetlb "$mib" 60 > "$dir/workload.out" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-i=0
-until grep -q '^hugetlb pool' "$dir/workload.out"; do
-	kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ] || { kill "$pid" 2>/dev/null; exit 1; }
-	sleep 0.1
-	i=$((i + 1))
-done
-snap grown
-kill -USR1 "$pid"
-wait "$pid"
-snap shrunk
-PHASES
-"$BC" record -f -q --no-snapshots -o "$out" -- sh "$WORK/phases.sh" "$BC" "$WL" "$mib" "$WORK"
-cat "$WORK/workload.out"
-for s in before grown shrunk; do
-	"$BC" snapshot --db "$out" --from "$WORK/$s" --label "$s"
-done
+case $how in
+full)
+	exec "$BC" record -f -q -o "$out" --snapshot-every 4 -- "$WL" hugetlb "$mib" 8 ;;
+held)
+	;;
+*)
+	echo "recipe: '$how': held or full" >&2
+	exit 2 ;;
+esac
+
+pidfile=$(mktemp "${TMPDIR:-/tmp}/bc-hugetlb.XXXXXX")
+# SIGUSR1: the workload shrinks the pool at once and exits
+release() {
+	pid=$(cat "$pidfile" 2>/dev/null || true)
+	if [ -n "$pid" ]; then
+		kill -USR1 "$pid" 2>/dev/null || true
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+	fi
+	rm -f "$pidfile"
+}
+trap release EXIT
+trap 'exit 130' INT TERM HUP
+# the pool grows in a few ms; 1 s later the command ends, the pool still held
+"$BC" record -f -q -o "$out" ${HUGETLB_PROBE:+--probe "1G:$HUGETLB_PROBE"} -- \
+	sh -c '"$1" hugetlb "$2" 120 & echo $! > "$3"; sleep 1' sh "$WL" "$mib" "$pidfile"
