@@ -180,6 +180,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	/* a page for the hugetlb pool is hugetlb from its allocation on */
 	kind = model_gfp_hugetlb(gfp, order, m->layout.hugetlb_orders) ? MODEL_KIND_HUGETLB :
 	       MODEL_KIND_UNKNOWN;
+	m->hugetlb_allocs += kind == MODEL_KIND_HUGETLB;
 	n = 1u << order;
 	w = m->words[idx];
 

@@ -1016,6 +1016,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->alloc_failed = m->alloc_failed;
 	out->init_pages = m->init_pages;
 	out->implicit_claims = m->implicit_claims;
+	out->hugetlb_allocs = m->hugetlb_allocs;
 	out->unknown_settled = m->unknown_settled;
 	out->nopcp_frees = m->nopcp_frees;
 	out->pool_nodes = m->pool_used;

@@ -464,6 +464,9 @@ struct model_stats {
 	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
 	uint64_t unknown_settled;	/* flags-0 seeded pages an alloc/drain resolved */
 	uint64_t nopcp_frees;		/* frees sent past a locked pcp list (trylock) */
+	uint64_t hugetlb_allocs;	/* allocations held as hugetlb pool pages by their gfp
+					 * (model_gfp_hugetlb(): an inference, the trace does
+					 * not say what a page became) */
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* bytes held by the model (excl. journal); map pages
 					 * of uninitialised memory are given back and not counted */

@@ -5,6 +5,9 @@
 # taken inside the trace by capture/bigchunk-snapshot.sh (its markers align them).
 # Import: bigchunk import -o OUT.db OUT.dat --snapshot SNAPDIR/before
 #         --snapshot SNAPDIR/grown --snapshot SNAPDIR/shrunk
+# HUGETLB_1G=K: with the pool grown, also ask for K 1 GiB pages (nr_hugepages of
+# hugepages-1048576kB, put back to 0): real alloc_contig_pages() attempts beside the
+# pool for predict --verify, which pfn_range_valid_contig() keeps off its pages.
 # Usage (root, from a built tree): traces/recipes/hugetlb-dat.sh OUT.dat SNAPDIR [MIB]
 . "$(dirname "$0")/common.sh"
 
@@ -24,8 +27,9 @@ mkdir -p "$WORK/snap"
 snap before
 "$WL" hugetlb "$mib" 60 > "$WORK/workload.out" &
 WL_PID=$!
+GIG=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 # the workload puts the pool back on SIGTERM
-trap 'kill "$WL_PID" 2>/dev/null; bc_cleanup' EXIT
+trap 'kill "$WL_PID" 2>/dev/null; [ -z "${HUGETLB_1G:-}" ] || echo 0 > "$GIG"; bc_cleanup' EXIT
 i=0
 until grep -q '^hugetlb pool' "$WORK/workload.out"; do
 	kill -0 "$WL_PID" 2>/dev/null && [ $i -lt 300 ] || { kill "$WL_PID" 2>/dev/null; exit 1; }
@@ -33,6 +37,11 @@ until grep -q '^hugetlb pool' "$WORK/workload.out"; do
 	i=$((i + 1))
 done
 snap grown
+if [ -n "${HUGETLB_1G:-}" ]; then
+	echo "$HUGETLB_1G" > "$GIG"
+	echo "1 GiB pages: $(cat "$GIG") of $HUGETLB_1G"
+	echo 0 > "$GIG"
+fi
 kill -USR1 "$WL_PID"
 wait "$WL_PID"
 snap shrunk
