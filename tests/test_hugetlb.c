@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "common/kpageflags.h"
 #include "db/tdb.h"
 #include "model/model.h"
 #include "replay/replay.h"
@@ -54,29 +53,6 @@ END_TEST
 #define Z	0x40000ull
 #define NPFN	4096u
 
-/* A free zone of NPFN pages on kernel @release. */
-static struct model *zone_of(const char *release)
-{
-	struct model_layout l = { .nr_zones = 1, .pageblock_order = 9, .max_page_order = 10,
-				  .nr_cpus = 2, .memory_block_pages = 32768 };
-	struct model_profile prof;
-	uint64_t *f = malloc(NPFN * sizeof(*f));
-	struct model *m;
-	unsigned int i;
-
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = NPFN;
-	model_profile_from_release(release, 9, &prof);
-	m = model_create(&l, &prof);
-	ck_assert_ptr_nonnull(m);
-	for (i = 0; i < NPFN; i++)
-		f[i] = KPF_BIT(KPF_BUDDY);
-	ck_assert_int_eq(model_seed_pfn_range(m, Z, NPFN, f, NULL), 0);
-	free(f);
-	return m;
-}
-
 static enum model_kind kind_at(struct model *m, uint64_t pfn)
 {
 	struct model_pfn_info pi;
@@ -94,7 +70,7 @@ static enum model_kind kind_at(struct model *m, uint64_t pfn)
 START_TEST(test_grow_shrink)
 {
 	static const char *const rel[] = { "6.18.44", "6.12.118", "6.1.158" };
-	struct model *m = zone_of(rel[_i]);
+	struct model *m = fixture_free_zone(rel[_i], Z, NPFN);
 	const uint64_t p = Z + 1024;
 	struct model_pfn_info pi;
 	bool rejects = _i < 2;
