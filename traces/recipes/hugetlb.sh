@@ -42,10 +42,13 @@ release() {
 		kill -USR1 "$pid" 2>/dev/null || true
 		while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 	fi
-	rm -f "$pidfile"
+	rm -f "$pidfile" "$pidfile.out"
 }
 trap release EXIT
 trap 'exit 130' INT TERM HUP
-# the pool grows in a few ms; 1 s later the command ends, the pool still held
+# the command ends as soon as the pool has grown (a few ms), the pool still held
 "$BC" record -f -q -o "$out" ${HUGETLB_PROBE:+--probe "1G:$HUGETLB_PROBE"} -- \
-	sh -c '"$1" hugetlb "$2" 120 & echo $! > "$3"; sleep 1' sh "$WL" "$mib" "$pidfile"
+	sh -c '"$1" hugetlb "$2" 120 > "$3.out" & echo $! > "$3"; i=0
+	until grep -q "^hugetlb pool" "$3.out" || [ $i -ge 300 ]; do sleep 0.02; i=$((i + 1)); done
+	cat "$3.out"' sh "$WL" "$mib" "$pidfile"
+rm -f "$pidfile.out"
