@@ -97,28 +97,36 @@ struct pool_snap {
 	const struct rp_score *score;
 };
 
-/* Every pfn the model holds as hugetlb; those in a 1 GiB range it would ask for. */
+/*
+ * The pfns the model holds as hugetlb, and the 1 GiB ranges holding one that
+ * pfn_range_valid_contig() would still accept. Steps a block (allocation or free
+ * block) at a time.
+ */
 static void count_hugetlb(struct model *m, uint64_t *pfns, uint64_t *bad_ranges)
 {
 	const struct model_layout *L = model_get_layout(m);
-	const struct model_zone_layout *z;
-	uint64_t p, gib = 1ull << 18;
+	const uint64_t gib = 1ull << 18;
+	uint64_t p, end, last = UINT64_MAX;
 	unsigned int zi;
 
 	*pfns = *bad_ranges = 0;
 	for (zi = 0; zi < L->nr_zones; zi++) {
-		z = &L->zones[zi];
-		for (p = z->start_pfn; p < z->start_pfn + z->spanned; p++)
-			if (kind_at(m, p) == MODEL_KIND_HUGETLB)
-				(*pfns)++;
-		for (p = (z->start_pfn + gib - 1) & ~(gib - 1); p + gib <= z->start_pfn + z->spanned;
-		     p += gib) {
-			uint64_t q;
+		end = L->zones[zi].start_pfn + L->zones[zi].spanned;
+		for (p = L->zones[zi].start_pfn; p < end;) {
+			struct model_pfn_info pi;
+			uint64_t next = p + 1;
 
-			for (q = p; q < p + gib && kind_at(m, q) != MODEL_KIND_HUGETLB; q++)
-				;
-			if (q < p + gib && model_range_valid_contig(m, p, p + gib))
-				(*bad_ranges)++;
+			ck_assert_int_eq(model_pfn_info(m, p, &pi), 0);
+			if ((pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_ALLOC) && !pi.seeded)
+				next = pi.head + (1ull << pi.order);
+			if (pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_HUGETLB) {
+				*pfns += next - p;
+				if (p / gib != last && (p & ~(gib - 1)) + gib <= end &&
+				    model_range_valid_contig(m, p & ~(gib - 1), (p & ~(gib - 1)) + gib))
+					(*bad_ranges)++;
+				last = p / gib;
+			}
+			p = next > p ? next : p + 1;
 		}
 	}
 }

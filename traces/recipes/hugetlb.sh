@@ -49,6 +49,6 @@ trap 'exit 130' INT TERM HUP
 # the command ends as soon as the pool has grown (a few ms), the pool still held
 "$BC" record -f -q -o "$out" ${HUGETLB_PROBE:+--probe "1G:$HUGETLB_PROBE"} -- \
 	sh -c '"$1" hugetlb "$2" 120 > "$3.out" & echo $! > "$3"; i=0
-	until grep -q "^hugetlb pool" "$3.out" || [ $i -ge 300 ]; do sleep 0.02; i=$((i + 1)); done
+	until grep -qs "^hugetlb pool" "$3.out" || [ $i -ge 300 ]; do sleep 0.02; i=$((i + 1)); done
 	cat "$3.out"' sh "$WL" "$mib" "$pidfile"
 rm -f "$pidfile.out"
