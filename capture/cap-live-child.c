@@ -38,6 +38,13 @@ int live_start_child(struct live *lv)
 		sigaction(SIGINT, &dfl, NULL);
 		sigaction(SIGTERM, &dfl, NULL);
 		sigaction(SIGHUP, &dfl, NULL);
+		/*
+		 * tracefs_cpu_open() leaves trace_pipe_raw without O_CLOEXEC: a process the
+		 * command leaves behind would hold the instance busy (rmdir EBUSY).
+		 */
+		if (pfd[1] > 3)
+			close_range(3, (unsigned int)pfd[1] - 1, 0);
+		close_range((unsigned int)pfd[1] + 1, ~0u, 0);
 		execvp(lv->o->argv[0], lv->o->argv);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)

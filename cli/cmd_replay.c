@@ -33,7 +33,9 @@ const char cmd_replay_usage[] =
 	"printed and stored, not scored. Pages changed while a\n"
 	"snapshot was read are counted apart. Events the model cannot explain are counted\n"
 	"per class. The figures are stored in the capture (tables replay_scores,\n"
-	"replay_anomalies; see db/README.md).\n"
+	"replay_anomalies; see db/README.md). Pages allocated for a hugetlb pool are told\n"
+	"by the gfp of alloc_buddy_hugetlb_folio() and held as hugetlb from then on; the\n"
+	"output says how many (an assumption: the trace does not say what a page became).\n"
 	"\n"
 	"Options:\n"
 	"  --until T     stop before time T: ns of the trace clock (123456789), a time from\n"
@@ -98,6 +100,10 @@ static void print_text(struct replay *rp, const char *path)
 	att = rp_attempts(rp, &na);
 	printf("real contiguous attempts in the trace: %d\n", na);
 	print_attempts(rp, att, na);
+	if (ms.hugetlb_allocs)
+		printf("hugetlb pool: %llu allocations held as hugetlb pages by their gfp "
+		       "(alloc_buddy_hugetlb_folio()'s; an assumption: the trace does not say "
+		       "what a page became)\n", (unsigned long long)ms.hugetlb_allocs);
 	sc = rp_scores(rp, &n);
 	if (!n)
 		printf("no snapshot after the first one: nothing to score against\n");
@@ -203,6 +209,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "events", rp_events_applied(rp));
 	json_kdouble(&j, "bytes_per_pfn", ms.bytes_per_pfn);
 	json_kint(&j, "attempts", na);
+	json_kuint(&j, "hugetlb_allocs", ms.hugetlb_allocs);	/* by gfp: an assumption */
 	json_attempts(&j, rp);
 	json_key(&j, "snapshots");
 	json_arr_begin(&j);

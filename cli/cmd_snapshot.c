@@ -50,7 +50,8 @@ const char cmd_snapshot_usage[] =
 	"                         reading the kernel; needs no root. DIR is checked first\n"
 	"                         (regular files, orders, zones alike in every file) and,\n"
 	"                         in a capture with a trace, must be of its kernel and\n"
-	"                         taken within 300 s of it\n"
+	"                         taken within 300 s of it; it is then placed among the\n"
+	"                         trace's events (by its markers, else the mono clock)\n"
 	"  -f, --force            with --from: store DIR even if its kernel or time does not\n"
 	"                         match the capture's trace\n"
 	"  -h, --help             this text\n"
@@ -159,6 +160,9 @@ int cmd_snapshot(int argc, char **argv)
 	/* a new file holds just this snapshot: it is complete; an existing one keeps its state */
 	if (!ret && created)
 		ret = tdb_finish(db);
+	/* into a capture with events: place it among them, as import does */
+	if (!ret && !created && tdb_event_count(db) > 0 && snap_align(db, NULL))
+		fprintf(stderr, "bigchunk snapshot: warning: %s\n", bc_errmsg());
 	if (ret)
 		goto fail;
 	print_stored(db, id, now_s() - t0);

@@ -481,6 +481,9 @@ int tdb_snap_figure(struct tdb *db, int64_t snap, enum tdb_snap_figure f, int64_
 		[TDB_SNAP_MEMORY_BLOCK_PAGES] = "SELECT max(nr_pfns) FROM memory_blocks WHERE snap = ?",
 		[TDB_SNAP_MAX_ORDER] = "SELECT max(ord) FROM buddyinfo WHERE snap = ?",
 		[TDB_SNAP_NR_CPUS] = "SELECT max(cpu) + 1 FROM zone_pcp WHERE snap = ?",
+		/* distinct powers of two: their sum is their OR */
+		[TDB_SNAP_HUGETLB_KB] = "SELECT sum(DISTINCT size_kb) FROM hugepages WHERE snap = ? "
+					"AND size_kb > 0 AND (size_kb & (size_kb - 1)) = 0",
 	};
 
 	if ((unsigned int)f >= sizeof(sql) / sizeof(sql[0]))

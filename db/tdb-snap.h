@@ -113,6 +113,7 @@ enum tdb_snap_figure {
 	TDB_SNAP_MEMORY_BLOCK_PAGES,	/* max(memory_blocks.nr_pfns) */
 	TDB_SNAP_MAX_ORDER,		/* max(buddyinfo.ord) */
 	TDB_SNAP_NR_CPUS,		/* max(zone_pcp.cpu) + 1 */
+	TDB_SNAP_HUGETLB_KB,		/* hugepages.size_kb of every pool, OR'ed (powers of 2) */
 };
 
 /* Return: 0 and *@v (@dflt when the snapshot has no such rows), or a negative bc_err. */

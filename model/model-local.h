@@ -214,6 +214,7 @@ struct model {
 	uint64_t implicit_claims;
 	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
 	uint64_t nopcp_frees;		/* model_page_free_nopcp() */
+	uint64_t hugetlb_allocs;	/* mm_page_alloc taken for the hugetlb pool by gfp */
 	struct anom an;
 
 	uint64_t seq, ts;		/* current event (not journaled) */

@@ -131,10 +131,12 @@ int model_imt_to_trace(const struct model *m, int imt)
 #define GFP_MOVABLE_BIT		(1ull << 3)
 #define GFP_HIGH_BIT		(1ull << 5)
 #define GFP_DIRECT_RECLAIM_BIT	(1ull << 10)
+#define GFP_NORETRY_BIT		(1ull << 16)
 #define GFP_COMP_BIT		(1ull << 18)
 #define GFP_KSWAPD_RECLAIM_BIT	(1ull << 11)
 #define GFP_NOWARN_BIT		(1ull << 13)
 #define GFP_NORETRY_BIT		(1ull << 16)
+#define GFP_NOMEMALLOC_BIT	(1ull << 19)
 #define GFP_HARDWALL_BIT	(1ull << 20)
 
 /*
@@ -189,6 +191,15 @@ enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 	if (gfp & GFP_DIRECT_RECLAIM_BIT)
 		return MODEL_GFP_KERNEL;
 	return MODEL_GFP_OTHER;
+}
+
+bool model_gfp_hugetlb(uint64_t gfp, unsigned int order, uint32_t hugetlb_orders)
+{
+	/* htlb_alloc_mask(): GFP_HIGHUSER (with __GFP_HARDWALL) | __GFP_COMP */
+	const uint64_t need = GFP_COMP_BIT | GFP_HARDWALL_BIT;
+
+	return order < 32 && (hugetlb_orders >> order & 1) && (gfp & need) == need &&
+	       !(gfp & (GFP_NOMEMALLOC_BIT | GFP_NORETRY_BIT));
 }
 
 /* ---- categories and word writes ------------------------------------------------ */
@@ -762,6 +773,8 @@ struct model *model_create(const struct model_layout *layout,
 		return NULL;
 	}
 	m->layout = *layout;
+	if (!m->layout.hugetlb_orders)	/* not known: x86_64's HUGETLB_PAGE_ORDER */
+		m->layout.hugetlb_orders = 1u << layout->pageblock_order;
 	if (profile)
 		m->prof = *profile;
 	else
@@ -1047,6 +1060,7 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->alloc_failed = m->alloc_failed;
 	out->init_pages = m->init_pages;
 	out->implicit_claims = m->implicit_claims;
+	out->hugetlb_allocs = m->hugetlb_allocs;
 	out->unknown_settled = m->unknown_settled;
 	out->nopcp_frees = m->nopcp_frees;
 	out->pool_nodes = m->pool_used;

@@ -57,6 +57,8 @@
  *   ext4_sb_breadahead_unmovable(),         model.c model_gfp_kind(): the order-0
  *   grow_dev_folio() (fs/), allocate_slab() GFP_NOWAIT|__GFP_COMP folio is LRU page cache,
  *                                           a HARDWALL folio too, slab by its first-try gfp
+ *   alloc_buddy_hugetlb_folio()             model.c model_gfp_hugetlb(): pool pages
+ *   (mm/hugetlb.c)                          are allocated as hugetlb (events.c)
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given
@@ -147,6 +149,12 @@ struct model_layout {
 	unsigned int pageblock_order;	/* 9 on x86_64 */
 	unsigned int max_page_order;	/* MAX_PAGE_ORDER, 10 on x86_64 */
 	unsigned int nr_cpus;		/* possible CPUs (pcp lists per zone) */
+	/*
+	 * Bit n: the machine has a hugetlb pool of order n (/sys/kernel/mm/hugepages/
+	 * hugepages-*kB). 0 = not known: pageblock_order is taken, the order of 2 MiB
+	 * pages on x86_64 (HUGETLB_PAGE_ORDER), an assumption.
+	 */
+	uint32_t hugetlb_orders;
 };
 
 /*
@@ -212,6 +220,17 @@ enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
 					unsigned int pageblock_order);
 /* The kind an allocation's gfp mask alone tells (MODEL_KIND_UNKNOWN mostly; model.c). */
 enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order);
+/*
+ * Is this mm_page_alloc a hugetlb page taken from the buddy for the pool
+ * (alloc_buddy_hugetlb_folio(), mm/hugetlb.c: pool growth, surplus pages, migration
+ * targets)? Its gfp is htlb_alloc_mask() (GFP_HIGHUSER[_MOVABLE] | __GFP_COMP |
+ * __GFP_NOWARN), plus __GFP_THISNODE and __GFP_RETRY_MAYFAIL where asked, at the order
+ * of a pool of @hugetlb_orders (bit mask). THP (GFP_TRANSHUGE*) carries
+ * __GFP_NOMEMALLOC and large page-cache folios __GFP_NORETRY, never hugetlb's; a
+ * user-movable __GFP_COMP allocation of a pool's order with neither is taken for
+ * hugetlb (an assumption where another such caller exists).
+ */
+bool model_gfp_hugetlb(uint64_t gfp, unsigned int order, uint32_t hugetlb_orders);
 
 struct model_pfn_info {
 	enum model_pfn_state state;
@@ -462,6 +481,9 @@ struct model_stats {
 	uint64_t implicit_claims;	/* zone_locked that re-typed a block (partial claim) */
 	uint64_t unknown_settled;	/* flags-0 seeded pages an alloc/drain resolved */
 	uint64_t nopcp_frees;		/* frees sent past a locked pcp list (trylock) */
+	uint64_t hugetlb_allocs;	/* allocations held as hugetlb pool pages by their gfp
+					 * (model_gfp_hugetlb(): an inference, the trace does
+					 * not say what a page became) */
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* bytes held by the model (excl. journal); map pages
 					 * of uninitialised memory are given back and not counted */

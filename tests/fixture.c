@@ -15,6 +15,8 @@
 
 #include <sqlite3.h>
 
+#include "common/kpageflags.h"
+#include "model/model.h"
 #include "tests/fixture.h"
 
 static char tmpdir[64];
@@ -318,4 +320,27 @@ long long fixture_sql_count(const char *path, const char *query)
 
 	free(t);
 	return n;
+}
+
+struct model *fixture_free_zone(const char *release, uint64_t start, unsigned int npfn)
+{
+	struct model_layout l = { .nr_zones = 1, .pageblock_order = 9, .max_page_order = 10,
+				  .nr_cpus = 2, .memory_block_pages = 32768 };
+	struct model_profile prof;
+	uint64_t *f = malloc(npfn * sizeof(*f));
+	struct model *m;
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(f);
+	strcpy(l.zones[0].name, "Normal");
+	l.zones[0].start_pfn = start;
+	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = npfn;
+	model_profile_from_release(release, 9, &prof);
+	m = model_create(&l, &prof);
+	ck_assert_ptr_nonnull(m);
+	for (i = 0; i < npfn; i++)
+		f[i] = KPF_BIT(KPF_BUDDY);
+	ck_assert_int_eq(model_seed_pfn_range(m, start, npfn, f, NULL), 0);
+	free(f);
+	return m;
 }

@@ -4,6 +4,9 @@
 #define BC_FIXTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+struct model;
 
 /* A fresh path "<tmpdir>/<name>" in a per-process temp dir (the file does not exist).
  * The string is static storage per call slot; valid for the test. */
@@ -46,5 +49,11 @@ void fixture_sql_exec(const char *path, const char *sql);
 char *fixture_sql_rows(const char *path, const char *query);
 /* The first column of @query's first row as a number. */
 long long fixture_sql_count(const char *path, const char *query);
+
+/*
+ * A model of one zone "Normal" of @npfn pfns from @start, every page free in the buddy:
+ * pageblock_order 9, MAX_PAGE_ORDER 10, 2 cpus, profile of kernel @release.
+ */
+struct model *fixture_free_zone(const char *release, uint64_t start, unsigned int npfn);
 
 #endif

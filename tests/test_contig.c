@@ -14,6 +14,7 @@
 #include "common/err.h"
 #include "common/kpageflags.h"
 #include "model/model.h"
+#include "tests/fixture.h"
 
 #define Z	0x40000ull
 #define NPFN	4096u
@@ -22,24 +23,7 @@
 /* A free zone of NPFN pages on kernel @release. */
 static struct model *zone_of(const char *release)
 {
-	struct model_layout l = { .nr_zones = 1, .pageblock_order = 9, .max_page_order = 10,
-				  .nr_cpus = 2, .memory_block_pages = 32768 };
-	struct model_profile prof;
-	uint64_t *f = malloc(NPFN * sizeof(*f));
-	struct model *m;
-	unsigned int i;
-
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = NPFN;
-	model_profile_from_release(release, 9, &prof);
-	m = model_create(&l, &prof);
-	ck_assert_ptr_nonnull(m);
-	for (i = 0; i < NPFN; i++)
-		f[i] = KPF_BIT(KPF_BUDDY);
-	ck_assert_int_eq(model_seed_pfn_range(m, Z, NPFN, f, NULL), 0);
-	free(f);
-	return m;
+	return fixture_free_zone(release, Z, NPFN);
 }
 
 /* Pages [Z + off, Z + off + n) in use with kpageflags @flags (compound: head, tails). */

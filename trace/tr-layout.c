@@ -68,6 +68,23 @@ static int read_zones(struct tdb *db, int64_t snap, struct model_layout *L)
 	return 0;
 }
 
+/* The orders of the machine's hugetlb pools (hugepages-*kB), as a bit mask; 0 unknown. */
+static int read_hugetlb_orders(struct tdb *db, int64_t snap, uint32_t *orders)
+{
+	int64_t kb, page_kb = tdb_get_meta_int(db, "page_size", 4096) / 1024;
+	unsigned int o;
+	int ret;
+
+	*orders = 0;
+	ret = tdb_snap_figure(db, snap, TDB_SNAP_HUGETLB_KB, 0, &kb);
+	if (ret || page_kb <= 0)
+		return ret;
+	for (o = 0; o < 32; o++)
+		if (kb & (page_kb << o))
+			*orders |= 1u << o;
+	return 0;
+}
+
 int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 		   struct model_profile *prof, bool *release_unknown)
 {
@@ -85,6 +102,8 @@ int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 		ret = read_pageblock_order(db, snap, &L->pageblock_order);
 	if (!ret)
 		ret = tdb_snap_figure(db, snap, TDB_SNAP_MAX_ORDER, 10, &max_order);
+	if (!ret)
+		ret = read_hugetlb_orders(db, snap, &L->hugetlb_orders);
 	if (ret)
 		return ret;
 	L->memory_block_pages = (uint64_t)blk;

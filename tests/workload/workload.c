@@ -19,6 +19,10 @@
  *             buffers are unregistered at the end; prints where the pinned pfns are
  *             (1 GiB ranges and 128 MiB blocks, from /proc/self/pagemap, root only)
  *   mixed     all of the above, MIB split between them, churned for SECONDS
+ *   hugetlb   grow the 2 MiB hugetlb pool by MIB/2 pages (nr_hugepages of
+ *             hugepages-2048kB), map and touch a quarter of them, hold SECONDS, then
+ *             shrink the pool back to what it was (SIGUSR1: at once) and exit;
+ *             restored on exit and on SIGINT, SIGTERM and SIGHUP too (root)
  */
 #include <errno.h>
 #include <signal.h>
@@ -239,6 +243,99 @@ static int pin(size_t mib, char **mem)
 	return fd;
 }
 
+#define HUGETLB_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+
+static char pool_was[32];	/* nr_hugepages before growth, "" until read */
+static volatile sig_atomic_t pool_release;	/* SIGUSR1: shrink now */
+
+/* Write @val to nr_hugepages; async-signal-safe (the restore path uses it). */
+static int pool_write(const char *val)
+{
+	int fd = open(HUGETLB_2M, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static long pool_read(void)
+{
+	char buf[32] = "";
+	int fd = open(HUGETLB_2M, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		die(HUGETLB_2M);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		die(HUGETLB_2M);
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+static void pool_restore(void)
+{
+	if (pool_was[0])
+		pool_write(pool_was);
+}
+
+static void pool_usr1(int sig __attribute__((unused)))
+{
+	pool_release = 1;
+}
+
+static void pool_signal(int sig)
+{
+	pool_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * set_max_huge_pages(): each new page is one order-9 allocation of the buddy
+ * (alloc_buddy_hugetlb_folio()), each page given back one order-9 free. A quarter of
+ * the pool is mapped and touched so that some pages are in use, not only free in it.
+ */
+static void hugetlb(size_t mib, double secs)
+{
+	long was = pool_read(), want = was + (long)(mib / 2), got;
+	size_t len = (size_t)(want - was) / 4 * 2 * MIB, off;
+	char val[32];
+	char *p = MAP_FAILED;
+	double end;
+
+	snprintf(pool_was, sizeof(pool_was), "%ld", was);
+	signal(SIGINT, pool_signal);
+	signal(SIGTERM, pool_signal);
+	signal(SIGHUP, pool_signal);
+	signal(SIGUSR1, pool_usr1);
+	atexit(pool_restore);
+	snprintf(val, sizeof(val), "%ld", want);
+	if (pool_write(val))
+		die("grow " HUGETLB_2M);
+	got = pool_read();
+	printf("hugetlb pool %ld -> %ld pages (asked %ld)\n", was, got, want);
+	fflush(stdout);
+	if (len && got - was >= (long)(len / (2 * MIB))) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p != MAP_FAILED)
+			for (off = 0; off < len; off += 2 * MIB)
+				p[off] = 1;
+	}
+	end = now() + secs;
+	while (now() < end && !pool_release)
+		usleep(20000);
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	if (pool_write(pool_was))
+		die("shrink " HUGETLB_2M);
+	printf("hugetlb pool back to %ld pages\n", pool_read());
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode, *dir = "/tmp";
@@ -249,7 +346,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: workload anon|pagecache|slab|pgtable|mlock|thp|rings|pin|"
-			"mixed MIB SECONDS [DIR]\n");
+			"hugetlb|mixed MIB SECONDS [DIR]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -274,6 +371,9 @@ int main(int argc, char **argv)
 		anon(mib, MADV_HUGEPAGE, false);
 	} else if (!strcmp(mode, "rings")) {
 		rings(mib / 4 ? mib / 4 : 1);
+	} else if (!strcmp(mode, "hugetlb")) {
+		hugetlb(mib, secs);
+		return 0;
 	} else if (!strcmp(mode, "pin")) {
 		/*
 		 * SIGTERM ends the hold early (the buffers are still unregistered). The

@@ -18,16 +18,19 @@
 #                      recording, so the capture stays small): a 1 GiB page and offlines
 #                      of blocks, those holding pinned pages failing in migration (0.1 s
 #                      per block); caches dropped first (less to migrate and trace)
+#   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
+#                      (recipes/hugetlb.sh held): snapshots before and after, the pool
+#                      still held at the end (it shrinks after the recording)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
 BC=./bigchunk
 [ -x "$BC" ] && [ -x build/workload ] || { echo "recipe: run 'make' and 'make build/workload' first" >&2; exit 1; }
 
-for what in ${*:-idle default extfrag frag}; do
+for what in ${*:-idle default extfrag frag hugetlb}; do
 	case $what in
 	idle)
 		"$BC" record -f -q -o traces/idle.db -d 10 --snapshot-every 5 ;;
@@ -59,8 +62,10 @@ for what in ${*:-idle default extfrag frag}; do
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
+	hugetlb)
+		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
