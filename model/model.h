@@ -53,6 +53,9 @@
  *   alloc_contig_range(), offline_pages(),  contig.c model_alloc_contig_range(),
  *   pfn_range_valid_contig()                model_range_valid_contig()
  *   kpageflags (fs/proc/page.c)             seed.c model_seed_pfn_range()
+ *   free_pcppages_bulk() migratetype,       guess.c: a guessed pageblock type corrected
+ *   __rmqueue_smallest() list type          (a partner keeps pagetypeinfo's counts)
+ *   __alloc_pages_bulk() (untraced)         events.c do_free(): free of a pcp page
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given

@@ -8,7 +8,9 @@
  * many unmovable pages (slab, page tables, other kernel pages) they hold against
  * movable ones (LRU, THP) and hand out the counted Unmovable, Reclaimable and
  * HighAtomic types in that order; the rest are Movable. The per-zone counts are then
- * exact at the seed; later snapshots measure how far the replay drifts from them.
+ * exact at the seed. Every type handed out is marked a guess (model/guess.c): events
+ * correct wrong guesses in pairs, and each later snapshot refits the remaining guesses
+ * to its counts after scoring (rp_refit_types()).
  */
 #include <stdio.h>
 #include <stdlib.h>
