@@ -46,6 +46,8 @@ struct chk_att {
 };
 
 #define PBS_ISO		0x80	/* shadow pageblock byte: isolated; low bits stored type */
+#define PBS_GUESS	0x40	/* the type is a guess of the seed (model/guess.c) */
+#define PBS_MT		0x3f	/* the stored type */
 #define PBS_NONE	0xff	/* not read */
 
 struct chk_ctx {
@@ -57,6 +59,8 @@ struct chk_ctx {
 	uint64_t events, hypothetical;
 	bool replayed;
 	uint64_t explained_seq, explained_pfn;	/* the first explained case */
+	uint64_t gf_scan;		/* model_guess_fixes() at the last full scan */
+	char explained_note[CHK_NR_CHECKERS][320];	/* the first explained case, in words */
 
 	/* layout */
 	bool have_layout;

@@ -12,6 +12,7 @@
  * full scan at every check point (recount cadence, attempts, snapshots, the end)
  * catches changes anywhere else, which no event explains.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ static uint8_t pb_read(const struct model *m, uint64_t pfn)
 
 	if (model_pageblock_mt(m, pfn, &stored, &eff, &iso))
 		return PBS_NONE;
-	return (uint8_t)((stored & 0x7f) | (iso ? PBS_ISO : 0));
+	return (uint8_t)((stored & PBS_MT) | (iso ? PBS_ISO : 0) |
+			 (model_pageblock_guessed(m, pfn) ? PBS_GUESS : 0));
 }
 
 int chk_pbs_init(struct chk_ctx *c, const struct model *m)
@@ -101,7 +103,7 @@ static int undo_type(const struct chk_ctx *c, const struct chk_att *ca, uint64_t
 		return MT_MOVABLE;	/* unset_migratetype_isolate() with the caller's type */
 	if (!ca->pb_before || i >= ca->nr_pb)
 		return -1;
-	return ca->pb_before[i] == PBS_NONE ? -1 : ca->pb_before[i] & 0x7f;
+	return ca->pb_before[i] == PBS_NONE ? -1 : ca->pb_before[i] & PBS_MT;
 }
 
 /* Is pageblock @pbpfn inside a free block above pageblock order (a 9->10 merge)? */
@@ -135,6 +137,7 @@ struct pb_cause {
 	int claim_mt;
 	int free_mt;			/* type of the event pfn's pageblock before it */
 	uint64_t since_seq;
+	bool guess_fixed;		/* the model corrected guessed types since the last scan */
 };
 
 static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
@@ -144,7 +147,7 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 	uint8_t old = c->pbs[pbi], now = pb_read(m, pfn);
 	const struct tr_event *ev = cause->ev;
 	struct chk_att *ca;
-	int old_mt = old & 0x7f, new_mt = now & 0x7f;
+	int old_mt = old & PBS_MT, new_mt = now & PBS_MT;
 
 	chk_count(c, CHK_PAGEBLOCK_TYPE, 1);
 	if (old == now || now == PBS_NONE)
@@ -177,6 +180,20 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 		return;
 	if ((old & PBS_ISO) && (now & PBS_ISO))
 		return;		/* stored type of an isolated block (pre-6.17 overwrite) */
+	if (((old | now) & PBS_GUESS) && cause->guess_fixed) {
+		/*
+		 * The seed's guess corrected by an event's evidence, or a guess re-typed to
+		 * keep the counts (it stays a guess: the shadow may predate the marks).
+		 */
+		if (!c->r[CHK_PAGEBLOCK_TYPE].explained++)
+			snprintf(c->explained_note[CHK_PAGEBLOCK_TYPE],
+				 sizeof(c->explained_note[0]), "pageblock %#llx %s -> %s by seq %llu: "
+				 "its type was the seed's guess, corrected by an event's migratetype "
+				 "or a snapshot's pagetypeinfo counts", (unsigned long long)pfn,
+				 mt_name(c, old_mt), mt_name(c, new_mt),
+				 (unsigned long long)(ev ? ev->seq : c->last_check_seq));
+		return;
+	}
 	if (ev) {
 		switch (ev->kind) {
 		case TR_EV_EXTFRAG:
@@ -216,7 +233,8 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 static void pb_window(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
 	uint64_t lo, hi, pbi, mask = (1ull << c->max_order) - 1;
-	struct pb_cause cause = { .ev = ev, .claim_pfn = c->claim_pfn, .claim_mt = c->claim_mt };
+	struct pb_cause cause = { .ev = ev, .claim_pfn = c->claim_pfn, .claim_mt = c->claim_mt,
+				  .guess_fixed = model_guess_fixes(m) != c->gf_scan };
 	unsigned int order = ev->kind == TR_EV_EXTFRAG ? ev->fallback_order : ev->order;
 
 	if (!c->pbs || ev->pfn == UINT64_MAX || order > 18)
@@ -225,7 +243,7 @@ static void pb_window(struct chk_ctx *c, const struct model *m, const struct tr_
 	hi = ((ev->pfn + (1ull << order)) + mask) & ~mask;
 	pbi = ev->pfn >> c->pb_order;
 	cause.free_mt = pbi >= c->pb_base && pbi - c->pb_base < c->nr_pbs ?
-			c->pbs[pbi - c->pb_base] & 0x7f : -1;
+			c->pbs[pbi - c->pb_base] & PBS_MT : -1;
 	if (ev->kind == TR_EV_EXTFRAG && ev->change_ownership) {
 		c->claim_pfn = ev->pfn;
 		c->claim_mt = ev->mt;
@@ -239,7 +257,8 @@ static void pb_window(struct chk_ctx *c, const struct model *m, const struct tr_
 
 static void pb_scan(struct chk_ctx *c, const struct model *m, uint64_t lo_pb, uint64_t hi_pb)
 {
-	struct pb_cause cause = { .since_seq = c->last_check_seq, .claim_pfn = UINT64_MAX };
+	struct pb_cause cause = { .since_seq = c->last_check_seq, .claim_pfn = UINT64_MAX,
+				  .guess_fixed = model_guess_fixes(m) != c->gf_scan };
 	uint64_t i;
 
 	if (!c->pbs)
@@ -520,8 +539,10 @@ int chk_model(struct chk_ctx *c, const struct model *m)
 				     "model_recount() found %ld mismatch(es) with the incremental "
 				     "counts: %s", bad, buf[0] ? buf : "(no detail)");
 	}
-	if (chk_on(c, CHK_PAGEBLOCK_TYPE))
+	if (chk_on(c, CHK_PAGEBLOCK_TYPE)) {
 		pb_scan(c, m, 0, c->nr_pbs);
+		c->gf_scan = model_guess_fixes(m);	/* every re-typed guess seen */
+	}
 	c->last_check_seq = c->ev ? c->ev->seq : c->last_check_seq;
 	return 0;
 }
@@ -611,6 +632,17 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 	if (!zs)
 		return bc_error(BC_E_NOMEM, "out of memory");
 	during = events_during(c, m, db, sc->snap);
+	if (sc->pb_refit) {
+		/* The counts below are after the refit; the difference was guesses only. */
+		chk_count(c, CHK_FREECOUNT, 1);
+		if (!c->r[CHK_FREECOUNT].explained++)
+			snprintf(c->explained_note[CHK_FREECOUNT], sizeof(c->explained_note[0]),
+				 "snapshot %lld: pagetypeinfo's pageblocks per type differ from the "
+				 "model's by %llu pageblocks, all of types guessed at the seed (a wrong guess or an "
+				 "untraced re-type), re-typed to its counts: %.96s",
+				 (long long)sc->snap, (unsigned long long)sc->pb_refit,
+				 sc->pb_refit_note);
+	}
 	for (z = 0; z < L->nr_zones; z++) {
 		model_zone_stats(m, z, &zs[z]);
 		model_count_pageblocks(m, z, zs[z].pageblocks);
@@ -803,12 +835,12 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 					     "attempt on [%#llx, %#llx) returned %d",
 					     (unsigned long long)p, (unsigned long long)start,
 					     (unsigned long long)end, rc);
-			else if (want >= 0 && (now & 0x7f) != want && !in_merged_block(c, m, p))
+			else if (want >= 0 && (now & PBS_MT) != want && !in_merged_block(c, m, p))
 				chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, p, c->pb_order,
 					     "the hypothetical attempt on [%#llx, %#llx) left pageblock "
 					     "%#llx %s; the undo restores %s", (unsigned long long)start,
 					     (unsigned long long)end, (unsigned long long)p,
-					     mt_name(c, now & 0x7f), mt_name(c, want));
+					     mt_name(c, now & PBS_MT), mt_name(c, want));
 		}
 	}
 	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {

@@ -93,6 +93,8 @@ static void report_text(const struct chk_ctx *c, FILE *fp, const struct chk_summ
 		result_text(&s->r[k], buf, sizeof(buf));
 		fprintf(fp, "  %-18s %-12s %s\n", chk_checker_name(k), status_word(s->r[k].status),
 			buf);
+		if (s->r[k].explained && c->explained_note[k][0])
+			fprintf(fp, "  %-18s %-12s first: %s\n", "", "", c->explained_note[k]);
 	}
 	fprintf(fp, "events %" PRIu64 ", real attempts %" PRIu64 ", lost-event windows %" PRIu64
 		", hypothetical attempts %" PRIu64 "; violations %" PRIu64 ", inconclusive %"

@@ -137,6 +137,9 @@ static void print_text(struct replay *rp, const char *path)
 		       (unsigned long long)s->pfns_uncertain);
 		printf("  resynchronised   %llu pfns; %llu in-use pfns took the snapshot's kind\n",
 		       (unsigned long long)s->resynced_pfns, (unsigned long long)s->kinds_refreshed);
+		if (s->pb_refit)
+			printf("  guessed types    %llu pageblocks re-typed to pagetypeinfo's counts "
+			       "(%s)\n", (unsigned long long)s->pb_refit, s->pb_refit_note);
 	}
 	printf("anomalies (events the model could not explain): %llu\n",
 	       (unsigned long long)model_anomaly_total(rp_model(rp)));
@@ -157,6 +160,12 @@ static void print_text(struct replay *rp, const char *path)
 	       (unsigned long long)rp_anomalies_during_snapshots(rp));
 	printf("events while the first snapshot was read that it already showed: %llu\n",
 	       (unsigned long long)rp_seed_reconciled(rp));
+	printf("assumptions: %llu pageblock types guessed at the seed that no event showed "
+	       "(%llu guesses corrected: by an event, with the weakest guess of the other type "
+	       "re-typed to keep pagetypeinfo's counts, or to a later snapshot's counts); %llu frees of pages on a pcp list taken "
+	       "as ends of untraced alloc_pages_bulk() allocations\n",
+	       (unsigned long long)ms.pb_guessed, (unsigned long long)ms.guess_fixes,
+	       (unsigned long long)ms.bulk_allocs);
 	(void)att;
 }
 
@@ -208,6 +217,9 @@ static void print_json(struct replay *rp)
 	json_obj_begin(&j);
 	json_kuint(&j, "events", rp_events_applied(rp));
 	json_kdouble(&j, "bytes_per_pfn", ms.bytes_per_pfn);
+	json_kuint(&j, "pageblocks_guessed", ms.pb_guessed);
+	json_kuint(&j, "pageblock_guesses_corrected", ms.guess_fixes);
+	json_kuint(&j, "untraced_bulk_allocs", ms.bulk_allocs);
 	json_kint(&j, "attempts", na);
 	json_kuint(&j, "hugetlb_allocs", ms.hugetlb_allocs);	/* by gfp: an assumption */
 	json_attempts(&j, rp);

@@ -240,6 +240,8 @@ void model_pb_set_mt(struct model *m, uint32_t pbi, int mt)
 	if (b->mt == mt)
 		return;
 	jset8(m, &b->mt, (uint8_t)mt);
+	if (b->flags & PB_GUESS)	/* an event re-typed it: known from now on */
+		jset8(m, &b->flags, b->flags & ~PB_GUESS);
 	if (pb_present(m, b) && old != pb_eff_mt(b)) {
 		struct mzone *z = &m->zones[b->zone];
 

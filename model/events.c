@@ -329,13 +329,19 @@ static int do_free(struct model *m, uint64_t pfn, unsigned int order, int cpu, i
 		}
 		if (mask & FREE_TAGS) {
 			uint32_t h;
+			int hk = model_find_free_head(m, idx, &h);
 
 			/*
-			 * A page we hold on a pcp list: alloc_pages_bulk() takes pcp pages
-			 * with no mm_page_alloc, so their frees land here.
+			 * A page we hold on a pcp list: alloc_pages_bulk() takes order-0 pcp
+			 * pages with __rmqueue_pcplist() and no mm_page_alloc, so their frees
+			 * land here. Where the profile says so, this is that allocation
+			 * (an assumption, counted); the page leaves the pcp list as it did.
 			 */
-			model_anomaly(m, model_find_free_head(m, idx, &h) == WT_PCP ?
-				      MODEL_ANOM_FREE_OF_PCP : MODEL_ANOM_FREE_OF_FREE, idx, order);
+			if (hk == WT_PCP && !order && h == idx && m->prof.bulk_untraced)
+				jset64(m, &m->bulk_allocs, m->bulk_allocs + 1);
+			else
+				model_anomaly(m, hk == WT_PCP ? MODEL_ANOM_FREE_OF_PCP :
+					      MODEL_ANOM_FREE_OF_FREE, idx, order);
 			ret = model_unfree_range(m, idx, n);
 			if (ret)
 				return ret;
@@ -439,6 +445,21 @@ static int adopt_list_type(struct model *m, uint32_t idx, unsigned int order, ui
 	struct pblock *b = pb_of(m, idx);
 	int ret = 0;
 
+	if (k == m->pb_order && imt_mergeable(lmt) && imt_mergeable(imt) &&
+	    pb_eff_mt(b) == lmt && (b->flags & PB_GUESS)) {
+		/*
+		 * __rmqueue_smallest() found the block on the list of the requested type:
+		 * the block's guessed type was wrong (the kernel's lists are by type).
+		 */
+		ret = model_pb_fix_guess(m, head >> m->pb_order, imt);
+		if (ret > 0) {
+			model_anomaly(m, MODEL_ANOM_PB_TYPE_LEARNED, idx, order);
+			model_move_freepages_block(m, head >> m->pb_order, imt);
+			return 0;
+		}
+		if (ret < 0)
+			return ret;
+	}
 	if (k < m->pb_order && imt_mergeable(imt) && imt_mergeable(pb_eff_mt(b))) {
 		/*
 		 * try_to_claim_block() below pageblock order: the whole block's free
@@ -517,6 +538,8 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 			ret = adopt_list_type(m, idx, order, head, k, lmt, imt);
 			if (ret)
 				return ret;
+		} else if (k <= m->pb_order && pb_eff_mt(pb_of(m, idx)) == imt) {
+			model_pb_confirm(m, idx >> m->pb_order);
 		}
 		ret = model_carve(m, z, head, idx, order, -1);
 		if (ret)
@@ -580,6 +603,20 @@ int model_pcpu_drain(struct model *m, uint64_t pfn, unsigned int order, int mt, 
 	w = m->words[idx];
 	imt = model_imt_from_trace(m, mt);
 	eff = pb_eff_mt(pb_of(m, idx));
+	if (imt == eff) {
+		model_pb_confirm(m, idx >> m->pb_order);
+	} else if (imt >= 0 && imt < NR_IMT) {
+		/*
+		 * free_pcppages_bulk() names the block's type (6.10+: at drain; before:
+		 * when the page was freed, get_pcppage_migratetype()): a guessed type
+		 * that contradicts it was wrong.
+		 */
+		ret = model_pb_fix_guess(m, idx >> m->pb_order, imt);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			eff = imt;
+	}
 	if ((m->opts & MODEL_OPT_DRAIN_TYPES) && imt >= 0 && imt != eff && imt_mergeable(imt) &&
 	    imt_mergeable(eff)) {
 		/*

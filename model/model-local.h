@@ -169,6 +169,7 @@ struct __attribute__((aligned(4))) pblock {
 
 #define PB_ISOLATE	0x01		/* PB_migrate_isolate */
 #define PB_STRADDLE	0x02		/* more than one zone (or a hole) in the block */
+#define PB_GUESS	0x04		/* type inferred at seed, no event has shown it (guess.c) */
 #define PB_NOZONE	0xff
 
 struct jentry {
@@ -215,6 +216,8 @@ struct model {
 	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
 	uint64_t nopcp_frees;		/* model_page_free_nopcp() */
 	uint64_t hugetlb_allocs;	/* mm_page_alloc taken for the hugetlb pool by gfp */
+	uint64_t guess_fixes;		/* guessed pageblock types an event corrected (guess.c) */
+	uint64_t bulk_allocs;		/* pcp pages taken by an untraced alloc_pages_bulk() */
 	struct anom an;
 
 	uint64_t seq, ts;		/* current event (not journaled) */
@@ -318,6 +321,15 @@ static inline int pb_eff_mt(const struct pblock *b)
 {
 	return (b->flags & PB_ISOLATE) ? IMT_ISOLATE : b->mt;
 }
+
+/*
+ * Guessed pageblock types (guess.c). model_pb_confirm(): an event showed the block's
+ * type as the model holds it. model_pb_fix_guess(): an event showed a guessed block
+ * is of type @mt; returns 1 when it was re-typed as a guess correction (a partner
+ * re-typed to keep the per-zone counts), 0 when the block was not guessed.
+ */
+void model_pb_confirm(struct model *m, uint32_t pbi);
+int model_pb_fix_guess(struct model *m, uint32_t pbi, int mt);
 
 /* Give back the map pages of [idx, idx + n) whose words are all 0 (uninitialised). */
 void model_release_uninit(struct model *m, uint32_t idx, uint32_t n);

@@ -95,6 +95,8 @@ int model_profile_from_release(const char *release, unsigned int pageblock_order
 	/* __rmqueue_claim/__rmqueue_steal split: 6.15, backported to 6.12.y */
 	out->claim_steal = v >= MODEL_KVER(6, 15, 0) ||
 			   (v >= MODEL_KVER(6, 12, 0) && v < MODEL_KVER(6, 13, 0));
+	/* __alloc_pages_bulk() (5.13) takes pcp pages without a tracepoint, to this day */
+	out->bulk_untraced = v >= MODEL_KVER(5, 13, 0);
 	return ret;
 }
 
@@ -1063,6 +1065,12 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	out->hugetlb_allocs = m->hugetlb_allocs;
 	out->unknown_settled = m->unknown_settled;
 	out->nopcp_frees = m->nopcp_frees;
+	out->guess_fixes = m->guess_fixes;
+	out->bulk_allocs = m->bulk_allocs;
+	for (i = 0; i < m->nr_pb; i++)
+		out->pb_guessed += (m->pb[i].flags & PB_GUESS) && m->pb[i].zone != PB_NOZONE &&
+				   m->pb[i].cnt[MODEL_PBC_HOLE] + m->pb[i].cnt[MODEL_PBC_UNINIT] <
+				   (1u << m->pb_order);
 	out->pool_nodes = m->pool_used;
 	bytes += map_resident(m);
 	bytes += (size_t)m->nr_pb * sizeof(*m->pb);

@@ -59,6 +59,9 @@
  *                                           a HARDWALL folio too, slab by its first-try gfp
  *   alloc_buddy_hugetlb_folio()             model.c model_gfp_hugetlb(): pool pages
  *   (mm/hugetlb.c)                          are allocated as hugetlb (events.c)
+ *   free_pcppages_bulk() migratetype,       guess.c: a guessed pageblock type corrected
+ *   __rmqueue_smallest() list type          (a partner keeps pagetypeinfo's counts)
+ *   __alloc_pages_bulk() (untraced)         events.c do_free(): free of a pcp page
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given
@@ -104,6 +107,12 @@ struct model_profile {
 	bool freelist_hygiene;
 	/* v6.15 claim/steal split of __rmqueue_fallback (also in 6.12.118). */
 	bool claim_steal;
+	/*
+	 * v5.13+ alloc_pages_bulk() (__alloc_pages_bulk(), 6.12 alloc_pages_bulk_noprof())
+	 * takes order-0 pages off the pcp lists with __rmqueue_pcplist() and emits no
+	 * mm_page_alloc: a free of a page held on a pcp list is such an allocation's end.
+	 */
+	bool bulk_untraced;
 };
 
 #define MODEL_KVER(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
@@ -291,6 +300,28 @@ int model_pageblock_mt(const struct model *m, uint64_t pfn, int *stored, int *ef
  * (use the isolation calls).
  */
 int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt);
+/*
+ * Mark the pageblock holding @pfn's type as an assumption (the seed inferred it from
+ * the pages and pagetypeinfo's per-zone counts). Later events confirm it, or correct
+ * it: then the guessed block of the new type with the weakest evidence for that type
+ * takes the old one, so that the per-zone counts stay pagetypeinfo's (guess.c).
+ * A type change by an event (claim, isolation) makes the type known.
+ */
+int model_mark_pageblock_guessed(struct model *m, uint64_t pfn);
+/*
+ * A later snapshot's pagetypeinfo counts @want[type] (trace numbering) blocks of each
+ * type in @zone: re-type guessed blocks until the model's counts are those, the guessed
+ * block least likely of a type in excess (fewest unmovable pages against movable ones)
+ * taking a type in deficit; they stay guesses. Returns how many were re-typed (>= 0):
+ * a difference no guessed block can take stays.
+ */
+int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8]);
+/* Is the type of the pageblock holding @pfn a guess? */
+bool model_pageblock_guessed(const struct model *m, uint64_t pfn);
+/* Guesses corrected so far (a cheap counter: a checker tells their re-types apart). */
+uint64_t model_guess_fixes(const struct model *m);
+/* Guessed pageblocks of @zone per effective type (trace numbering), as counted above. */
+void model_count_guessed_pageblocks(const struct model *m, unsigned int zone, uint64_t out[8]);
 
 /* ---- Event operations (one per tracepoint) ------------------------------------- */
 
@@ -484,6 +515,9 @@ struct model_stats {
 	uint64_t hugetlb_allocs;	/* allocations held as hugetlb pool pages by their gfp
 					 * (model_gfp_hugetlb(): an inference, the trace does
 					 * not say what a page became) */
+	uint64_t guess_fixes;		/* guessed pageblock types an event corrected */
+	uint64_t pb_guessed;		/* pageblocks whose type is still an assumption */
+	uint64_t bulk_allocs;		/* pcp pages taken by an untraced alloc_pages_bulk() */
 	uint64_t pool_nodes;		/* free-list nodes in use */
 	size_t bytes;			/* bytes held by the model (excl. journal); map pages
 					 * of uninitialised memory are given back and not counted */

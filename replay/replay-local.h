@@ -133,6 +133,11 @@ int rp_seed(struct replay *rp, const struct rp_snap *s);
  * definite one (LRU, slab, page table, THP, hugetlb, reserved ...).
  */
 int rp_resync(struct replay *rp, const struct rp_snap *s, uint64_t *resynced, uint64_t *kinds);
+/*
+ * After a resync: the guessed pageblock types take snapshot @s's per-zone counts
+ * (model_fit_guessed_pageblocks()); @sc gets how many were re-typed and what moved.
+ */
+int rp_refit_types(struct replay *rp, const struct rp_snap *s, struct rp_score *sc);
 
 /* replay-score.c */
 int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_score *out);

@@ -340,6 +340,8 @@ int rp_score_snapshot(struct replay *rp, const struct rp_snap *s, struct rp_scor
 	}
 	if (!rp->opts.no_resync) {
 		ret = rp_resync(rp, s, &sc.resynced_pfns, &sc.kinds_refreshed);
+		if (!ret)
+			ret = rp_refit_types(rp, s, &sc);
 		if (ret)
 			return ret;
 	}

@@ -8,7 +8,9 @@
  * many unmovable pages (slab, page tables, other kernel pages) they hold against
  * movable ones (LRU, THP) and hand out the counted Unmovable, Reclaimable and
  * HighAtomic types in that order; the rest are Movable. The per-zone counts are then
- * exact at the seed; later snapshots measure how far the replay drifts from them.
+ * exact at the seed. Every type handed out is marked a guess (model/guess.c): events
+ * correct wrong guesses in pairs, and each later snapshot refits the remaining guesses
+ * to its counts after scoring (rp_refit_types()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,9 +469,15 @@ static int seed_zone_end(struct replay *rp, unsigned int zi, void *arg)
 {
 	struct seed_walk *sw = arg;
 	int ret = assign_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
+	uint64_t k;
 
 	if (!ret)
 		ret = refine_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
+	/* every type handed out is an assumption until an event shows it (model/guess.c) */
+	for (k = 0; k < sw->nblocks && !ret; k++)
+		if (sw->rank[k].score != INT64_MIN)
+			ret = model_mark_pageblock_guessed(rp->m, in_zone(&rp->layout.zones[zi],
+									 sw->rank[k].pfn));
 	return ret;
 }
 
@@ -626,4 +634,60 @@ int rp_resync(struct replay *rp, const struct rp_snap *s, uint64_t *resynced, ui
 	if (!ret)
 		rp->lost_since_snapshot = false;
 	return ret;
+}
+
+/* "Movable 418->424, " for each type of @zone whose count moved, into @buf. */
+static void refit_note(struct replay *rp, unsigned int zi, const uint64_t *before,
+		       const uint64_t *after, char *buf, size_t len)
+{
+	static const char *const names[] = { "Unmovable", "Movable", "Reclaimable",
+					     "HighAtomic" };
+	size_t o;
+	int t;
+
+	o = (size_t)snprintf(buf, len, "zone %s", rp->layout.zones[zi].name);
+	for (t = 0; t < 4 && o < len; t++)
+		if (before[t] != after[t])
+			o += (size_t)snprintf(buf + o, len - o, " %s %llu->%llu", names[t],
+					      (unsigned long long)before[t],
+					      (unsigned long long)after[t]);
+}
+
+int rp_refit_types(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
+{
+	unsigned int zi;
+
+	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
+		const struct model_zone_layout *z = &rp->layout.zones[zi];
+		uint64_t before[8], after[8];
+		int64_t want[8];
+		struct tdb_zone_count *row;
+		int nrow, i, n, ret;
+
+		ret = zone_counts(rp, TDB_PAGETYPE_BLOCKS, s->id, z, &row, &nrow);
+		if (ret)
+			return ret;
+		model_count_pageblocks(rp->m, zi, before);
+		for (i = 0; i < 8; i++)
+			want[i] = (int64_t)before[i];
+		for (i = 0; i < nrow; i++) {
+			int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
+
+			if (mt >= 0 && mt < 8)
+				want[mt] = row[i].nr;
+		}
+		free(row);
+		n = model_fit_guessed_pageblocks(rp->m, zi, want);
+		if (n < 0)
+			return n;
+		if (!n)
+			continue;
+		if (!sc->pb_refit) {
+			model_count_pageblocks(rp->m, zi, after);
+			refit_note(rp, zi, before, after, sc->pb_refit_note,
+				   sizeof(sc->pb_refit_note));
+		}
+		sc->pb_refit += (uint64_t)n;
+	}
+	return 0;
 }

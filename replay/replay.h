@@ -66,6 +66,12 @@ struct rp_score {
 	uint64_t model_free_kernel_used, model_used_kernel_free;
 	uint64_t resynced_pfns;
 	uint64_t kinds_refreshed;	/* in-use pfns that took the snapshot's kind after it */
+	/*
+	 * Pageblocks whose types were guesses re-typed after it to pagetypeinfo's counts,
+	 * and the first zone's counts that moved ("Normal Movable 418->424, ...").
+	 */
+	uint64_t pb_refit;
+	char pb_refit_note[96];
 };
 
 struct rp_opts {
