@@ -134,6 +134,9 @@ int model_imt_to_trace(const struct model *m, int imt)
 #define GFP_COMP_BIT		(1ull << 18)
 #define GFP_KSWAPD_RECLAIM_BIT	(1ull << 11)
 #define GFP_NOWARN_BIT		(1ull << 13)
+#define GFP_IO_BIT		(1ull << 6)
+#define GFP_NOFAIL_BIT		(1ull << 15)
+#define GFP_HARDWALL_BIT	(1ull << 20)
 
 /*
  * ext4_sb_breadahead_unmovable() (fs/ext4/super.c, 6.12; inode-table readahead when
@@ -143,12 +146,21 @@ int model_imt_to_trace(const struct model *m, int imt)
  * on the LRU, so has_unmovable_pages() passes it although its migratetype is
  * Unmovable. Assumption: no other order-0 allocation uses that exact mask (slab adds
  * __GFP_NORETRY, plain alloc_page() no __GFP_COMP).
+ * Block device metadata read through getblk_unmovable() (include/linux/buffer_head.h:
+ * the bdev mapping's GFP_USER without __GFP_FS, with __GFP_NOFAIL; the folio adds
+ * __GFP_COMP) is the same: an LRU page-cache folio with buffer heads in an Unmovable
+ * block (measured on 6.18: ext4 directory and inode blocks read by find, tens of
+ * thousands of pages). __GFP_HARDWALL with __GFP_COMP at order 0 is a user or
+ * page-cache folio, never a kernel page.
  */
 enum model_kind model_gfp_kind(uint64_t gfp, unsigned int order)
 {
 	const uint64_t bdev_ra = GFP_KSWAPD_RECLAIM_BIT | GFP_NOWARN_BIT | GFP_COMP_BIT;
+	const uint64_t bdev_meta = GFP_KSWAPD_RECLAIM_BIT | GFP_DIRECT_RECLAIM_BIT | GFP_IO_BIT |
+				   GFP_HARDWALL_BIT | GFP_NOFAIL_BIT | GFP_COMP_BIT;
 
-	return !order && gfp == bdev_ra ? MODEL_KIND_FILE : MODEL_KIND_UNKNOWN;
+	return !order && (gfp == bdev_ra || gfp == bdev_meta) ? MODEL_KIND_FILE
+							      : MODEL_KIND_UNKNOWN;
 }
 
 enum model_gfp_class model_gfp_classify(uint64_t gfp, unsigned int order,
