@@ -278,7 +278,10 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct tr
 
 	if (!w)
 		return;
-	if (sh_state(*w) == SH_ALLOC_PT && ev->kind == TR_EV_PAGE_ALLOC && !order) {
+	/* The untraced free may go straight to the buddy (free_frozen_pages()'s
+	 * pcp_spin_trylock() failing: free_one_page()); the page then shows again as a
+	 * zone_locked refill. */
+	if (sh_state(*w) == SH_ALLOC_PT && !order) {
 		explain(c, ev, pfn);
 		return;
 	}
