@@ -9,9 +9,9 @@
 #include "replay/replay.h"
 
 /*
- * Shadow word per pfn: bits 0-2 state, bits 3-31 the lost-event epoch in which it was
- * last written. A word of an older epoch than the current one may have been changed
- * by lost events: what it says is inconclusive.
+ * Shadow word per pfn: bits 0-2 state, bit 3 SH_HEAD, bit 4 SH_UNTRACED, bits 5-31 the
+ * lost-event epoch in which it was last written. A word of an older epoch than the
+ * current one may have been changed by lost events: what it says is inconclusive.
  */
 enum sh_state {
 	SH_UNKNOWN,		/* not touched by any event yet */
@@ -27,7 +27,12 @@ enum sh_state {
 };
 
 #define SH_STATE_MASK	7u
-#define SH_EPOCH_SHIFT	3
+/* First pfn of the block the last free or drain named (chk-trace.c). */
+#define SH_HEAD		(1u << 3)
+/* Freed with no allocation event since its last free or refill: it left a free list
+ * once without an event, and may again (chk-trace.c). */
+#define SH_UNTRACED	(1u << 4)
+#define SH_EPOCH_SHIFT	5
 #define SH_PAGE_SHIFT	16	/* pfns per shadow page */
 #define SH_PAGE		(1u << SH_PAGE_SHIFT)
 

@@ -255,6 +255,15 @@ static uint32_t *first_in_state(struct chk_ctx *c, const struct tr_event *ev,
 	return NULL;
 }
 
+/* A known kernel behaviour: counted as explained, the first one remembered. */
+static void explain(struct chk_ctx *c, const struct tr_event *ev, uint64_t pfn)
+{
+	if (chk_on(c, CHK_BUDDY_SANITY) && !c->r[CHK_BUDDY_SANITY].explained++) {
+		c->explained_seq = ev->seq;
+		c->explained_pfn = pfn;
+	}
+}
+
 /*
  * mm_page_alloc / zone_locked: no page of the block may be in use or held. A check that
  * relies on pages last seen before a lost window is inconclusive, never passed.
@@ -269,11 +278,11 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct tr
 
 	if (!w)
 		return;
-	if (sh_state(*w) == SH_ALLOC_PT && ev->kind == TR_EV_PAGE_ALLOC && !order) {
-		if (chk_on(c, CHK_BUDDY_SANITY) && !c->r[CHK_BUDDY_SANITY].explained++) {
-			c->explained_seq = ev->seq;
-			c->explained_pfn = pfn;
-		}
+	/* The untraced free may go straight to the buddy (free_frozen_pages()'s
+	 * pcp_spin_trylock() failing: free_one_page()); the page then shows again as a
+	 * zone_locked refill. */
+	if (sh_state(*w) == SH_ALLOC_PT && !order) {
+		explain(c, ev, pfn);
 		return;
 	}
 	stale = sh_stale(c, *w) || model_uncertain(m, pfn);
@@ -287,17 +296,49 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct tr
 			     "since", chk_event_name(ev));
 }
 
+/*
+ * A free of pages the trace has in the buddy that is not the same block freed again:
+ * the block's pages were last freed or drained as other blocks (its head was not a
+ * head, or a page inside it was), so the kernel allocated this block from the buddy
+ * between, with no event; or a page of it had already left a pcp list once with no
+ * event (SH_UNTRACED). Measured on 6.18 (checkers/README.md, "untraced allocations
+ * after a drain"): pages drained to the buddy come back to a task without
+ * mm_page_alloc_zone_locked, and order-2 blocks of pages drained one by one are freed
+ * with no event allocating them.
+ */
+static bool untraced_alloc(struct chk_ctx *c, const struct tr_event *ev, unsigned int order,
+			   const uint32_t *w)
+{
+	uint64_t i;
+
+	if (*w & SH_UNTRACED)
+		return true;
+	for (i = 0; i < (1ull << order); i++) {
+		const uint32_t *x = chk_sh_word(c, ev->pfn + i, false);
+		bool head = x && (*x & SH_HEAD);
+
+		if (head != !i)
+			return true;
+	}
+	return false;
+}
+
 static void check_free(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
 	uint64_t pfn;
 	uint32_t *w = first_in_state(c, ev, order, SH_BIT(SH_BUDDY), &pfn);
 
-	if (w)
-		chk_report_v(c, CHK_INV_BUDDY_DOUBLE_FREE,
-			     sh_stale(c, *w) || model_uncertain(m, pfn), pfn, order,
-			     "mm_page_free of a page that was already free in the buddy (freed or "
-			     "drained earlier in the trace, not allocated since)");
+	if (!w)
+		return;
+	if (untraced_alloc(c, ev, order, w)) {
+		explain(c, ev, pfn);
+		return;
+	}
+	chk_report_v(c, CHK_INV_BUDDY_DOUBLE_FREE, sh_stale(c, *w) || model_uncertain(m, pfn),
+		     pfn, order,
+		     "mm_page_free of a page that was already free in the buddy (freed or "
+		     "drained earlier in the trace, not allocated since)");
 }
 
 /* test_pages_isolated() success: every page of [outer_start, end) free or migrated. */
@@ -419,8 +460,37 @@ static bool in_isolated(const struct chk_ctx *c, uint64_t pfn)
 	return false;
 }
 
+/*
+ * Did a page of [pfn, pfn + n) leave a free list with no allocation event before this
+ * free? It is on a pcp list or taken by a refill (a bulk allocation took it, the
+ * case test_pcp_refree_not_reported keeps), or it is marked so already.
+ */
+static bool left_untraced(struct chk_ctx *c, uint64_t pfn, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint32_t *w = chk_sh_word(c, pfn + i, false);
+
+		if (w && (sh_state(*w) == SH_FREE || sh_state(*w) == SH_TAKEN ||
+			  (*w & SH_UNTRACED)))
+			return true;
+	}
+	return false;
+}
+
+/* The block just freed or drained at @pfn: its head, and whether it left untraced. */
+static void mark_block(struct chk_ctx *c, uint64_t pfn, bool untraced)
+{
+	uint32_t *w = chk_sh_word(c, pfn, false);
+
+	if (w)
+		*w |= SH_HEAD | (untraced ? SH_UNTRACED : 0);
+}
+
 int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev)
 {
+	bool untraced;
 	uint64_t n;
 	int i;
 
@@ -435,6 +505,7 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_ev
 		if (ev->pfn == UINT64_MAX || ev->order > 18)
 			break;
 		n = 1ull << ev->order;
+		untraced = left_untraced(c, ev->pfn, n);
 		/* pcp_allowed_order() and not isolated: onto a pcp list (bulk allocations
 		 * may take it from there without an event); else into the buddy. */
 		if (ev->order < 32 && ((c->pcp_orders >> ev->order) & 1) &&
@@ -442,14 +513,20 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_ev
 			chk_sh_set(c, ev->pfn, n, SH_FREE);
 		else
 			chk_sh_set(c, ev->pfn, n, SH_BUDDY);
+		mark_block(c, ev->pfn, untraced);
 		break;
 	case TR_EV_ZONE_LOCKED:
 		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
 			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_TAKEN);
 		break;
 	case TR_EV_PCPU_DRAIN:
-		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
+		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order) {
+			const uint32_t *w = chk_sh_word(c, ev->pfn, false);
+
+			untraced = w && (*w & SH_UNTRACED);
 			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_BUDDY);
+			mark_block(c, ev->pfn, untraced);
+		}
 		break;
 	case TR_EV_ISOLATE_FREE: {
 		uint64_t pfn;

@@ -151,8 +151,10 @@ int model_imt_to_trace(const struct model *m, int imt)
  *   Unmovable (assumption: no other order-0 allocation uses that exact mask);
  * - a folio (__GFP_COMP) with __GFP_HARDWALL but not __GFP_MOVABLE: page cache of a
  *   mapping whose gfp is GFP_USER-like, the block device's buffer cache
- *   (grow_dev_folio(): GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL); on the LRU too
- *   (measured: a find(1) over a file system);
+ *   (grow_dev_folio(): GFP_NOFS | __GFP_NOFAIL | __GFP_HARDWALL), block device
+ *   metadata read through getblk_unmovable() (include/linux/buffer_head.h: GFP_USER
+ *   without __GFP_FS, with __GFP_NOFAIL; ext4 directory and inode blocks, tens of
+ *   thousands of pages under a find(1) on 6.18); on the LRU too;
  * - allocate_slab()'s first try, flags | s->allocflags (always __GFP_COMP) |
  *   __GFP_NOWARN | __GFP_NORETRY with GFP_KERNEL-like flags: a slab page. Only order
  *   0 is taken: there the kind decides isolation (a frozen slab page has refcount 0 on

@@ -1252,6 +1252,34 @@ START_TEST(test_bdev_readahead_kind)
 END_TEST
 
 /*
+ * Block device metadata (getblk_unmovable(): the bdev mapping's GFP_USER without
+ * __GFP_FS, with __GFP_NOFAIL; the folio adds __GFP_COMP), order 0: an LRU page-cache
+ * folio with buffer heads, movable for has_unmovable_pages(). It is told by
+ * __GFP_HARDWALL on a folio: the same mask without it (a GFP_NOFS kernel folio) is not
+ * claimed.
+ */
+#define GFP_BDEV_META		0x148c40ull
+#define GFP_HARDWALL		0x100000ull
+
+START_TEST(test_bdev_metadata_kind)
+{
+	struct model *m = mk_layout(Z, NPFN, "6.18.44");
+	struct model_pfn_info pi;
+
+	seed(m, 0, NPFN, KPF_BIT(KPF_BUDDY));
+	ck_assert_int_eq(model_page_alloc(m, Z, 0, GFP_BDEV_META, UNMOV, 0), 0);
+	ck_assert_int_eq(model_page_alloc(m, Z + 1, 0, GFP_BDEV_META & ~GFP_HARDWALL, UNMOV, 0),
+			 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_FILE);
+	ck_assert_int_eq(model_pfn_info(m, Z + 1, &pi), 0);
+	ck_assert_int_eq(pi.kind, MODEL_KIND_UNKNOWN);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * kpagecount is read after kpageflags: a page that read flags 0 and a map count was
  * free or in transit when its flags were read (a mapped page has KPF_MMAP), so the
  * seed holds it as unknown like any flags-0 page, and its allocation settles it
@@ -1302,6 +1330,7 @@ Suite *model_suite(void)
 
 	tcase_add_test(core, test_profile);
 	tcase_add_test(core, test_bdev_readahead_kind);
+	tcase_add_test(core, test_bdev_metadata_kind);
 	tcase_add_test(core, test_gfp_transhuge_movable);
 	tcase_add_test(core, test_seed_flags0_mapped);
 	tcase_add_test(core, test_seed_greedy);
