@@ -13,11 +13,13 @@
 #                      and end only, to stay below 2 MiB
 #   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
 #                      to re-record those)
-#   traces/pins.db     'bigchunk record' while 2 GiB of THP is registered as io_uring
+#   traces/pins.db     'bigchunk record' while 6 GiB of THP is registered as io_uring
 #                      fixed buffers (long-term pins, FOLL_LONGTERM; set up just before
-#                      recording, so the capture stays small): a 1 GiB page and offlines
-#                      of blocks, those holding pinned pages failing in migration (0.1 s
-#                      per block); caches dropped first (less to migrate and trace)
+#                      recording, so the capture stays small): a 1 GiB page and twelve
+#                      offlines of blocks; blocks full of pinned pages fail in migration
+#                      (so many pinned that some blocks hold no kernel page, which would
+#                      fail isolation first); 0.03 s per block keeps the retries few;
+#                      caches dropped first (less to migrate and trace)
 #   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
 #                      (recipes/hugetlb.sh held): snapshots before and after, the pool
 #                      still held at the end (it shrinks after the recording)
@@ -47,16 +49,17 @@ for what in ${*:-idle default extfrag frag hugetlb}; do
 		echo 3 > /proc/sys/vm/drop_caches
 		# pinned just before recording (a short capture): the pins show where the
 		# probes' migrations fail on them
-		./build/workload pin 2048 120 > "$pinlog" &
+		./build/workload pin 6144 120 > "$pinlog" &
 		pin=$!
 		until grep -q 'fixed buffers' "$pinlog"; do
 			kill -0 "$pin" || { cat "$pinlog" >&2; exit 1; }
 			sleep 0.2
 		done
-		"$BC" record -f -q -o traces/pins.db --probe 1G:1 --probe-offline 8 \
-			--probe-timeout 0.1s -d 0.2 || rc=$?
+		"$BC" record -f -q -o traces/pins.db --probe 1G:1 --probe-offline 12 \
+			--probe-timeout 0.03s -d 0.2 || rc=$?
 		kill -TERM "$pin"
 		wait "$pin" || true
+		grep '^pin:' "$pinlog" >&2 || true
 		rm -f "$pinlog"
 		[ "$rc" -eq 0 ] || exit "$rc" ;;
 	frag)
