@@ -23,9 +23,14 @@
 #   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
 #                      (recipes/hugetlb.sh held): snapshots before and after, the pool
 #                      still held at the end (it shrinks after the recording)
+#   traces/offline.db  'bigchunk record' of twelve memory-block offlines (and onlines) while
+#                      page tables and slab objects (dentries of many small files) are
+#                      held: blocks holding kernel memory fail on it (the kernel prints
+#                      the culprit pfn), the others are offlined; 1 s of events, then the
+#                      probes (1 s limit per block)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb|offline]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -62,13 +67,27 @@ for what in ${*:-idle default extfrag frag hugetlb}; do
 		grep '^pin:' "$pinlog" >&2 || true
 		rm -f "$pinlog"
 		[ "$rc" -eq 0 ] || exit "$rc" ;;
+	offline)
+		slabdir=$(mktemp -d)
+		./build/workload pgtable 32 60 > /dev/null &
+		pgt=$!
+		./build/workload slab 256 60 "$slabdir" > /dev/null &
+		slab=$!
+		sleep 10
+		rc=0
+		"$BC" record -f -q -o traces/offline.db -d 1 --probe-offline 12 \
+			--probe-timeout 1s || rc=$?
+		kill -TERM "$pgt" "$slab"
+		wait "$pgt" "$slab" || true
+		rm -rf "$slabdir"
+		[ "$rc" -eq 0 ] || exit "$rc" ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	hugetlb)
 		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
