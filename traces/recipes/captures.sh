@@ -28,9 +28,16 @@
 #                      held: blocks holding kernel memory fail on it (the kernel prints
 #                      the culprit pfn), the others are offlined; 1 s of events, then the
 #                      probes (1 s limit per block)
+#   traces/{pagecache,anon,mlock,thp,slab,pgtable}.db
+#                      'bigchunk record' of one workload class each (the fidelity
+#                      matrix's, tests/workload/workload.c modes, small): 2 s of the
+#                      workload allocating and holding; snapshots at start and end (the
+#                      memory still held: it is freed after the recording); caches
+#                      dropped first
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb|offline]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb|offline|
+#   pagecache|anon|mlock|thp|slab|pgtable]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -81,13 +88,29 @@ for what in ${*:-idle default extfrag frag hugetlb}; do
 		wait "$pgt" "$slab" || true
 		rm -rf "$slabdir"
 		[ "$rc" -eq 0 ] || exit "$rc" ;;
+	pagecache|anon|mlock|thp|slab|pgtable)
+		case $what in
+		pagecache) mib=64 ;; anon) mib=64 ;; mlock) mib=32 ;; thp) mib=128 ;;
+		slab) mib=8 ;; pgtable) mib=4 ;;
+		esac
+		# caches dropped first: snapshots of fewer, longer runs of a kind (smaller)
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		# the end snapshot sees the memory held; the workload frees it after
+		wlpid=$(mktemp)
+		"$BC" record -f -q -o "traces/$what.db" -- sh -c "./build/workload $what $mib 5 \
+			> /dev/null & echo \$! > $wlpid; sleep 2"
+		while kill -0 "$(cat "$wlpid")" 2> /dev/null; do
+			sleep 0.5
+		done
+		rm -f "$wlpid" ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	hugetlb)
 		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline, pagecache, anon, mlock, thp, slab, pgtable)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
