@@ -13,17 +13,31 @@
 #                      and end only, to stay below 2 MiB
 #   traces/frag.db     traces/frag.dat and traces/frag.snap imported (run frag.sh first
 #                      to re-record those)
-#   traces/pins.db     'bigchunk record' while 2 GiB of THP is registered as io_uring
+#   traces/pins.db     'bigchunk record' while 6 GiB of THP is registered as io_uring
 #                      fixed buffers (long-term pins, FOLL_LONGTERM; set up just before
-#                      recording, so the capture stays small): a 1 GiB page and offlines
-#                      of blocks, those holding pinned pages failing in migration (0.1 s
-#                      per block); caches dropped first (less to migrate and trace)
+#                      recording, so the capture stays small): a 1 GiB page and twelve
+#                      offlines of blocks; blocks full of pinned pages fail in migration
+#                      (so many pinned that some blocks hold no kernel page, which would
+#                      fail isolation first); 0.03 s per block keeps the retries few;
+#                      caches dropped first (less to migrate and trace)
 #   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
 #                      (recipes/hugetlb.sh held): snapshots before and after, the pool
 #                      still held at the end (it shrinks after the recording)
+#   traces/offline.db  'bigchunk record' of twelve memory-block offlines (and onlines) while
+#                      page tables and slab objects (dentries of many small files) are
+#                      held: blocks holding kernel memory fail on it (the kernel prints
+#                      the culprit pfn), the others are offlined; 1 s of events, then the
+#                      probes (1 s limit per block)
+#   traces/{pagecache,anon,mlock,thp,slab,pgtable}.db
+#                      'bigchunk record' of one workload class each (the fidelity
+#                      matrix's, tests/workload/workload.c modes, small): 2 s of the
+#                      workload allocating and holding; snapshots at start and end (the
+#                      memory still held: it is freed after the recording); caches
+#                      dropped first
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
-# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb]...
+# Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb|offline|
+#   pagecache|anon|mlock|thp|slab|pgtable]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -47,25 +61,56 @@ for what in ${*:-idle default extfrag frag hugetlb}; do
 		echo 3 > /proc/sys/vm/drop_caches
 		# pinned just before recording (a short capture): the pins show where the
 		# probes' migrations fail on them
-		./build/workload pin 2048 120 > "$pinlog" &
+		./build/workload pin 6144 120 > "$pinlog" &
 		pin=$!
 		until grep -q 'fixed buffers' "$pinlog"; do
 			kill -0 "$pin" || { cat "$pinlog" >&2; exit 1; }
 			sleep 0.2
 		done
-		"$BC" record -f -q -o traces/pins.db --probe 1G:1 --probe-offline 8 \
-			--probe-timeout 0.1s -d 0.2 || rc=$?
+		"$BC" record -f -q -o traces/pins.db --probe 1G:1 --probe-offline 12 \
+			--probe-timeout 0.03s -d 0.2 || rc=$?
 		kill -TERM "$pin"
 		wait "$pin" || true
+		grep '^pin:' "$pinlog" >&2 || true
 		rm -f "$pinlog"
 		[ "$rc" -eq 0 ] || exit "$rc" ;;
+	offline)
+		slabdir=$(mktemp -d)
+		./build/workload pgtable 32 60 > /dev/null &
+		pgt=$!
+		./build/workload slab 256 60 "$slabdir" > /dev/null &
+		slab=$!
+		sleep 10
+		rc=0
+		"$BC" record -f -q -o traces/offline.db -d 1 --probe-offline 12 \
+			--probe-timeout 1s || rc=$?
+		kill -TERM "$pgt" "$slab"
+		wait "$pgt" "$slab" || true
+		rm -rf "$slabdir"
+		[ "$rc" -eq 0 ] || exit "$rc" ;;
+	pagecache|anon|mlock|thp|slab|pgtable)
+		case $what in
+		pagecache) mib=64 ;; anon) mib=64 ;; mlock) mib=32 ;; thp) mib=128 ;;
+		slab) mib=8 ;; pgtable) mib=4 ;;
+		esac
+		# caches dropped first: snapshots of fewer, longer runs of a kind (smaller)
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		# the end snapshot sees the memory held; the workload frees it after
+		wlpid=$(mktemp)
+		"$BC" record -f -q -o "traces/$what.db" -- sh -c "./build/workload $what $mib 5 \
+			> /dev/null & echo \$! > $wlpid; sleep 2"
+		while kill -0 "$(cat "$wlpid")" 2> /dev/null; do
+			sleep 0.5
+		done
+		rm -f "$wlpid" ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	hugetlb)
 		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline, pagecache, anon, mlock, thp, slab, pgtable)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
