@@ -474,6 +474,10 @@ int tdb_snap_first_zoned(struct tdb *db, int64_t *snap)
 	return scalar(db, "SELECT min(snap) FROM zones", 0, -1, snap);
 }
 
+/* one literal: clang warns about a concatenation among array elements */
+#define SQL_HUGETLB_KB "SELECT sum(DISTINCT size_kb) FROM hugepages WHERE snap = ? " \
+		       "AND size_kb > 0 AND (size_kb & (size_kb - 1)) = 0"
+
 int tdb_snap_figure(struct tdb *db, int64_t snap, enum tdb_snap_figure f, int64_t dflt,
 		    int64_t *v)
 {
@@ -482,8 +486,7 @@ int tdb_snap_figure(struct tdb *db, int64_t snap, enum tdb_snap_figure f, int64_
 		[TDB_SNAP_MAX_ORDER] = "SELECT max(ord) FROM buddyinfo WHERE snap = ?",
 		[TDB_SNAP_NR_CPUS] = "SELECT max(cpu) + 1 FROM zone_pcp WHERE snap = ?",
 		/* distinct powers of two: their sum is their OR */
-		[TDB_SNAP_HUGETLB_KB] = "SELECT sum(DISTINCT size_kb) FROM hugepages WHERE snap = ? "
-					"AND size_kb > 0 AND (size_kb & (size_kb - 1)) = 0",
+		[TDB_SNAP_HUGETLB_KB] = SQL_HUGETLB_KB,
 	};
 
 	if ((unsigned int)f >= sizeof(sql) / sizeof(sql[0]))
