@@ -638,10 +638,10 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 		if (!c->r[CHK_FREECOUNT].explained++)
 			snprintf(c->explained_note[CHK_FREECOUNT], sizeof(c->explained_note[0]),
 				 "snapshot %lld: pagetypeinfo's pageblocks per type differ from the "
-				 "model's by %llu pageblocks, all of types guessed at the seed (a wrong guess or an "
-				 "untraced re-type), re-typed to its counts: %.96s",
+				 "model's by %llu pageblock%s, all of types guessed at the seed (a wrong "
+				 "guess or an untraced re-type), re-typed to its counts: %.96s",
 				 (long long)sc->snap, (unsigned long long)sc->pb_refit,
-				 sc->pb_refit_note);
+				 sc->pb_refit == 1 ? "" : "s", sc->pb_refit_note);
 	}
 	for (z = 0; z < L->nr_zones; z++) {
 		model_zone_stats(m, z, &zs[z]);
