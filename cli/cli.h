@@ -26,10 +26,12 @@ extern const struct bc_command bc_commands[];
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_map(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
 /* The -o FILE and -f entries of a struct option table (commands that write a capture). */

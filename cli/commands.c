@@ -17,16 +17,18 @@
 
 extern const char cmd_check_usage[], cmd_import_usage[], cmd_info_usage[],
 	cmd_predict_usage[], cmd_query_usage[], cmd_record_usage[], cmd_replay_usage[],
-	cmd_snapshot_usage[];
+	cmd_snapshot_usage[], cmd_map_usage[], cmd_report_usage[];
 
 const struct bc_command bc_commands[] = {
 	{ "check",    cmd_check,    "check invariants of the allocator over a capture", cmd_check_usage },
 	{ "import",   cmd_import,   "import a trace-cmd trace.dat (and snapshots) into a capture", cmd_import_usage },
 	{ "info",     cmd_info,     "summarise a capture: kernel, zones, events, loss, snapshots", cmd_info_usage },
+	{ "map",      cmd_map,      "draw physical memory in the terminal, a row per 1 GiB", cmd_map_usage },
 	{ "predict",  cmd_predict,  "predict where alloc_contig_pages() would succeed", cmd_predict_usage },
 	{ "query",    cmd_query,    "run read-only SQL on a capture", cmd_query_usage },
 	{ "record",   cmd_record,   "record mm tracepoints and page-state snapshots (root)", cmd_record_usage },
 	{ "replay",   cmd_replay,   "replay a capture through the model and score its fidelity", cmd_replay_usage },
+	{ "report",   cmd_report,   "write a self-contained HTML report with the map over time", cmd_report_usage },
 	{ "snapshot", cmd_snapshot, "write one page-state snapshot directory (root)", cmd_snapshot_usage },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -71,7 +71,7 @@ static void raw_str(FILE *fp, const char *s)
 			fputs("\\n", fp);
 		else if (c == '\t')
 			fputs("\\t", fp);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')	/* safe inside HTML */
 			fprintf(fp, "\\u%04x", c);
 		else
 			fputc(c, fp);

@@ -4,6 +4,7 @@
 #define BC_PREDICT_LOCAL_H
 
 #include "predict/predict.h"
+#include "predict/predict-run.h"
 
 /* A page a real attempt could not migrate, kept while it stays the same allocation. */
 struct pr_pin {
@@ -74,20 +75,7 @@ uint32_t pr_alloc_seq_at(const struct pr_ctx *c, uint64_t head);
 /* The first likely-pinned page in [s, e) that is still the same allocation. */
 bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn);
 
-/*
- * A predict driver on a replay: pr_feed_run() runs @rp (rp_run()) with hooks that keep
- * @c current (pr_after_event(), pr_attempt_end(), the LRU batches at every snapshot,
- * the index touched where the model changed wholesale) and calls @before before each
- * event (questions on the state before it) and @after after it; either may be NULL.
- * Return: 0, or the first non-zero return of a hook (a negative bc_err).
- */
-struct pr_feed {
-	struct pr_ctx *c;
-	int (*before)(void *arg, const struct tr_event *ev);
-	int (*after)(void *arg, const struct tr_event *ev);
-	void *arg;
-};
-int pr_feed_run(struct replay *rp, struct pr_feed *f);
+/* pr_feed_run(): predict/predict-run.h */
 
 /* Remember @pfn as assumed pinned (PR_ASSUME_PIN_SIBLING); false if known already. */
 bool pr_note_pin_assumed(struct pr_ctx *c, uint64_t pfn, uint64_t seq);

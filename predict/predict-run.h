@@ -18,6 +18,7 @@
 
 struct replay;
 struct tdb;
+struct tr_event;
 
 /* Where to ask. */
 enum pr_point {
@@ -57,5 +58,21 @@ struct pr_run_result {
  */
 int pr_run(struct replay *rp, const struct pr_run_opts *o, struct pr_run_result *out);
 void pr_run_release(struct pr_run_result *r);
+
+/*
+ * A predict driver on a replay: pr_feed_run() runs @rp (rp_run()) with hooks that keep
+ * @c (pr_create() on @rp) current (pr_after_event(), pr_attempt_end(), the LRU
+ * batches at every snapshot, the index touched where the model changed wholesale)
+ * and calls @before before each
+ * event (questions on the state before it) and @after after it; either may be NULL.
+ * Return: 0, or the first non-zero return of a hook (a negative bc_err).
+ */
+struct pr_feed {
+	struct pr_ctx *c;
+	int (*before)(void *arg, const struct tr_event *ev);
+	int (*after)(void *arg, const struct tr_event *ev);
+	void *arg;
+};
+int pr_feed_run(struct replay *rp, struct pr_feed *f);
 
 #endif

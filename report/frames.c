@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frames: one replay carries a predict context (pr_feed_run()); at each point the map
+ * is filled and the 1 GiB question asked row by row (report/frames.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "predict/predict-run.h"
+#include "replay/replay.h"
+#include "report/frames.h"
+
+struct collect {
+	const struct frm_opts *o;
+	struct replay *rp;
+	struct pr_ctx *pc;
+	struct frm_set *out;
+	unsigned int cap;
+	int scores_seen;		/* rp_scores() taken so far; -1: the seed not yet */
+	unsigned int next_at;
+	uint64_t last_ts;
+};
+
+enum pr_verdict frm_row_verdict(const struct frm_frame *f, unsigned int r)
+{
+	const struct pr_answer *a = &f->rows[r];
+
+	if (!a->nr_cand)
+		return PR_V_NOT_TRIED;
+	return a->cand[0].verdict;
+}
+
+/* Largest free order and free pages of every zone, from the buddy's counts. */
+static void zone_free(const struct model *m, struct frm_frame *f)
+{
+	const struct model_layout *l = model_get_layout(m);
+	int isolate = model_get_profile(m)->cma ? 5 : 4;	/* trace numbering */
+	struct model_zone_stats st;
+	unsigned int z, o, t;
+
+	for (z = 0; z < l->nr_zones; z++) {
+		f->largest_free[z] = -1;
+		if (model_zone_stats(m, z, &st))
+			continue;
+		f->free_pages[z] = st.free_pages;
+		for (o = 0; o <= l->max_page_order && o < 16; o++)
+			for (t = 0; t < 8; t++)
+				if (st.nr_free[o][t] && (int)t != isolate)
+					f->largest_free[z] = (int)o;
+	}
+}
+
+/*
+ * Ask the 1 GiB question of every row alone (the row as --range), on the state before
+ * @ev (NULL: the current state, at the end).
+ */
+static int ask_rows(struct collect *C, struct frm_frame *f, const struct tr_event *ev)
+{
+	const struct pbm_geometry *g = &C->out->g;
+	struct pr_opts o = { .policy = PR_POLICY_MAINLINE, .nr_pages = PBM_ROW_PAGES,
+			     .count = 1, .has_range = true, .align_order = -1 };
+	struct pr_answer *a;
+	unsigned int r, n;
+	int ret;
+
+	f->rows = calloc(g->nr_rows, sizeof(*f->rows));
+	if (!f->rows)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (r = 0; r < g->nr_rows; r++) {
+		o.range_start = g->base_pfn + r * PBM_ROW_PAGES;
+		o.range_end = o.range_start + PBM_ROW_PAGES;
+		ret = ev ? pr_ask_before(C->pc, &o, ev, &a, &n) :
+			   pr_ask(C->pc, &o, f->seq, f->ts, &a, &n);
+		if (ret)
+			return ret;
+		f->rows[r] = a[0];	/* count 1: one answer */
+		free(a);
+		f->rows_ok += f->rows[r].success;
+	}
+	return 0;
+}
+
+static int take_frame(struct collect *C, const struct tr_event *ev, const char *label)
+{
+	struct frm_set *s = C->out;
+	struct frm_frame *f;
+	struct model *m = rp_model(C->rp);
+	int ret;
+
+	if (s->nr == C->cap) {
+		unsigned int cap = C->cap ? C->cap * 2 : 8;
+		struct frm_frame *g = realloc(s->f, cap * sizeof(*g));
+
+		if (!g)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		s->f = g;
+		C->cap = cap;
+	}
+	f = &s->f[s->nr++];
+	memset(f, 0, sizeof(*f));
+	f->seq = ev ? ev->seq : rp_next_seq(C->rp);
+	f->ts = ev ? ev->ts : C->last_ts;
+	snprintf(f->label, sizeof(f->label), "%s", label);
+	f->cells = malloc(s->g.nr_pb);
+	if (!f->cells)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = pbm_fill(m, &s->g, f->cells);
+	if (ret)
+		return ret;
+	zone_free(m, f);
+	return ask_rows(C, f, ev);
+}
+
+/* Before @ev: the seed, snapshots scored since the last event, times reached. */
+static int before(void *arg, const struct tr_event *ev)
+{
+	struct collect *C = arg;
+	const struct rp_score *sc;
+	char label[48];
+	int n, ret = 0;
+
+	if (C->o->snapshots) {
+		if (C->scores_seen < 0) {
+			snprintf(label, sizeof(label), "seed #%lld",
+				 (long long)rp_seed_snapshot(C->rp));
+			ret = take_frame(C, ev, label);
+			C->scores_seen = 0;
+		}
+		sc = rp_scores(C->rp, &n);
+		for (; !ret && C->scores_seen < n; C->scores_seen++)
+			if (C->scores_seen == n - 1) {
+				snprintf(label, sizeof(label), "snapshot #%lld",
+					 (long long)sc[n - 1].snap);
+				ret = take_frame(C, ev, label);
+			}
+	}
+	for (; !ret && C->next_at < C->o->nr_at && C->o->at_seq[C->next_at] <= ev->seq;
+	     C->next_at++)
+		ret = take_frame(C, ev, C->o->at_label[C->next_at]);
+	C->last_ts = ev->ts;
+	return ret;
+}
+
+int frm_collect(struct replay *rp, const struct frm_opts *o, struct frm_set *out)
+{
+	struct collect C = { .o = o, .rp = rp, .out = out, .scores_seen = -1 };
+	struct pr_feed feed = { .before = before, .arg = &C };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = pbm_geometry(rp_model(rp), &out->g);
+	if (!ret) {
+		out->layout = *model_get_layout(rp_model(rp));
+		ret = pr_create(rp, &C.pc);
+	}
+	if (!ret) {
+		feed.c = C.pc;
+		ret = pr_feed_run(rp, &feed);
+	}
+	if (!ret)
+		ret = take_frame(&C, NULL, "end");
+	pr_destroy(C.pc);
+	if (ret)
+		frm_release(out);
+	return ret;
+}
+
+void frm_release(struct frm_set *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		free(s->f[i].cells);
+		pr_answers_free(s->f[i].rows, s->g.nr_rows);
+	}
+	free(s->f);
+	memset(s, 0, sizeof(*s));
+}

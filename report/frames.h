@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * frames: the pictures' data, gathered in one replay of a capture. A frame is the
+ * state at one point: the physical map (report/pbmap.h), the 1 GiB question asked of
+ * every row (predict/predict.h, mainline policy, the row as --range: its verdict and
+ * the page and allocation that stop it) and each zone's largest free block. Points:
+ * the seed snapshot, every later snapshot (after it is scored and resynchronised),
+ * the times asked for, and the end of the replay (rp_opts.until_seq).
+ */
+#ifndef BC_FRAMES_H
+#define BC_FRAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "predict/predict.h"
+#include "report/pbmap.h"
+
+struct replay;
+
+struct frm_frame {
+	uint64_t seq, ts;		/* the state before event seq */
+	char label[48];			/* "seed #1", "snapshot #3", "at 2.5s", "end" */
+	uint8_t *cells;			/* geometry.nr_pb cells */
+	struct pr_answer *rows;		/* nr_rows answers, one per 1 GiB row (nr_cand 0:
+					 * no candidate in the row) */
+	int largest_free[MODEL_MAX_ZONES];	/* order, -1 none */
+	uint64_t free_pages[MODEL_MAX_ZONES];
+	unsigned int rows_ok;		/* rows where a 1 GiB allocation would succeed */
+};
+
+struct frm_set {
+	struct pbm_geometry g;
+	struct model_layout layout;	/* copy of the model's */
+	struct frm_frame *f;
+	unsigned int nr;
+};
+
+struct frm_opts {
+	bool snapshots;			/* a frame at the seed and at every snapshot */
+	const uint64_t *at_seq;		/* frames before these events (ascending) */
+	const char *const *at_label;
+	unsigned int nr_at;
+};
+
+/**
+ * frm_collect() - run @rp (fresh: nothing run yet) to its end and take the frames of
+ * @o, then one at the end.
+ * Return: 0 and @out filled (free with frm_release()), or a negative bc_err.
+ */
+int frm_collect(struct replay *rp, const struct frm_opts *o, struct frm_set *out);
+void frm_release(struct frm_set *s);
+
+/* The verdict of row @r of @f (PR_V_NOT_TRIED: no candidate there). */
+enum pr_verdict frm_row_verdict(const struct frm_frame *f, unsigned int r);
+
+#endif
