@@ -56,7 +56,7 @@ CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/db/schema-sql.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/db/schema-sql.o $(BUILD)/report/assets.o
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/suites.o
 CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/bigchunk.o,$(CLI_OBJS))
@@ -77,6 +77,13 @@ $(BUILD)/db/schema-sql.c: db/schema.sql
 	@mkdir -p $(dir $@)
 	$(Q){ echo 'const char tdb_schema_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# The report page's script and style, compiled in likewise (report/html.h).
+$(BUILD)/report/assets.c: report/assets/report.js report/assets/report.css
+	@mkdir -p $(dir $@)
+	$(Q){ for v in js css; do echo "const char html_$$v[] ="; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' report/assets/report.$$v; \
+	  echo ';'; done; } > $@
 
 # Each tests/test_X.c defines "Suite *X_suite(void)"; the list is generated.
 $(BUILD)/tests/suites.c: $(filter tests/test_%.c,$(TEST_SRCS))

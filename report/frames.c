@@ -53,6 +53,34 @@ static void zone_free(const struct model *m, struct frm_frame *f)
 }
 
 /*
+ * The largest free block of zone @z counting whole free pageblocks (pbm cells) as
+ * well: the largest order whose aligned block lies in the zone with every pageblock
+ * free, which the buddy cannot show above MAX_PAGE_ORDER. -1: not even a pageblock.
+ */
+static int aligned_free_order(const struct frm_set *s, const uint8_t *cells, unsigned int z)
+{
+	const struct model_zone_layout *zl = &s->layout.zones[z];
+	unsigned int order = __builtin_ctz(s->g.pb_pages), best = 0;
+	uint64_t first = (zl->start_pfn - s->g.base_pfn + s->g.pb_pages - 1) / s->g.pb_pages;
+	uint64_t end = (zl->start_pfn + zl->spanned - s->g.base_pfn) / s->g.pb_pages;
+	uint64_t n, i, k;
+	bool any;
+
+	for (n = 1; n <= end - first && n <= (1ull << 20); n <<= 1, order++) {
+		any = false;
+		for (i = (first + n - 1) / n * n; !any && i + n <= end; i += n) {
+			for (k = 0; k < n && PBM_CONTENT(cells[i + k]) == PBM_FREE; k++)
+				;
+			any = k == n;
+		}
+		if (!any)
+			break;
+		best = order;
+	}
+	return n == 1 ? -1 : (int)best;
+}
+
+/*
  * Ask the 1 GiB question of every row alone (the row as --range), on the state before
  * @ev (NULL: the current state, at the end).
  */
@@ -87,6 +115,7 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 	struct frm_set *s = C->out;
 	struct frm_frame *f;
 	struct model *m = rp_model(C->rp);
+	unsigned int z;
 	int ret;
 
 	if (s->nr == C->cap) {
@@ -110,6 +139,12 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 	if (ret)
 		return ret;
 	zone_free(m, f);
+	for (z = 0; z < s->layout.nr_zones; z++) {
+		int o = aligned_free_order(s, f->cells, z);
+
+		if (o > f->largest_free[z])
+			f->largest_free[z] = o;
+	}
 	return ask_rows(C, f, ev);
 }
 
@@ -159,8 +194,17 @@ int frm_collect(struct replay *rp, const struct frm_opts *o, struct frm_set *out
 		feed.c = C.pc;
 		ret = pr_feed_run(rp, &feed);
 	}
-	if (!ret)
-		ret = take_frame(&C, NULL, "end");
+	if (!ret) {
+		/* a snapshot scored after the last event is the end's */
+		int n;
+		const struct rp_score *sc = rp_scores(rp, &n);
+		char label[48] = "end";
+
+		if (o->snapshots && C.scores_seen >= 0 && C.scores_seen < n)
+			snprintf(label, sizeof(label), "snapshot #%lld (end)",
+				 (long long)sc[n - 1].snap);
+		ret = take_frame(&C, NULL, label);
+	}
 	pr_destroy(C.pc);
 	if (ret)
 		frm_release(out);

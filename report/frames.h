@@ -25,7 +25,9 @@ struct frm_frame {
 	uint8_t *cells;			/* geometry.nr_pb cells */
 	struct pr_answer *rows;		/* nr_rows answers, one per 1 GiB row (nr_cand 0:
 					 * no candidate in the row) */
-	int largest_free[MODEL_MAX_ZONES];	/* order, -1 none */
+	int largest_free[MODEL_MAX_ZONES];	/* order of the largest aligned free block:
+						 * the buddy's, or above MAX_PAGE_ORDER aligned
+						 * free pageblocks; -1 none */
 	uint64_t free_pages[MODEL_MAX_ZONES];
 	unsigned int rows_ok;		/* rows where a 1 GiB allocation would succeed */
 };

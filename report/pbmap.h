@@ -28,7 +28,7 @@ struct model;
  * the name and a line for legends.
  */
 #define PBM_CONTENTS							\
-	_P(HOLE, ' ', 0xffffff, "hole", "no memory: outside zones or not System RAM") \
+	_P(HOLE, ' ', 0xeeeeee, "hole", "no memory: outside zones or not System RAM") \
 	_P(FREE, '.', 0x009e73, "free", "every page free (buddy or per-cpu lists)") \
 	_P(MOVABLE, 'm', 0x56b4e9, "movable", "movable pages in use (user, page cache), the rest free") \
 	_P(HUGETLB, 'H', 0x0072b2, "hugetlb", "a hugetlb pool page") \

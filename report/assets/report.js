@@ -1,0 +1,345 @@
+/* bigchunk report: draws the data of <script id="bc-data"> (report/html.h). */
+(function () {
+'use strict';
+var D = JSON.parse(document.getElementById('bc-data').textContent);
+var G = D.geometry, P = D.palette, frames = D.frames;
+var HOLE = 0, NOCAND = { 'not-tried': 1, 'invalid-range': 1 };
+var cache = [], cur = frames.length - 1, by = 'content', layout = null, drawn = 0;
+var $ = function (id) { return document.getElementById(id); };
+
+function hex(v) { return '0x' + v.toString(16); }
+function el(tag, text, cls) {
+	var e = document.createElement(tag);
+	if (text !== undefined && text !== null) e.textContent = String(text);
+	if (cls) e.className = cls;
+	return e;
+}
+function secs(ts) { return ((ts - frames[0].ts) / 1e9).toFixed(3) + ' s'; }
+function cells(i) {
+	if (!cache[i]) {
+		var s = atob(frames[i].cells), a = new Uint8Array(s.length);
+		for (var k = 0; k < s.length; k++) a[k] = s.charCodeAt(k);
+		cache[i] = a;
+	}
+	return cache[i];
+}
+function rgb(h) { return [parseInt(h.substr(1, 2), 16), parseInt(h.substr(3, 2), 16),
+			   parseInt(h.substr(5, 2), 16)]; }
+var crgb = P.content.map(function (c) { return rgb(c.rgb); });
+var mrgb = P.mt.map(function (c) { return rgb(c.rgb); });
+function rowStart(r) { return G.base_pfn + r * G.row_pages; }
+function zoneOf(pfn) {
+	for (var z = 0; z < D.zones.length; z++)
+		if (pfn >= D.zones[z].start && pfn < D.zones[z].end) return z;
+	return -1;
+}
+function pbInZone(pfn) { return zoneOf(pfn) >= 0 || zoneOf(pfn + G.pb_pages - 1) >= 0; }
+function rowInZones(r) {
+	var a = rowStart(r), b = a + G.row_pages;
+	return D.zones.some(function (z) { return z.start < b && z.end > a; });
+}
+/* Pageblock index within row r of the page that stops it, or -1. */
+function blockerCol(f, r) {
+	var row = f.rows[r];
+	if (row.v === 'success' || NOCAND[row.v] || row.pfn === undefined) return -1;
+	return Math.floor((row.pfn - rowStart(r)) / G.pb_pages);
+}
+
+/* Layout: cell size from the rows' count, the rows that meet a zone. */
+function makeLayout() {
+	var rows = [];
+	for (var r = 0; r < G.nr_rows; r++) if (rowInZones(r)) rows.push(r);
+	var avail = Math.max(600, Math.min(window.innerWidth - 80, 1800)) - 190;
+	var cw = Math.max(1, Math.min(4, Math.floor(avail / G.row_pb)));
+	var ch = rows.length > 256 ? 2 : rows.length > 64 ? 5 : 12;
+	return { rows: rows, cw: cw, ch: ch, gap: ch > 4 ? 2 : 0, left: 110,
+		 width: 110 + G.row_pb * cw + 150 };
+}
+
+function draw() {
+	var t0 = performance.now(), f = frames[cur], c = cells(cur), L = layout;
+	var cv = $('map'), pitch = L.ch + L.gap;
+	cv.width = L.width;
+	cv.height = L.rows.length * pitch;
+	var ctx = cv.getContext('2d');
+	ctx.fillStyle = '#fff';
+	ctx.fillRect(0, 0, cv.width, cv.height);
+	var w = G.row_pb * L.cw, img = ctx.createImageData(w, cv.height), px = img.data;
+	drawn = 0;
+	for (var i = 0; i < px.length; i += 4) { px[i] = px[i + 1] = px[i + 2] = 255; px[i + 3] = 255; }
+	L.rows.forEach(function (r, y) {
+		for (var k = 0; k < G.row_pb; k++) {
+			var pb = r * G.row_pb + k, cell = c[pb];
+			if (!pbInZone(G.base_pfn + pb * G.pb_pages)) continue;
+			drawn++;
+			var col = by === 'content' ? crgb[cell & 15] :
+				((cell >> 4) & 7) < mrgb.length ? mrgb[(cell >> 4) & 7] : [255, 255, 255];
+			if ((cell & 15) === HOLE) col = crgb[HOLE];
+			for (var dy = 0; dy < L.ch; dy++) {
+				var o = ((y * pitch + dy) * w + k * L.cw) * 4;
+				for (var dx = 0; dx < L.cw; dx++, o += 4) {
+					px[o] = col[0]; px[o + 1] = col[1]; px[o + 2] = col[2];
+				}
+			}
+		}
+	});
+	ctx.putImageData(img, L.left, 0);
+	ctx.font = Math.min(11, L.ch + 1) + 'px monospace';
+	ctx.textBaseline = 'top';
+	L.rows.forEach(function (r, y) {
+		var top = y * pitch, row = f.rows[r], b = blockerCol(f, r);
+		ctx.fillStyle = '#222';
+		if (L.ch >= 8 || r % 16 === 0) ctx.fillText(hex(rowStart(r) * 4096), 2, top);
+		if (L.ch >= 8) ctx.fillText(row.v === 'success' ? 'ok' : NOCAND[row.v] ? '--' : 'no',
+					    L.left + w + 6, top);
+		if (b >= 0) {
+			ctx.strokeStyle = '#000';
+			ctx.lineWidth = 2;
+			ctx.strokeRect(L.left + b * L.cw - 2, top - 1, L.cw + 4, L.ch + 2);
+		}
+		var names = [];
+		D.zones.forEach(function (z) {
+			if (z.start >= rowStart(r) && z.start < rowStart(r) + G.row_pages) {
+				var x = L.left + Math.floor((z.start - rowStart(r)) / G.pb_pages) * L.cw;
+				ctx.fillStyle = '#000';
+				ctx.fillRect(x, top, 1, L.ch);
+				names.push(z.name);
+			}
+		});
+		if (L.ch >= 8 && names.length) ctx.fillText(names.join(' '), L.left + w + 28, top);
+	});
+	$('point').textContent = f.label + ' at ' + secs(f.ts) + ' (before event ' + f.seq +
+		'): ' + f.rows_ok + ' of ' + L.rows.length + ' rows of 1 GiB would succeed';
+	window.bcDrawMs = performance.now() - t0;
+	blockers();
+}
+
+function tipText(r, k) {
+	var f = frames[cur], pb = r * G.row_pb + k, cell = cells(cur)[pb];
+	var pfn = G.base_pfn + pb * G.pb_pages, z = zoneOf(pfn), row = f.rows[r];
+	var s = 'pfns ' + hex(pfn) + '-' + hex(pfn + G.pb_pages) + (z >= 0 ? '  zone ' +
+		D.zones[z].name : '') + '\n' + P.content[cell & 15].name + ': ' +
+		P.content[cell & 15].text + '\nmigratetype ' +
+		(((cell >> 4) & 7) < P.mt.length ? P.mt[(cell >> 4) & 7].name : 'none') +
+		'\nrow of 1 GiB: ' + row.v;
+	if (blockerCol(f, r) === k && row.blocker) {
+		var b = row.blocker;
+		s += '\nblocker pfn ' + hex(b.pfn) + ': ' + b.kind + ' (' + b.reason + '), head ' +
+			hex(b.head) + ' order ' + b.order;
+		if (b.ev) {
+			s += '\nallocated at ' + secs(b.ev.ts) + ' (event ' + b.ev.seq + ') by ' +
+				(b.ev.comm || '?') + ' pid ' + b.ev.pid + ', order ' + b.ev.order +
+				', gfp ' + hex(b.ev.gfp);
+			if (b.ev.stack) s += '\n  ' + b.ev.stack.split('\n').slice(0, 12).join('\n  ');
+		} else {
+			s += '\nallocated before the capture (known from the snapshot)';
+		}
+	} else if (blockerCol(f, r) === k) {
+		s += '\nthe row stops at pfn ' + hex(row.pfn);
+	}
+	return s;
+}
+
+function hover(ev) {
+	var L = layout, rect = $('map').getBoundingClientRect();
+	var x = ev.clientX - rect.left - L.left, y = ev.clientY - rect.top;
+	var k = Math.floor(x / L.cw), i = Math.floor(y / (L.ch + L.gap)), tip = $('tip');
+	if (k < 0 || k >= G.row_pb || i < 0 || i >= L.rows.length) { tip.hidden = true; return; }
+	tip.textContent = tipText(L.rows[i], k);
+	tip.hidden = false;
+	tip.style.left = (ev.clientX - rect.left + 16) + 'px';
+	tip.style.top = (ev.clientY - rect.top + 16) + 'px';
+}
+
+function legend() {
+	var lg = $('legend');
+	lg.textContent = '';
+	var list = by === 'content' ? P.content : P.mt;
+	list.forEach(function (c, i) {
+		if (by === 'content' && i === HOLE) return;
+		var sw = el('span', '', 'sw');
+		sw.style.background = c.rgb;
+		lg.appendChild(sw);
+		var t = el('span', c.name);
+		if (c.text) t.title = c.text;
+		lg.appendChild(t);
+	});
+	lg.appendChild(el('div', 'One row per 1 GiB (each row one 1 GiB candidate), one cell per ' +
+		'pageblock of ' + (G.pb_pages * 4) + ' KiB; a black frame marks the page that stops ' +
+		'the row\'s 1 GiB allocation, a black bar where a zone begins; ok / no: a 1 GiB ' +
+		'allocation in the row alone would succeed / fail, --: no candidate (a hole, two ' +
+		'zones, hugetlb). Hover for details.', 'note'));
+}
+
+function table(head, rows) {
+	var t = el('table'), tr = el('tr');
+	head.forEach(function (h) { tr.appendChild(el('th', h)); });
+	t.appendChild(tr);
+	rows.forEach(function (r) {
+		var tr = el('tr');
+		r.forEach(function (v) {
+			var td = typeof v === 'number' ? el('td', v, 'n') : el('td');
+			if (typeof v === 'object' && v) { var p = el('pre', v.pre); td.appendChild(p); }
+			else if (typeof v !== 'number') td.textContent = v === null ? '' : String(v);
+			tr.appendChild(td);
+		});
+		t.appendChild(tr);
+	});
+	return t;
+}
+
+/* The selected point's failing rows by blocker kind and by allocating stack. */
+function blockers() {
+	var f = frames[cur], kinds = {}, stacks = {}, box = $('blockers');
+	f.rows.forEach(function (row, r) {
+		if (!row.blocker) return;
+		var k = row.blocker.kind === row.blocker.reason ? row.blocker.kind :
+			row.blocker.kind + ' (' + row.blocker.reason + ')';
+		kinds[k] = kinds[k] || { n: 0, first: hex(row.blocker.pfn) };
+		kinds[k].n++;
+		var st = row.blocker.ev ? (row.blocker.ev.stack || '(no stack: record --stacks)')
+				       : '(allocated before the capture)';
+		var key = st.split('\n').slice(0, 8).join('\n');
+		stacks[key] = stacks[key] || { n: 0, comm: {} };
+		stacks[key].n++;
+		if (row.blocker.ev) stacks[key].comm[row.blocker.ev.comm || '?'] = 1;
+	});
+	box.textContent = '';
+	box.appendChild(el('p', 'At ' + f.label + ': 1 GiB candidate rows blocked, by the kind ' +
+		'of the page that stops them and by the stack that allocated it.', 'note'));
+	box.appendChild(table(['kind', 'rows blocked', 'first pfn'], Object.keys(kinds).map(
+		function (k) { return [k, kinds[k].n, kinds[k].first]; })));
+	box.appendChild(table(['allocating stack', 'rows blocked', 'comm'], Object.keys(stacks).map(
+		function (k) { return [{ pre: k }, stacks[k].n, Object.keys(stacks[k].comm).join(' ')]; })));
+}
+
+function svgEl(tag, attrs, text) {
+	var e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+	Object.keys(attrs).forEach(function (a) { e.setAttribute(a, attrs[a]); });
+	if (text !== undefined) e.textContent = text;
+	return e;
+}
+
+/* Rows that would succeed per frame, stored predictions, real attempts, on one time axis. */
+function timeline() {
+	var box = $('timeline'), W = 900, H = 220, x0 = 60, x1 = W - 20;
+	var ts = frames.map(function (f) { return f.ts; });
+	D.predictions.forEach(function (p) { ts.push(p.ts); });
+	D.attempts.forEach(function (a) { ts.push(a.ts); });
+	var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts) || t0 + 1;
+	var X = function (t) { return x0 + (t1 > t0 ? (t - t0) / (t1 - t0) : 0) * (x1 - x0); };
+	var maxr = layout.rows.length || 1, Y = function (n) { return 130 - n / maxr * 110; };
+	var svg = svgEl('svg', { width: W, height: H, role: 'img' });
+	svg.appendChild(svgEl('line', { x1: x0, y1: 130, x2: x1, y2: 130, stroke: '#888' }));
+	svg.appendChild(svgEl('text', { x: 2, y: 24 }, maxr + ' rows'));
+	svg.appendChild(svgEl('text', { x: 2, y: 134 }, '0'));
+	svg.appendChild(svgEl('text', { x: x0, y: 145 }, '0 s'));
+	svg.appendChild(svgEl('text', { x: x1 - 50, y: 145 }, secs(t1)));
+	svg.appendChild(svgEl('polyline', { fill: 'none', stroke: '#0072b2', 'stroke-width': 2,
+		points: frames.map(function (f) { return X(f.ts) + ',' + Y(f.rows_ok); }).join(' ') }));
+	frames.forEach(function (f) {
+		var c = svgEl('circle', { cx: X(f.ts), cy: Y(f.rows_ok), r: 4, fill: '#0072b2',
+					  'class': 'frame-pt' });
+		c.appendChild(svgEl('title', {}, f.label + ': ' + f.rows_ok + ' rows of 1 GiB'));
+		svg.appendChild(c);
+	});
+	svg.appendChild(svgEl('text', { x: 2, y: 172 }, 'predicted'));
+	D.predictions.forEach(function (p) {
+		var c = svgEl('circle', { cx: X(p.ts), cy: 168 + (p.idx % 4) * 3, r: 3, 'class': 'pred',
+			fill: p.success ? '#009e73' : '#d55e00' });
+		c.appendChild(svgEl('title', {}, 'predict run ' + p.run + ' (' + p.mode + ', ' +
+			(p.nr_pages * 4 / 1024) + ' MiB) at ' + secs(p.ts) + ': ' +
+			(p.success ? 'success at ' + hex(p.start_pfn) : 'fails' +
+			 (p.blocker_kind ? ', ' + p.blocker_kind + ' at ' + hex(p.blocker_pfn) : ''))));
+		svg.appendChild(c);
+	});
+	svg.appendChild(svgEl('text', { x: 2, y: 202 }, 'real'));
+	D.attempts.forEach(function (a) {
+		var x = X(a.ts), p = svgEl('path', { d: 'M' + (x - 4) + ',204 L' + x + ',196 L' +
+			(x + 4) + ',204 Z', 'class': 'attempt', fill: a.success ? '#009e73' : '#d55e00' });
+		p.appendChild(svgEl('title', {}, a.kind + ' ' + hex(a.start) + '-' + hex(a.end) + ' at ' +
+			secs(a.ts) + ': ' + (a.success ? 'succeeded' : 'failed')));
+		svg.appendChild(p);
+	});
+	box.textContent = '';
+	box.appendChild(el('p', 'Line: 1 GiB rows where an allocation would succeed at each point ' +
+		'(mainline policy, each row alone). Dots: the predictions stored in the capture (' +
+		D.predictions.length + '; green success, vermillion failure; bigchunk predict ' +
+		'--every stores more). Triangles: the real contiguous attempts of the capture.',
+		'note'));
+	box.appendChild(svg);
+	box.appendChild(table(['point', 'time', 'rows ok'].concat(D.zones.map(function (z) {
+		return z.name + ' largest free'; })), frames.map(function (f) {
+		return [f.label, secs(f.ts), f.rows_ok].concat(f.largest_free.map(function (o) {
+			return o < 0 ? 'none' : (Math.pow(2, o) * 4 >= 1024 ? Math.pow(2, o) * 4 / 1024 +
+				' MiB' : Math.pow(2, o) * 4 + ' KiB') + ' (order ' + o + ')'; })); })));
+}
+
+function pct(v) { return (100 * v).toFixed(3) + '%'; }
+
+function fidelity() {
+	var box = $('fidelity');
+	box.appendChild(el('p', D.events + ' events replayed; lost events: ' + D.lost_events +
+		'; anomalies: ' + (Object.keys(D.anomalies).map(function (k) {
+			return k + ' ' + D.anomalies[k]; }).join(', ') || 'none') + '.'));
+	box.appendChild(table(['snapshot', 'time', 'free vs in use', 'kind', 'buddyinfo error',
+		'pagetypeinfo error', 'uncertain pfns'], D.scores.map(function (s) {
+		return ['#' + s.snap, secs(s.ts), pct(s.state), pct(s.kind), pct(s.buddyinfo),
+			s.pagetypeinfo.toFixed(4), s.uncertain]; })));
+	if (D.checks.length)
+		box.appendChild(table(['checker', 'status', 'checks', 'violations', 'inconclusive',
+			'explained'], D.checks.map(function (c) { return [c.checker, c.status, c.checks,
+			c.violations, c.inconclusive, c.explained]; })));
+	else
+		box.appendChild(el('p', 'No stored check run (bigchunk check --store adds one).', 'note'));
+	if (D.verify.length) {
+		var agree = D.verify.filter(function (v) { return v.agree; }).length;
+		box.appendChild(el('p', 'predict --verify: ' + agree + ' of ' + D.verify.length +
+			' real attempts agree with the prediction.'));
+	}
+}
+
+/* With #selftest: what the browser test checks, as JSON in <pre id="selftest">. */
+function selftest() {
+	var f = frames[frames.length - 1], res = { errors: window.bcErrors.slice(),
+		cells: drawn, frames: frames.length, slider: +$('slider').max + 1,
+		timeline_points: document.querySelectorAll('#timeline .pred').length,
+		predictions: D.predictions.length, draw_ms: window.bcDrawMs };
+	var i = layout.rows.findIndex(function (r) { return f.rows[r].blocker && blockerCol(f, r) >= 0; });
+	if (i >= 0) {
+		var r = layout.rows[i], k = blockerCol(f, r), rect = $('map').getBoundingClientRect();
+		$('map').dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+			clientX: rect.left + layout.left + k * layout.cw + layout.cw / 2,
+			clientY: rect.top + i * (layout.ch + layout.gap) + layout.ch / 2 }));
+		res.hover_row = hex(rowStart(r));
+		res.hover_pfn = hex(f.rows[r].blocker.pfn);
+		res.hover_kind = f.rows[r].blocker.kind;
+		res.hover_text = $('tip').textContent;
+	}
+	$('selftest').textContent = JSON.stringify(res);
+	$('selftest').hidden = false;
+}
+
+var origError = console.error;
+console.error = function () {
+	window.bcErrors.push(Array.prototype.join.call(arguments, ' '));
+	origError.apply(console, arguments);
+};
+document.title = 'bigchunk report: ' + D.name;
+$('name').textContent = D.name;
+$('summary').textContent = (D.kernel ? 'kernel ' + D.kernel + ', ' : '') + D.zones.map(
+	function (z) { return z.name + ' ' + hex(z.start) + '-' + hex(z.end); }).join(', ') +
+	'; ' + frames.length + ' points.';
+layout = makeLayout();
+$('slider').max = frames.length - 1;
+$('slider').value = cur;
+$('slider').addEventListener('input', function () { cur = +this.value; draw(); });
+$('by').addEventListener('change', function () { by = this.value; legend(); draw(); });
+$('map').addEventListener('mousemove', hover);
+$('map').addEventListener('mouseleave', function () { $('tip').hidden = true; });
+legend();
+draw();
+timeline();
+fidelity();
+if (location.hash === '#selftest') selftest();
+})();
