@@ -2,7 +2,7 @@
 # make run: the main job on the bundled default capture (traces/default.db, recorded
 # live with 'bigchunk record' on a 24 GiB, 2-CPU machine, with snapshots and probes).
 # What it shows grows with the tool: summary, model fidelity, where 1 GiB would land,
-# and the invariant check.
+# the invariant check, and the HTML report's path.
 set -u
 BC=${BIGCHUNK:-./bigchunk}
 CAP=${1:-traces/default.db}
@@ -28,4 +28,10 @@ for step in "replay $CAP" "predict $CAP --size 1G --count 4" "check $CAP"; do
 		[ $rc -le 1 ] || exit $rc
 	fi
 done
+# Last, the pictures: the report of the same capture (with the predictions stored above).
+if "$BC" report --help >/dev/null 2>&1; then
+	section "bigchunk report $CAP -o $work/report.html"
+	"$BC" report "$CAP" -o "$work/report.html" || exit $?
+	echo "open it in a browser (it needs no network)"
+fi
 exit 0
