@@ -2,6 +2,7 @@
 /*
  * html-data: the report's fidelity, attempts and stored results (report/html-data.h).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/err.h"
@@ -102,19 +103,49 @@ static int write_stored(struct json *j, struct tdb *db, const char *key,
 	return ret;
 }
 
+/* Without a replay or a capture (a synthetic layout): the keys, empty. */
+static void write_empty(struct json *j, bool replay)
+{
+	static const char *const rkeys[] = { "scores", "attempts" };
+	static const char *const dkeys[] = { "predictions", "checks", "verify" };
+	unsigned int i;
+
+	for (i = 0; i < (replay ? 2 : 3); i++) {
+		json_key(j, replay ? rkeys[i] : dkeys[i]);
+		json_arr_begin(j);
+		json_arr_end(j);
+	}
+	if (replay) {
+		json_key(j, "anomalies");
+		json_obj_begin(j);
+		json_obj_end(j);
+		json_kint(j, "events", 0);
+	} else {
+		json_kint(j, "lost_events", 0);
+	}
+}
+
 int html_data_write(struct json *j, struct replay *rp, struct tdb *db)
 {
 	int64_t markers, lost;
 	int ret;
 
-	write_scores(j, rp);
-	write_anomalies(j, rp);
-	write_attempts(j, rp);
+	if (rp) {
+		write_scores(j, rp);
+		write_anomalies(j, rp);
+		write_attempts(j, rp);
+		json_kuint(j, "events", rp_events_applied(rp));
+	} else {
+		write_empty(j, true);
+	}
+	if (!db) {
+		write_empty(j, false);
+		return 0;
+	}
 	ret = tdb_info_counts(db, &markers, &lost);
 	if (ret)
 		return ret;
 	json_kint(j, "lost_events", lost);
-	json_kuint(j, "events", rp_events_applied(rp));
 	ret = write_stored(j, db, "predictions", TDB_STORED_PREDICTIONS);
 	if (!ret)
 		ret = write_stored(j, db, "checks", TDB_STORED_CHECKS);

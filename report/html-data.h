@@ -13,7 +13,8 @@ struct json;
 struct replay;
 struct tdb;
 
-/* Return: 0, or a negative bc_err. */
+/* @rp or @db may be NULL (a synthetic layout): their keys are written empty.
+ * Return: 0, or a negative bc_err. */
 int html_data_write(struct json *j, struct replay *rp, struct tdb *db);
 
 #endif

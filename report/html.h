@@ -23,8 +23,9 @@ struct html_input {
 	const char *name;		/* the capture's file name, shown as the title */
 	const char *kernel;		/* the traced kernel's release, or NULL */
 	const struct frm_set *frames;
-	struct replay *rp;		/* run by frm_collect(): scores, attempts, anomalies */
-	struct tdb *db;			/* results stored by earlier runs */
+	struct replay *rp;		/* run by frm_collect(): scores, attempts, anomalies;
+					 * NULL: none (a synthetic layout) */
+	struct tdb *db;			/* results stored by earlier runs, or NULL */
 };
 
 /* Return: 0, or a negative bc_err (-BC_E_IO when writing failed). */

@@ -304,7 +304,8 @@ function selftest() {
 	var f = frames[frames.length - 1], res = { errors: window.bcErrors.slice(),
 		cells: drawn, frames: frames.length, slider: +$('slider').max + 1,
 		timeline_points: document.querySelectorAll('#timeline .pred').length,
-		predictions: D.predictions.length, draw_ms: window.bcDrawMs };
+		predictions: D.predictions.length, draw_ms: window.bcDrawMs,
+		ready_ms: window.bcReadyMs };
 	var i = layout.rows.findIndex(function (r) { return f.rows[r].blocker && blockerCol(f, r) >= 0; });
 	if (i >= 0) {
 		var r = layout.rows[i], k = blockerCol(f, r), rect = $('map').getBoundingClientRect();
@@ -339,6 +340,7 @@ $('map').addEventListener('mousemove', hover);
 $('map').addEventListener('mouseleave', function () { $('tip').hidden = true; });
 legend();
 draw();
+window.bcReadyMs = performance.now();	/* from navigation start: parse, decode, draw */
 timeline();
 fidelity();
 if (location.hash === '#selftest') selftest();
