@@ -45,6 +45,9 @@ static void frame(struct frm_set *s, struct frm_frame *f)
 
 	f->cells = malloc(s->g.nr_pb);
 	f->rows = calloc(s->g.nr_rows, sizeof(*f->rows));
+	f->pages = malloc((size_t)s->g.nr_rows * s->g.pb_pages);
+	for (i = 0; i < (uint64_t)s->g.nr_rows * s->g.pb_pages; i++)
+		f->pages[i] = (i * 2654435761u >> 7) % PBM_NR_CONTENT;
 	for (i = 0; i < s->g.nr_pb; i++) {
 		if (!run) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -104,5 +107,6 @@ int main(int argc, char **argv)
 	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6, st.st_size / 1e6);
 	pr_answers_free(f.rows, s.g.nr_rows);
 	free(f.cells);
+	free(f.pages);
 	return 0;
 }

@@ -13,7 +13,7 @@ chrome=$(command -v chromium || command -v chromium-browser) || {
 	exit 0
 }
 res=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/profile" \
-	--window-size=1400,1400 --dump-dom "file://$tmp/tib.html#selftest" 2>/dev/null)
+	--window-size=1400,1400 --dump-dom "file://$tmp/tib.html?selftest" 2>/dev/null)
 ms=$(echo "$res" | sed -n 's/.*"draw_ms":\([0-9.]*\).*/\1/p')
 ready=$(echo "$res" | sed -n 's/.*"ready_ms":\([0-9.]*\).*/\1/p')
 [ -n "$ms" ] && [ -n "$ready" ] || { echo "draw: the page did not report its draw time"; exit 1; }

@@ -32,6 +32,40 @@ enum pr_verdict frm_row_verdict(const struct frm_frame *f, unsigned int r)
 	return a->cand[0].verdict;
 }
 
+long frm_row_blocker(const struct frm_set *s, const struct frm_frame *f, unsigned int r)
+{
+	const struct pr_answer *a = &f->rows[r];
+	uint64_t pfn = a->has_blocker ? a->blocker.pfn : a->nr_cand ? a->cand[0].pfn : UINT64_MAX;
+	uint64_t start = s->g.base_pfn + r * PBM_ROW_PAGES;
+
+	if (a->success || frm_row_verdict(f, r) <= PR_V_INVALID || pfn == UINT64_MAX ||
+	    pfn < start || pfn >= start + PBM_ROW_PAGES)
+		return -1;
+	return (long)((pfn - start) / s->g.pb_pages);
+}
+
+/* The pages of every row's blocking pageblock. */
+static int blocker_pages(const struct model *m, const struct frm_set *s, struct frm_frame *f)
+{
+	unsigned int r;
+	long k;
+	int ret;
+
+	f->pages = calloc(s->g.nr_rows, s->g.pb_pages);
+	if (!f->pages)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (r = 0; r < s->g.nr_rows; r++) {
+		k = frm_row_blocker(s, f, r);
+		if (k < 0)
+			continue;
+		ret = pbm_pages(m, s->g.base_pfn + r * PBM_ROW_PAGES + (uint64_t)k * s->g.pb_pages,
+				s->g.pb_pages, f->pages + (uint64_t)r * s->g.pb_pages);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Largest free order and free pages of every zone, from the buddy's counts. */
 static void zone_free(const struct model *m, struct frm_frame *f)
 {
@@ -145,7 +179,8 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 		if (o > f->largest_free[z])
 			f->largest_free[z] = o;
 	}
-	return ask_rows(C, f, ev);
+	ret = ask_rows(C, f, ev);
+	return ret ? ret : blocker_pages(m, s, f);
 }
 
 /* Before @ev: the seed, snapshots scored since the last event, times reached. */
@@ -217,6 +252,7 @@ void frm_release(struct frm_set *s)
 
 	for (i = 0; i < s->nr; i++) {
 		free(s->f[i].cells);
+		free(s->f[i].pages);
 		pr_answers_free(s->f[i].rows, s->g.nr_rows);
 	}
 	free(s->f);

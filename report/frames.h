@@ -25,6 +25,12 @@ struct frm_frame {
 	uint8_t *cells;			/* geometry.nr_pb cells */
 	struct pr_answer *rows;		/* nr_rows answers, one per 1 GiB row (nr_cand 0:
 					 * no candidate in the row) */
+	/*
+	 * The pages of the pageblock holding each row's blocking page (pbm_pages()):
+	 * pb_pages bytes per row, at row * pb_pages; frm_row_blocker() says which rows
+	 * have one.
+	 */
+	uint8_t *pages;
 	int largest_free[MODEL_MAX_ZONES];	/* order of the largest aligned free block:
 						 * the buddy's, or above MAX_PAGE_ORDER aligned
 						 * free pageblocks; -1 none */
@@ -56,5 +62,10 @@ void frm_release(struct frm_set *s);
 
 /* The verdict of row @r of @f (PR_V_NOT_TRIED: no candidate there). */
 enum pr_verdict frm_row_verdict(const struct frm_frame *f, unsigned int r);
+/*
+ * The pageblock (index within the row) of the page that stops row @r, or -1: the row
+ * succeeds, is no valid candidate (a hole, two zones: no page to show), or names none.
+ */
+long frm_row_blocker(const struct frm_set *s, const struct frm_frame *f, unsigned int r);
 
 #endif

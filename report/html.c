@@ -136,9 +136,12 @@ static void write_blocker(struct json *j, const struct pr_blocker *b)
 	json_obj_end(j);
 }
 
-static void write_rows(struct json *j, const struct frm_set *s, const struct frm_frame *f)
+/* Each row's verdict, the page that stops it, and the pages of its pageblock (base64). */
+static int write_rows(struct json *j, const struct frm_set *s, const struct frm_frame *f)
 {
 	unsigned int r;
+	char *b64;
+	long k;
 
 	json_key(j, "rows");
 	json_arr_begin(j);
@@ -153,15 +156,26 @@ static void write_rows(struct json *j, const struct frm_set *s, const struct frm
 			json_key(j, "blocker");
 			write_blocker(j, &a->blocker);
 		}
+		k = frm_row_blocker(s, f, r);
+		if (k >= 0) {
+			b64 = base64(f->pages + (uint64_t)r * s->g.pb_pages, s->g.pb_pages);
+			if (!b64)
+				return bc_error(BC_E_NOMEM, "out of memory");
+			json_kint(j, "pb", k);
+			json_kstr(j, "pages", b64);
+			free(b64);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	return 0;
 }
 
 static int write_frames(struct json *j, const struct frm_set *s)
 {
 	unsigned int i, z;
 	char *b64;
+	int ret;
 
 	json_key(j, "frames");
 	json_arr_begin(j);
@@ -183,8 +197,10 @@ static int write_frames(struct json *j, const struct frm_set *s)
 		json_arr_end(j);
 		json_kstr(j, "cells", b64);
 		free(b64);
-		write_rows(j, s, f);
+		ret = write_rows(j, s, f);
 		json_obj_end(j);
+		if (ret)
+			return ret;
 	}
 	json_arr_end(j);
 	return 0;

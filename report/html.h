@@ -7,7 +7,7 @@
  * report/pbmap.h defines it) and each row's 1 GiB answer, then what report/html-data.h
  * adds from the replay and the capture. The page's script (report/assets/report.js)
  * draws the grid on a canvas and the rest from that object. Opening the file with
- * "#selftest" makes the page check itself and write the results into the DOM (the
+ * "?selftest" makes the page check itself and write the results into the DOM (the
  * browser test, tests/test_report.c).
  */
 #ifndef BC_HTML_H

@@ -92,26 +92,12 @@ static bool row_in_zones(const struct frm_set *s, unsigned int r)
 	return false;
 }
 
-/* The pageblock index (in the row) of the page that stops row @r, or -1. */
-static long row_blocker(const struct frm_set *s, const struct frm_frame *f, unsigned int r)
-{
-	const struct pr_answer *a = &f->rows[r];
-	uint64_t pfn = a->has_blocker ? a->blocker.pfn : a->nr_cand ? a->cand[0].pfn : UINT64_MAX;
-	uint64_t start = s->g.base_pfn + r * PBM_ROW_PAGES;
-
-	/* an invalid range (a hole, two zones) has no page to show */
-	if (a->success || frm_row_verdict(f, r) <= PR_V_INVALID || pfn == UINT64_MAX ||
-	    pfn < start || pfn >= start + PBM_ROW_PAGES)
-		return -1;
-	return (long)((pfn - start) / s->g.pb_pages);
-}
-
 static void write_row(FILE *fp, const struct frm_set *s, const struct frm_frame *f,
 		      const struct map_text_opts *o, unsigned int r, unsigned int n)
 {
 	const uint8_t *cells = f->cells + (uint64_t)r * s->g.row_pb;
 	enum pr_verdict v = frm_row_verdict(f, r);
-	long blk = row_blocker(s, f, r);
+	long blk = frm_row_blocker(s, f, r);
 	unsigned int i, k;
 
 	fprintf(fp, "0x%0*" PRIx64 " ", addr_digits(s),

@@ -154,6 +154,59 @@ int pbm_fill(const struct model *m, const struct pbm_geometry *g, uint8_t *cells
 	return 0;
 }
 
+/* One page's class: the kinds the model counts as movable, hugetlb apart. */
+static enum pbm_content page_class(const struct model_pfn_info *pi, bool isolated)
+{
+	switch (pi->state) {
+	case MODEL_PFN_HOLE:
+		return PBM_HOLE;
+	case MODEL_PFN_UNINIT:
+		return PBM_UNINIT;
+	case MODEL_PFN_BUDDY:
+	case MODEL_PFN_PCP:
+		return isolated ? PBM_ISOLATED : PBM_FREE;
+	default:
+		break;
+	}
+	switch (pi->kind) {
+	case MODEL_KIND_RESERVED:
+		return PBM_RESERVED;
+	case MODEL_KIND_HUGETLB:
+		return PBM_HUGETLB;
+	case MODEL_KIND_ANON:
+	case MODEL_KIND_FILE:
+	case MODEL_KIND_THP:
+	case MODEL_KIND_OFFLINE:
+		return PBM_MOVABLE;
+	case MODEL_KIND_UNKNOWN:
+		return pi->mt < 0 ? PBM_UNKNOWN : pi->mt == 1 ? PBM_MOVABLE : PBM_UNMOVABLE;
+	default:
+		return PBM_UNMOVABLE;
+	}
+}
+
+int pbm_pages(const struct model *m, uint64_t pfn, unsigned int n, uint8_t *out)
+{
+	struct model_pfn_info pi;
+	bool isolated = false;
+	int stored, eff, ret;
+	unsigned int i;
+
+	if (model_pfn_zone(m, pfn) >= 0)
+		model_pageblock_mt(m, pfn, &stored, &eff, &isolated);
+	for (i = 0; i < n; i++) {
+		if (model_pfn_zone(m, pfn + i) < 0) {
+			out[i] = PBM_HOLE;
+			continue;
+		}
+		ret = model_pfn_info(m, pfn + i, &pi);
+		if (ret)
+			return ret;
+		out[i] = (uint8_t)page_class(&pi, isolated);
+	}
+	return 0;
+}
+
 /* How much a migratetype stands in the way when cells merge: not movable first. */
 static int mt_rank(enum pbm_mt t)
 {

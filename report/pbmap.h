@@ -88,6 +88,14 @@ int pbm_geometry(const struct model *m, struct pbm_geometry *g);
 int pbm_fill(const struct model *m, const struct pbm_geometry *g, uint8_t *cells);
 
 /*
+ * The class of each page of [@pfn, @pfn + @n) into @out (one enum pbm_content per
+ * byte, no migratetype): the zoom into a pageblock. In-use pages are classed as the
+ * model's pageblock counters class them (movable kinds and hugetlb apart).
+ * Return: 0, or a negative bc_err.
+ */
+int pbm_pages(const struct model *m, uint64_t pfn, unsigned int n, uint8_t *out);
+
+/*
  * The cell standing for @n cells (a character of a narrow map): the highest content
  * class among them, and the migratetype most in a big chunk's way (any other type
  * over Movable, Movable over none).

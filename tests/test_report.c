@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bigchunk report in a real browser: headless Chromium opens each bundled capture's
- * report from file:// with "#selftest", and the page writes what it drew into
+ * report from file:// with "?selftest", and the page writes what it drew into
  * <pre id="selftest"> (report/assets/report.js), read back with --dump-dom. Asserted:
  * no console errors; as many grid cells as the capture has pageblocks in its zones
  * (counted here from `bigchunk info`); hovering the page that stops a 1 GiB row shows
- * that pfn and kind, as `bigchunk predict --range` of the row names them; one timeline
+ * that pfn and kind, as `bigchunk predict --range` of the row names them, and a click
+ * zooms into its pageblock's 512 pages; one timeline
  * point per prediction stored in the capture (predict --every stores some first in two); the
  * file is 0600 and at most 3 MB. A screenshot of each (hover shown) lands in
  * build/report-NAME.png.
@@ -151,7 +152,7 @@ START_TEST(test_report_browser)
 				      "--no-sandbox --disable-gpu --hide-scrollbars "
 				      "--user-data-dir='%s.profile' --enable-logging=stderr --v=0 "
 				      "--virtual-time-budget=3000 --window-size=1400,1400 --screenshot='%s/build/report-%s.png' "
-				      "--dump-dom 'file://%s#selftest'", fixture_srcdir(), chrome, html,
+				      "--dump-dom 'file://%s?selftest'", fixture_srcdir(), chrome, html,
 				      fixture_srcdir(), name, html), 0);
 	res = strstr(out, "<pre id=\"selftest\">");
 	ck_assert_msg(res, "%s: no self-test results in the page: %.800s", db, out);
@@ -171,6 +172,8 @@ START_TEST(test_report_browser)
 		text = str_of(res, "hover_text");
 		ck_assert_msg(text && strstr(text, want), "%s: hover shows '%s', wanted '%s'", db,
 			      text, want);
+		/* a click zooms into that pageblock: a cell per page */
+		ck_assert_int_eq(num_of(res, "zoom_pages"), 512);
 		free(want);
 	} else {
 		/* the default capture has rows that fail on a page */

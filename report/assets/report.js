@@ -15,6 +15,18 @@ function el(tag, text, cls) {
 	return e;
 }
 function secs(ts) { return ((ts - frames[0].ts) / 1e9).toFixed(3) + ' s'; }
+function bytes(b64) {
+	var s = atob(b64), a = new Uint8Array(s.length);
+	for (var k = 0; k < s.length; k++) a[k] = s.charCodeAt(k);
+	return a;
+}
+/* Pages per class of the pageblock that stops row r ("3 free, 509 slab"), or ''. */
+function pageCounts(row) {
+	if (!row.pages) return '';
+	var p = bytes(row.pages), n = {};
+	for (var i = 0; i < p.length; i++) n[p[i]] = (n[p[i]] || 0) + 1;
+	return Object.keys(n).map(function (c) { return n[c] + ' ' + P.content[c].name; }).join(', ');
+}
 function cells(i) {
 	if (!cache[i]) {
 		var s = atob(frames[i].cells), a = new Uint8Array(s.length);
@@ -124,6 +136,7 @@ function tipText(r, k) {
 		'\nrow of 1 GiB: ' + row.v;
 	if (blockerCol(f, r) === k && row.blocker) {
 		var b = row.blocker;
+		if (row.pages) s += '\npages: ' + pageCounts(row) + ' (click to zoom)';
 		s += '\nblocker pfn ' + hex(b.pfn) + ': ' + b.kind + ' (' + b.reason + '), head ' +
 			hex(b.head) + ' order ' + b.order;
 		if (b.ev) {
@@ -149,6 +162,36 @@ function hover(ev) {
 	tip.hidden = false;
 	tip.style.left = (ev.clientX - rect.left + 16) + 'px';
 	tip.style.top = (ev.clientY - rect.top + 16) + 'px';
+}
+
+/* Click: the pages of a pageblock that stops its row, 32 to a line. */
+function zoom(ev) {
+	var L = layout, rect = $('map').getBoundingClientRect(), box = $('zoom');
+	var k = Math.floor((ev.clientX - rect.left - L.left) / L.cw);
+	var i = Math.floor((ev.clientY - rect.top) / (L.ch + L.gap));
+	if (k < 0 || k >= G.row_pb || i < 0 || i >= L.rows.length) return;
+	var r = L.rows[i], row = frames[cur].rows[r], pfn = rowStart(r) + k * G.pb_pages;
+	box.textContent = '';
+	if (!row.pages || row.pb !== k) {
+		box.appendChild(el('p', 'Pages are kept for the pageblocks that stop a row (framed); ' +
+			hex(pfn) + ' is not one at this point.', 'note'));
+		return;
+	}
+	var p = bytes(row.pages), s = 12, cv = el('canvas'), ctx = cv.getContext('2d');
+	cv.width = 32 * s;
+	cv.height = Math.ceil(p.length / 32) * s;
+	for (var j = 0; j < p.length; j++) {
+		ctx.fillStyle = P.content[p[j]].rgb;
+		ctx.fillRect((j % 32) * s, Math.floor(j / 32) * s, s - 1, s - 1);
+	}
+	var b = row.blocker ? row.blocker.pfn - pfn : row.pfn - pfn;
+	ctx.strokeStyle = '#000';
+	ctx.lineWidth = 2;
+	ctx.strokeRect((b % 32) * s - 1, Math.floor(b / 32) * s - 1, s + 1, s + 1);
+	box.appendChild(el('p', 'Pageblock ' + hex(pfn) + '-' + hex(pfn + G.pb_pages) + ' at ' +
+		frames[cur].label + ', one cell per page (32 to a line), the blocking page framed: ' +
+		pageCounts(row) + '.'));
+	box.appendChild(cv);
 }
 
 function legend() {
@@ -299,7 +342,7 @@ function fidelity() {
 	}
 }
 
-/* With #selftest: what the browser test checks, as JSON in <pre id="selftest">. */
+/* With ?selftest: what the browser test checks, as JSON in the pre element "selftest". */
 function selftest() {
 	var f = frames[frames.length - 1], res = { errors: window.bcErrors.slice(),
 		cells: drawn, frames: frames.length, slider: +$('slider').max + 1,
@@ -309,9 +352,12 @@ function selftest() {
 	var i = layout.rows.findIndex(function (r) { return f.rows[r].blocker && blockerCol(f, r) >= 0; });
 	if (i >= 0) {
 		var r = layout.rows[i], k = blockerCol(f, r), rect = $('map').getBoundingClientRect();
-		$('map').dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+		var at = { bubbles: true,
 			clientX: rect.left + layout.left + k * layout.cw + layout.cw / 2,
-			clientY: rect.top + i * (layout.ch + layout.gap) + layout.ch / 2 }));
+			clientY: rect.top + i * (layout.ch + layout.gap) + layout.ch / 2 };
+		$('map').dispatchEvent(new MouseEvent('click', at));
+		res.zoom_pages = $('zoom').querySelector('canvas') ? bytes(f.rows[r].pages).length : 0;
+		$('map').dispatchEvent(new MouseEvent('mousemove', at));
 		res.hover_row = hex(rowStart(r));
 		res.hover_pfn = hex(f.rows[r].blocker.pfn);
 		res.hover_kind = f.rows[r].blocker.kind;
@@ -337,11 +383,12 @@ $('slider').value = cur;
 $('slider').addEventListener('input', function () { cur = +this.value; draw(); });
 $('by').addEventListener('change', function () { by = this.value; legend(); draw(); });
 $('map').addEventListener('mousemove', hover);
+$('map').addEventListener('click', zoom);
 $('map').addEventListener('mouseleave', function () { $('tip').hidden = true; });
 legend();
 draw();
 window.bcReadyMs = performance.now();	/* from navigation start: parse, decode, draw */
 timeline();
 fidelity();
-if (location.hash === '#selftest') selftest();
+if (location.search === '?selftest') selftest();
 })();
