@@ -20,6 +20,7 @@
 #include "db/tdb.h"
 #include "model/model.h"
 #include "predict/predict.h"
+#include "predict/predict-json.h"
 #include "predict/predict-run.h"
 #include "replay/replay.h"
 #include "trace/tr-time.h"
@@ -156,17 +157,6 @@ static const char *size_str(uint64_t pages, char *buf, size_t len)
 	return buf;
 }
 
-static const char *state_name(enum model_pfn_state s)
-{
-	switch (s) {
-	case MODEL_PFN_HOLE: return "hole";
-	case MODEL_PFN_UNINIT: return "uninit";
-	case MODEL_PFN_BUDDY: return "free";
-	case MODEL_PFN_PCP: return "pcp";
-	default: return "in-use";
-	}
-}
-
 /* ---- answers ---- */
 
 /* ---- printing ---- */
@@ -183,52 +173,10 @@ static void json_pfn(struct json *j, const char *key, uint64_t v)
 /* The page that decided a failure and the allocation event behind it, or null. */
 static void json_blocker(struct json *j, const struct pr_answer *a)
 {
-	const struct pr_blocker *b = &a->blocker;
-
-	if (!a->has_blocker) {
+	if (a->has_blocker)
+		pr_json_blocker(j, &a->blocker);
+	else
 		json_null(j);
-		return;
-	}
-	json_obj_begin(j);
-	json_kuint(j, "pfn", b->pfn);
-	json_kstr(j, "state", state_name(b->state));
-	json_kstr(j, "kind", b->state == MODEL_PFN_ALLOC ? model_kind_name(b->kind) :
-		  state_name(b->state));
-	json_kstr(j, "reason", b->reason);
-	json_kuint(j, "head", b->head);
-	json_kuint(j, "order", b->order);
-	json_kint(j, "migratetype", b->mt);
-	json_kint(j, "pageblock_migratetype", b->pageblock_mt);
-	json_kbool(j, "uncertain", b->uncertain);
-	json_key(j, "event");
-	if (!b->ev.found) {
-		json_null(j);
-	} else {
-		json_obj_begin(j);
-		json_kuint(j, "seq", b->ev.seq);
-		json_kuint(j, "ts", b->ev.ts);
-		json_kint(j, "cpu", b->ev.cpu);
-		json_kint(j, "pid", b->ev.pid);
-		json_kstr(j, "comm", b->ev.comm[0] ? b->ev.comm : NULL);
-		json_kuint(j, "order", b->ev.order);
-		json_kuint(j, "gfp", b->ev.gfp);
-		json_kint(j, "migratetype", b->ev.mt);
-		json_key(j, "stack");
-		if (!b->ev.stack) {
-			json_null(j);
-		} else {
-			char *s = strdup(b->ev.stack), *line, *save = NULL;
-
-			json_arr_begin(j);
-			for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-			     line = strtok_r(NULL, "\n", &save))
-				json_str(j, line);
-			json_arr_end(j);
-			free(s);
-		}
-		json_obj_end(j);
-	}
-	json_obj_end(j);
 }
 
 static void json_answer(struct json *j, const struct pr_answer *a)
@@ -277,7 +225,7 @@ static void json_answer(struct json *j, const struct pr_answer *a)
 static void print_blocker(const struct pr_blocker *b)
 {
 	printf("    blocked by pfn %#" PRIx64 ": %s (%s", b->pfn, b->reason,
-	       state_name(b->state));
+	       pr_pfn_state_name(b->state));
 	if (b->state == MODEL_PFN_ALLOC)
 		printf(", %s, head %#" PRIx64 " order %u, migratetype %d", model_kind_name(b->kind),
 		       b->head, b->order, b->mt);

@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "common/json.h"
+#include "predict/predict-json.h"
 #include "report/frames.h"
 #include "report/html-data.h"
 #include "report/html.h"
@@ -109,33 +110,6 @@ static void write_geometry(struct json *j, const struct frm_set *s)
 	json_arr_end(j);
 }
 
-/* The page that stops a row and the allocation behind it. */
-static void write_blocker(struct json *j, const struct pr_blocker *b)
-{
-	json_obj_begin(j);
-	json_kuint(j, "pfn", b->pfn);
-	json_kstr(j, "kind", b->state == MODEL_PFN_ALLOC ? model_kind_name(b->kind) :
-		  b->state == MODEL_PFN_HOLE ? "hole" : b->state == MODEL_PFN_UNINIT ? "uninit" :
-		  "free");
-	json_kstr(j, "reason", b->reason);
-	json_kuint(j, "head", b->head);
-	json_kuint(j, "order", b->order);
-	json_kint(j, "mt", b->mt);
-	if (b->ev.found) {
-		json_key(j, "ev");
-		json_obj_begin(j);
-		json_kuint(j, "seq", b->ev.seq);
-		json_kuint(j, "ts", b->ev.ts);
-		json_kint(j, "pid", b->ev.pid);
-		json_kstr(j, "comm", b->ev.comm[0] ? b->ev.comm : NULL);
-		json_kuint(j, "order", b->ev.order);
-		json_kuint(j, "gfp", b->ev.gfp);
-		json_kstr(j, "stack", b->ev.stack);
-		json_obj_end(j);
-	}
-	json_obj_end(j);
-}
-
 /* Each row's verdict, the page that stops it, and the pages of its pageblock (base64). */
 static int write_rows(struct json *j, const struct frm_set *s, const struct frm_frame *f)
 {
@@ -154,7 +128,7 @@ static int write_rows(struct json *j, const struct frm_set *s, const struct frm_
 			json_kuint(j, "pfn", a->cand[0].pfn);
 		if (!a->success && a->has_blocker) {
 			json_key(j, "blocker");
-			write_blocker(j, &a->blocker);
+			pr_json_blocker(j, &a->blocker);
 		}
 		k = frm_row_blocker(s, f, r);
 		if (k >= 0) {

@@ -139,11 +139,12 @@ function tipText(r, k) {
 		if (row.pages) s += '\npages: ' + pageCounts(row) + ' (click to zoom)';
 		s += '\nblocker pfn ' + hex(b.pfn) + ': ' + b.kind + ' (' + b.reason + '), head ' +
 			hex(b.head) + ' order ' + b.order;
-		if (b.ev) {
-			s += '\nallocated at ' + secs(b.ev.ts) + ' (event ' + b.ev.seq + ') by ' +
-				(b.ev.comm || '?') + ' pid ' + b.ev.pid + ', order ' + b.ev.order +
-				', gfp ' + hex(b.ev.gfp);
-			if (b.ev.stack) s += '\n  ' + b.ev.stack.split('\n').slice(0, 12).join('\n  ');
+		if (b.event) {
+			var ev = b.event;
+			s += '\nallocated at ' + secs(ev.ts) + ' (event ' + ev.seq + ') by ' +
+				(ev.comm || '?') + ' pid ' + ev.pid + ', order ' + ev.order +
+				', gfp ' + hex(ev.gfp);
+			if (ev.stack) s += '\n  ' + ev.stack.slice(0, 12).join('\n  ');
 		} else {
 			s += '\nallocated before the capture (known from the snapshot)';
 		}
@@ -240,12 +241,12 @@ function blockers() {
 			row.blocker.kind + ' (' + row.blocker.reason + ')';
 		kinds[k] = kinds[k] || { n: 0, first: hex(row.blocker.pfn) };
 		kinds[k].n++;
-		var st = row.blocker.ev ? (row.blocker.ev.stack || '(no stack: record --stacks)')
-				       : '(allocated before the capture)';
-		var key = st.split('\n').slice(0, 8).join('\n');
+		var ev = row.blocker.event;
+		var key = !ev ? '(allocated before the capture)' : ev.stack ?
+			ev.stack.slice(0, 8).join('\n') : '(no stack: record --stacks)';
 		stacks[key] = stacks[key] || { n: 0, comm: {} };
 		stacks[key].n++;
-		if (row.blocker.ev) stacks[key].comm[row.blocker.ev.comm || '?'] = 1;
+		if (ev) stacks[key].comm[ev.comm || '?'] = 1;
 	});
 	box.textContent = '';
 	box.appendChild(el('p', 'At ' + f.label + ': 1 GiB candidate rows blocked, by the kind ' +
