@@ -33,7 +33,8 @@ struct model;
 	_P(MOVABLE, 'm', 0x56b4e9, "movable", "movable pages in use (user, page cache), the rest free") \
 	_P(HUGETLB, 'H', 0x0072b2, "hugetlb", "a hugetlb pool page") \
 	_P(UNKNOWN, '?', 0xf0e442, "unknown", "pages in use whose kind the capture does not show") \
-	_P(UNMOVABLE, 'U', 0xd55e00, "unmovable", "unmovable or reclaimable pages in use (kernel, slab, page tables)") \
+	_P(UNMOVABLE, 'U', 0xd55e00, "unmovable",					\
+	   "unmovable or reclaimable pages in use (kernel, slab, page tables)")		\
 	_P(RESERVED, 'R', 0x000000, "reserved", "reserved pages (firmware, kernel image, memmap)") \
 	_P(UNINIT, '_', 0x999999, "uninit", "struct pages not initialised yet (deferred init)") \
 	_P(ISOLATED, 'I', 0xcc79a7, "isolated", "isolated pageblock (an attempt or offlining in progress)")

@@ -151,7 +151,8 @@ START_TEST(test_report_browser)
 	ck_assert_int_eq(fixture_runf(&out, "mkdir -p '%s/build' && timeout 120 '%s' --headless "
 				      "--no-sandbox --disable-gpu --hide-scrollbars "
 				      "--user-data-dir='%s.profile' --enable-logging=stderr --v=0 "
-				      "--virtual-time-budget=3000 --window-size=1400,1400 --screenshot='%s/build/report-%s.png' "
+				      "--virtual-time-budget=3000 --window-size=1400,1400 "
+				      "--screenshot='%s/build/report-%s.png' "
 				      "--dump-dom 'file://%s?selftest'", fixture_srcdir(), chrome, html,
 				      fixture_srcdir(), name, html), 0);
 	res = strstr(out, "<pre id=\"selftest\">");
