@@ -169,7 +169,7 @@ bench: deps
 	$(Q)./bench/run-bench.sh
 
 # Man pages are made from each command's --help text (docs/mkman.sh): one source.
-COMMANDS = check import info predict query record replay snapshot
+COMMANDS = check import info predict query record replay simulate snapshot
 man: $(BIN)
 	@mkdir -p $(BUILD)/man
 	$(Q)for c in $(COMMANDS); do ./docs/mkman.sh ./$(BIN) $$c > $(BUILD)/man/bigchunk-$$c.1 || exit 1; done

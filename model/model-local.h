@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "model/decide.h"
 #include "model/model.h"
 #include "model/model-debug.h"
 
@@ -156,6 +157,18 @@ struct mzone {
 	uint32_t nr_pb[NR_IMT];		/* pageblocks per effective type */
 	uint32_t free_pages[NR_IMT];	/* buddy pages per list type */
 	uint32_t pcp_pages;
+	/* decide.c: zoneinfo limits (model_set_zone_limits()) and per-cpu pcp tuning */
+	struct model_zone_limits lim;
+	bool lim_known;
+	struct dpcp *dpcp;		/* [cpu]; NULL until decide.c first needs it */
+};
+
+/* struct per_cpu_pages tuning the trace does not show (decide.c); journaled. */
+struct dpcp {
+	uint32_t high;			/* pcp->high */
+	uint32_t alloc_factor;
+	uint32_t free_count;
+	uint32_t prev_free_high;	/* PCPF_PREV_FREE_HIGH_ORDER */
 };
 
 /* Pageblock: 20 bytes; counters are u16 (at most 1 << pageblock_order <= 32768). */
@@ -430,6 +443,8 @@ int model_retype_block(struct model *m, uint32_t pbi, int mt);
 
 /* pcp helpers (buddy.c) */
 int model_pcp_allowed(const struct model *m, unsigned int order);
+/* order_to_pindex(): the pcp list of @order and (pcp) type @mt. */
+unsigned int model_pcp_pindex(unsigned int order, int mt);
 /* @tails_free: the block's tails are WT_FREE_TAIL already (a refill or a move from
  * the buddy), else they are rewritten. */
 int model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,

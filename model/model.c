@@ -812,6 +812,7 @@ void model_destroy(struct model *m)
 		free(m->zones[i].free);
 		free(m->zones[i].pcp);
 		free(m->zones[i].pcp_count);
+		free(m->zones[i].dpcp);
 	}
 	for (i = 0; i < m->nr_chunks; i++)
 		free(m->chunks[i]);

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * teacher.c - the teacher-forced replay (replay/teacher.h): group the trace's
+ * allocation requests, ask model_decide() before each, compare and classify.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-results.h"
+#include "db/tdb-snap.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "replay/teacher.h"
+#include "replay/zone-limits.h"
+
+#define _W(w, s) s,
+static const char *const why_names[] = { TC_WHYS };
+#undef _W
+
+const char *tc_why_name(enum tc_why w)
+{
+	return (unsigned int)w < TC_NR_WHY ? why_names[w] : "?";
+}
+
+/* One request as the trace shows it. */
+struct tc_req {
+	uint64_t start_seq;		/* first event of the request */
+	uint64_t seq;			/* its mm_page_alloc */
+	uint64_t pfn, gfp;
+	uint64_t zl_pfn;		/* the first zone_locked's pfn, UINT64_MAX none */
+	int cpu, mt;
+	unsigned int order;
+	unsigned int nr_zl;		/* zone_locked events in the group */
+	enum model_source src;
+	bool first_touch;		/* no earlier event named its pfn */
+};
+
+/* A set of pfns (open addressing, 0 = empty: pfn + 1 is stored). */
+struct pfn_set {
+	uint64_t *slot;
+	size_t cap, nr;
+};
+
+/* An open group per cpu: zone_locked/extfrag seen, mm_page_alloc to come. */
+struct tc_open {
+	uint64_t start_seq, zl_pfn;
+	unsigned int nr_zl, order;
+	bool open, refill, extfrag;
+};
+
+struct teacher {
+	struct tc_req *req;
+	size_t nr, cap, next;
+	struct tc_open *open;
+	int nr_open;
+	struct pfn_set seen;		/* pfns named by an event so far (first pass) */
+	uint64_t seed_end;		/* requests begun before are not asked */
+	unsigned int max_dis;
+	struct tc_result *res;
+};
+
+/* Add @pfn; returns 1 when it was there, 0 when added, or -BC_E_NOMEM. */
+static int pfn_set_add(struct pfn_set *s, uint64_t pfn)
+{
+	size_t i;
+
+	if (2 * (s->nr + 1) > s->cap) {
+		struct pfn_set n = { .cap = s->cap ? s->cap * 2 : 65536 };
+
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				pfn_set_add(&n, s->slot[i] - 1);
+		free(s->slot);
+		*s = n;
+	}
+	for (i = (size_t)(pfn * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1); s->slot[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == pfn + 1)
+			return 1;
+	s->slot[i] = pfn + 1;
+	s->nr++;
+	return 0;
+}
+
+static int grow_open(struct teacher *t, int cpu)
+{
+	struct tc_open *o;
+	int n = cpu + 1;
+
+	if (cpu < t->nr_open)
+		return 0;
+	if (cpu >= 65536)
+		return bc_error(BC_E_INVAL, "simulate: cpu %d in the trace", cpu);
+	o = realloc(t->open, (size_t)n * sizeof(*o));
+	if (!o)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	memset(o + t->nr_open, 0, (size_t)(n - t->nr_open) * sizeof(*o));
+	t->open = o;
+	t->nr_open = n;
+	return 0;
+}
+
+/* A zone_locked or extfrag on @ev's cpu: part of the request to come. */
+static void group_event(struct tc_open *o, const struct tr_event *ev)
+{
+	if (ev->kind == TR_EV_ZONE_LOCKED && o->open && o->nr_zl && o->order != ev->order)
+		o->open = false;	/* another order: the earlier ones were no request's */
+	if (!o->open) {
+		memset(o, 0, sizeof(*o));
+		o->open = true;
+		o->start_seq = ev->seq;
+		o->zl_pfn = UINT64_MAX;
+	}
+	if (ev->kind == TR_EV_EXTFRAG) {
+		o->extfrag = true;
+		return;
+	}
+	if (!o->nr_zl++) {
+		o->zl_pfn = ev->pfn;
+		o->order = ev->order;
+	}
+	o->refill |= ev->percpu_refill;
+}
+
+static int add_request(struct teacher *t, struct tc_open *o, const struct tr_event *ev)
+{
+	struct tc_req *r;
+	bool grouped = o->open && (!o->nr_zl || o->order == ev->order);
+
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+
+		r = realloc(t->req, cap * sizeof(*r));
+		if (!r)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory for the requests");
+		t->req = r;
+		t->cap = cap;
+	}
+	r = &t->req[t->nr++];
+	*r = (struct tc_req){ .start_seq = grouped ? o->start_seq : ev->seq, .seq = ev->seq,
+			      .pfn = ev->pfn, .gfp = ev->gfp, .zl_pfn = UINT64_MAX,
+			      .cpu = ev->cpu, .mt = ev->mt, .order = ev->order,
+			      .src = MODEL_SRC_PCP };
+	if (grouped) {
+		r->zl_pfn = o->zl_pfn;
+		r->nr_zl = o->nr_zl;
+		r->src = o->extfrag ? MODEL_SRC_FALLBACK : o->refill ? MODEL_SRC_REFILL :
+			 o->nr_zl ? MODEL_SRC_BUDDY : MODEL_SRC_PCP;
+	}
+	o->open = false;
+	return 0;
+}
+
+/* The first pass: every request of [0, until) with its group's first event. */
+static int find_requests(struct teacher *t, struct tdb *db, const struct tr_decoder *dec,
+			 uint64_t until)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	bool first = false;
+	int ret = tdb_cursor_open(db, 0, until, &cur);
+
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX) {
+			ret = pfn_set_add(&t->seen, ev.pfn);
+			if (ret < 0)
+				break;
+			if (ev.kind == TR_EV_PAGE_ALLOC)
+				first = !ret;
+		}
+		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG &&
+		    ev.kind != TR_EV_PAGE_ALLOC)
+			continue;
+		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
+		if (ret)
+			break;
+		if (ev.kind != TR_EV_PAGE_ALLOC) {
+			group_event(&t->open[ev.cpu < 0 ? 0 : ev.cpu], &ev);
+			continue;
+		}
+		if (ev.pfn == UINT64_MAX) {
+			t->res->failed_allocs++;
+			t->open[ev.cpu < 0 ? 0 : ev.cpu].open = false;
+			continue;
+		}
+		ret = add_request(t, &t->open[ev.cpu < 0 ? 0 : ev.cpu], &ev);
+		if (ret)
+			break;
+		t->req[t->nr - 1].first_touch = first;
+	}
+	tdb_cursor_close(cur);
+	if (ret < 0)
+		return ret;
+	/* by first event: the hook meets them in that order */
+	return 0;
+}
+
+/*
+ * Pages seeded with flags 0 that a pcp hit hands out before any other event names
+ * them were on that cpu's pcp list at the snapshot: rebuild the lists in the order the
+ * kernel hands them out (requests are still in seq order here).
+ */
+static int seed_pcp_lists(struct teacher *t, struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct tc_req *r = &t->req[i];
+		int ret;
+
+		if (!r->first_touch || r->src != MODEL_SRC_PCP || r->start_seq < t->seed_end)
+			continue;
+		ret = model_seed_pcp(m, r->pfn, r->order, r->mt, r->cpu);
+		if (ret == -BC_E_INVAL || ret == 1)
+			continue;
+		if (ret)
+			return ret;
+		t->res->pcp_seeded++;
+	}
+	return 0;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct tc_req *x = a, *y = b;
+
+	return x->start_seq < y->start_seq ? -1 : x->start_seq > y->start_seq;
+}
+
+/* Why the model's answer @d was not the kernel's page of @r (state at the question). */
+static enum tc_why classify(struct model *m, const struct tc_req *r,
+			    const struct model_decision *d)
+{
+	struct model_pfn_info pi;
+
+	if (d->source == MODEL_SRC_NONE)
+		return TC_WHY_NEEDS_RECLAIM;
+	if (model_pfn_info(m, r->pfn, &pi))
+		return TC_WHY_OTHER;
+	if (pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN)
+		return TC_WHY_STATE_UNKNOWN;
+	if (pi.uncertain)
+		return TC_WHY_LOST_EVENTS;
+	if (model_pfn_zone(m, r->pfn) != d->zone)
+		return TC_WHY_ZONE;
+	switch (pi.state) {
+	case MODEL_PFN_PCP:
+		if (pi.cpu != r->cpu)
+			return TC_WHY_PCP_OTHER_CPU;
+		return TC_WHY_PCP_ORDER;
+	case MODEL_PFN_BUDDY:
+		if (r->src == MODEL_SRC_PCP)
+			return TC_WHY_PCP_IN_BUDDY;
+		if (d->source == MODEL_SRC_PCP)
+			return r->nr_zl == 1 && r->zl_pfn == r->pfn ? TC_WHY_PCP_TRYLOCK :
+			       TC_WHY_PCP_STALE;
+		return TC_WHY_BUDDY_ORDER;
+	case MODEL_PFN_ALLOC:
+		if (pi.seeded && pi.kind == MODEL_KIND_UNKNOWN)
+			return TC_WHY_STATE_UNKNOWN;
+		return TC_WHY_UNTRACED_FREE;
+	default:
+		return TC_WHY_OTHER;
+	}
+}
+
+static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
+{
+	struct model *m = rp_model(rp);
+	const struct model_layout *lay = model_get_layout(m);
+	struct model_request q = { .cpu = r->cpu, .order = r->order, .migratetype = r->mt,
+				   .gfp = (uint32_t)r->gfp };
+	struct model_decision d;
+	struct tc_result *res = t->res;
+	struct tc_counts *c = &res->by_source[r->src];
+	bool same_pb;
+	int ret;
+
+	ret = model_decide(m, &q, &d);
+	if (ret == -BC_E_INVAL)		/* a request the procedure does not take (order, type) */
+		d.source = MODEL_SRC_NONE;
+	else if (ret < 0)
+		return ret;
+	res->all.requests++;
+	c->requests++;
+	if (d.source == MODEL_SRC_NONE) {
+		res->model_none++;
+		d.pfn = UINT64_MAX;
+	}
+	same_pb = d.source != MODEL_SRC_NONE &&
+		  d.pfn >> lay->pageblock_order == r->pfn >> lay->pageblock_order;
+	res->all.same_pageblock += same_pb;
+	c->same_pageblock += same_pb;
+	if (d.source != MODEL_SRC_NONE && d.pfn == r->pfn) {
+		res->all.same_pfn++;
+		c->same_pfn++;
+		return 0;
+	}
+	{
+		enum tc_why w = classify(m, r, &d);
+
+		res->why[w]++;
+		if (res->nr_dis >= t->max_dis) {
+			res->dis_left_off++;
+			return 0;
+		}
+		res->dis[res->nr_dis++] = (struct tc_dis){
+			.seq = r->seq, .cpu = r->cpu, .order = r->order, .kernel_pfn = r->pfn,
+			.model_pfn = d.pfn, .kernel_src = r->src, .model_src = d.source, .why = w };
+	}
+	return 0;
+}
+
+static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct teacher *t = arg;
+
+	while (t->next < t->nr && t->req[t->next].start_seq <= ev->seq) {
+		const struct tc_req *r = &t->req[t->next++];
+		int ret;
+
+		if (r->start_seq < ev->seq || r->start_seq < t->seed_end) {
+			t->res->not_asked++;
+			continue;
+		}
+		ret = ask(t, rp, r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The seed snapshot's end and its zoneinfo limits. */
+static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
+{
+	struct tdb_snap_info si;
+	int ret = tdb_snap_get(db, rp_seed_snapshot(rp), &si);
+
+	if (ret)
+		return ret;
+	t->seed_end = si.seq_end > 0 ? (uint64_t)si.seq_end : 0;
+	return rp_zone_limits(db, si.id, rp_model(rp), &t->res->zones_with_limits);
+}
+
+int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
+	   struct tc_result *out)
+{
+	struct teacher t = { .max_dis = max_dis, .res = out };
+	struct rp_hooks h = { .arg = &t, .before_event = before_event };
+	struct replay *rp = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->dis = calloc(max_dis ? max_dis : 1, sizeof(*out->dis));
+	if (!out->dis)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	ret = rp_create(db, opts, &rp);
+	if (!ret)
+		ret = prepare(&t, db, rp);
+	if (!ret)
+		ret = find_requests(&t, db, rp_decoder(rp), opts->until_seq);
+	if (!ret)
+		ret = seed_pcp_lists(&t, rp_model(rp));
+	if (!ret) {
+		qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
+		ret = rp_run(rp, &h);
+	}
+	/* requests the run did not reach (--until cuts a group) are not counted */
+	out->events = rp ? rp_events_applied(rp) : 0;
+	rp_destroy(rp);
+	free(t.req);
+	free(t.open);
+	free(t.seen.slot);
+	if (ret)
+		tc_result_free(out);
+	return ret;
+}
+
+void tc_result_free(struct tc_result *r)
+{
+	free(r->dis);
+	r->dis = NULL;
+	r->nr_dis = 0;
+}
+
+int tc_store_results(struct tdb *db, const struct tc_result *r)
+{
+	struct tdb_results *w;
+	char key[48];
+	unsigned int i;
+	int ret = tdb_results_begin(db, &w);
+
+	if (ret)
+		return ret;
+	ret = tdb_results_teacher_clear(w);
+	if (!ret)
+		ret = tdb_results_teacher(w, "all", r->all.requests, r->all.same_pfn,
+					  r->all.same_pageblock);
+	for (i = 0; !ret && i < MODEL_SRC_NONE; i++) {
+		const struct tc_counts *c = &r->by_source[i];
+
+		snprintf(key, sizeof(key), "source:%s", model_source_name(i));
+		ret = tdb_results_teacher(w, key, c->requests, c->same_pfn, c->same_pageblock);
+	}
+	for (i = 0; !ret && i < TC_NR_WHY; i++) {
+		snprintf(key, sizeof(key), "why:%s", tc_why_name(i));
+		if (r->why[i])
+			ret = tdb_results_teacher(w, key, r->why[i], UINT64_MAX, 0);
+	}
+	for (i = 0; !ret && i < r->nr_dis; i++) {
+		const struct tc_dis *d = &r->dis[i];
+		struct tdb_teacher_dis row = {
+			.seq = d->seq, .cpu = d->cpu, .order = d->order, .kernel_pfn = d->kernel_pfn,
+			.model_pfn = d->model_pfn, .kernel_source = model_source_name(d->kernel_src),
+			.model_source = model_source_name(d->model_src), .why = tc_why_name(d->why) };
+
+		ret = tdb_results_teacher_disagreement(w, &row);
+	}
+	if (!ret)
+		ret = tdb_results_commit(w);
+	if (ret)
+		tdb_results_abort(w);
+	return ret;
+}
