@@ -94,7 +94,9 @@ static void print_text(const struct tc_result *r, const char *path)
 	       (unsigned long long)r->failed_allocs);
 	printf("assumptions: %llu blocks seeded with flags 0 put on the pcp list of the cpu "
 	       "whose pcp hit first hands them out, in that order (the lists at the snapshot, "
-	       "inferred from the trace)\n", (unsigned long long)r->pcp_seeded);
+	       "inferred from the trace); %llu free blocks moved to their list's head in the "
+	       "order the kernel takes them (the free lists' order at the snapshot, inferred)\n",
+	       (unsigned long long)r->pcp_seeded, (unsigned long long)r->free_reordered);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -159,6 +161,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "failed_allocs", r->failed_allocs);
 	json_kuint(&j, "zones_with_limits", r->zones_with_limits);
 	json_kuint(&j, "pcp_pages_seeded", r->pcp_seeded);
+	json_kuint(&j, "free_blocks_reordered", r->free_reordered);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -949,3 +949,18 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 			return 1;
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
+
+int model_seed_free_head(struct model *m, uint64_t pfn)
+{
+	uint32_t idx, info;
+	int zi, ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
+	    wtag(m->words[idx]) != WT_BUDDY)
+		return 1;
+	info = model_del_free(m, idx);
+	return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK,
+			      (int)((info >> FN_MT_SHIFT) & 7), 0);
+}

@@ -84,6 +84,15 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
 int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
 
 /*
+ * The free buddy block whose first pfn is @pfn moves to the head of its list. Called
+ * from the last to the first block the kernel later takes off the buddy with no event
+ * before naming it, this rebuilds the free lists' order at the snapshot, which no
+ * /proc file shows (an inference from the trace). Returns 1 (nothing done) when @pfn is
+ * not the head of a free buddy block.
+ */
+int model_seed_free_head(struct model *m, uint64_t pfn);
+
+/*
  * What the trace does not carry, from a snapshot's zoneinfo: watermarks (boost
  * included, as zoneinfo prints them), protection[] (lowmem_reserve, by the kernel's
  * zone type: 0 DMA, 1 DMA32, 2 Normal, 3 Movable on x86_64) and the pcp batch and

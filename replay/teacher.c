@@ -58,6 +58,8 @@ struct teacher {
 	struct tc_open *open;
 	int nr_open;
 	struct pfn_set seen;		/* pfns named by an event so far (first pass) */
+	uint64_t *takes;		/* first-named blocks the buddy handed out, in order */
+	size_t nr_takes, cap_takes;
 	uint64_t seed_end;		/* requests begun before are not asked */
 	unsigned int max_dis;
 	struct tc_result *res;
@@ -86,6 +88,21 @@ static int pfn_set_add(struct pfn_set *s, uint64_t pfn)
 			return 1;
 	s->slot[i] = pfn + 1;
 	s->nr++;
+	return 0;
+}
+
+static int add_take(struct teacher *t, uint64_t pfn)
+{
+	if (t->nr_takes == t->cap_takes) {
+		size_t cap = t->cap_takes ? t->cap_takes * 2 : 1024;
+		uint64_t *p = realloc(t->takes, cap * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		t->takes = p;
+		t->cap_takes = cap;
+	}
+	t->takes[t->nr_takes++] = pfn;
 	return 0;
 }
 
@@ -178,6 +195,11 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 				break;
 			if (ev.kind == TR_EV_PAGE_ALLOC)
 				first = !ret;
+			else if (!ret && (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_EXTFRAG) &&
+				 ev.seq >= t->seed_end)
+				ret = add_take(t, ev.pfn);
+			if (ret < 0)
+				break;
 		}
 		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG &&
 		    ev.kind != TR_EV_PAGE_ALLOC)
@@ -227,6 +249,14 @@ static int seed_pcp_lists(struct teacher *t, struct model *m)
 		if (ret)
 			return ret;
 		t->res->pcp_seeded++;
+	}
+	/* the buddy's lists: the first block taken ends at the head */
+	for (i = t->nr_takes; i-- > 0;) {
+		int ret = model_seed_free_head(m, t->takes[i]);
+
+		if (ret < 0)
+			return ret;
+		t->res->free_reordered += !ret;
 	}
 	return 0;
 }
@@ -309,6 +339,14 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	}
 	{
 		enum tc_why w = classify(m, r, &d);
+		if (getenv("TC_DEBUG") && res->nr_dis < 40) {
+			struct model_pfn_info a, b;
+			model_pfn_info(m, r->pfn, &a);
+			model_pfn_info(m, d.pfn == UINT64_MAX ? r->pfn : d.pfn, &b);
+			fprintf(stderr, "DBG seq %llu kernel %#llx st %d head %#llx o %u mt %d cpu %d | model %#llx st %d head %#llx o %u mt %d cpu %d src %d/%d zone %d\n",
+			 (unsigned long long)r->seq, (unsigned long long)r->pfn, a.state, (unsigned long long)a.head, a.order, a.mt, a.cpu,
+			 (unsigned long long)d.pfn, b.state, (unsigned long long)b.head, b.order, b.mt, b.cpu, r->src, d.source, d.zone);
+		}
 
 		res->why[w]++;
 		if (res->nr_dis >= t->max_dis) {
@@ -382,6 +420,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.req);
 	free(t.open);
 	free(t.seen.slot);
+	free(t.takes);
 	if (ret)
 		tc_result_free(out);
 	return ret;
