@@ -189,14 +189,14 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
 		tr_decode(dec, &raw, &ev);
-		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX) {
+		/* the seed has the state its read ended with: events after it count */
+		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX && ev.seq >= t->seed_end) {
 			ret = pfn_set_add(&t->seen, ev.pfn);
 			if (ret < 0)
 				break;
 			if (ev.kind == TR_EV_PAGE_ALLOC)
 				first = !ret;
-			else if (!ret && (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_EXTFRAG) &&
-				 ev.seq >= t->seed_end)
+			else if (!ret && (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_EXTFRAG))
 				ret = add_take(t, ev.pfn);
 			if (ret < 0)
 				break;
