@@ -97,6 +97,8 @@ static void print_text(const struct tc_result *r, const char *path)
 	       "inferred from the trace); %llu free blocks moved to their list's head in the "
 	       "order the kernel takes them (the free lists' order at the snapshot, inferred)\n",
 	       (unsigned long long)r->pcp_seeded, (unsigned long long)r->free_reordered);
+	printf("             %llu guessed pageblock types confirmed or corrected by the first "
+	       "event after the snapshot that shows them\n", (unsigned long long)r->types_learned);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -162,6 +164,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "zones_with_limits", r->zones_with_limits);
 	json_kuint(&j, "pcp_pages_seeded", r->pcp_seeded);
 	json_kuint(&j, "free_blocks_reordered", r->free_reordered);
+	json_kuint(&j, "pageblock_types_learned", r->types_learned);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -964,3 +964,23 @@ int model_seed_free_head(struct model *m, uint64_t pfn)
 	return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK,
 			      (int)((info >> FN_MT_SHIFT) & 7), 0);
 }
+
+int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
+{
+	uint32_t idx, pbi;
+	int imt = model_imt_from_trace(m, mt), ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (!pfn_to_idx(m, pfn, &idx) || imt < 0 || !imt_mergeable(imt))
+		return 1;
+	pbi = idx >> m->pb_order;
+	if (!(m->pb[pbi].flags & PB_GUESS))
+		return 1;
+	if (pb_eff_mt(&m->pb[pbi]) == imt) {
+		model_pb_confirm(m, pbi);
+		return 0;
+	}
+	ret = model_pb_fix_guess(m, pbi, imt);
+	return ret < 0 ? ret : 0;
+}

@@ -93,6 +93,14 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 int model_seed_free_head(struct model *m, uint64_t pfn);
 
 /*
+ * The first event after the snapshot that shows the type of the guessed pageblock
+ * holding @pfn (a pcp hit's list, a zone_locked's list, a drain's type) says @mt:
+ * confirm the guess or correct it as events do (model_pb_fix_guess(): a partner takes
+ * the old type). Returns 1 (nothing done) when the block's type is not a guess.
+ */
+int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt);
+
+/*
  * What the trace does not carry, from a snapshot's zoneinfo: watermarks (boost
  * included, as zoneinfo prints them), protection[] (lowmem_reserve, by the kernel's
  * zone type: 0 DMA, 1 DMA32, 2 Normal, 3 Movable on x86_64) and the pcp batch and

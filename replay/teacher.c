@@ -39,6 +39,13 @@ struct tc_req {
 	bool first_touch;		/* no earlier event named its pfn */
 };
 
+/* An event showing a pageblock's type (mt -1: a claim changed it: later ones do not
+ * tell the type at the snapshot). */
+struct tc_type {
+	uint64_t pfn;
+	int mt;
+};
+
 /* A set of pfns (open addressing, 0 = empty: pfn + 1 is stored). */
 struct pfn_set {
 	uint64_t *slot;
@@ -60,6 +67,8 @@ struct teacher {
 	struct pfn_set seen;		/* pfns named by an event so far (first pass) */
 	uint64_t *takes;		/* first-named blocks the buddy handed out, in order */
 	size_t nr_takes, cap_takes;
+	struct tc_type *types;		/* pageblock types the events show, in order */
+	size_t nr_types, cap_types;
 	uint64_t seed_end;		/* requests begun before are not asked */
 	unsigned int max_dis;
 	struct tc_result *res;
@@ -103,6 +112,27 @@ static int add_take(struct teacher *t, uint64_t pfn)
 		t->cap_takes = cap;
 	}
 	t->takes[t->nr_takes++] = pfn;
+	return 0;
+}
+
+static int add_type(struct teacher *t, const struct tr_event *ev)
+{
+	int mt = ev->mt;
+
+	if (ev->kind == TR_EV_PAGE_ALLOC && ev->order >= 4)
+		return 0;	/* the THP lists are only "movable or not" */
+	if (ev->kind == TR_EV_EXTFRAG)
+		mt = -1;
+	if (t->nr_types == t->cap_types) {
+		size_t cap = t->cap_types ? t->cap_types * 2 : 4096;
+		struct tc_type *p = realloc(t->types, cap * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		t->types = p;
+		t->cap_types = cap;
+	}
+	t->types[t->nr_types++] = (struct tc_type){ ev->pfn, mt };
 	return 0;
 }
 
@@ -189,6 +219,9 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
 		tr_decode(dec, &raw, &ev);
+		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
+		if (ret)
+			break;
 		/* the seed has the state its read ended with: events after it count */
 		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX && ev.seq >= t->seed_end) {
 			ret = pfn_set_add(&t->seen, ev.pfn);
@@ -200,13 +233,16 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 				ret = add_take(t, ev.pfn);
 			if (ret < 0)
 				break;
+			if (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_PCPU_DRAIN ||
+			    ev.kind == TR_EV_EXTFRAG ||
+			    (ev.kind == TR_EV_PAGE_ALLOC && !t->open[0 > ev.cpu ? 0 : ev.cpu].open))
+				ret = add_type(t, &ev);
+			if (ret < 0)
+				break;
 		}
 		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG &&
 		    ev.kind != TR_EV_PAGE_ALLOC)
 			continue;
-		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
-		if (ret)
-			break;
 		if (ev.kind != TR_EV_PAGE_ALLOC) {
 			group_event(&t->open[ev.cpu < 0 ? 0 : ev.cpu], &ev);
 			continue;
@@ -235,7 +271,23 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
  */
 static int seed_pcp_lists(struct teacher *t, struct model *m)
 {
+	unsigned int pbo = model_get_layout(m)->pageblock_order;
+	struct pfn_set done = { 0 };
 	size_t i;
+
+	/* guessed pageblock types first (a re-type moves free blocks to list tails) */
+	for (i = 0; i < t->nr_types; i++) {
+		int ret = pfn_set_add(&done, t->types[i].pfn >> pbo);
+
+		if (!ret && t->types[i].mt >= 0)
+			ret = model_seed_pageblock_type(m, t->types[i].pfn, t->types[i].mt);
+		if (ret < 0) {
+			free(done.slot);
+			return ret;
+		}
+		t->res->types_learned += !ret && t->types[i].mt >= 0;
+	}
+	free(done.slot);
 
 	for (i = 0; i < t->nr; i++) {
 		const struct tc_req *r = &t->req[i];
@@ -339,12 +391,12 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	}
 	{
 		enum tc_why w = classify(m, r, &d);
-		if (getenv("TC_DEBUG") && res->nr_dis < 40) {
+		if (getenv("TC_DEBUG") && res->nr_dis < 100000) {
 			struct model_pfn_info a, b;
 			model_pfn_info(m, r->pfn, &a);
 			model_pfn_info(m, d.pfn == UINT64_MAX ? r->pfn : d.pfn, &b);
-			fprintf(stderr, "DBG seq %llu kernel %#llx st %d head %#llx o %u mt %d cpu %d | model %#llx st %d head %#llx o %u mt %d cpu %d src %d/%d zone %d\n",
-			 (unsigned long long)r->seq, (unsigned long long)r->pfn, a.state, (unsigned long long)a.head, a.order, a.mt, a.cpu,
+			fprintf(stderr, "DBG g%d%d seq %llu kernel %#llx st %d head %#llx o %u mt %d cpu %d | model %#llx st %d head %#llx o %u mt %d cpu %d src %d/%d zone %d\n",
+			 model_pageblock_guessed(m, r->pfn), d.pfn != UINT64_MAX && model_pageblock_guessed(m, d.pfn), (unsigned long long)r->seq, (unsigned long long)r->pfn, a.state, (unsigned long long)a.head, a.order, a.mt, a.cpu,
 			 (unsigned long long)d.pfn, b.state, (unsigned long long)b.head, b.order, b.mt, b.cpu, r->src, d.source, d.zone);
 		}
 
@@ -421,6 +473,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.open);
 	free(t.seen.slot);
 	free(t.takes);
+	free(t.types);
 	if (ret)
 		tc_result_free(out);
 	return ret;

@@ -74,6 +74,8 @@ struct tc_result {
 	uint64_t failed_allocs;		/* mm_page_alloc of no page (not requests here) */
 	unsigned int zones_with_limits;	/* zones whose watermarks zoneinfo gave */
 	uint64_t pcp_seeded;		/* flags-0 pages put on pcp lists (model_seed_pcp()) */
+	uint64_t types_learned;		/* guessed pageblock types confirmed or corrected
+					 * (model_seed_pageblock_type()) */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
