@@ -981,6 +981,8 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 		model_pb_confirm(m, pbi);
 		return 0;
 	}
-	ret = model_pb_fix_guess(m, pbi, imt);
-	return ret < 0 ? ret : 0;
+	/* no partner re-typed (model_pb_fix_guess()): a partner is a guess again */
+	ret = model_retype_block(m, pbi, imt);
+	model_pb_confirm(m, pbi);
+	return ret;
 }

@@ -95,8 +95,8 @@ int model_seed_free_head(struct model *m, uint64_t pfn);
 /*
  * The first event after the snapshot that shows the type of the guessed pageblock
  * holding @pfn (a pcp hit's list, a zone_locked's list, a drain's type) says @mt:
- * confirm the guess or correct it as events do (model_pb_fix_guess(): a partner takes
- * the old type). Returns 1 (nothing done) when the block's type is not a guess.
+ * confirm the guess or correct it (re-typed, its free pages moved; no other guessed
+ * block takes the old type, so pagetypeinfo's counts may drift). Returns 1 (nothing done) when the block's type is not a guess.
  */
 int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt);
 
