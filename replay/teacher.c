@@ -391,14 +391,6 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	}
 	{
 		enum tc_why w = classify(m, r, &d);
-		if (getenv("TC_DEBUG") && res->nr_dis < 100000) {
-			struct model_pfn_info a, b;
-			model_pfn_info(m, r->pfn, &a);
-			model_pfn_info(m, d.pfn == UINT64_MAX ? r->pfn : d.pfn, &b);
-			fprintf(stderr, "DBG g%d%d seq %llu kernel %#llx st %d head %#llx o %u mt %d cpu %d | model %#llx st %d head %#llx o %u mt %d cpu %d src %d/%d zone %d\n",
-			 model_pageblock_guessed(m, r->pfn), d.pfn != UINT64_MAX && model_pageblock_guessed(m, d.pfn), (unsigned long long)r->seq, (unsigned long long)r->pfn, a.state, (unsigned long long)a.head, a.order, a.mt, a.cpu,
-			 (unsigned long long)d.pfn, b.state, (unsigned long long)b.head, b.order, b.mt, b.cpu, r->src, d.source, d.zone);
-		}
 
 		res->why[w]++;
 		if (res->nr_dis >= t->max_dis) {
