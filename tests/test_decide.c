@@ -267,6 +267,36 @@ START_TEST(test_fallback_steal_61)
 }
 END_TEST
 
+/*
+ * A MOVABLE request may not claim below order 4 (should_try_claim_block()): 6.18
+ * steals the block and expands it onto the fallback's list; 6.1's
+ * steal_suitable_fallback() moves it to the MOVABLE list first (single_page).
+ */
+static void steal_small_case(const char *rel, int half_mt)
+{
+	struct model *m = mk(rel);
+	struct model_decision d;
+
+	limits(m, 0, 1, 4);			/* refills of one block */
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
+	seed(m, Z + 4, 4, BUDDY);		/* order 2 in an UNMOVABLE block */
+	d = ask(m, 0, 1, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
+	ck_assert(!d.claimed);
+	ck_assert_uint_eq(d.pfn, Z + 4);
+	expect_state(m, Z + 6, MODEL_PFN_BUDDY, 1, half_mt);
+	ck_assert_int_eq(pb_type(m, Z), UNMOV);
+	recount_ok(m);
+	model_destroy(m);
+}
+
+START_TEST(test_fallback_steal_small)
+{
+	steal_small_case("6.18.44", UNMOV);
+	steal_small_case("6.1.150", MOV);
+}
+END_TEST
+
 /* try_to_claim_block() below pageblock order: free + alike >= half a block claims. */
 START_TEST(test_fallback_claim_partial)
 {
@@ -414,6 +444,7 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_fallback_claim_whole);
 	tcase_add_test(tc, test_fallback_steal_618);
 	tcase_add_test(tc, test_fallback_steal_61);
+	tcase_add_test(tc, test_fallback_steal_small);
 	tcase_add_test(tc, test_fallback_claim_partial);
 	tcase_add_test(tc, test_nofragment);
 	tcase_add_test(tc, test_watermark_none);
