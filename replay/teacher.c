@@ -46,6 +46,12 @@ struct tc_type {
 	int mt;
 };
 
+/* An event naming a pfn (first pass), sorted by pfn then seq. */
+struct tc_pev {
+	uint64_t pfn, seq;
+	int kind;			/* enum tr_event_kind */
+};
+
 /* A set of pfns (open addressing, 0 = empty: pfn + 1 is stored). */
 struct pfn_set {
 	uint64_t *slot;
@@ -69,6 +75,8 @@ struct teacher {
 	size_t nr_takes, cap_takes;
 	struct tc_type *types;		/* pageblock types the events show, in order */
 	size_t nr_types, cap_types;
+	struct tc_pev *pev;		/* order-0 page events, for what comes next */
+	size_t nr_pev, cap_pev;
 	uint64_t seed_end;		/* requests begun before are not asked */
 	unsigned int max_dis;
 	struct tc_result *res;
@@ -134,6 +142,47 @@ static int add_type(struct teacher *t, const struct tr_event *ev)
 	}
 	t->types[t->nr_types++] = (struct tc_type){ ev->pfn, mt };
 	return 0;
+}
+
+static int add_pev(struct teacher *t, const struct tr_event *ev)
+{
+	if (t->nr_pev == t->cap_pev) {
+		size_t cap = t->cap_pev ? t->cap_pev * 2 : 16384;
+		struct tc_pev *p = realloc(t->pev, cap * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		t->pev = p;
+		t->cap_pev = cap;
+	}
+	t->pev[t->nr_pev++] = (struct tc_pev){ ev->pfn, ev->seq, (int)ev->kind };
+	return 0;
+}
+
+static int cmp_pev(const void *a, const void *b)
+{
+	const struct tc_pev *x = a, *y = b;
+
+	if (x->pfn != y->pfn)
+		return x->pfn < y->pfn ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The kind of the first event naming @pfn at or after @seq; TR_EV_OTHER: none. */
+static int next_event(const struct teacher *t, uint64_t pfn, uint64_t seq)
+{
+	size_t lo = 0, hi = t->nr_pev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct tc_pev *p = &t->pev[mid];
+
+		if (p->pfn < pfn || (p->pfn == pfn && p->seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nr_pev && t->pev[lo].pfn == pfn ? t->pev[lo].kind : TR_EV_OTHER;
 }
 
 static int grow_open(struct teacher *t, int cpu)
@@ -231,6 +280,11 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 				first = !ret;
 			else if (!ret && (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_EXTFRAG))
 				ret = add_take(t, ev.pfn);
+			if (ret < 0)
+				break;
+			if (ret >= 0 && !ev.order && ev.kind != TR_EV_MIGRATE_START &&
+			    ev.kind != TR_EV_MIGRATE_END)
+				ret = add_pev(t, &ev);
 			if (ret < 0)
 				break;
 			if (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_PCPU_DRAIN ||
@@ -357,6 +411,30 @@ static enum tc_why classify(struct model *m, const struct tc_req *r,
 	}
 }
 
+/*
+ * model_decide(), after the pages alloc_pages_bulk() took without a tracepoint: an
+ * order-0 pcp head whose next event is its free (no mm_page_alloc) had left the
+ * kernel's list; it leaves the model's too (as replay does at that free), and the
+ * question is asked again.
+ */
+static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *r,
+		       const struct model_request *q, struct model_decision *d)
+{
+	int ret, n;
+
+	for (n = 0; n < 256; n++) {
+		ret = model_decide(m, q, d);
+		if (ret || d->source != MODEL_SRC_PCP || d->pfn == r->pfn || r->order ||
+		    next_event(t, d->pfn, r->start_seq) != TR_EV_PAGE_FREE)
+			return ret;
+		ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
+		if (ret)
+			return ret;
+		t->res->bulk_inferred++;
+	}
+	return model_decide(m, q, d);
+}
+
 static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 {
 	struct model *m = rp_model(rp);
@@ -369,7 +447,7 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	bool same_pb;
 	int ret;
 
-	ret = model_decide(m, &q, &d);
+	ret = decide_bulk(t, m, r, &q, &d);
 	if (ret == -BC_E_INVAL)		/* a request the procedure does not take (order, type) */
 		d.source = MODEL_SRC_NONE;
 	else if (ret < 0)
@@ -455,6 +533,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	if (!ret)
 		ret = seed_pcp_lists(&t, rp_model(rp));
 	if (!ret) {
+		qsort(t.pev, t.nr_pev, sizeof(*t.pev), cmp_pev);
 		qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
 		ret = rp_run(rp, &h);
 	}
@@ -465,6 +544,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.open);
 	free(t.seen.slot);
 	free(t.takes);
+	free(t.pev);
 	free(t.types);
 	if (ret)
 		tc_result_free(out);

@@ -13,7 +13,9 @@
  * from is what the trace tells: extfrag in the group "fallback", a zone_locked with
  * percpu_refill "refill", another zone_locked "buddy", none "pcp".
  *
- * Each disagreement is classified (enum tc_why) from the model's state of the
+ * An order-0 page at the model's pcp head whose next event is its free had been taken
+ * by alloc_pages_bulk() (no tracepoint): it leaves the model's list before the
+ * question (counted). Each disagreement is classified (enum tc_why) from the model's state of the
  * kernel's page at the question. Deterministic; prints nothing.
  */
 #ifndef BC_REPLAY_TEACHER_H
@@ -76,6 +78,8 @@ struct tc_result {
 	uint64_t pcp_seeded;		/* flags-0 pages put on pcp lists (model_seed_pcp()) */
 	uint64_t types_learned;		/* guessed pageblock types confirmed or corrected
 					 * (model_seed_pageblock_type()) */
+	uint64_t bulk_inferred;		/* pcp pages taken off as untraced alloc_pages_bulk()
+					 * allocations before a question */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
