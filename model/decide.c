@@ -986,3 +986,18 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 	model_pb_confirm(m, pbi);
 	return ret;
 }
+
+int model_seed_pcp_move(struct model *m, uint64_t pfn)
+{
+	uint32_t idx, info;
+	int zi, ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
+	    wtag(m->words[idx]) != WT_PCP)
+		return 1;
+	info = model_del_free(m, idx);
+	return model_pcp_add(m, &m->zones[zi], idx, info & FN_ORDER_MASK,
+			     (int)((info >> FN_MT_SHIFT) & 7), (int)(info >> FN_CPU_SHIFT), 1, 1);
+}

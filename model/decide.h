@@ -83,6 +83,9 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
  */
 int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
 
+/* The pcp block whose first pfn is @pfn moves to its list's tail; 1: no such block. */
+int model_seed_pcp_move(struct model *m, uint64_t pfn);
+
 /*
  * The free buddy block whose first pfn is @pfn moves to the head of its list. Called
  * from the last to the first block the kernel later takes off the buddy with no event

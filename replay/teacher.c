@@ -77,6 +77,9 @@ struct teacher {
 	size_t nr_types, cap_types;
 	struct tc_pev *pev;		/* order-0 page events, for what comes next */
 	size_t nr_pev, cap_pev;
+	struct tc_pev *ent;		/* pcp list entries while the seed was read */
+	size_t nr_ent, cap_ent;
+	bool reordered;			/* the pcp lists' order at the seed's end rebuilt */
 	uint64_t seed_end;		/* requests begun before are not asked */
 	unsigned int max_dis;
 	struct tc_result *res;
@@ -144,18 +147,34 @@ static int add_type(struct teacher *t, const struct tr_event *ev)
 	return 0;
 }
 
-static int add_pev(struct teacher *t, const struct tr_event *ev)
+static int add_pev(struct tc_pev **a, size_t *nr, size_t *cap, const struct tr_event *ev,
+		   int kind)
 {
-	if (t->nr_pev == t->cap_pev) {
-		size_t cap = t->cap_pev ? t->cap_pev * 2 : 16384;
-		struct tc_pev *p = realloc(t->pev, cap * sizeof(*p));
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 16384;
+		struct tc_pev *p = realloc(*a, c * sizeof(*p));
 
 		if (!p)
 			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		t->pev = p;
-		t->cap_pev = cap;
+		*a = p;
+		*cap = c;
 	}
-	t->pev[t->nr_pev++] = (struct tc_pev){ ev->pfn, ev->seq, (int)ev->kind };
+	(*a)[(*nr)++] = (struct tc_pev){ ev->pfn, ev->seq, kind };
+	return 0;
+}
+
+/* A pcp list entry while the seed was read: a free (head) or a refill (tail). */
+#define ENT_HEAD(cpu)	(2 * (cpu))
+#define ENT_TAIL(cpu)	(2 * (cpu) + 1)
+
+static int seed_read_event(struct teacher *t, const struct tr_event *ev)
+{
+	int cpu = ev->cpu < 0 ? 0 : ev->cpu;
+
+	if (ev->kind == TR_EV_PAGE_FREE && ev->order <= 3)
+		return add_pev(&t->ent, &t->nr_ent, &t->cap_ent, ev, ENT_HEAD(cpu));
+	if (ev->kind == TR_EV_ZONE_LOCKED && ev->percpu_refill)
+		return add_pev(&t->ent, &t->nr_ent, &t->cap_ent, ev, ENT_TAIL(cpu));
 	return 0;
 }
 
@@ -168,21 +187,28 @@ static int cmp_pev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The kind of the first event naming @pfn at or after @seq; TR_EV_OTHER: none. */
-static int next_event(const struct teacher *t, uint64_t pfn, uint64_t seq)
+/* The index of the first of @a (sorted) at or after (@pfn, @seq). */
+static size_t pev_find(const struct tc_pev *a, size_t n, uint64_t pfn, uint64_t seq)
 {
-	size_t lo = 0, hi = t->nr_pev;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct tc_pev *p = &t->pev[mid];
 
-		if (p->pfn < pfn || (p->pfn == pfn && p->seq < seq))
+		if (a[mid].pfn < pfn || (a[mid].pfn == pfn && a[mid].seq < seq))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < t->nr_pev && t->pev[lo].pfn == pfn ? t->pev[lo].kind : TR_EV_OTHER;
+	return lo;
+}
+
+/* The kind of the first event naming @pfn at or after @seq; TR_EV_OTHER: none. */
+static int next_event(const struct teacher *t, uint64_t pfn, uint64_t seq)
+{
+	size_t i = pev_find(t->pev, t->nr_pev, pfn, seq);
+
+	return i < t->nr_pev && t->pev[i].pfn == pfn ? t->pev[i].kind : TR_EV_OTHER;
 }
 
 static int grow_open(struct teacher *t, int cpu)
@@ -271,6 +297,11 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
 		if (ret)
 			break;
+		if (ev.seq < t->seed_end && ev.pfn != UINT64_MAX) {
+			ret = seed_read_event(t, &ev);
+			if (ret)
+				break;
+		}
 		/* the seed has the state its read ended with: events after it count */
 		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX && ev.seq >= t->seed_end) {
 			ret = pfn_set_add(&t->seen, ev.pfn);
@@ -284,7 +315,7 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 				break;
 			if (ret >= 0 && !ev.order && ev.kind != TR_EV_MIGRATE_START &&
 			    ev.kind != TR_EV_MIGRATE_END)
-				ret = add_pev(t, &ev);
+				ret = add_pev(&t->pev, &t->nr_pev, &t->cap_pev, &ev, (int)ev.kind);
 			if (ret < 0)
 				break;
 			if (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_PCPU_DRAIN ||
@@ -482,10 +513,87 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	return 0;
 }
 
+/*
+ * One pcp list at the seed's end, in the order the trace implies: pages no event of
+ * the read put there keep their order (the snapshot's pcp pages, model_seed_pcp()),
+ * then each list entry of the read in time order, a free at the head, a refill at the
+ * tail. The pages move to the tail in that order.
+ */
+static int reorder_list(struct teacher *t, struct model *m, uint64_t *pfns, long n, int cpu)
+{
+	uint64_t *dq = malloc((size_t)(3 * n) * sizeof(*dq)), *touched = dq + 2 * n;
+	long front = n, back = n, nt = 0, i;
+	int ret = 0;
+
+	if (!dq)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	for (i = 0; i < n; i++) {
+		size_t e = pev_find(t->ent, t->nr_ent, pfns[i], t->seed_end);
+
+		if (e > 0 && t->ent[e - 1].pfn == pfns[i] && t->ent[e - 1].kind / 2 == cpu)
+			touched[nt++] = e - 1;
+		else
+			dq[back++] = pfns[i];
+	}
+	/* entries by time: a selection, lists are short */
+	while (nt > 0) {
+		long best = 0, k;
+		const struct tc_pev *p;
+
+		for (k = 1; k < nt; k++)
+			if (t->ent[touched[k]].seq < t->ent[touched[best]].seq)
+				best = k;
+		p = &t->ent[touched[best]];
+		if (p->kind & 1)
+			dq[back++] = p->pfn;
+		else
+			dq[--front] = p->pfn;
+		touched[best] = touched[--nt];
+	}
+	for (i = front; !ret && i < back; i++)
+		ret = model_seed_pcp_move(m, dq[i]) < 0 ? -BC_E_NOMEM : 0;
+	free(dq);
+	return ret;
+}
+
+static int reorder_pcp_lists(struct teacher *t, struct model *m)
+{
+	const struct model_layout *lay = model_get_layout(m);
+	unsigned int zone, cpu, o, orders[5] = { 0, 1, 2, 3, lay->pageblock_order };
+	int mt, ret = 0;
+
+	for (zone = 0; zone < lay->nr_zones; zone++)
+		for (cpu = 0; cpu < lay->nr_cpus; cpu++)
+			for (o = 0; o < 5; o++)
+				for (mt = 0; mt < 3; mt++) {
+					long n = model_pcp_list(m, zone, cpu, orders[o], mt, NULL, 0);
+					uint64_t *pfns;
+
+					if (n < 2)
+						continue;
+					pfns = malloc((size_t)n * sizeof(*pfns));
+					if (!pfns)
+						return bc_error(BC_E_NOMEM, "simulate: out of memory");
+					model_pcp_list(m, zone, cpu, orders[o], mt, pfns, (unsigned int)n);
+					ret = reorder_list(t, m, pfns, n, (int)cpu);
+					free(pfns);
+					if (ret)
+						return ret;
+				}
+	return 0;
+}
+
 static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct teacher *t = arg;
 
+	if (!t->reordered && ev->seq >= t->seed_end) {
+		int ret = reorder_pcp_lists(t, rp_model(rp));
+
+		if (ret)
+			return ret;
+		t->reordered = true;
+	}
 	while (t->next < t->nr && t->req[t->next].start_seq <= ev->seq) {
 		const struct tc_req *r = &t->req[t->next++];
 		int ret;
@@ -534,6 +642,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 		ret = seed_pcp_lists(&t, rp_model(rp));
 	if (!ret) {
 		qsort(t.pev, t.nr_pev, sizeof(*t.pev), cmp_pev);
+		qsort(t.ent, t.nr_ent, sizeof(*t.ent), cmp_pev);
 		qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
 		ret = rp_run(rp, &h);
 	}
@@ -545,6 +654,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.seen.slot);
 	free(t.takes);
 	free(t.pev);
+	free(t.ent);
 	free(t.types);
 	if (ret)
 		tc_result_free(out);
