@@ -425,6 +425,8 @@ static enum tc_why classify(struct model *m, const struct tc_req *r,
 	case MODEL_PFN_PCP:
 		if (pi.cpu != r->cpu)
 			return TC_WHY_PCP_OTHER_CPU;
+		if (d->source == MODEL_SRC_PCP && model_pageblock_guessed(m, d->pfn))
+			return TC_WHY_TYPE_GUESS;
 		return TC_WHY_PCP_ORDER;
 	case MODEL_PFN_BUDDY:
 		if (r->src == MODEL_SRC_PCP)

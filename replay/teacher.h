@@ -46,7 +46,9 @@ struct rp_opts;
 	_W(PCP_IN_BUDDY,   "pcp-page-in-buddy")	/* a pcp hit of a page the model holds in
 						 * the buddy (free went past the pcp) */ \
 	_W(BUDDY_ORDER,    "buddy-list-order")	/* free in the buddy, not the block chosen */ \
-	_W(OTHER,          "other")
+	_W(OTHER,          "other")						\
+	_W(TYPE_GUESS,     "pageblock-type-guess") /* the model's pcp page is in a pageblock
+						 * whose type (so its list) is a guess */
 
 #define _W(w, s) TC_WHY_##w,
 enum tc_why { TC_WHYS TC_NR_WHY };

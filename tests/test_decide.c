@@ -408,7 +408,8 @@ START_TEST(test_teacher_gate)
 {
 	static const char *const caps[] = { "anon.db", "mlock.db", "pagecache.db",
 					    "pgtable.db", "thp.db", "vm-reserved.db",
-					    "vm-movable.db", "slab.db" };
+					    "vm-movable.db", "slab.db", "hugetlb.db", "idle.db",
+					    "frag.db" };
 	char *copy = fixture_tmpfile("teacher.db"), rel[64];
 	unsigned int i;
 
