@@ -116,48 +116,79 @@ static void default_limits(const struct model *m, unsigned int zi, struct model_
 		l->pcp_high_max = l->pcp_high_min;
 }
 
+/* The decide state of zone @zi, allocated on first use; NULL when out of memory. */
+static struct dzone *dzone(struct model *m, unsigned int zi)
+{
+	if (!m->dz) {
+		m->dz = calloc(m->nr_zones, sizeof(*m->dz));
+		if (!m->dz) {
+			model_nomem(m, "out of memory for the zone limits");
+			return NULL;
+		}
+	}
+	return &m->dz[zi];
+}
+
+/* The zoneinfo limits of @zi, NULL when not known (no watermark then). */
+static const struct model_zone_limits *known_limits(const struct model *m, unsigned int zi)
+{
+	return m->dz && m->dz[zi].lim_known ? &m->dz[zi].lim : NULL;
+}
+
 int model_set_zone_limits(struct model *m, unsigned int zone,
 			  const struct model_zone_limits *lim)
 {
+	struct dzone *d;
 	int ret = model_broken(m);
 
 	if (ret)
 		return ret;
 	if (zone >= m->nr_zones)
 		return bc_error(BC_E_INVAL, "model: zone %u out of range", zone);
-	m->zones[zone].lim = *lim;
-	m->zones[zone].lim_known = true;
+	d = dzone(m, zone);
+	if (!d)
+		return -BC_E_NOMEM;
+	d->lim = *lim;
+	d->lim_known = true;
 	return 0;
 }
 
+/* The limits pcp sizing uses: zoneinfo's, or the defaults (computed once). */
 static const struct model_zone_limits *limits(struct model *m, unsigned int zi)
 {
-	struct mzone *z = &m->zones[zi];
+	static const struct model_zone_limits none = { .pcp_batch = 1 };
+	struct dzone *d = dzone(m, zi);
 
-	if (!z->lim_known && !z->lim.pcp_batch)
-		default_limits(m, zi, &z->lim);	/* computed once; not "known" */
-	return &z->lim;
+	if (!d)
+		return &none;
+	if (!d->lim_known && !d->lim.pcp_batch)
+		default_limits(m, zi, &d->lim);
+	return &d->lim;
 }
 
 /* The per-cpu tuning of @zi (allocated on first use, zeroed = as after boot). */
 static struct dpcp *pcp_state(struct model *m, unsigned int zi, unsigned int cpu)
 {
-	struct mzone *z = &m->zones[zi];
+	struct dzone *d = dzone(m, zi);
 
-	if (!z->dpcp) {
-		z->dpcp = calloc(m->nr_cpus, sizeof(*z->dpcp));
-		if (!z->dpcp) {
+	if (!d)
+		return NULL;
+	if (!d->dpcp) {
+		d->dpcp = calloc(m->nr_cpus, sizeof(*d->dpcp));
+		if (!d->dpcp) {
 			model_nomem(m, "out of memory for the pcp state");
 			return NULL;
 		}
 	}
-	return &z->dpcp[cpu];
+	return &d->dpcp[cpu];
 }
 
 /* ZONE_BELOW_HIGH, taken from the state: free pages at or below the high watermark. */
-static bool below_high(const struct mzone *z)
+static bool below_high(const struct model *m, unsigned int zi)
 {
-	return z->lim_known && nr_free(z) <= z->lim.wmark_high;
+	const struct model_zone_limits *l = known_limits(m, zi);
+
+	return l && nr_free(&m->zones[zi]) <= l->wmark_high;
 }
 
 static uint32_t clamp32(int64_t v, int64_t lo, int64_t hi)
@@ -177,7 +208,7 @@ static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *
 	if (high < batch)
 		return 1;
 	b = order ? batch : batch << p->alloc_factor;
-	if (l->pcp_high_min != l->pcp_high_max && !below_high(&m->zones[zi])) {
+	if (l->pcp_high_min != l->pcp_high_max && !below_high(m, zi)) {
 		high = high + b < l->pcp_high_max ? high + b : l->pcp_high_max;
 		jset32(m, &p->high, (uint32_t)high);
 	}
@@ -542,13 +573,14 @@ static bool watermark_ok(struct model *m, unsigned int zi, unsigned int order,
 			 uint64_t mark, int highest, unsigned int aflags)
 {
 	struct mzone *z = &m->zones[zi];
+	const struct model_zone_limits *l = known_limits(m, zi);
 	int64_t free = (int64_t)nr_free(z), min = (int64_t)mark, reserve;
 	unsigned int o;
 	int mt;
 
-	if (!z->lim_known)
+	if (!l)
 		return true;
-	reserve = (int64_t)z->lim.lowmem_reserve[highest];
+	reserve = (int64_t)l->lowmem_reserve[highest];
 	if (!(aflags & ALLOC_CMA))
 		free -= z->free_pages[IMT_CMA];
 	if (!order && free > min + reserve)
@@ -592,9 +624,9 @@ static bool try_zones(struct model *m, const unsigned int *zl, unsigned int n, i
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct mzone *z = &m->zones[zl[i]];
-		uint64_t mark = (aflags & ALLOC_WMARK_MASK) == ALLOC_WMARK_LOW ?
-				z->lim.wmark_low : z->lim.wmark_min;
+		const struct model_zone_limits *l = known_limits(m, zl[i]);
+		uint64_t mark = !l ? 0 : (aflags & ALLOC_WMARK_MASK) == ALLOC_WMARK_LOW ?
+				l->wmark_low : l->wmark_min;
 
 		if (!watermark_ok(m, zl[i], order, mark, highest, aflags))
 			continue;
@@ -842,7 +874,7 @@ static int64_t nr_pcp_high(struct model *m, unsigned int zi, struct dpcp *p, uns
 	if (l->pcp_high_min == l->pcp_high_max)
 		return high;
 	count = m->zones[zi].pcp_count[cpu];
-	if (below_high(&m->zones[zi])) {
+	if (below_high(m, zi)) {
 		int64_t fc = p->free_count > batch ? p->free_count : batch;
 
 		jset32(m, &p->high, clamp32(high - fc, l->pcp_high_min, INT64_MAX));

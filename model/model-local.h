@@ -157,10 +157,13 @@ struct mzone {
 	uint32_t nr_pb[NR_IMT];		/* pageblocks per effective type */
 	uint32_t free_pages[NR_IMT];	/* buddy pages per list type */
 	uint32_t pcp_pages;
-	/* decide.c: zoneinfo limits (model_set_zone_limits()) and per-cpu pcp tuning */
+};
+
+/* decide.c: a zone's zoneinfo limits (model_set_zone_limits()) and pcp tuning. */
+struct dzone {
 	struct model_zone_limits lim;
-	bool lim_known;
-	struct dpcp *dpcp;		/* [cpu]; NULL until decide.c first needs it */
+	bool lim_known;			/* else lim holds the defaults, once computed */
+	struct dpcp *dpcp;		/* [cpu]; NULL until first needed */
 };
 
 /* struct per_cpu_pages tuning the trace does not show (decide.c); journaled. */
@@ -213,6 +216,7 @@ struct model {
 	uint32_t nr_pb;
 	struct mzone zones[MODEL_MAX_ZONES];
 	unsigned int nr_zones;
+	struct dzone *dz;		/* [nr_zones], decide.c; NULL until first needed */
 
 	/* node pool */
 	struct fnode **chunks;		/* grows; the chunks themselves never move */
