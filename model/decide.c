@@ -982,19 +982,32 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
 
-int model_seed_free_head(struct model *m, uint64_t pfn)
+/*
+ * Unlink the free block whose first pfn is @pfn (its head word tagged @tag, WT_BUDDY
+ * or WT_PCP) and link it again: a buddy block at its list's head, a pcp block at its
+ * tail. Returns 1 when there is no such block.
+ */
+static int relink(struct model *m, uint64_t pfn, unsigned int tag)
 {
 	uint32_t idx, info;
-	int zi, ret = model_broken(m);
+	int zi, mt, ret = model_broken(m);
 
 	if (ret)
 		return ret;
 	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
-	    wtag(m->words[idx]) != WT_BUDDY)
+	    wtag(m->words[idx]) != tag)
 		return 1;
 	info = model_del_free(m, idx);
-	return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK,
-			      (int)((info >> FN_MT_SHIFT) & 7), 0);
+	mt = (int)((info >> FN_MT_SHIFT) & 7);
+	if (tag == WT_BUDDY)
+		return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK, mt, 0);
+	return model_pcp_add(m, &m->zones[zi], idx, info & FN_ORDER_MASK, mt,
+			     (int)(info >> FN_CPU_SHIFT), 1, 1);
+}
+
+int model_seed_free_head(struct model *m, uint64_t pfn)
+{
+	return relink(m, pfn, WT_BUDDY);
 }
 
 int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
@@ -1021,15 +1034,5 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 
 int model_seed_pcp_move(struct model *m, uint64_t pfn)
 {
-	uint32_t idx, info;
-	int zi, ret = model_broken(m);
-
-	if (ret)
-		return ret;
-	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
-	    wtag(m->words[idx]) != WT_PCP)
-		return 1;
-	info = model_del_free(m, idx);
-	return model_pcp_add(m, &m->zones[zi], idx, info & FN_ORDER_MASK,
-			     (int)((info >> FN_MT_SHIFT) & 7), (int)(info >> FN_CPU_SHIFT), 1, 1);
+	return relink(m, pfn, WT_PCP);
 }
