@@ -686,19 +686,26 @@ static void fill_decision(const struct model *m, const struct choice *c,
 		       (c->pl.how == PL_OLD_STEAL && c->pl.block_claimed);
 }
 
-int model_decide(struct model *m, const struct model_request *rq, struct model_decision *out)
+/* The common start of model_decide() and model_take(): *@out NONE, or the choice. */
+static int decide_begin(struct model *m, const struct model_request *rq, struct choice *c,
+			struct model_decision *out)
 {
-	struct choice c;
 	int ret = model_broken(m);
 
 	*out = (struct model_decision){ 0, MODEL_SRC_NONE, -1, -1, false };
 	if (ret)
 		return ret;
-	ret = choose(m, rq, &c);
-	if (ret)
-		return ret;
-	fill_decision(m, &c, out);
-	return 0;
+	ret = choose(m, rq, c);
+	if (!ret)
+		fill_decision(m, c, out);
+	return ret;
+}
+
+int model_decide(struct model *m, const struct model_request *rq, struct model_decision *out)
+{
+	struct choice c;
+
+	return decide_begin(m, rq, &c, out);
 }
 
 /* ---- doing it ------------------------------------------------------------------------ */
@@ -787,15 +794,10 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
 	struct choice c;
 	struct mzone *z;
 	unsigned int cpu;
-	int ret = model_broken(m);
+	int ret = decide_begin(m, rq, &c, out);
 
-	*out = (struct model_decision){ 0, MODEL_SRC_NONE, -1, -1, false };
 	if (ret)
 		return ret;
-	ret = choose(m, rq, &c);
-	if (ret)
-		return ret;
-	fill_decision(m, &c, out);
 	z = &m->zones[c.zone];
 	cpu = rq->cpu >= 0 && (unsigned int)rq->cpu < m->nr_cpus ? (unsigned int)rq->cpu : 0;
 	if (c.pl.pcp_path) {
