@@ -81,6 +81,7 @@ struct teacher {
 	size_t nr_ent, cap_ent;
 	bool reordered;			/* the pcp lists' order at the seed's end rebuilt */
 	uint64_t seed_end;		/* requests begun before are not asked */
+	unsigned int pb_order;
 	unsigned int max_dis;
 	struct tc_result *res;
 };
@@ -132,7 +133,20 @@ static int add_type(struct teacher *t, const struct tr_event *ev)
 
 	if (ev->kind == TR_EV_PAGE_ALLOC && ev->order >= 4)
 		return 0;	/* the THP lists are only "movable or not" */
-	if (ev->kind == TR_EV_EXTFRAG)
+	if (ev->kind == TR_EV_EXTFRAG) {
+		/* every pageblock of the fallback block: a claim re-types them all */
+		unsigned int o = ev->fallback_order > t->pb_order ? ev->fallback_order :
+				 t->pb_order;
+		uint64_t p = ev->pfn & ~((1ull << o) - 1), end = p + (1ull << o);
+		struct tr_event e = *ev;
+		int ret = 0;
+
+		e.kind = TR_EV_OTHER;
+		for (e.pfn = p; !ret && e.pfn < end && o <= 18; e.pfn += 1ull << t->pb_order)
+			ret = add_type(t, &e);
+		return ret;
+	}
+	if (ev->kind == TR_EV_OTHER)
 		mt = -1;
 	if (t->nr_types == t->cap_types) {
 		size_t cap = t->cap_types ? t->cap_types * 2 : 4096;
@@ -620,6 +634,7 @@ static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
 	if (ret)
 		return ret;
 	t->seed_end = si.seq_end > 0 ? (uint64_t)si.seq_end : 0;
+	t->pb_order = model_get_layout(rp_model(rp))->pageblock_order;
 	return rp_zone_limits(db, si.id, rp_model(rp), &t->res->zones_with_limits);
 }
 
