@@ -100,7 +100,10 @@ static void print_text(const struct tc_result *r, const char *path)
 	printf("             %llu guessed pageblock types confirmed or corrected by the first "
 	       "event after the snapshot that shows them\n", (unsigned long long)r->types_learned);
 	printf("             %llu pcp pages taken by untraced alloc_pages_bulk() before a "
-	       "question (their next event is their free)\n", (unsigned long long)r->bulk_inferred);
+	       "question (their next event is their free); %llu pcp pages moved to the buddy "
+	       "(the buddy hands them out next, or no later event names them: their free went "
+	       "past the pcp list)\n",
+	       (unsigned long long)r->bulk_inferred, (unsigned long long)r->bypass_inferred);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -168,6 +171,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "free_blocks_reordered", r->free_reordered);
 	json_kuint(&j, "pageblock_types_learned", r->types_learned);
 	json_kuint(&j, "untraced_bulk_allocs", r->bulk_inferred);
+	json_kuint(&j, "frees_past_pcp", r->bypass_inferred);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -420,7 +420,7 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /* Why the model's answer @d was not the kernel's page of @r (state at the question). */
-static enum tc_why classify(struct model *m, const struct tc_req *r,
+static enum tc_why classify(const struct teacher *t, struct model *m, const struct tc_req *r,
 			    const struct model_decision *d)
 {
 	struct model_pfn_info pi;
@@ -441,6 +441,9 @@ static enum tc_why classify(struct model *m, const struct tc_req *r,
 			return TC_WHY_PCP_OTHER_CPU;
 		if (d->source == MODEL_SRC_PCP && model_pageblock_guessed(m, d->pfn))
 			return TC_WHY_TYPE_GUESS;
+		if (d->source == MODEL_SRC_PCP &&
+		    next_event(t, d->pfn, r->start_seq) == TR_EV_OTHER)
+			return TC_WHY_PCP_HEAD_UNSEEN;
 		return TC_WHY_PCP_ORDER;
 	case MODEL_PFN_BUDDY:
 		if (r->src == MODEL_SRC_PCP)
@@ -470,14 +473,30 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 	int ret, n;
 
 	for (n = 0; n < 256; n++) {
+		int next, mt;
+
 		ret = model_decide(m, q, d);
-		if (ret || d->source != MODEL_SRC_PCP || d->pfn == r->pfn || r->order ||
-		    next_event(t, d->pfn, r->start_seq) != TR_EV_PAGE_FREE)
+		if (ret || d->source != MODEL_SRC_PCP || d->pfn == r->pfn || r->order)
 			return ret;
-		ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
+		next = next_event(t, d->pfn, r->start_seq);
+		if (next == TR_EV_PAGE_FREE) {
+			ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
+			t->res->bulk_inferred++;
+		} else if ((next == TR_EV_ZONE_LOCKED || next == TR_EV_EXTFRAG ||
+			    next == TR_EV_OTHER) &&
+			   !model_pageblock_mt(m, d->pfn, NULL, &mt, NULL)) {
+			/*
+			 * The buddy hands it out next, or no later event names it (merged
+			 * into a buddy block): the kernel's pcp list did not hold it, its
+			 * free went past the list (pcp trylock).
+			 */
+			ret = model_pcpu_drain(m, d->pfn, 0, mt, r->cpu);
+			t->res->bypass_inferred++;
+		} else {
+			return 0;
+		}
 		if (ret)
 			return ret;
-		t->res->bulk_inferred++;
 	}
 	return model_decide(m, q, d);
 }
@@ -515,7 +534,7 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 		return 0;
 	}
 	{
-		enum tc_why w = classify(m, r, &d);
+		enum tc_why w = classify(t, m, r, &d);
 
 		res->why[w]++;
 		if (res->nr_dis >= t->max_dis) {

@@ -48,7 +48,10 @@ struct rp_opts;
 	_W(BUDDY_ORDER,    "buddy-list-order")	/* free in the buddy, not the block chosen */ \
 	_W(OTHER,          "other")						\
 	_W(TYPE_GUESS,     "pageblock-type-guess") /* the model's pcp page is in a pageblock
-						 * whose type (so its list) is a guess */
+						 * whose type (so its list) is a guess */ \
+	_W(PCP_HEAD_UNSEEN, "pcp-head-unseen")	/* no later event names the model's pcp
+						 * head: the kernel's list did not hold it
+						 * (free past the pcp, or untraced) */
 
 #define _W(w, s) TC_WHY_##w,
 enum tc_why { TC_WHYS TC_NR_WHY };
@@ -82,6 +85,8 @@ struct tc_result {
 					 * (model_seed_pageblock_type()) */
 	uint64_t bulk_inferred;		/* pcp pages taken off as untraced alloc_pages_bulk()
 					 * allocations before a question */
+	uint64_t bypass_inferred;	/* pcp pages whose free went to the buddy, moved
+					 * there before a question */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
