@@ -104,6 +104,9 @@ static void print_text(const struct tc_result *r, const char *path)
 	       "(the buddy hands them out next, or no later event names them: their free went "
 	       "past the pcp list)\n",
 	       (unsigned long long)r->bulk_inferred, (unsigned long long)r->bypass_inferred);
+	printf("             %llu free blocks at the head of the list the model would take "
+	       "from, that no later event names, moved to the tail\n",
+	       (unsigned long long)r->stale_free_moved);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -172,6 +175,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "pageblock_types_learned", r->types_learned);
 	json_kuint(&j, "untraced_bulk_allocs", r->bulk_inferred);
 	json_kuint(&j, "frees_past_pcp", r->bypass_inferred);
+	json_kuint(&j, "stale_free_blocks_moved", r->stale_free_moved);
 	json_obj_end(&j);
 	json_end(&j);
 }

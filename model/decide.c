@@ -986,10 +986,10 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 
 /*
  * Unlink the free block whose first pfn is @pfn (its head word tagged @tag, WT_BUDDY
- * or WT_PCP) and link it again: a buddy block at its list's head, a pcp block at its
- * tail. Returns 1 when there is no such block.
+ * or WT_PCP) and link it again at its list's head or @tail. Returns 1 when there is no
+ * such block.
  */
-static int relink(struct model *m, uint64_t pfn, unsigned int tag)
+static int relink(struct model *m, uint64_t pfn, unsigned int tag, int tail)
 {
 	uint32_t idx, info;
 	int zi, mt, ret = model_broken(m);
@@ -1002,14 +1002,14 @@ static int relink(struct model *m, uint64_t pfn, unsigned int tag)
 	info = model_del_free(m, idx);
 	mt = (int)((info >> FN_MT_SHIFT) & 7);
 	if (tag == WT_BUDDY)
-		return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK, mt, 0);
+		return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK, mt, tail);
 	return model_pcp_add(m, &m->zones[zi], idx, info & FN_ORDER_MASK, mt,
-			     (int)(info >> FN_CPU_SHIFT), 1, 1);
+			     (int)(info >> FN_CPU_SHIFT), tail, 1);
 }
 
-int model_seed_free_head(struct model *m, uint64_t pfn)
+int model_seed_free_move(struct model *m, uint64_t pfn, bool tail)
 {
-	return relink(m, pfn, WT_BUDDY);
+	return relink(m, pfn, WT_BUDDY, tail);
 }
 
 int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
@@ -1036,5 +1036,5 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 
 int model_seed_pcp_move(struct model *m, uint64_t pfn)
 {
-	return relink(m, pfn, WT_PCP);
+	return relink(m, pfn, WT_PCP, 1);
 }

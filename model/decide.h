@@ -87,13 +87,13 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 int model_seed_pcp_move(struct model *m, uint64_t pfn);
 
 /*
- * The free buddy block whose first pfn is @pfn moves to the head of its list. Called
- * from the last to the first block the kernel later takes off the buddy with no event
- * before naming it, this rebuilds the free lists' order at the snapshot, which no
- * /proc file shows (an inference from the trace). Returns 1 (nothing done) when @pfn is
- * not the head of a free buddy block.
+ * The free buddy block whose first pfn is @pfn moves to the head (or @tail) of its
+ * list. Called from the last to the first block the kernel later takes off the buddy
+ * with no event before naming it, this rebuilds the free lists' order at the snapshot,
+ * which no /proc file shows (an inference from the trace). Returns 1 (nothing done)
+ * when @pfn is not the head of a free buddy block.
  */
-int model_seed_free_head(struct model *m, uint64_t pfn);
+int model_seed_free_move(struct model *m, uint64_t pfn, bool tail);
 
 /*
  * The first event after the snapshot that shows the type of the guessed pageblock

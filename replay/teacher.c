@@ -403,7 +403,7 @@ static int seed_pcp_lists(struct teacher *t, struct model *m)
 	}
 	/* the buddy's lists: the first block taken ends at the head */
 	for (i = t->nr_takes; i-- > 0;) {
-		int ret = model_seed_free_head(m, t->takes[i]);
+		int ret = model_seed_free_move(m, t->takes[i], false);
 
 		if (ret < 0)
 			return ret;
@@ -476,9 +476,23 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 		int next, mt;
 
 		ret = model_decide(m, q, d);
-		if (ret || d->source != MODEL_SRC_PCP || d->pfn == r->pfn || r->order)
+		if (ret || d->pfn == r->pfn)
 			return ret;
 		next = next_event(t, d->pfn, r->start_seq);
+		if (d->source != MODEL_SRC_PCP && d->fallback_mt < 0 && next == TR_EV_OTHER) {
+			/*
+			 * A free block at the head of its list that no later event names:
+			 * the kernel's list did not have it there (its type or state is
+			 * not the model's). To the tail (counted).
+			 */
+			ret = model_seed_free_move(m, d->pfn, true);
+			if (ret < 0)
+				return ret;
+			t->res->stale_free_moved++;
+			continue;
+		}
+		if (d->source != MODEL_SRC_PCP || r->order)
+			return 0;
 		if (next == TR_EV_PAGE_FREE) {
 			ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
 			t->res->bulk_inferred++;

@@ -87,6 +87,8 @@ struct tc_result {
 					 * allocations before a question */
 	uint64_t bypass_inferred;	/* pcp pages whose free went to the buddy, moved
 					 * there before a question */
+	uint64_t stale_free_moved;	/* free blocks at a list head no later event names,
+					 * moved to the tail before a question */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
