@@ -470,6 +470,7 @@ static enum tc_why classify(const struct teacher *t, struct model *m, const stru
 static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *r,
 		       const struct model_request *q, struct model_decision *d)
 {
+	uint64_t first_moved = UINT64_MAX;
 	int ret, n;
 
 	for (n = 0; n < 256; n++) {
@@ -479,6 +480,8 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 		if (ret || d->pfn == r->pfn)
 			return ret;
 		next = next_event(t, d->pfn, r->start_seq);
+		if (d->pfn == first_moved)
+			return 0;	/* every block of the list is such a block */
 		if (d->source != MODEL_SRC_PCP && d->fallback_mt < 0 && next == TR_EV_OTHER) {
 			/*
 			 * A free block at the head of its list that no later event names:
@@ -488,6 +491,8 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 			ret = model_seed_free_move(m, d->pfn, true);
 			if (ret < 0)
 				return ret;
+			if (first_moved == UINT64_MAX)
+				first_moved = d->pfn;
 			t->res->stale_free_moved++;
 			continue;
 		}
