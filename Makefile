@@ -176,7 +176,7 @@ bench: deps
 	$(Q)./bench/run-bench.sh
 
 # Man pages are made from each command's --help text (docs/mkman.sh): one source.
-COMMANDS = check import info map predict query record replay report snapshot
+COMMANDS = check import info map predict query record replay report simulate snapshot
 man: $(BIN)
 	@mkdir -p $(BUILD)/man
 	$(Q)for c in $(COMMANDS); do ./docs/mkman.sh ./$(BIN) $$c > $(BUILD)/man/bigchunk-$$c.1 || exit 1; done

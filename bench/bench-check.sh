@@ -8,6 +8,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BC=${BIGCHUNK:-./bigchunk}
+. bench/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cap=${BC_BENCH_CAPTURE:-}
@@ -40,24 +41,10 @@ if [ -z "$cap" ]; then
 	"$BC" import -q -o "$cap" --clock mono "$dat" || exit 1
 fi
 
-# best of 3, in ms
-best() {
-	b=""
-	for i in 1 2 3; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1
-		rc=$?
-		t1=$(date +%s%N)
-		ms=$(( (t1 - t0) / 1000000 ))
-		if [ -z "$b" ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
-	done
-	echo "$b $rc"
-}
-
 events=$("$BC" query "$cap" "SELECT count(*) FROM events" 2>/dev/null | tail -1)
-set -- $(best "$BC" replay "$cap")
+set -- $(bench_best "$BC" replay "$cap")
 replay_ms=$1 replay_rc=$2
-set -- $(best "$BC" check "$cap")
+set -- $(bench_best "$BC" check "$cap")
 check_ms=$1 check_rc=$2
 echo "capture: $cap ($events events)"
 if [ "$check_rc" -gt 1 ]; then

@@ -32,6 +32,7 @@ int cmd_query(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
 /* The -o FILE and -f entries of a struct option table (commands that write a capture). */

@@ -397,3 +397,26 @@ CREATE TABLE IF NOT EXISTS check_violations (
 	ord		INTEGER,
 	text		TEXT NOT NULL
 );
+
+-- simulate --teacher: the model's decision (model_decide()) before each allocation the
+-- trace shows, against the kernel's pfn. One row per figure: 'all', 'source:pcp',
+-- 'source:refill', 'source:buddy', 'source:fallback' (where the kernel's page came
+-- from, as the trace tells), 'why:CLASS' (disagreements per class: requests = count).
+CREATE TABLE IF NOT EXISTS simulate_teacher (
+	key		TEXT PRIMARY KEY,
+	requests	INTEGER NOT NULL,
+	same_pfn	INTEGER,
+	same_pageblock	INTEGER
+);
+-- simulate --teacher: the first disagreements (the count of the others is in
+-- simulate_teacher 'why:' rows).
+CREATE TABLE IF NOT EXISTS simulate_disagreements (
+	seq		INTEGER PRIMARY KEY,	-- the request's mm_page_alloc
+	cpu		INTEGER,
+	ord		INTEGER,
+	kernel_pfn	INTEGER,
+	model_pfn	INTEGER,		-- NULL: the model would have needed reclaim
+	kernel_source	TEXT,
+	model_source	TEXT,
+	why		TEXT NOT NULL
+);

@@ -21,6 +21,8 @@ enum res_stmt {
 	RS_CHECK_RUN,
 	RS_CHECK_RESULT,
 	RS_CHECK_VIOL,
+	RS_TEACHER,
+	RS_TEACHER_DIS,
 	RS_NR,
 };
 
@@ -57,6 +59,9 @@ static const struct {
 			      "(?, ?, ?, ?, ?, ?, ?)" },
 	[RS_CHECK_VIOL] = { "check_violations", "INSERT INTO check_violations VALUES "
 			    "(?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	[RS_TEACHER] = { "simulate_teacher", "INSERT INTO simulate_teacher VALUES (?, ?, ?, ?)" },
+	[RS_TEACHER_DIS] = { "simulate_disagreements", "INSERT INTO simulate_disagreements "
+			     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
 };
 
 struct tdb_results {
@@ -433,4 +438,49 @@ int tdb_results_check_violation(struct tdb_results *w, int64_t run,
 	sqlite3_bind_int(st, 8, (int)v->order);
 	sqlite3_bind_text(st, 9, v->text, -1, SQLITE_TRANSIENT);
 	return step(w, RS_CHECK_VIOL, NULL);
+}
+
+int tdb_results_teacher_clear(struct tdb_results *w)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	/* tables that came late in version 2: the schema creates just what is missing */
+	ret = tdb_exec(w->db, tdb_schema_sql);
+	if (!ret)
+		ret = tdb_exec(w->db, "DELETE FROM simulate_teacher; "
+			       "DELETE FROM simulate_disagreements;");
+	return ret ? fail(w, ret) : 0;
+}
+
+int tdb_results_teacher(struct tdb_results *w, const char *key, uint64_t requests,
+			uint64_t same_pfn, uint64_t same_pageblock)
+{
+	sqlite3_stmt *st;
+	int ret = stmt(w, RS_TEACHER, &st);
+
+	if (ret)
+		return ret;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (int64_t)requests);
+	if (same_pfn != UINT64_MAX)
+		TDB_BIND_INTS(st, 3, (int64_t)same_pfn, (int64_t)same_pageblock);
+	return step(w, RS_TEACHER, NULL);
+}
+
+int tdb_results_teacher_disagreement(struct tdb_results *w, const struct tdb_teacher_dis *d)
+{
+	sqlite3_stmt *st;
+	int ret = stmt(w, RS_TEACHER_DIS, &st);
+
+	if (ret)
+		return ret;
+	TDB_BIND_INTS(st, 1, (int64_t)d->seq, d->cpu, (int)d->order, (int64_t)d->kernel_pfn);
+	if (d->model_pfn != UINT64_MAX)
+		sqlite3_bind_int64(st, 5, (int64_t)d->model_pfn);
+	sqlite3_bind_text(st, 6, d->kernel_source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 7, d->model_source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, d->why, -1, SQLITE_TRANSIENT);
+	return step(w, RS_TEACHER_DIS, NULL);
 }

@@ -162,4 +162,22 @@ struct tdb_check_violation {
 int tdb_results_check_violation(struct tdb_results *w, int64_t run,
 				const struct tdb_check_violation *v);
 
+/* ---- simulate --teacher (simulate_teacher, simulate_disagreements) ---- */
+
+/* A new run replaces the previous one's rows. */
+int tdb_results_teacher_clear(struct tdb_results *w);
+/* One figure row; @same_pfn UINT64_MAX: a count only (same_* NULL). */
+int tdb_results_teacher(struct tdb_results *w, const char *key, uint64_t requests,
+			uint64_t same_pfn, uint64_t same_pageblock);
+
+struct tdb_teacher_dis {
+	uint64_t seq;
+	int cpu;
+	unsigned int order;
+	uint64_t kernel_pfn;
+	uint64_t model_pfn;			/* UINT64_MAX: none */
+	const char *kernel_source, *model_source, *why;
+};
+int tdb_results_teacher_disagreement(struct tdb_results *w, const struct tdb_teacher_dis *d);
+
 #endif

@@ -103,7 +103,7 @@ static void list_del(struct model *m, struct flist *fl, uint32_t idx, struct fno
 }
 
 /* order_to_pindex(). */
-static unsigned int pcp_pindex(const struct model *m, unsigned int order, int mt)
+unsigned int model_pcp_pindex(unsigned int order, int mt)
 {
 	if (order < PCP_LOW_ORDERS)
 		return order * 3 + (unsigned int)mt;
@@ -118,7 +118,7 @@ static struct flist *node_list(struct model *m, struct mzone *z, uint32_t info)
 	if (info & FN_PCP) {
 		unsigned int cpu = info >> FN_CPU_SHIFT;
 
-		return &z->pcp[cpu * NR_PCP_LISTS + pcp_pindex(m, order, mt)];
+		return &z->pcp[cpu * NR_PCP_LISTS + model_pcp_pindex(order, mt)];
 	}
 	return free_list(m, z, order, mt);
 }
@@ -195,7 +195,7 @@ int model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int o
 	else
 		model_write_range(m, idx, 1u << order, wmake(WT_PCP, n), wmake(WT_FREE_TAIL, 0));
 	pcp_tails(m, idx, 1u << order, 1);
-	list_add(m, &z->pcp[(unsigned int)cpu * NR_PCP_LISTS + pcp_pindex(m, order, mt)],
+	list_add(m, &z->pcp[(unsigned int)cpu * NR_PCP_LISTS + model_pcp_pindex(order, mt)],
 		 idx, nd, tail);
 	jadd32(m, &z->pcp_count[cpu], (int32_t)(1u << order));
 	jadd32(m, &z->pcp_pages, (int32_t)(1u << order));
@@ -611,7 +611,7 @@ long model_pcp_list(const struct model *m, unsigned int zone, unsigned int cpu,
 	if (zone >= m->nr_zones || cpu >= m->nr_cpus || !model_pcp_allowed(m, order) ||
 	    imt < 0 || imt >= IMT_HIGHATOMIC)
 		return -BC_E_INVAL;
-	return walk_list(m, &m->zones[zone].pcp[cpu * NR_PCP_LISTS + pcp_pindex(m, order, imt)],
+	return walk_list(m, &m->zones[zone].pcp[cpu * NR_PCP_LISTS + model_pcp_pindex(order, imt)],
 			 pfns, max);
 }
 

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "model/decide.h"
 #include "model/model.h"
 #include "model/model-debug.h"
 
@@ -158,6 +159,21 @@ struct mzone {
 	uint32_t pcp_pages;
 };
 
+/* decide.c: a zone's zoneinfo limits (model_set_zone_limits()) and pcp tuning. */
+struct dzone {
+	struct model_zone_limits lim;
+	bool lim_known;			/* else lim holds the defaults, once computed */
+	struct dpcp *dpcp;		/* [cpu]; NULL until first needed */
+};
+
+/* struct per_cpu_pages tuning the trace does not show (decide.c); journaled. */
+struct dpcp {
+	uint32_t high;			/* pcp->high */
+	uint32_t alloc_factor;
+	uint32_t free_count;
+	uint32_t prev_free_high;	/* PCPF_PREV_FREE_HIGH_ORDER */
+};
+
 /* Pageblock: 20 bytes; counters are u16 (at most 1 << pageblock_order <= 32768). */
 struct __attribute__((aligned(4))) pblock {
 	uint8_t mt;			/* stored 3-bit type (imt, never ISOLATE with the bit) */
@@ -200,6 +216,7 @@ struct model {
 	uint32_t nr_pb;
 	struct mzone zones[MODEL_MAX_ZONES];
 	unsigned int nr_zones;
+	struct dzone *dz;		/* [nr_zones], decide.c; NULL until first needed */
 
 	/* node pool */
 	struct fnode **chunks;		/* grows; the chunks themselves never move */
@@ -430,6 +447,8 @@ int model_retype_block(struct model *m, uint32_t pbi, int mt);
 
 /* pcp helpers (buddy.c) */
 int model_pcp_allowed(const struct model *m, unsigned int order);
+/* order_to_pindex(): the pcp list of @order and (pcp) type @mt. */
+unsigned int model_pcp_pindex(unsigned int order, int mt);
 /* @tails_free: the block's tails are WT_FREE_TAIL already (a refill or a move from
  * the buddy), else they are rewritten. */
 int model_pcp_add(struct model *m, struct mzone *z, uint32_t idx, unsigned int order,

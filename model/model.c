@@ -812,7 +812,10 @@ void model_destroy(struct model *m)
 		free(m->zones[i].free);
 		free(m->zones[i].pcp);
 		free(m->zones[i].pcp_count);
+		if (m->dz)
+			free(m->dz[i].dpcp);
 	}
+	free(m->dz);
 	for (i = 0; i < m->nr_chunks; i++)
 		free(m->chunks[i]);
 	free(m->chunks);

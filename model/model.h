@@ -62,6 +62,11 @@
  *   free_pcppages_bulk() migratetype,       guess.c: a guessed pageblock type corrected
  *   __rmqueue_smallest() list type          (a partner keeps pagetypeinfo's counts)
  *   __alloc_pages_bulk() (untraced)         events.c do_free(): free of a pcp page
+ *   get_page_from_freelist(), rmqueue(),    decide.c (model/decide.h): the allocator's
+ *   rmqueue_pcplist(), rmqueue_bulk(),      own decisions, model_decide()/model_take()/
+ *   nr_pcp_alloc(), __rmqueue*(),           model_give(): zonelist, watermarks,
+ *   __zone_watermark_ok(),                  NOFRAGMENT, pcp head/refill/drain, claim
+ *   free_unref_page_commit()                and steal per profile
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given

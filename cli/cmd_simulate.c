@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bigchunk simulate: the model makes the allocator's decisions. --teacher replays the
+ * capture and asks the decision procedure before each allocation the trace shows
+ * (replay/teacher.h); the free-running mode is not in this build yet.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "db/tdb.h"
+#include "model/decide.h"
+#include "replay/replay.h"
+#include "replay/teacher.h"
+#include "trace/tr-time.h"
+
+#define TC_MAX_DIS 1000		/* disagreements listed and stored */
+
+const char cmd_simulate_usage[] =
+	"usage: bigchunk simulate FILE.db --teacher [--until T] [--json] [--no-store] [-f]\n"
+	"\n"
+	"Let the model make the page allocator's decisions (get_page_from_freelist(),\n"
+	"rmqueue() of the traced kernel's release: pcp lists, refills, __rmqueue_smallest(),\n"
+	"claim and steal fallbacks, watermarks) and measure them against the kernel.\n"
+	"\n"
+	"--teacher replays the capture as 'bigchunk replay' does and, before each\n"
+	"allocation the trace shows, asks the model which pfn the kernel would hand out\n"
+	"from the true state, then compares it with the kernel's. The events of one request\n"
+	"(the zone_locked events of a pcp refill, an extfrag, then its mm_page_alloc on the\n"
+	"same cpu) are grouped and the question is asked before the first of them. Where\n"
+	"the kernel's page came from is what the trace tells: 'pcp' (no zone_locked),\n"
+	"'refill' (zone_locked with percpu_refill), 'buddy' (another zone_locked),\n"
+	"'fallback' (an extfrag). Each disagreement is classified: the page's state was\n"
+	"unknown to the model (seeded with flags 0), its free was not traced, the pcp\n"
+	"trylock failed, the model's pcp list held pages the kernel's had not (untraced\n"
+	"alloc_pages_bulk()), the lists' order differs, another zone, lost events, or the\n"
+	"model would have needed reclaim. Watermarks and pcp sizes come from the seed\n"
+	"snapshot's zoneinfo; watermark boosting and the pcp trylock are not modelled.\n"
+	"The figures are stored in the capture (tables simulate_teacher,\n"
+	"simulate_disagreements; see db/README.md).\n"
+	"\n"
+	"Options:\n"
+	"  --teacher     teacher-forced mode (required in this build)\n"
+	"  --until T     stop before time T (as for 'bigchunk replay')\n"
+	"  --json        machine-readable output\n"
+	"  --no-store    do not write the results into the capture\n"
+	"  -f, --force   read a capture that fails SQLite's quick_check\n"
+	"  -h, --help\n"
+	"\n"
+	"Exit status: 0 on success; 1 the capture is incomplete or damaged; 2 usage error,\n"
+	"an unusable capture, or results that could not be stored.\n"
+	CLI_CAPTURE_EXIT_HELP;
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 100.0;
+}
+
+static void print_text(const struct tc_result *r, const char *path)
+{
+	unsigned int i;
+
+	printf("simulate --teacher of %s: %llu events replayed, %llu allocation requests asked\n",
+	       path, (unsigned long long)r->events, (unsigned long long)r->all.requests);
+	printf("  same pfn        %.3f%%  (%llu)\n", pct(r->all.same_pfn, r->all.requests),
+	       (unsigned long long)r->all.same_pfn);
+	printf("  same pageblock  %.3f%%  (%llu)\n", pct(r->all.same_pageblock, r->all.requests),
+	       (unsigned long long)r->all.same_pageblock);
+	printf("by where the kernel's page came from (as the trace tells):\n");
+	for (i = 0; i < MODEL_SRC_NONE; i++) {
+		const struct tc_counts *c = &r->by_source[i];
+
+		printf("  %-9s %8llu requests, same pfn %.3f%%\n", model_source_name(i),
+		       (unsigned long long)c->requests, pct(c->same_pfn, c->requests));
+	}
+	printf("disagreements: %llu\n", (unsigned long long)(r->all.requests - r->all.same_pfn));
+	for (i = 0; i < TC_NR_WHY; i++)
+		if (r->why[i])
+			printf("  %-22s %llu\n", tc_why_name(i), (unsigned long long)r->why[i]);
+	for (i = 0; i < r->nr_dis && i < 10; i++)
+		printf("  seq %llu cpu %d order %u: kernel %#llx (%s), model %s%#llx (%s): %s\n",
+		       (unsigned long long)r->dis[i].seq, r->dis[i].cpu, r->dis[i].order,
+		       (unsigned long long)r->dis[i].kernel_pfn,
+		       model_source_name(r->dis[i].kernel_src),
+		       r->dis[i].model_pfn == UINT64_MAX ? "none " : "",
+		       (unsigned long long)(r->dis[i].model_pfn == UINT64_MAX ? 0 : r->dis[i].model_pfn),
+		       model_source_name(r->dis[i].model_src), tc_why_name(r->dis[i].why));
+	printf("not asked: %llu requests begun while the seed snapshot was read; %llu failed "
+	       "allocations (no page) not counted\n", (unsigned long long)r->not_asked,
+	       (unsigned long long)r->failed_allocs);
+	printf("assumptions: %llu blocks seeded with flags 0 put on the pcp list of the cpu "
+	       "whose pcp hit first hands them out, in that order (the lists at the snapshot, "
+	       "inferred from the trace); %llu free blocks moved to their list's head in the "
+	       "order the kernel takes them (the free lists' order at the snapshot, inferred)\n",
+	       (unsigned long long)r->pcp_seeded, (unsigned long long)r->free_reordered);
+	printf("             %llu guessed pageblock types confirmed or corrected by the first "
+	       "event after the snapshot that shows them\n", (unsigned long long)r->types_learned);
+	printf("             %llu pcp pages taken by untraced alloc_pages_bulk() before a "
+	       "question (their next event is their free); %llu pcp pages moved to the buddy "
+	       "(the buddy hands them out next, or no later event names them: their free went "
+	       "past the pcp list)\n",
+	       (unsigned long long)r->bulk_inferred, (unsigned long long)r->bypass_inferred);
+	printf("             %llu free blocks at the head of the list the model would take "
+	       "from, that no later event names, moved to the tail\n",
+	       (unsigned long long)r->stale_free_moved);
+	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
+	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
+	       "failure, no reclaim (%llu requests would have needed it)\n",
+	       r->zones_with_limits, (unsigned long long)r->model_none);
+}
+
+static void json_counts(struct json *j, const char *key, const struct tc_counts *c)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kuint(j, "requests", c->requests);
+	json_kuint(j, "same_pfn", c->same_pfn);
+	json_kuint(j, "same_pageblock", c->same_pageblock);
+	json_obj_end(j);
+}
+
+static void print_json(const struct tc_result *r)
+{
+	struct json j;
+	unsigned int i;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j);
+	json_kuint(&j, "events", r->events);
+	json_kuint(&j, "requests", r->all.requests);
+	json_kuint(&j, "same_pfn", r->all.same_pfn);
+	json_kuint(&j, "same_pageblock", r->all.same_pageblock);
+	json_key(&j, "by_source");
+	json_obj_begin(&j);
+	for (i = 0; i < MODEL_SRC_NONE; i++)
+		json_counts(&j, model_source_name(i), &r->by_source[i]);
+	json_obj_end(&j);
+	json_key(&j, "why");
+	json_obj_begin(&j);
+	for (i = 0; i < TC_NR_WHY; i++)
+		json_kuint(&j, tc_why_name(i), r->why[i]);
+	json_obj_end(&j);
+	json_key(&j, "disagreements");
+	json_arr_begin(&j);
+	for (i = 0; i < r->nr_dis; i++) {
+		const struct tc_dis *d = &r->dis[i];
+
+		json_obj_begin(&j);
+		json_kuint(&j, "seq", d->seq);
+		json_kint(&j, "cpu", d->cpu);
+		json_kuint(&j, "order", d->order);
+		json_kuint(&j, "kernel_pfn", d->kernel_pfn);
+		json_key(&j, "model_pfn");
+		if (d->model_pfn == UINT64_MAX)
+			json_null(&j);
+		else
+			json_uint(&j, d->model_pfn);
+		json_kstr(&j, "kernel_source", model_source_name(d->kernel_src));
+		json_kstr(&j, "model_source", model_source_name(d->model_src));
+		json_kstr(&j, "why", tc_why_name(d->why));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_kuint(&j, "disagreements_left_off", r->dis_left_off);
+	json_kuint(&j, "needed_reclaim", r->model_none);
+	json_kuint(&j, "not_asked", r->not_asked);
+	json_kuint(&j, "failed_allocs", r->failed_allocs);
+	json_kuint(&j, "zones_with_limits", r->zones_with_limits);
+	json_kuint(&j, "pcp_pages_seeded", r->pcp_seeded);
+	json_kuint(&j, "free_blocks_reordered", r->free_reordered);
+	json_kuint(&j, "pageblock_types_learned", r->types_learned);
+	json_kuint(&j, "untraced_bulk_allocs", r->bulk_inferred);
+	json_kuint(&j, "frees_past_pcp", r->bypass_inferred);
+	json_kuint(&j, "stale_free_blocks_moved", r->stale_free_moved);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
+			      .note = cli_note };
+	const char *until = NULL, *path;
+	bool as_json = false, store = true, force = false, teacher = false, partial;
+	struct tc_result res;
+	struct tdb *db;
+	int c, ret;
+
+	while ((c = cli_getopt(argc, argv, "fh", "teacher:t until=u json:j no-store:n "
+			       "force:f help:h")) != -1) {
+		switch (c) {
+		case 't': teacher = true; break;
+		case 'u': until = optarg; break;
+		case 'f': force = true; break;
+		case 'j': as_json = true; break;
+		case 'n': store = false; break;
+		case 'h': return cli_usage("simulate", 0, EXIT_OK);
+		default: return cli_usage("simulate", 1, EXIT_BAD);
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage("simulate", 1, EXIT_BAD);
+	if (!teacher)
+		return cli_error("simulate", "only --teacher is in this build");
+	path = argv[optind];
+	if (cli_open_capture("simulate", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
+			     &partial))
+		return cli_fail("simulate");
+	if (until && tr_parse_time(db, until, &ro.until_seq, &(uint64_t){ 0 })) {
+		tdb_close(db);
+		return cli_fail("simulate");
+	}
+	ret = tc_run(db, &ro, TC_MAX_DIS, &res);
+	if (!ret && store) {
+		ret = tc_store_results(db, &res);
+		if (ret)
+			bc_error_prefix(ret, "results not stored");
+	}
+	if (ret) {
+		tc_result_free(&res);
+		tdb_close(db);
+		return cli_fail("simulate");
+	}
+	if (as_json)
+		print_json(&res);
+	else
+		print_text(&res, path);
+	tc_result_free(&res);
+	tdb_close(db);
+	return cli_partial_exit(partial, EXIT_OK);
+}

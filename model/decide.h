@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * decide.h - the allocator's own decisions: given a request (cpu, order, gfp,
+ * migratetype) and the model's state, which pfn would the kernel hand out, from which
+ * list, with which fallback? model_decide() asks without changing the state,
+ * model_take() does it, model_give() frees a block as the kernel would.
+ *
+ * Kernel rules mirrored (mm/page_alloc.c of the profiled release), all in decide.c:
+ *   get_page_from_freelist()    zonelist order (highest zone of gfp_zone() down, node 0
+ *                               first), watermarks with lowmem_reserve and the
+ *                               highatomic free pages, ALLOC_NOFRAGMENT when the
+ *                               preferred zone is Normal and DMA32 exists, dropped
+ *                               when every zone fails; then the slow path's first
+ *                               attempt (min watermark, ALLOC_HIGHATOMIC for
+ *                               non-blocking order > 0). Reclaim and compaction are
+ *                               not modelled: a request no zone serves is "NONE".
+ *   rmqueue_pcplist()           pcp head (LIFO) of cpu, order, pindex; an empty list is
+ *   rmqueue_bulk(), nr_pcp_alloc()  refilled with nr_pcp_alloc() blocks appended at
+ *                               the tail in the order __rmqueue() hands them out, with
+ *                               alloc_factor growth and pcp->high growth
+ *   __rmqueue(), rmqueue_mode   CMA balance, own type, CMA, claim, steal; the mode is
+ *                               kept across one refill
+ *   __rmqueue_smallest(), expand()  head of the smallest order; upper halves to heads
+ *   __rmqueue_claim(), try_to_claim_block() (6.12.118: try_to_steal_block()),
+ *   should_try_claim_block()    whole blocks re-typed; below pageblock order when free +
+ *                               alike >= half a block; __rmqueue_steal()
+ *   __rmqueue_fallback()        before the claim/steal split (6.1)
+ *   free_frozen_pages() (6.12 free_unref_page()), free_unref_page_commit(),
+ *   nr_pcp_high(), nr_pcp_free(), free_pcppages_bulk()   model_give()
+ * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, decay_pcp_high(),
+ * the pcp trylock, reclaim, kswapd, compaction.
+ */
+#ifndef BC_MODEL_DECIDE_H
+#define BC_MODEL_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* Where the kernel's page came from (what the trace tells for real requests). */
+enum model_source { MODEL_SRC_PCP, MODEL_SRC_REFILL, MODEL_SRC_BUDDY,
+		    MODEL_SRC_FALLBACK, MODEL_SRC_NONE };
+/* "pcp", "refill", "buddy", "fallback", "none". */
+const char *model_source_name(enum model_source s);
+
+struct model_request {
+	int cpu;			/* CPU the request ran on (pcp lists) */
+	unsigned int order;
+	int migratetype;		/* trace numbering of the profile (gfp_migratetype) */
+	uint32_t gfp;			/* gfp_flags as traced (ALLOC_NOFRAGMENT, zone, CMA...) */
+};
+
+struct model_decision {
+	uint64_t pfn;			/* first pfn handed out; meaningful unless source NONE */
+	enum model_source source;
+	int zone;			/* zone index */
+	int fallback_mt;		/* list type taken from on a fallback, else -1 */
+	bool claimed;			/* the fallback re-typed (claimed) the pageblock */
+};
+
+/* What the kernel would hand out now; the model's state is left unchanged. */
+int model_decide(struct model *m, const struct model_request *rq, struct model_decision *out);
+/*
+ * The same, and the model does it (refill, expand, claim/steal, counters).
+ * Returns 1 (source NONE) when no zone of the request can serve it above its
+ * watermark: the caller counts "would have needed reclaim".
+ */
+int model_take(struct model *m, const struct model_request *rq, struct model_decision *out);
+/*
+ * Free of a block the simulation handed out, as the kernel would do it: pcp head
+ * or buddy (free_frozen_pages / __free_one_page), pcp high exceeded -> drain
+ * (free_pcppages_bulk) by the kernel's batch/high rules.
+ */
+int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
+
+/*
+ * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
+ * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
+ * list's tail. Called in the order the kernel later hands such blocks out, this
+ * rebuilds the lists' order at the snapshot (an inference from the trace). Returns 1
+ * (nothing done) when a page of the block is not such a seeded page.
+ */
+int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
+
+/* The pcp block whose first pfn is @pfn moves to its list's tail; 1: no such block. */
+int model_seed_pcp_move(struct model *m, uint64_t pfn);
+
+/*
+ * The free buddy block whose first pfn is @pfn moves to the head (or @tail) of its
+ * list. Called from the last to the first block the kernel later takes off the buddy
+ * with no event before naming it, this rebuilds the free lists' order at the snapshot,
+ * which no /proc file shows (an inference from the trace). Returns 1 (nothing done)
+ * when @pfn is not the head of a free buddy block.
+ */
+int model_seed_free_move(struct model *m, uint64_t pfn, bool tail);
+
+/*
+ * The first event after the snapshot that shows the type of the guessed pageblock
+ * holding @pfn (a pcp hit's list, a zone_locked's list, a drain's type) says @mt:
+ * confirm the guess or correct it (re-typed, its free pages moved; no other guessed
+ * block takes the old type, so pagetypeinfo's counts may drift). Returns 1 (nothing done) when the block's type is not a guess.
+ */
+int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt);
+
+/*
+ * What the trace does not carry, from a snapshot's zoneinfo: watermarks (boost
+ * included, as zoneinfo prints them), protection[] (lowmem_reserve, by the kernel's
+ * zone type: 0 DMA, 1 DMA32, 2 Normal, 3 Movable on x86_64) and the pcp batch and
+ * high bounds. Without it a zone has no watermark (every check passes) and pcp sizes
+ * are the kernel's defaults for its managed pages (zone_batchsize(), high_min 4 x
+ * batch, high_max managed / 8 / cpus): an assumption.
+ */
+#define MODEL_NR_ZONE_TYPES 5
+struct model_zone_limits {
+	uint64_t wmark_min, wmark_low, wmark_high;
+	uint64_t lowmem_reserve[MODEL_NR_ZONE_TYPES];
+	uint32_t pcp_batch, pcp_high_min, pcp_high_max;
+};
+int model_set_zone_limits(struct model *m, unsigned int zone,
+			  const struct model_zone_limits *lim);
+/* The kernel's zone type of a zone name ("DMA32" 1); -1 unknown. */
+int model_zone_type_of_name(const char *name);
+
+#endif

@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * teacher.c - the teacher-forced replay (replay/teacher.h): group the trace's
+ * allocation requests, ask model_decide() before each, compare and classify.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-results.h"
+#include "db/tdb-snap.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "replay/teacher.h"
+#include "replay/zone-limits.h"
+
+#define _W(w, s) s,
+static const char *const why_names[] = { TC_WHYS };
+#undef _W
+
+const char *tc_why_name(enum tc_why w)
+{
+	return (unsigned int)w < TC_NR_WHY ? why_names[w] : "?";
+}
+
+/* One request as the trace shows it. */
+struct tc_req {
+	uint64_t start_seq;		/* first event of the request */
+	uint64_t seq;			/* its mm_page_alloc */
+	uint64_t pfn, gfp;
+	uint64_t zl_pfn;		/* the first zone_locked's pfn, UINT64_MAX none */
+	int cpu, mt;
+	unsigned int order;
+	unsigned int nr_zl;		/* zone_locked events in the group */
+	enum model_source src;
+	bool first_touch;		/* no earlier event named its pfn */
+};
+
+/* An event showing a pageblock's type (mt -1: a claim changed it: later ones do not
+ * tell the type at the snapshot). */
+struct tc_type {
+	uint64_t pfn;
+	int mt;
+};
+
+/* An event naming a pfn (first pass), sorted by pfn then seq. */
+struct tc_pev {
+	uint64_t pfn, seq;
+	int kind;			/* enum tr_event_kind */
+};
+
+/* A set of pfns (open addressing, 0 = empty: pfn + 1 is stored). */
+struct pfn_set {
+	uint64_t *slot;
+	size_t cap, nr;
+};
+
+/* An open group per cpu: zone_locked/extfrag seen, mm_page_alloc to come. */
+struct tc_open {
+	uint64_t start_seq, zl_pfn;
+	unsigned int nr_zl, order;
+	bool open, refill, extfrag;
+};
+
+struct teacher {
+	struct tc_req *req;
+	size_t nr, cap, next;
+	struct tc_open *open;
+	int nr_open;
+	struct pfn_set seen;		/* pfns named by an event so far (first pass) */
+	uint64_t *takes;		/* first-named blocks the buddy handed out, in order */
+	size_t nr_takes, cap_takes;
+	struct tc_type *types;		/* pageblock types the events show, in order */
+	size_t nr_types, cap_types;
+	struct tc_pev *pev;		/* order-0 page events, for what comes next */
+	size_t nr_pev, cap_pev;
+	struct tc_pev *ent;		/* pcp list entries while the seed was read */
+	size_t nr_ent, cap_ent;
+	bool reordered;			/* the pcp lists' order at the seed's end rebuilt */
+	uint64_t seed_end;		/* requests begun before are not asked */
+	unsigned int pb_order;
+	unsigned int max_dis;
+	struct tc_result *res;
+};
+
+/* Add @pfn; returns 1 when it was there, 0 when added, or -BC_E_NOMEM. */
+static int pfn_set_add(struct pfn_set *s, uint64_t pfn)
+{
+	size_t i;
+
+	if (2 * (s->nr + 1) > s->cap) {
+		struct pfn_set n = { .cap = s->cap ? s->cap * 2 : 65536 };
+
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				pfn_set_add(&n, s->slot[i] - 1);
+		free(s->slot);
+		*s = n;
+	}
+	for (i = (size_t)(pfn * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1); s->slot[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == pfn + 1)
+			return 1;
+	s->slot[i] = pfn + 1;
+	s->nr++;
+	return 0;
+}
+
+static int add_take(struct teacher *t, uint64_t pfn)
+{
+	if (t->nr_takes == t->cap_takes) {
+		size_t cap = t->cap_takes ? t->cap_takes * 2 : 1024;
+		uint64_t *p = realloc(t->takes, cap * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		t->takes = p;
+		t->cap_takes = cap;
+	}
+	t->takes[t->nr_takes++] = pfn;
+	return 0;
+}
+
+static int add_type(struct teacher *t, const struct tr_event *ev)
+{
+	int mt = ev->mt;
+
+	if (ev->kind == TR_EV_PAGE_ALLOC && ev->order >= 4)
+		return 0;	/* the THP lists are only "movable or not" */
+	if (ev->kind == TR_EV_EXTFRAG) {
+		/* every pageblock of the fallback block: a claim re-types them all */
+		unsigned int o = ev->fallback_order > t->pb_order ? ev->fallback_order :
+				 t->pb_order;
+		uint64_t p = ev->pfn & ~((1ull << o) - 1), end = p + (1ull << o);
+		struct tr_event e = *ev;
+		int ret = 0;
+
+		e.kind = TR_EV_OTHER;
+		for (e.pfn = p; !ret && e.pfn < end && o <= 18; e.pfn += 1ull << t->pb_order)
+			ret = add_type(t, &e);
+		return ret;
+	}
+	if (ev->kind == TR_EV_OTHER)
+		mt = -1;
+	if (t->nr_types == t->cap_types) {
+		size_t cap = t->cap_types ? t->cap_types * 2 : 4096;
+		struct tc_type *p = realloc(t->types, cap * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		t->types = p;
+		t->cap_types = cap;
+	}
+	t->types[t->nr_types++] = (struct tc_type){ ev->pfn, mt };
+	return 0;
+}
+
+static int add_pev(struct tc_pev **a, size_t *nr, size_t *cap, const struct tr_event *ev,
+		   int kind)
+{
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 16384;
+		struct tc_pev *p = realloc(*a, c * sizeof(*p));
+
+		if (!p)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		*a = p;
+		*cap = c;
+	}
+	(*a)[(*nr)++] = (struct tc_pev){ ev->pfn, ev->seq, kind };
+	return 0;
+}
+
+/* A pcp list entry while the seed was read: a free (head) or a refill (tail). */
+#define ENT_HEAD(cpu)	(2 * (cpu))
+#define ENT_TAIL(cpu)	(2 * (cpu) + 1)
+
+static int seed_read_event(struct teacher *t, const struct tr_event *ev)
+{
+	int cpu = ev->cpu < 0 ? 0 : ev->cpu;
+
+	if (ev->kind == TR_EV_PAGE_FREE && ev->order <= 3)
+		return add_pev(&t->ent, &t->nr_ent, &t->cap_ent, ev, ENT_HEAD(cpu));
+	if (ev->kind == TR_EV_ZONE_LOCKED && ev->percpu_refill)
+		return add_pev(&t->ent, &t->nr_ent, &t->cap_ent, ev, ENT_TAIL(cpu));
+	return 0;
+}
+
+static int cmp_pev(const void *a, const void *b)
+{
+	const struct tc_pev *x = a, *y = b;
+
+	if (x->pfn != y->pfn)
+		return x->pfn < y->pfn ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The index of the first of @a (sorted) at or after (@pfn, @seq). */
+static size_t pev_find(const struct tc_pev *a, size_t n, uint64_t pfn, uint64_t seq)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid].pfn < pfn || (a[mid].pfn == pfn && a[mid].seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The kind of the first event naming @pfn at or after @seq; TR_EV_OTHER: none. */
+static int next_event(const struct teacher *t, uint64_t pfn, uint64_t seq)
+{
+	size_t i = pev_find(t->pev, t->nr_pev, pfn, seq);
+
+	return i < t->nr_pev && t->pev[i].pfn == pfn ? t->pev[i].kind : TR_EV_OTHER;
+}
+
+static int grow_open(struct teacher *t, int cpu)
+{
+	struct tc_open *o;
+	int n = cpu + 1;
+
+	if (cpu < t->nr_open)
+		return 0;
+	if (cpu >= 65536)
+		return bc_error(BC_E_INVAL, "simulate: cpu %d in the trace", cpu);
+	o = realloc(t->open, (size_t)n * sizeof(*o));
+	if (!o)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	memset(o + t->nr_open, 0, (size_t)(n - t->nr_open) * sizeof(*o));
+	t->open = o;
+	t->nr_open = n;
+	return 0;
+}
+
+/* A zone_locked or extfrag on @ev's cpu: part of the request to come. */
+static void group_event(struct tc_open *o, const struct tr_event *ev)
+{
+	if (ev->kind == TR_EV_ZONE_LOCKED && o->open && o->nr_zl && o->order != ev->order)
+		o->open = false;	/* another order: the earlier ones were no request's */
+	if (!o->open) {
+		memset(o, 0, sizeof(*o));
+		o->open = true;
+		o->start_seq = ev->seq;
+		o->zl_pfn = UINT64_MAX;
+	}
+	if (ev->kind == TR_EV_EXTFRAG) {
+		o->extfrag = true;
+		return;
+	}
+	if (!o->nr_zl++) {
+		o->zl_pfn = ev->pfn;
+		o->order = ev->order;
+	}
+	o->refill |= ev->percpu_refill;
+}
+
+static int add_request(struct teacher *t, struct tc_open *o, const struct tr_event *ev)
+{
+	struct tc_req *r;
+	bool grouped = o->open && (!o->nr_zl || o->order == ev->order);
+
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+
+		r = realloc(t->req, cap * sizeof(*r));
+		if (!r)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory for the requests");
+		t->req = r;
+		t->cap = cap;
+	}
+	r = &t->req[t->nr++];
+	*r = (struct tc_req){ .start_seq = grouped ? o->start_seq : ev->seq, .seq = ev->seq,
+			      .pfn = ev->pfn, .gfp = ev->gfp, .zl_pfn = UINT64_MAX,
+			      .cpu = ev->cpu, .mt = ev->mt, .order = ev->order,
+			      .src = MODEL_SRC_PCP };
+	if (grouped) {
+		r->zl_pfn = o->zl_pfn;
+		r->nr_zl = o->nr_zl;
+		r->src = o->extfrag ? MODEL_SRC_FALLBACK : o->refill ? MODEL_SRC_REFILL :
+			 o->nr_zl ? MODEL_SRC_BUDDY : MODEL_SRC_PCP;
+	}
+	o->open = false;
+	return 0;
+}
+
+/* The first pass: every request of [0, until) with its group's first event. */
+static int find_requests(struct teacher *t, struct tdb *db, const struct tr_decoder *dec,
+			 uint64_t until)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	bool first = false;
+	int ret = tdb_cursor_open(db, 0, until, &cur);
+
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
+		if (ret)
+			break;
+		if (ev.seq < t->seed_end && ev.pfn != UINT64_MAX) {
+			ret = seed_read_event(t, &ev);
+			if (ret)
+				break;
+		}
+		/* the seed has the state its read ended with: events after it count */
+		if (ev.kind != TR_EV_OTHER && ev.pfn != UINT64_MAX && ev.seq >= t->seed_end) {
+			ret = pfn_set_add(&t->seen, ev.pfn);
+			if (ret < 0)
+				break;
+			if (ev.kind == TR_EV_PAGE_ALLOC)
+				first = !ret;
+			else if (!ret && (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_EXTFRAG))
+				ret = add_take(t, ev.pfn);
+			if (ret < 0)
+				break;
+			if (ret >= 0 && !ev.order && ev.kind != TR_EV_MIGRATE_START &&
+			    ev.kind != TR_EV_MIGRATE_END)
+				ret = add_pev(&t->pev, &t->nr_pev, &t->cap_pev, &ev, (int)ev.kind);
+			if (ret < 0)
+				break;
+			if (ev.kind == TR_EV_ZONE_LOCKED || ev.kind == TR_EV_PCPU_DRAIN ||
+			    ev.kind == TR_EV_EXTFRAG ||
+			    (ev.kind == TR_EV_PAGE_ALLOC && !t->open[0 > ev.cpu ? 0 : ev.cpu].open))
+				ret = add_type(t, &ev);
+			if (ret < 0)
+				break;
+		}
+		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG &&
+		    ev.kind != TR_EV_PAGE_ALLOC)
+			continue;
+		if (ev.kind != TR_EV_PAGE_ALLOC) {
+			group_event(&t->open[ev.cpu < 0 ? 0 : ev.cpu], &ev);
+			continue;
+		}
+		if (ev.pfn == UINT64_MAX) {
+			t->res->failed_allocs++;
+			t->open[ev.cpu < 0 ? 0 : ev.cpu].open = false;
+			continue;
+		}
+		ret = add_request(t, &t->open[ev.cpu < 0 ? 0 : ev.cpu], &ev);
+		if (ret)
+			break;
+		t->req[t->nr - 1].first_touch = first;
+	}
+	tdb_cursor_close(cur);
+	if (ret < 0)
+		return ret;
+	/* by first event: the hook meets them in that order */
+	return 0;
+}
+
+/*
+ * Pages seeded with flags 0 that a pcp hit hands out before any other event names
+ * them were on that cpu's pcp list at the snapshot: rebuild the lists in the order the
+ * kernel hands them out (requests are still in seq order here).
+ */
+static int seed_pcp_lists(struct teacher *t, struct model *m)
+{
+	unsigned int pbo = model_get_layout(m)->pageblock_order;
+	struct pfn_set done = { 0 };
+	size_t i;
+
+	/* guessed pageblock types first (a re-type moves free blocks to list tails) */
+	for (i = 0; i < t->nr_types; i++) {
+		int ret = pfn_set_add(&done, t->types[i].pfn >> pbo);
+
+		if (!ret && t->types[i].mt >= 0)
+			ret = model_seed_pageblock_type(m, t->types[i].pfn, t->types[i].mt);
+		if (ret < 0) {
+			free(done.slot);
+			return ret;
+		}
+		t->res->types_learned += !ret && t->types[i].mt >= 0;
+	}
+	free(done.slot);
+
+	for (i = 0; i < t->nr; i++) {
+		const struct tc_req *r = &t->req[i];
+		int ret;
+
+		if (!r->first_touch || r->src != MODEL_SRC_PCP || r->start_seq < t->seed_end)
+			continue;
+		ret = model_seed_pcp(m, r->pfn, r->order, r->mt, r->cpu);
+		if (ret == -BC_E_INVAL || ret == 1)
+			continue;
+		if (ret)
+			return ret;
+		t->res->pcp_seeded++;
+	}
+	/* the buddy's lists: the first block taken ends at the head */
+	for (i = t->nr_takes; i-- > 0;) {
+		int ret = model_seed_free_move(m, t->takes[i], false);
+
+		if (ret < 0)
+			return ret;
+		t->res->free_reordered += !ret;
+	}
+	return 0;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct tc_req *x = a, *y = b;
+
+	return x->start_seq < y->start_seq ? -1 : x->start_seq > y->start_seq;
+}
+
+/* Why the model's answer @d was not the kernel's page of @r (state at the question). */
+static enum tc_why classify(const struct teacher *t, struct model *m, const struct tc_req *r,
+			    const struct model_decision *d)
+{
+	struct model_pfn_info pi;
+
+	if (d->source == MODEL_SRC_NONE)
+		return TC_WHY_NEEDS_RECLAIM;
+	if (model_pfn_info(m, r->pfn, &pi))
+		return TC_WHY_OTHER;
+	if (pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN)
+		return TC_WHY_STATE_UNKNOWN;
+	if (pi.uncertain)
+		return TC_WHY_LOST_EVENTS;
+	if (model_pfn_zone(m, r->pfn) != d->zone)
+		return TC_WHY_ZONE;
+	switch (pi.state) {
+	case MODEL_PFN_PCP:
+		if (pi.cpu != r->cpu)
+			return TC_WHY_PCP_OTHER_CPU;
+		if (d->source == MODEL_SRC_PCP && model_pageblock_guessed(m, d->pfn))
+			return TC_WHY_TYPE_GUESS;
+		if (d->source == MODEL_SRC_PCP &&
+		    next_event(t, d->pfn, r->start_seq) == TR_EV_OTHER)
+			return TC_WHY_PCP_HEAD_UNSEEN;
+		return TC_WHY_PCP_ORDER;
+	case MODEL_PFN_BUDDY:
+		if (r->src == MODEL_SRC_PCP)
+			return TC_WHY_PCP_IN_BUDDY;
+		if (d->source == MODEL_SRC_PCP)
+			return r->nr_zl == 1 && r->zl_pfn == r->pfn ? TC_WHY_PCP_TRYLOCK :
+			       TC_WHY_PCP_STALE;
+		return TC_WHY_BUDDY_ORDER;
+	case MODEL_PFN_ALLOC:
+		if (pi.seeded && pi.kind == MODEL_KIND_UNKNOWN)
+			return TC_WHY_STATE_UNKNOWN;
+		return TC_WHY_UNTRACED_FREE;
+	default:
+		return TC_WHY_OTHER;
+	}
+}
+
+/*
+ * model_decide(), after the pages alloc_pages_bulk() took without a tracepoint: an
+ * order-0 pcp head whose next event is its free (no mm_page_alloc) had left the
+ * kernel's list; it leaves the model's too (as replay does at that free), and the
+ * question is asked again.
+ */
+static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *r,
+		       const struct model_request *q, struct model_decision *d)
+{
+	uint64_t first_moved = UINT64_MAX;
+	int ret, n;
+
+	for (n = 0; n < 256; n++) {
+		int next, mt;
+
+		ret = model_decide(m, q, d);
+		if (ret || d->pfn == r->pfn)
+			return ret;
+		next = next_event(t, d->pfn, r->start_seq);
+		if (d->pfn == first_moved)
+			return 0;	/* every block of the list is such a block */
+		if (d->source != MODEL_SRC_PCP && d->fallback_mt < 0 && next == TR_EV_OTHER) {
+			/*
+			 * A free block at the head of its list that no later event names:
+			 * the kernel's list did not have it there (its type or state is
+			 * not the model's). To the tail (counted).
+			 */
+			ret = model_seed_free_move(m, d->pfn, true);
+			if (ret < 0)
+				return ret;
+			if (first_moved == UINT64_MAX)
+				first_moved = d->pfn;
+			t->res->stale_free_moved++;
+			continue;
+		}
+		if (d->source != MODEL_SRC_PCP || r->order)
+			return 0;
+		if (next == TR_EV_PAGE_FREE) {
+			ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
+			t->res->bulk_inferred++;
+		} else if ((next == TR_EV_ZONE_LOCKED || next == TR_EV_EXTFRAG ||
+			    next == TR_EV_OTHER) &&
+			   !model_pageblock_mt(m, d->pfn, NULL, &mt, NULL)) {
+			/*
+			 * The buddy hands it out next, or no later event names it (merged
+			 * into a buddy block): the kernel's pcp list did not hold it, its
+			 * free went past the list (pcp trylock).
+			 */
+			ret = model_pcpu_drain(m, d->pfn, 0, mt, r->cpu);
+			t->res->bypass_inferred++;
+		} else {
+			return 0;
+		}
+		if (ret)
+			return ret;
+	}
+	return model_decide(m, q, d);
+}
+
+static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
+{
+	struct model *m = rp_model(rp);
+	const struct model_layout *lay = model_get_layout(m);
+	struct model_request q = { .cpu = r->cpu, .order = r->order, .migratetype = r->mt,
+				   .gfp = (uint32_t)r->gfp };
+	struct model_decision d;
+	struct tc_result *res = t->res;
+	struct tc_counts *c = &res->by_source[r->src];
+	bool same_pb;
+	int ret;
+
+	ret = decide_bulk(t, m, r, &q, &d);
+	if (ret == -BC_E_INVAL)		/* a request the procedure does not take (order, type) */
+		d.source = MODEL_SRC_NONE;
+	else if (ret < 0)
+		return ret;
+	res->all.requests++;
+	c->requests++;
+	if (d.source == MODEL_SRC_NONE) {
+		res->model_none++;
+		d.pfn = UINT64_MAX;
+	}
+	same_pb = d.source != MODEL_SRC_NONE &&
+		  d.pfn >> lay->pageblock_order == r->pfn >> lay->pageblock_order;
+	res->all.same_pageblock += same_pb;
+	c->same_pageblock += same_pb;
+	if (d.source != MODEL_SRC_NONE && d.pfn == r->pfn) {
+		res->all.same_pfn++;
+		c->same_pfn++;
+		return 0;
+	}
+	{
+		enum tc_why w = classify(t, m, r, &d);
+
+		res->why[w]++;
+		if (res->nr_dis >= t->max_dis) {
+			res->dis_left_off++;
+			return 0;
+		}
+		res->dis[res->nr_dis++] = (struct tc_dis){
+			.seq = r->seq, .cpu = r->cpu, .order = r->order, .kernel_pfn = r->pfn,
+			.model_pfn = d.pfn, .kernel_src = r->src, .model_src = d.source, .why = w };
+	}
+	return 0;
+}
+
+/*
+ * One pcp list at the seed's end, in the order the trace implies: pages no event of
+ * the read put there keep their order (the snapshot's pcp pages, model_seed_pcp()),
+ * then each list entry of the read in time order, a free at the head, a refill at the
+ * tail. The pages move to the tail in that order.
+ */
+static int reorder_list(struct teacher *t, struct model *m, uint64_t *pfns, long n, int cpu)
+{
+	uint64_t *dq = malloc((size_t)(3 * n) * sizeof(*dq)), *touched = dq + 2 * n;
+	long front = n, back = n, nt = 0, i;
+	int ret = 0;
+
+	if (!dq)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	for (i = 0; i < n; i++) {
+		size_t e = pev_find(t->ent, t->nr_ent, pfns[i], t->seed_end);
+
+		if (e > 0 && t->ent[e - 1].pfn == pfns[i] && t->ent[e - 1].kind / 2 == cpu)
+			touched[nt++] = e - 1;
+		else
+			dq[back++] = pfns[i];
+	}
+	/* entries by time: a selection, lists are short */
+	while (nt > 0) {
+		long best = 0, k;
+		const struct tc_pev *p;
+
+		for (k = 1; k < nt; k++)
+			if (t->ent[touched[k]].seq < t->ent[touched[best]].seq)
+				best = k;
+		p = &t->ent[touched[best]];
+		if (p->kind & 1)
+			dq[back++] = p->pfn;
+		else
+			dq[--front] = p->pfn;
+		touched[best] = touched[--nt];
+	}
+	for (i = front; !ret && i < back; i++)
+		ret = model_seed_pcp_move(m, dq[i]) < 0 ? -BC_E_NOMEM : 0;
+	free(dq);
+	return ret;
+}
+
+static int reorder_pcp_lists(struct teacher *t, struct model *m)
+{
+	const struct model_layout *lay = model_get_layout(m);
+	unsigned int zone, cpu, o, orders[5] = { 0, 1, 2, 3, lay->pageblock_order };
+	int mt, ret = 0;
+
+	for (zone = 0; zone < lay->nr_zones; zone++)
+		for (cpu = 0; cpu < lay->nr_cpus; cpu++)
+			for (o = 0; o < 5; o++)
+				for (mt = 0; mt < 3; mt++) {
+					long n = model_pcp_list(m, zone, cpu, orders[o], mt, NULL, 0);
+					uint64_t *pfns;
+
+					if (n < 2)
+						continue;
+					pfns = malloc((size_t)n * sizeof(*pfns));
+					if (!pfns)
+						return bc_error(BC_E_NOMEM, "simulate: out of memory");
+					model_pcp_list(m, zone, cpu, orders[o], mt, pfns, (unsigned int)n);
+					ret = reorder_list(t, m, pfns, n, (int)cpu);
+					free(pfns);
+					if (ret)
+						return ret;
+				}
+	return 0;
+}
+
+static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct teacher *t = arg;
+
+	if (!t->reordered && ev->seq >= t->seed_end) {
+		int ret = reorder_pcp_lists(t, rp_model(rp));
+
+		if (ret)
+			return ret;
+		t->reordered = true;
+	}
+	while (t->next < t->nr && t->req[t->next].start_seq <= ev->seq) {
+		const struct tc_req *r = &t->req[t->next++];
+		int ret;
+
+		if (r->start_seq < ev->seq || r->start_seq < t->seed_end) {
+			t->res->not_asked++;
+			continue;
+		}
+		ret = ask(t, rp, r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The seed snapshot's end and its zoneinfo limits. */
+static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
+{
+	struct tdb_snap_info si;
+	int ret = tdb_snap_get(db, rp_seed_snapshot(rp), &si);
+
+	if (ret)
+		return ret;
+	t->seed_end = si.seq_end > 0 ? (uint64_t)si.seq_end : 0;
+	t->pb_order = model_get_layout(rp_model(rp))->pageblock_order;
+	return rp_zone_limits(db, si.id, rp_model(rp), &t->res->zones_with_limits);
+}
+
+int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
+	   struct tc_result *out)
+{
+	struct teacher t = { .max_dis = max_dis, .res = out };
+	struct rp_hooks h = { .arg = &t, .before_event = before_event };
+	struct replay *rp = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->dis = calloc(max_dis ? max_dis : 1, sizeof(*out->dis));
+	if (!out->dis)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	ret = rp_create(db, opts, &rp);
+	if (!ret)
+		ret = prepare(&t, db, rp);
+	if (!ret)
+		ret = find_requests(&t, db, rp_decoder(rp), opts->until_seq);
+	if (!ret)
+		ret = seed_pcp_lists(&t, rp_model(rp));
+	if (!ret) {
+		qsort(t.pev, t.nr_pev, sizeof(*t.pev), cmp_pev);
+		qsort(t.ent, t.nr_ent, sizeof(*t.ent), cmp_pev);
+		qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
+		ret = rp_run(rp, &h);
+	}
+	/* requests the run did not reach (--until cuts a group) are not counted */
+	out->events = rp ? rp_events_applied(rp) : 0;
+	rp_destroy(rp);
+	free(t.req);
+	free(t.open);
+	free(t.seen.slot);
+	free(t.takes);
+	free(t.pev);
+	free(t.ent);
+	free(t.types);
+	if (ret)
+		tc_result_free(out);
+	return ret;
+}
+
+void tc_result_free(struct tc_result *r)
+{
+	free(r->dis);
+	r->dis = NULL;
+	r->nr_dis = 0;
+}
+
+int tc_store_results(struct tdb *db, const struct tc_result *r)
+{
+	struct tdb_results *w;
+	char key[48];
+	unsigned int i;
+	int ret = tdb_results_begin(db, &w);
+
+	if (ret)
+		return ret;
+	ret = tdb_results_teacher_clear(w);
+	if (!ret)
+		ret = tdb_results_teacher(w, "all", r->all.requests, r->all.same_pfn,
+					  r->all.same_pageblock);
+	for (i = 0; !ret && i < MODEL_SRC_NONE; i++) {
+		const struct tc_counts *c = &r->by_source[i];
+
+		snprintf(key, sizeof(key), "source:%s", model_source_name(i));
+		ret = tdb_results_teacher(w, key, c->requests, c->same_pfn, c->same_pageblock);
+	}
+	for (i = 0; !ret && i < TC_NR_WHY; i++) {
+		snprintf(key, sizeof(key), "why:%s", tc_why_name(i));
+		if (r->why[i])
+			ret = tdb_results_teacher(w, key, r->why[i], UINT64_MAX, 0);
+	}
+	for (i = 0; !ret && i < r->nr_dis; i++) {
+		const struct tc_dis *d = &r->dis[i];
+		struct tdb_teacher_dis row = {
+			.seq = d->seq, .cpu = d->cpu, .order = d->order, .kernel_pfn = d->kernel_pfn,
+			.model_pfn = d->model_pfn, .kernel_source = model_source_name(d->kernel_src),
+			.model_source = model_source_name(d->model_src), .why = tc_why_name(d->why) };
+
+		ret = tdb_results_teacher_disagreement(w, &row);
+	}
+	if (!ret)
+		ret = tdb_results_commit(w);
+	if (ret)
+		tdb_results_abort(w);
+	return ret;
+}

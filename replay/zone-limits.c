@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zone-limits.c - watermarks, protection[] and pcp bounds per zone from a snapshot's
+ * /proc/zoneinfo (mm/vmstat.c zoneinfo_show_print(): "min", "low", "high" include the
+ * watermark boost; "protection: (...)" is lowmem_reserve[] by zone type; the pagesets'
+ * batch, high_min and high_max are the same on every cpu).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb-snap.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "replay/zone-limits.h"
+
+struct zl_parse {
+	int zone;			/* model zone index, -1 none */
+	bool have_wmark, have_batch;
+	struct model_zone_limits lim;
+};
+
+static int zl_flush(struct model *m, struct zl_parse *p, unsigned int *nr)
+{
+	int ret = 0;
+
+	if (p->zone >= 0 && p->have_wmark) {
+		ret = model_set_zone_limits(m, (unsigned int)p->zone, &p->lim);
+		if (!ret)
+			(*nr)++;
+	}
+	memset(p, 0, sizeof(*p));
+	p->zone = -1;
+	return ret;
+}
+
+/* One line of zoneinfo, leading blanks skipped. */
+static void zl_line(struct zl_parse *p, const char *s)
+{
+	unsigned long long v[MODEL_NR_ZONE_TYPES] = { 0 };
+	unsigned int u;
+	int i, n;
+
+	if (sscanf(s, "min %llu", &v[0]) == 1) {
+		p->lim.wmark_min = v[0];
+		p->have_wmark = true;
+	} else if (sscanf(s, "low %llu", &v[0]) == 1) {
+		p->lim.wmark_low = v[0];
+	} else if (sscanf(s, "high %llu", &v[0]) == 1) {
+		p->lim.wmark_high = v[0];
+	} else if ((n = sscanf(s, "protection: (%llu, %llu, %llu, %llu, %llu)", &v[0], &v[1],
+			       &v[2], &v[3], &v[4])) > 0) {
+		for (i = 0; i < n; i++)
+			p->lim.lowmem_reserve[i] = v[i];
+	} else if (!p->have_batch && sscanf(s, "batch: %u", &u) == 1) {
+		p->lim.pcp_batch = u;
+		p->have_batch = true;
+	} else if (sscanf(s, "high_min: %u", &u) == 1) {
+		p->lim.pcp_high_min = u;
+	} else if (sscanf(s, "high_max: %u", &u) == 1) {
+		p->lim.pcp_high_max = u;
+	}
+}
+
+int rp_zone_limits(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr)
+{
+	struct zl_parse p = { .zone = -1 };
+	unsigned int count = 0;
+	char *text = NULL, *line, *save = NULL;
+	int ret = tdb_snap_file(db, snap, "zoneinfo", &text);
+
+	if (nr)
+		*nr = 0;
+	if (ret || !text)
+		return ret;
+	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		char name[16];
+		int nid;
+
+		if (sscanf(line, "Node %d, zone %15s", &nid, name) == 2) {
+			ret = zl_flush(m, &p, &count);
+			p.zone = model_zone_of_name(m, nid, name);
+			continue;
+		}
+		zl_line(&p, line + strspn(line, " \t"));
+	}
+	if (!ret)
+		ret = zl_flush(m, &p, &count);
+	free(text);
+	if (nr)
+		*nr = count;
+	return ret;
+}
