@@ -28,7 +28,8 @@ const struct bc_command bc_commands[] = {
 	{ "query",    cmd_query,    "run read-only SQL on a capture", cmd_query_usage },
 	{ "record",   cmd_record,   "record mm tracepoints and page-state snapshots (root)", cmd_record_usage },
 	{ "replay",   cmd_replay,   "replay a capture through the model and score its fidelity", cmd_replay_usage },
-	cmd_snapshot_usage[], cmd_map_usage[], cmd_report_usage[], cmd_simulate_usage[];
+	{ "report",   cmd_report,   "write a self-contained HTML report with the map over time", cmd_report_usage },
+	{ "simulate", cmd_simulate, "let the model make the allocator's decisions (--teacher)", cmd_simulate_usage },
 	{ "snapshot", cmd_snapshot, "write one page-state snapshot directory (root)", cmd_snapshot_usage },
 	{ NULL, NULL, NULL, NULL },
 };
