@@ -50,7 +50,7 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # Library layers: everything except cli/ (which links it all) and tests/.
-LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c predict/*.c \
+LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c predict/*.c sim/*.c \
 	    checkers/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
