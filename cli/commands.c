@@ -17,7 +17,7 @@
 
 extern const char cmd_check_usage[], cmd_import_usage[], cmd_info_usage[],
 	cmd_predict_usage[], cmd_query_usage[], cmd_record_usage[], cmd_replay_usage[],
-	cmd_snapshot_usage[];
+	cmd_snapshot_usage[], cmd_simulate_free_usage[];
 
 const struct bc_command bc_commands[] = {
 	{ "check",    cmd_check,    "check invariants of the allocator over a capture", cmd_check_usage },
@@ -27,6 +27,7 @@ const struct bc_command bc_commands[] = {
 	{ "query",    cmd_query,    "run read-only SQL on a capture", cmd_query_usage },
 	{ "record",   cmd_record,   "record mm tracepoints and page-state snapshots (root)", cmd_record_usage },
 	{ "replay",   cmd_replay,   "replay a capture through the model and score its fidelity", cmd_replay_usage },
+	{ "simulate-free", simulate_free_main, "free-running simulation (temporary name until 'simulate' is merged)", cmd_simulate_free_usage },
 	{ "snapshot", cmd_snapshot, "write one page-state snapshot directory (root)", cmd_snapshot_usage },
 	{ NULL, NULL, NULL, NULL },
 };

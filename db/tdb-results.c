@@ -245,7 +245,11 @@ int tdb_results_simulate_clear(struct tdb_results *w)
 
 	if (w->err)
 		return w->err;
-	ret = tdb_exec(w->db, "DELETE FROM simulate_figures;");
+	/* a version-2 file written before simulate_figures existed: the schema creates
+	 * only what is missing */
+	ret = tdb_exec(w->db, tdb_schema_sql);
+	if (!ret)
+		ret = tdb_exec(w->db, "DELETE FROM simulate_figures;");
 	return ret ? fail(w, ret) : 0;
 }
 
