@@ -7,11 +7,8 @@
 #include "common/err.h"
 #include "db/tdb.h"
 #include "db/tdb-snap.h"
-#include "model/decide.h"
 #include "model/model.h"
 #include "replay/replay.h"
-#include "sim/sim-contig.h"
-#include "sim/sim-pfnmap.h"
 #include "sim/sim-requests.h"
 #include "sim/sim.h"
 #include "trace/tr-attempt.h"
@@ -21,90 +18,12 @@ struct sim {
 	const struct sim_opts *o;
 	struct replay *rp;		/* owns the simulated model */
 	struct model *m;
-	struct sim_pfnmap *pm;
+	struct sim_apply *ap;
 	struct tr_attempt *att;
 	int nr_att;
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
 };
-
-static void moved(void *arg, uint64_t from, uint64_t to, unsigned int order)
-{
-	sim_pfnmap_moved(arg, from, to, 1ull << order);
-}
-
-static int do_alloc(struct sim *S, const struct sim_request *rq)
-{
-	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,
-				    .gfp = (uint32_t)rq->gfp };
-	struct model_decision d;
-	int ret = model_take(S->m, &mr, &d);
-
-	S->res->st.allocs++;
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		S->res->st.needed_reclaim++;
-		sim_pfnmap_clear(S->pm, rq->pfn, rq->nr_pages);
-		return 0;
-	}
-	sim_pfnmap_set(S->pm, rq->pfn, d.pfn, rq->nr_pages);
-	return 0;
-}
-
-/*
- * A free releases what the simulation handed out for that kernel pfn; a page it did
- * not hand out was in use before the capture (or comes online) and is released where
- * the snapshot has it, unless the simulation holds nothing there to release.
- */
-static int do_free(struct sim *S, const struct sim_request *rq)
-{
-	uint64_t spfn = sim_pfnmap_sim(S->pm, rq->pfn);
-	struct model_pfn_info pi;
-	int ret;
-
-	S->res->st.frees++;
-	if (spfn != UINT64_MAX) {
-		sim_pfnmap_clear(S->pm, rq->pfn, rq->nr_pages);
-		return model_give(S->m, rq->cpu, spfn, rq->order);
-	}
-	ret = model_pfn_info(S->m, rq->pfn, &pi);
-	if (ret || sim_pfnmap_is_sim(S->pm, rq->pfn) ||
-	    (pi.state != MODEL_PFN_ALLOC && pi.state != MODEL_PFN_UNINIT)) {
-		S->res->st.frees_unmatched++;
-		return 0;
-	}
-	S->res->st.frees_before_capture++;
-	return model_give(S->m, rq->cpu, rq->pfn, rq->order);
-}
-
-static int do_request(struct sim *S, const struct sim_request *rq)
-{
-	uint64_t spfn;
-	int ret;
-
-	model_set_event(S->m, rq->seq, rq->ts);
-	S->res->st.requests++;
-	switch (rq->kind) {
-	case SIM_REQ_ALLOC:
-		return do_alloc(S, rq);
-	case SIM_REQ_FREE:
-		return do_free(S, rq);
-	case SIM_REQ_CONTIG:
-		S->res->st.contig++;
-		ret = sim_contig_alloc(S->m, rq->nr_pages, &spfn);
-		if (ret == 0)
-			sim_pfnmap_set(S->pm, rq->pfn, spfn, rq->nr_pages);
-		S->res->st.contig_failed += ret == 1;
-		return ret < 0 ? ret : 0;
-	case SIM_REQ_OFFLINE:
-		S->res->st.offline++;
-		ret = sim_offline(S->m, rq->pfn, rq->nr_pages);
-		S->res->st.offline_failed += ret == 1;
-		return ret < 0 ? ret : 0;
-	}
-	return 0;
-}
 
 /* Every request of events [from, to). */
 static int run_window(struct sim *S, uint64_t from, uint64_t to)
@@ -117,7 +36,7 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 	if (ret)
 		return ret;
 	while ((ret = sim_reqs_next(it, &rq)) == 1) {
-		ret = do_request(S, &rq);
+		ret = sim_apply_request(S->ap, &rq);
 		if (ret)
 			break;
 		if (S->o->progress && !(S->res->st.requests & 0xffff))
@@ -160,9 +79,9 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	ss->ts = (uint64_t)si->ts_end;
 	ss->seq = (uint64_t)si->seq_end;
 	/* the hypothetical attempts of the counts must not move the map */
-	model_set_migrate_hook(S->m, NULL, NULL);
+	sim_apply_follow(S->ap, 0);
 	ret = sim_figures_compute(S->m, &ss->sim);
-	model_set_migrate_hook(S->m, moved, S->pm);
+	sim_apply_follow(S->ap, 1);
 	if (!ret)
 		ret = kernel_figures(S, si->id, &ss->kernel);
 	if (ret)
@@ -180,8 +99,6 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 			      .no_attempts = true, .seed_snap = seed->id, .note = S->o->note,
 			      .arg = S->o->arg };
 	struct tr_attempt_geometry geo;
-	uint64_t end = 0;
-	unsigned int zi;
 	int ret = rp_create(S->db, &ro, &S->rp);
 
 	if (!ret)
@@ -195,13 +112,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	ret = tr_find_attempts(S->db, rp_decoder(S->rp), &geo, &S->att, &S->nr_att);
 	if (!ret)
 		ret = tr_probe_attempts(S->db, &S->att, &S->nr_att);
-	for (zi = 0; zi < L->nr_zones; zi++)
-		if (L->zones[zi].start_pfn + L->zones[zi].spanned > end)
-			end = L->zones[zi].start_pfn + L->zones[zi].spanned;
 	if (!ret)
-		ret = sim_pfnmap_create(end, &S->pm);
-	if (!ret)
-		model_set_migrate_hook(S->m, moved, S->pm);
+		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	return ret;
 }
 
@@ -249,7 +161,7 @@ int sim_run(struct tdb *db, const struct sim_opts *o, struct sim_result *out)
 		o->progress(o->arg, S.total, S.total, true);
 	free(si);
 	free(S.att);
-	sim_pfnmap_destroy(S.pm);
+	sim_apply_destroy(S.ap);
 	rp_destroy(S.rp);
 	if (ret)
 		sim_result_release(out);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/sim-apply.h"	/* struct sim_stats */
 #include "sim/sim-figures.h"
 
 struct tdb;
@@ -42,18 +43,6 @@ struct sim_snapshot {
 	uint64_t ts, seq;		/* where the simulation was compared: the snapshot's end */
 	struct sim_figures sim, kernel;
 	struct sim_verdict verdict;
-};
-
-struct sim_stats {
-	uint64_t events;		/* events read after the seed */
-	uint64_t requests;		/* allocs + frees + contig + offline */
-	uint64_t allocs, frees, contig, offline;
-	uint64_t needed_reclaim;	/* model_take() returned 1: not placed */
-	uint64_t kernel_failed_allocs;	/* mm_page_alloc without a page: not replayed */
-	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
-	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
-	uint64_t contig_failed;		/* contiguous allocations the model could not make */
-	uint64_t offline_failed;	/* offlines the model refused */
 };
 
 struct sim_result {
