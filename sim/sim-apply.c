@@ -106,12 +106,28 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	return model_give(a->m, rq->cpu, rq->pfn, rq->order);
 }
 
+/* A drain tells a seed page of flags 0 (or on a pcp list at the seed) was a pcp page. */
+static int do_drain(struct sim_apply *a, const struct sim_request *rq)
+{
+	struct model_pfn_info pi;
+
+	if (model_pfn_info(a->m, rq->pfn, &pi) || sim_pfnmap_is_sim(a->pm, rq->pfn))
+		return 0;
+	if (pi.state != MODEL_PFN_PCP &&
+	    !(pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN))
+		return 0;
+	a->st->seed_pcp_drained++;
+	return model_pcpu_drain(a->m, rq->pfn, rq->order, rq->mt, rq->cpu);
+}
+
 int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 {
 	uint64_t spfn;
 	int ret;
 
 	model_set_event(a->m, rq->seq, rq->ts);
+	if (rq->kind == SIM_REQ_PCP_DRAIN)
+		return do_drain(a, rq);
 	a->st->requests++;
 	switch (rq->kind) {
 	case SIM_REQ_ALLOC:
@@ -130,6 +146,8 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 		ret = sim_offline(a->m, rq->pfn, rq->nr_pages);
 		a->st->offline_failed += ret == 1;
 		return ret < 0 ? ret : 0;
+	case SIM_REQ_PCP_DRAIN:
+		break;
 	}
 	return 0;
 }

@@ -11,6 +11,9 @@
  *     memory coming online) and is released where the snapshot has it, unless the
  *     model holds nothing there to release or the page is a simulated allocation of
  *     another object (then it is counted and skipped);
+ *   - a kernel's pcp drain of a page the seed read with flags 0 (a free pcp page then,
+ *     not a kernel page), still untouched by the simulation, sends it to the buddy
+ *     (model_pcpu_drain()); other drains are the kernel's own decisions, not requests;
  *   - a contiguous allocation runs the model's own alloc_contig_pages() search, an
  *     offline offline_pages() on the kernel's range (sim-contig.h).
  * Folios the model migrates (its contiguous allocations) keep their identity: the map
@@ -26,7 +29,7 @@ struct sim_request;
 
 struct sim_stats {
 	uint64_t events;		/* events read after the seed */
-	uint64_t requests;		/* allocs + frees + contig + offline */
+	uint64_t requests;		/* allocs + frees + contig + offline (drains apart) */
 	uint64_t allocs, frees, contig, offline;
 	uint64_t needed_reclaim;	/* model_take() returned 1: not placed */
 	uint64_t kernel_failed_allocs;	/* mm_page_alloc without a page: not replayed */
@@ -34,6 +37,7 @@ struct sim_stats {
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
 	uint64_t contig_failed;		/* contiguous allocations the model could not make */
 	uint64_t offline_failed;	/* offlines the model refused */
+	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */
 };
 
 struct sim_apply;

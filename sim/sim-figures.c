@@ -161,9 +161,15 @@ static int zone_each(const struct sim_figures *f, const struct sim_zone_figures 
 		     int (*fn)(void *arg, const char *zone, const char *name, int64_t value),
 		     void *arg)
 {
+	const struct { const char *name; int64_t v; } t[] = {
+		{ "pageblocks_unmovable", (int64_t)z->pb_unmovable },
+		{ "pageblocks_unmovable_or_unknown", (int64_t)z->pb_unmovable_unknown },
+		{ "unmovable_pages", (int64_t)z->unmovable_pages },
+		{ "largest_free_order", z->largest_free_order },
+	};
 	int nmt = sim_nr_mts(f->cma), mt, ret;
 	char name[64];
-	unsigned int o;
+	unsigned int o, i;
 
 	ret = fn(arg, z->name, "free_pages", (int64_t)z->free_pages);
 	for (mt = 0; !ret && mt < nmt; mt++)
@@ -175,15 +181,8 @@ static int zone_each(const struct sim_figures *f, const struct sim_zone_figures 
 		snprintf(name, sizeof(name), "pageblocks.%s", sim_mt_name(f->cma, mt));
 		ret = fn(arg, z->name, name, (int64_t)z->pageblocks[mt]);
 	}
-	if (!ret)
-		ret = fn(arg, z->name, "pageblocks_unmovable", (int64_t)z->pb_unmovable);
-	if (!ret)
-		ret = fn(arg, z->name, "pageblocks_unmovable_or_unknown",
-			 (int64_t)z->pb_unmovable_unknown);
-	if (!ret)
-		ret = fn(arg, z->name, "unmovable_pages", (int64_t)z->unmovable_pages);
-	if (!ret)
-		ret = fn(arg, z->name, "largest_free_order", z->largest_free_order);
+	for (i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++)
+		ret = fn(arg, z->name, t[i].name, t[i].v);
 	return ret;
 }
 
@@ -191,24 +190,18 @@ int sim_figures_each(const struct sim_figures *f,
 		     int (*fn)(void *arg, const char *zone, const char *name, int64_t value),
 		     void *arg)
 {
+	const struct { const char *name; uint64_t v; } t[] = {
+		{ "pageblocks", f->pageblocks }, { "pageblocks_unmovable", f->pb_unmovable },
+		{ "pageblocks_unmovable_or_unknown", f->pb_unmovable_unknown },
+		{ "unmovable_pages", f->unmovable_pages }, { "present_pages", f->present_pages },
+		{ "contig_2m", f->contig_2m }, { "contig_1g", f->contig_1g },
+	};
 	unsigned int zi;
 	int ret = 0;
 
 	for (zi = 0; !ret && zi < f->nr_zones; zi++)
 		ret = zone_each(f, &f->zone[zi], fn, arg);
-	if (!ret)
-		ret = fn(arg, "", "pageblocks", (int64_t)f->pageblocks);
-	if (!ret)
-		ret = fn(arg, "", "pageblocks_unmovable", (int64_t)f->pb_unmovable);
-	if (!ret)
-		ret = fn(arg, "", "pageblocks_unmovable_or_unknown", (int64_t)f->pb_unmovable_unknown);
-	if (!ret)
-		ret = fn(arg, "", "unmovable_pages", (int64_t)f->unmovable_pages);
-	if (!ret)
-		ret = fn(arg, "", "present_pages", (int64_t)f->present_pages);
-	if (!ret)
-		ret = fn(arg, "", "contig_2m", (int64_t)f->contig_2m);
-	if (!ret)
-		ret = fn(arg, "", "contig_1g", (int64_t)f->contig_1g);
+	for (zi = 0; !ret && zi < sizeof(t) / sizeof(t[0]); zi++)
+		ret = fn(arg, "", t[zi].name, (int64_t)t[zi].v);
 	return ret;
 }

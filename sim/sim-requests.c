@@ -116,14 +116,16 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			return 1;
 		}
 		it->have_ev = false;
-		if (it->ev.kind != TR_EV_PAGE_ALLOC && it->ev.kind != TR_EV_PAGE_FREE)
+		if (it->ev.kind != TR_EV_PAGE_ALLOC && it->ev.kind != TR_EV_PAGE_FREE &&
+		    it->ev.kind != TR_EV_PCPU_DRAIN)
 			continue;
 		if (it->ev.pfn == UINT64_MAX) {
 			it->failed += it->ev.kind == TR_EV_PAGE_ALLOC;
 			continue;
 		}
 		*rq = (struct sim_request){
-			.kind = it->ev.kind == TR_EV_PAGE_ALLOC ? SIM_REQ_ALLOC : SIM_REQ_FREE,
+			.kind = it->ev.kind == TR_EV_PAGE_ALLOC ? SIM_REQ_ALLOC :
+				it->ev.kind == TR_EV_PAGE_FREE ? SIM_REQ_FREE : SIM_REQ_PCP_DRAIN,
 			.seq = it->ev.seq, .ts = it->ev.ts, .cpu = it->ev.cpu,
 			.order = it->ev.order, .mt = it->ev.mt, .gfp = it->ev.gfp,
 			.pfn = it->ev.pfn,

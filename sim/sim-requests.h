@@ -12,7 +12,10 @@
  * The kernel's own moves are requests too: a migration (compaction, an attempt) is an
  * allocation of the target and a free of the source; memory coming online is freed
  * pages. What only the kernel decides (pcp refills and drains, fallbacks, zone_locked)
- * is not a request. Failed allocations are counted, not replayed.
+ * is not a request, with one exception: a drain (mm_page_pcpu_drain) is handed out too,
+ * since for a page the seed read with flags 0 it is the only word that the page was
+ * a free pcp page and not a kernel page (the consumer decides which drains it takes).
+ * Failed allocations are counted, not replayed.
  */
 #ifndef BC_SIM_REQUESTS_H
 #define BC_SIM_REQUESTS_H
@@ -29,6 +32,7 @@ enum sim_req_kind {
 	SIM_REQ_FREE,
 	SIM_REQ_CONTIG,			/* alloc_contig_pages() of nr_pages */
 	SIM_REQ_OFFLINE,		/* offline_pages() of [pfn, pfn + nr_pages) */
+	SIM_REQ_PCP_DRAIN,		/* the kernel drained its pcp page at pfn (mt: list) */
 };
 
 struct sim_request {
