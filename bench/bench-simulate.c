@@ -145,8 +145,10 @@ int main(int argc, char **argv)
 		t = sim_time(db, from, reqs, n, &nreq);
 		t_mem = t < t_mem ? t : t_mem;
 	}
-	printf("capture %s: %llu events, %llu requests after the first snapshot\n", argv[1],
-	       (unsigned long long)tdb_event_count(db), (unsigned long long)n);
+	printf("capture %s: %llu events; after the first snapshot %llu requests (%llu with the "
+	       "pcp drains read for the seed's flags-0 pages; rates below are of those)\n",
+	       argv[1], (unsigned long long)tdb_event_count(db), (unsigned long long)nreq,
+	       (unsigned long long)n);
 	printf("  replay (file)        %8.3f s  %10.0f events/s\n", t_rp,
 	       (double)tdb_event_count(db) / t_rp);
 	printf("  simulate (file)      %8.3f s  %10.0f requests/s  (%.2fx replay's time)\n",
