@@ -96,8 +96,12 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
 		return model_give(a->m, rq->cpu, spfn, rq->order);
 	}
+	if (sim_pfnmap_is_sim(a->pm, rq->pfn)) {
+		a->st->frees_unmatched++;
+		return 0;
+	}
 	ret = model_pfn_info(a->m, rq->pfn, &pi);
-	if (ret || sim_pfnmap_is_sim(a->pm, rq->pfn) ||
+	if (ret ||
 	    (pi.state != MODEL_PFN_ALLOC && pi.state != MODEL_PFN_UNINIT)) {
 		a->st->frees_unmatched++;
 		return 0;
@@ -111,7 +115,8 @@ static int do_drain(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_pfn_info pi;
 
-	if (model_pfn_info(a->m, rq->pfn, &pi) || sim_pfnmap_is_sim(a->pm, rq->pfn))
+	/* the simulation's own page (the cheap test first): not the seed's */
+	if (sim_pfnmap_is_sim(a->pm, rq->pfn) || model_pfn_info(a->m, rq->pfn, &pi))
 		return 0;
 	if (pi.state != MODEL_PFN_PCP &&
 	    !(pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN))
