@@ -51,7 +51,7 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # Library layers: everything except cli/ (which links it all) and tests/.
 LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c predict/*.c \
-	    checkers/*.c report/*.c)
+	    checkers/*.c report/*.c sim/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)

@@ -34,6 +34,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+/* bigchunk simulate without --teacher (cli/cmd_simulate_free.c). */
+int simulate_free_main(int argc, char **argv);
 
 /* The -o FILE and -f entries of a struct option table (commands that write a capture). */
 #define CLI_OPT_OUTPUT							\

@@ -2,7 +2,7 @@
 /*
  * bigchunk simulate: the model makes the allocator's decisions. --teacher replays the
  * capture and asks the decision procedure before each allocation the trace shows
- * (replay/teacher.h); the free-running mode is not in this build yet.
+ * (replay/teacher.h); without it the free-running mode of sim/ runs (cmd_simulate_free.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,11 +21,24 @@
 #define TC_MAX_DIS 1000		/* disagreements listed and stored */
 
 const char cmd_simulate_usage[] =
-	"usage: bigchunk simulate FILE.db --teacher [--until T] [--json] [--no-store] [-f]\n"
+	"usage: bigchunk simulate FILE.db [--teacher] [--until T] [--json] [--no-store] [-f]\n"
 	"\n"
 	"Let the model make the page allocator's decisions (get_page_from_freelist(),\n"
 	"rmqueue() of the traced kernel's release: pcp lists, refills, __rmqueue_smallest(),\n"
 	"claim and steal fallbacks, watermarks) and measure them against the kernel.\n"
+	"\n"
+	"Free-running (the default): seed the model from the capture's first snapshot and\n"
+	"make every request of the capture again, the model deciding where each page goes:\n"
+	"allocations (cpu, order, gfp, migratetype), frees (of what the simulated\n"
+	"allocation of the same object got; pages allocated before the capture are freed\n"
+	"where the snapshot has them), and the contiguous allocations and memory-block\n"
+	"offlines the kernel made. At each later snapshot the simulated state is set\n"
+	"against a model seeded from that snapshot, figure by figure: free blocks per zone,\n"
+	"order and migratetype; pageblocks per type; pageblocks holding unmovable pages;\n"
+	"the largest free aligned block per zone; how many 2 MiB and 1 GiB allocations\n"
+	"alloc_contig_pages() would get in a row. Requests no zone could serve above its\n"
+	"watermark would have needed reclaim: counted, not placed. Stored in table\n"
+	"simulate_figures.\n"
 	"\n"
 	"--teacher replays the capture as 'bigchunk replay' does and, before each\n"
 	"allocation the trace shows, asks the model which pfn the kernel would hand out\n"
@@ -38,14 +51,17 @@ const char cmd_simulate_usage[] =
 	"unknown to the model (seeded with flags 0), its free was not traced, the pcp\n"
 	"trylock failed, the model's pcp list held pages the kernel's had not (untraced\n"
 	"alloc_pages_bulk()), the lists' order differs, another zone, lost events, or the\n"
-	"model would have needed reclaim. Watermarks and pcp sizes come from the seed\n"
-	"snapshot's zoneinfo; watermark boosting and the pcp trylock are not modelled.\n"
-	"The figures are stored in the capture (tables simulate_teacher,\n"
-	"simulate_disagreements; see db/README.md).\n"
+	"model would have needed reclaim. Stored in tables simulate_teacher and\n"
+	"simulate_disagreements.\n"
+	"\n"
+	"Both modes take watermarks and pcp sizes from the seed snapshot's zoneinfo;\n"
+	"watermark boosting, the pcp trylock, reclaim and compaction are not modelled.\n"
+	"Tables: see db/README.md.\n"
 	"\n"
 	"Options:\n"
-	"  --teacher     teacher-forced mode (required in this build)\n"
-	"  --until T     stop before time T (as for 'bigchunk replay')\n"
+	"  --teacher     teacher-forced mode (default: free-running)\n"
+	"  --until T     stop before time T (ns of the trace clock, a time from the first\n"
+	"                event with a unit, or marker:TEXT)\n"
 	"  --json        machine-readable output\n"
 	"  --no-store    do not write the results into the capture\n"
 	"  -f, --force   read a capture that fails SQLite's quick_check\n"
@@ -204,8 +220,10 @@ int cmd_simulate(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage("simulate", 1, EXIT_BAD);
-	if (!teacher)
-		return cli_error("simulate", "only --teacher is in this build");
+	if (!teacher) {
+		optind = 1;
+		return simulate_free_main(argc, argv);
+	}
 	path = argv[optind];
 	if (cli_open_capture("simulate", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
 			     &partial))

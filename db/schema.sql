@@ -420,3 +420,15 @@ CREATE TABLE IF NOT EXISTS simulate_disagreements (
 	model_source	TEXT,
 	why		TEXT NOT NULL
 );
+
+-- simulate (free-running, without --teacher): one row per figure, refilled by each
+-- stored run. At each snapshot after the seed, side 'sim' is the simulated state and
+-- side 'kernel' a model seeded from that snapshot, the same figures under the same
+-- names; side 'run' (snap NULL) holds the run's counts (requests, needed_reclaim ...).
+CREATE TABLE IF NOT EXISTS simulate_figures (
+	snap		INTEGER,		-- snapshots.id; NULL for side 'run'
+	side		TEXT NOT NULL,		-- 'sim', 'kernel', 'run'
+	zone		TEXT NOT NULL,		-- zone name, '' for the whole machine
+	name		TEXT NOT NULL,		-- e.g. 'free_blocks.Movable.3', 'contig_1g'
+	value		INTEGER NOT NULL
+);

@@ -23,6 +23,7 @@ enum res_stmt {
 	RS_CHECK_VIOL,
 	RS_TEACHER,
 	RS_TEACHER_DIS,
+	RS_SIM,
 	RS_NR,
 };
 
@@ -62,6 +63,7 @@ static const struct {
 	[RS_TEACHER] = { "simulate_teacher", "INSERT INTO simulate_teacher VALUES (?, ?, ?, ?)" },
 	[RS_TEACHER_DIS] = { "simulate_disagreements", "INSERT INTO simulate_disagreements "
 			     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
+	[RS_SIM] = { "simulate_figures", "INSERT INTO simulate_figures VALUES (?, ?, ?, ?, ?)" },
 };
 
 struct tdb_results {
@@ -240,6 +242,37 @@ int tdb_results_replay_clear(struct tdb_results *w)
 		return w->err;
 	ret = tdb_exec(w->db, "DELETE FROM replay_scores; DELETE FROM replay_anomalies;");
 	return ret ? fail(w, ret) : 0;
+}
+
+int tdb_results_simulate_clear(struct tdb_results *w)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	/* a version-2 file written before simulate_figures existed: the schema creates
+	 * only what is missing */
+	ret = tdb_exec(w->db, tdb_schema_sql);
+	if (!ret)
+		ret = tdb_exec(w->db, "DELETE FROM simulate_figures;");
+	return ret ? fail(w, ret) : 0;
+}
+
+int tdb_results_simulate_figure(struct tdb_results *w, int64_t snap, const char *side,
+				const char *zone, const char *name, int64_t value)
+{
+	sqlite3_stmt *st;
+	int ret = stmt(w, RS_SIM, &st);
+
+	if (ret)
+		return ret;
+	if (snap >= 0)
+		sqlite3_bind_int64(st, 1, snap);
+	sqlite3_bind_text(st, 2, side, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, zone ? zone : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, value);
+	return step(w, RS_SIM, NULL);
 }
 
 int tdb_results_replay_score(struct tdb_results *w, const struct tdb_replay_score *s)

@@ -68,6 +68,15 @@ struct tdb_replay_anomaly {
 };
 int tdb_results_replay_anomaly(struct tdb_results *w, const struct tdb_replay_anomaly *a);
 
+/* ---- simulate (simulate_figures) ---- */
+
+/* A new simulate run replaces the previous one's rows: delete them (in the run). */
+int tdb_results_simulate_clear(struct tdb_results *w);
+/* One figure: @snap (-1: the run's totals), @side "sim", "kernel" or "run", @zone
+ * ("" for the whole machine), @name, @value. */
+int tdb_results_simulate_figure(struct tdb_results *w, int64_t snap, const char *side,
+				const char *zone, const char *name, int64_t value);
+
 /* ---- predict (prediction_runs, predictions, prediction_candidates, verify_results) ---- */
 
 struct tdb_prediction_run {

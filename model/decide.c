@@ -943,7 +943,8 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 
 	if (ret)
 		return ret;
-	if (order > m->max_order || !pfn_to_idx(m, pfn, &idx) || (idx & ((1u << order) - 1)) ||
+	/* above MAX_PAGE_ORDER only a gigantic folio's free (free_one_page() splits it) */
+	if (order > 30 || !pfn_to_idx(m, pfn, &idx) || (idx & ((1u << order) - 1)) ||
 	    (zi = model_idx_zone(m, idx)) < 0 || idx + (1u << order) > m->zones[zi].iend)
 		return bc_error(BC_E_INVAL, "model: cannot free pfn %#llx order %u",
 				(unsigned long long)pfn, order);

@@ -505,6 +505,7 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 	while (p < e) {
 		uint32_t w = m->words[p], head = p, n;
 		unsigned int order, kind, zi, tries;
+		uint64_t dst = 0;
 		int done = 0;
 		struct mzone *z;
 
@@ -552,7 +553,6 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 		zi = z ? (unsigned int)(z - m->zones) : 0;
 		for (tries = 0; tries < m->nr_zones && !done; tries++) {
 			unsigned int zz = (zi + m->nr_zones - tries) % m->nr_zones;
-			uint64_t dst;
 
 			if (!model_alloc_block(m, zz, order, 1, kind, &dst))
 				done = 1;
@@ -564,6 +564,8 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 			ret = -BC_E_NOMEM;
 			break;
 		}
+		if (m->migrate_hook)
+			m->migrate_hook(m->migrate_arg, idx_to_pfn(m, head), dst, order);
 		/* The source is freed: onto ISOLATE lists when its block is isolated. */
 		model_write_range(m, head, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
 		model_free_split(m, z, head, order, 0);

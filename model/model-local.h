@@ -211,6 +211,9 @@ struct model {
 	unsigned int nr_orders;		/* max_order + 1 */
 	unsigned int nr_cpus;
 	uint32_t *words;
+	/* model_set_migrate_hook(): told of every folio model_migrate_range() moves */
+	void (*migrate_hook)(void *arg, uint64_t from, uint64_t to, unsigned int order);
+	void *migrate_arg;
 	uint32_t present_pfns;		/* RAM pfns in zones at creation */
 	struct pblock *pb;
 	uint32_t nr_pb;

@@ -481,6 +481,14 @@ void model_set_options(struct model *m, unsigned int opts)
 	m->opts = opts;
 }
 
+void model_set_migrate_hook(struct model *m,
+			    void (*fn)(void *arg, uint64_t from, uint64_t to, unsigned int order),
+			    void *arg)
+{
+	m->migrate_hook = fn;
+	m->migrate_arg = arg;
+}
+
 unsigned int model_get_options(const struct model *m)
 {
 	return m->opts;

@@ -598,6 +598,15 @@ int model_migrate_range(struct model *m, uint64_t start, uint64_t end,
 			struct model_migrate_result *res);
 
 /*
+ * Tell @fn (NULL: nobody) of every folio model_migrate_range() moves, [from, from +
+ * 2^order) to [to, ...), as it moves it: a caller that names allocations by pfn (the
+ * free-running simulation) follows them. Not undone by model_rollback().
+ */
+void model_set_migrate_hook(struct model *m,
+			    void (*fn)(void *arg, uint64_t from, uint64_t to, unsigned int order),
+			    void *arg);
+
+/*
  * The model's own allocator, __rmqueue() without pcp: __rmqueue_smallest(), then the
  * claim and steal fallbacks. Used for migration targets and predictions. The block
  * becomes allocated (kind @kind). Returns 0 and *pfn, or -BC_E_NOMEM.

@@ -50,7 +50,8 @@ static int load_snaps(struct replay *rp)
 			.seq_files_end = n ? (int64_t)marks[0].seq : si[i].seq_end,
 			.nr_pfns = si[i].nr_pfns, .complete = si[i].complete,
 		};
-		if (rp->seed_snap < 0 && sn->seq_begin >= 0) {
+		if (rp->seed_snap < 0 && sn->seq_begin >= 0 &&
+		    (!rp->opts.seed_snap || sn->id == rp->opts.seed_snap)) {
 			rp->seed_snap = rp->nr_snaps;
 			rp->seed_marks = marks;
 			rp->nr_seed_marks = n;

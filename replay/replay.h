@@ -79,6 +79,8 @@ struct rp_opts {
 	bool no_score;			/* do not score at snapshots */
 	bool no_resync;			/* score, but keep the model's own state */
 	bool no_attempts;		/* do not model real attempts (for tests) */
+	/* snapshots.id to seed from (complete, aligned); 0 = the first such */
+	int64_t seed_snap;
 	/*
 	 * Ask model_alloc_contig_range() at each real attempt (rp_attempt_verdict()): a
 	 * hypothetical 1 GiB attempt each, which predict and check do not need.

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Free-running simulation throughput on one capture, against plain replay in the same
+ * run (best of 3 each):
+ *   replay   bigchunk's replay of every event from the file (rp_run, no scoring)
+ *   file     the simulation's requests read from the file and made on the model
+ *   memory   the same requests preloaded, made on a model seeded afresh
+ * Requests are those of sim/sim-requests.h after the first snapshot (the capture's real
+ * attempts are left out: their cost is the contiguous search's, not the allocator's).
+ * usage: bench-simulate CAPTURE.db
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-snap.h"
+#include "replay/replay.h"
+#include "sim/sim-apply.h"
+#include "sim/sim-requests.h"
+
+#define TARGET_RPS	5e6
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "bench-simulate: %s: %s\n", what, bc_errmsg());
+	exit(2);
+}
+
+/* A replay seeded from the first snapshot and run to its end: the simulation's start. */
+static struct replay *seeded(struct tdb *db, uint64_t seed_end)
+{
+	struct rp_opts o = { .until_seq = seed_end, .no_score = true, .no_attempts = true };
+	struct replay *rp;
+
+	if (rp_create(db, &o, &rp) || rp_run(rp, NULL))
+		fail("seed");
+	return rp;
+}
+
+static double replay_time(struct tdb *db)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX, .no_score = true, .no_resync = true };
+	struct replay *rp;
+	double t0;
+
+	if (rp_create(db, &o, &rp))
+		fail("replay");
+	t0 = now();
+	if (rp_run(rp, NULL))
+		fail("replay");
+	t0 = now() - t0;
+	rp_destroy(rp);
+	return t0;
+}
+
+/* Requests from the file (@in NULL) or from @in, made on a fresh seeded model. */
+static double sim_time(struct tdb *db, uint64_t from, const struct sim_request *in, uint64_t n,
+		       uint64_t *nreq)
+{
+	struct replay *rp = seeded(db, from);
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	struct sim_reqs *it;
+	struct sim_request rq;
+	double t0;
+	uint64_t i;
+	int ret;
+
+	if (sim_apply_create(rp_model(rp), &st, &a))
+		fail("sim");
+	t0 = now();
+	if (in) {
+		for (i = 0; i < n; i++)
+			if (sim_apply_request(a, &in[i]))
+				fail("request");
+	} else {
+		if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, from, UINT64_MAX, &it))
+			fail("requests");
+		while ((ret = sim_reqs_next(it, &rq)) == 1)
+			if (sim_apply_request(a, &rq))
+				fail("request");
+		sim_reqs_close(it);
+		if (ret < 0)
+			fail("requests");
+	}
+	t0 = now() - t0;
+	*nreq = st.requests;
+	sim_apply_destroy(a);
+	rp_destroy(rp);
+	return t0;
+}
+
+int main(int argc, char **argv)
+{
+	double t_rp = 1e30, t_file = 1e30, t_mem = 1e30, t;
+	struct sim_request *reqs = NULL, rq;
+	struct tdb_snap_info *si;
+	uint64_t n = 0, cap = 0, from, nreq = 0;
+	struct replay *rp;
+	struct sim_reqs *it;
+	struct tdb *db;
+	int nr, i, k, ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bench-simulate CAPTURE.db\n");
+		return 2;
+	}
+	if (tdb_open(argv[1], TDB_READONLY, &db) || tdb_snap_list(db, &si, &nr))
+		fail(argv[1]);
+	for (i = 0; i < nr && !(si[i].complete && si[i].seq_begin >= 0 && si[i].seq_end >= 0); i++)
+		;
+	if (i == nr)
+		fail("no aligned snapshot");
+	from = (uint64_t)si[i].seq_end;
+	free(si);
+	rp = seeded(db, from);
+	if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, from, UINT64_MAX, &it))
+		fail("requests");
+	while ((ret = sim_reqs_next(it, &rq)) == 1) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			reqs = realloc(reqs, cap * sizeof(*reqs));
+			if (!reqs)
+				fail("memory");
+		}
+		reqs[n++] = rq;
+	}
+	sim_reqs_close(it);
+	rp_destroy(rp);
+	for (k = 0; k < 3; k++) {
+		t = replay_time(db);
+		t_rp = t < t_rp ? t : t_rp;
+		t = sim_time(db, from, NULL, 0, &nreq);
+		t_file = t < t_file ? t : t_file;
+		t = sim_time(db, from, reqs, n, &nreq);
+		t_mem = t < t_mem ? t : t_mem;
+	}
+	printf("capture %s: %llu events; after the first snapshot %llu requests (%llu with the "
+	       "pcp drains read for the seed's flags-0 pages; rates below are of those)\n",
+	       argv[1], (unsigned long long)tdb_event_count(db), (unsigned long long)nreq,
+	       (unsigned long long)n);
+	printf("  replay (file)        %8.3f s  %10.0f events/s\n", t_rp,
+	       (double)tdb_event_count(db) / t_rp);
+	printf("  simulate (file)      %8.3f s  %10.0f requests/s  (%.2fx replay's time)\n",
+	       t_file, (double)n / t_file, t_file / t_rp);
+	printf("  simulate (memory)    %8.3f s  %10.0f requests/s  target >= %.0f: %s\n", t_mem,
+	       (double)n / t_mem, TARGET_RPS, (double)n / t_mem >= TARGET_RPS ? "met" : "MISSED");
+	free(reqs);
+	tdb_close(db);
+	return 0;
+}

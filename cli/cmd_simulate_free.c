@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bigchunk simulate (free-running, without --teacher): the model makes the allocator's
+ * decisions for every request of the capture and is compared with the kernel at each
+ * snapshot. `bigchunk simulate` (cmd_simulate.c, whose usage text covers both modes)
+ * calls simulate_free_main() when --teacher is absent.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "db/tdb.h"
+#include "sim/sim.h"
+#include "trace/tr-time.h"
+
+
+static void json_zone(struct json *j, const struct sim_figures *f, const struct sim_zone_figures *z)
+{
+	int nmt = sim_nr_mts(f->cma), mt;
+	unsigned int o;
+
+	json_key(j, z->name);
+	json_obj_begin(j);
+	json_kuint(j, "free_pages", z->free_pages);
+	json_key(j, "free_blocks");
+	json_obj_begin(j);
+	for (mt = 0; mt < nmt; mt++) {
+		json_key(j, sim_mt_name(f->cma, mt));
+		json_arr_begin(j);
+		for (o = 0; o <= f->max_order && o < SIM_ORDERS; o++)
+			json_uint(j, z->nr_free[o][mt]);
+		json_arr_end(j);
+	}
+	json_obj_end(j);
+	json_key(j, "pageblocks");
+	json_obj_begin(j);
+	for (mt = 0; mt < nmt; mt++)
+		json_kuint(j, sim_mt_name(f->cma, mt), z->pageblocks[mt]);
+	json_obj_end(j);
+	json_kuint(j, "pageblocks_unmovable", z->pb_unmovable);
+	json_kuint(j, "pageblocks_unmovable_or_unknown", z->pb_unmovable_unknown);
+	json_kuint(j, "unmovable_pages", z->unmovable_pages);
+	json_kint(j, "largest_free_order", z->largest_free_order);
+	json_obj_end(j);
+}
+
+static void json_figures(struct json *j, const char *key, const struct sim_figures *f)
+{
+	unsigned int zi;
+
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kuint(j, "pageblocks", f->pageblocks);
+	json_kuint(j, "pageblocks_unmovable", f->pb_unmovable);
+	json_kuint(j, "pageblocks_unmovable_or_unknown", f->pb_unmovable_unknown);
+	json_kuint(j, "unmovable_pages", f->unmovable_pages);
+	json_kdouble(j, "unmovable_share", f->present_pages ?
+		     (double)f->unmovable_pages / (double)f->present_pages : 0);
+	json_kdouble(j, "pageblocks_unmovable_share", f->pageblocks ?
+		     (double)f->pb_unmovable / (double)f->pageblocks : 0);
+	json_kuint(j, "contig_2m", f->contig_2m);
+	json_kuint(j, "contig_1g", f->contig_1g);
+	json_key(j, "zones");
+	json_obj_begin(j);
+	for (zi = 0; zi < f->nr_zones; zi++)
+		json_zone(j, f, &f->zone[zi]);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void json_verdict(struct json *j, const struct sim_verdict *v)
+{
+	json_key(j, "targets");
+	json_obj_begin(j);
+	json_kdouble(j, "pageblocks_unmovable_err", v->pb_unmovable_err);
+	json_kdouble(j, "free_order_err", v->free_order_err);
+	json_kbool(j, "pageblocks_unmovable_within_5pct", v->pb_unmovable_ok);
+	json_kbool(j, "free_per_order_within_5pct", v->free_order_ok);
+	json_kbool(j, "contig_2m_equal", v->contig_2m_ok);
+	json_kbool(j, "contig_1g_equal", v->contig_1g_ok);
+	json_obj_end(j);
+}
+
+static void print_json(const struct sim_result *r)
+{
+	const struct sim_stats *st = &r->st;
+	struct json j;
+	int i;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j);
+	json_kint(&j, "seed_snap", r->seed_snap);
+	json_key(&j, "snapshots");
+	json_arr_begin(&j);
+	for (i = 0; i < r->nr_snaps; i++) {
+		json_obj_begin(&j);
+		json_kint(&j, "snap", r->snaps[i].snap);
+		json_kuint(&j, "ts", r->snaps[i].ts);
+		json_kuint(&j, "seq", r->snaps[i].seq);
+		json_figures(&j, "sim", &r->snaps[i].sim);
+		json_figures(&j, "kernel", &r->snaps[i].kernel);
+		json_verdict(&j, &r->snaps[i].verdict);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_kuint(&j, "requests", st->requests);
+	json_kuint(&j, "needed_reclaim", st->needed_reclaim);
+	json_kuint(&j, "events", st->events);
+	json_kuint(&j, "allocs", st->allocs);
+	json_kuint(&j, "frees", st->frees);
+	json_kuint(&j, "contig", st->contig);
+	json_kuint(&j, "offline", st->offline);
+	json_kuint(&j, "kernel_failed_allocs", st->kernel_failed_allocs);
+	json_kuint(&j, "frees_before_capture", st->frees_before_capture);
+	json_kuint(&j, "frees_unmatched", st->frees_unmatched);
+	json_kuint(&j, "contig_failed", st->contig_failed);
+	json_kuint(&j, "offline_failed", st->offline_failed);
+	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void row(const char *what, uint64_t s, uint64_t k)
+{
+	printf("  %-34s %12llu %12llu %+12lld\n", what, (unsigned long long)s,
+	       (unsigned long long)k, (long long)(s - k));
+}
+
+static void print_snapshot(const struct sim_snapshot *ss)
+{
+	const struct sim_figures *s = &ss->sim, *k = &ss->kernel;
+	const struct sim_verdict *v = &ss->verdict;
+	unsigned int zi, o;
+	char what[64];
+
+	printf("snapshot #%lld at ts %llu:            %12s %12s %12s\n", (long long)ss->snap,
+	       (unsigned long long)ss->ts, "simulated", "kernel", "difference");
+	for (zi = 0; zi < k->nr_zones; zi++) {
+		const struct sim_zone_figures *zs = &s->zone[zi], *zk = &k->zone[zi];
+
+		snprintf(what, sizeof(what), "%s free pages", zk->name);
+		row(what, zs->free_pages, zk->free_pages);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++) {
+			uint64_t a = 0, b = 0;
+
+			for (int mt = 0; mt < SIM_MTS; mt++) {
+				a += zs->nr_free[o][mt];
+				b += zk->nr_free[o][mt];
+			}
+			if (!a && !b)
+				continue;
+			snprintf(what, sizeof(what), "  order %u blocks", o);
+			row(what, a, b);
+		}
+		snprintf(what, sizeof(what), "%s pageblocks unmovable", zk->name);
+		row(what, zs->pb_unmovable, zk->pb_unmovable);
+		printf("  %-34s %12d %12d\n", "  largest free order", zs->largest_free_order,
+		       zk->largest_free_order);
+	}
+	row("pageblocks holding unmovable pages", s->pb_unmovable, k->pb_unmovable);
+	row("  ... or pages of unknown use", s->pb_unmovable_unknown, k->pb_unmovable_unknown);
+	row("unmovable pages", s->unmovable_pages, k->unmovable_pages);
+	row("2 MiB allocations in a row", s->contig_2m, k->contig_2m);
+	row("1 GiB allocations in a row", s->contig_1g, k->contig_1g);
+	printf("  targets: pageblocks unmovable %.2f%% %s; free pages per order %.2f%% (%s) %s; "
+	       "2 MiB %s; 1 GiB %s\n", 100 * v->pb_unmovable_err, v->pb_unmovable_ok ? "ok" : "MISSED",
+	       100 * v->free_order_err, v->free_order_worst[0] ? v->free_order_worst : "-",
+	       v->free_order_ok ? "ok" : "MISSED", v->contig_2m_ok ? "ok" : "MISSED",
+	       v->contig_1g_ok ? "ok" : "MISSED");
+}
+
+static void print_text(const struct sim_result *r, const char *path)
+{
+	const struct sim_stats *st = &r->st;
+	int i;
+
+	printf("simulate of %s: seeded from snapshot #%lld, %llu requests (%llu allocations, "
+	       "%llu frees, %llu contiguous, %llu offlines) from %llu events\n", path,
+	       (long long)r->seed_snap, (unsigned long long)st->requests,
+	       (unsigned long long)st->allocs, (unsigned long long)st->frees,
+	       (unsigned long long)st->contig, (unsigned long long)st->offline,
+	       (unsigned long long)st->events);
+	printf("requests that would have needed reclaim: %llu\n",
+	       (unsigned long long)st->needed_reclaim);
+	printf("frees of pages allocated before the capture: %llu; frees of nothing the "
+	       "simulation holds (skipped): %llu; failed kernel allocations (not replayed): "
+	       "%llu; pages of the first snapshot a kernel drain showed were pcp pages: %llu\n",
+	       (unsigned long long)st->frees_before_capture,
+	       (unsigned long long)st->frees_unmatched,
+	       (unsigned long long)st->kernel_failed_allocs,
+	       (unsigned long long)st->seed_pcp_drained);
+	if (st->contig_failed || st->offline_failed)
+		printf("the model could not make %llu contiguous allocations and %llu offlines "
+		       "the kernel made\n", (unsigned long long)st->contig_failed,
+		       (unsigned long long)st->offline_failed);
+	if (!r->nr_snaps)
+		printf("no snapshot after the first one: nothing to compare with\n");
+	for (i = 0; i < r->nr_snaps; i++)
+		print_snapshot(&r->snaps[i]);
+}
+
+int simulate_free_main(int argc, char **argv)
+{
+	struct sim_opts so = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
+			       .note = cli_note };
+	const char *until = NULL, *path;
+	bool as_json = false, store = true, force = false, partial;
+	struct sim_result res;
+	struct tdb *db;
+	int c, ret;
+
+	while ((c = cli_getopt(argc, argv, "fh", "until=u json:j no-store:n force:f "
+			       "help:h")) != -1) {
+		switch (c) {
+		case 'u': until = optarg; break;
+		case 'f': force = true; break;
+		case 'j': as_json = true; break;
+		case 'n': store = false; break;
+		case 'h': return cli_usage("simulate", 0, EXIT_OK);
+		default: return cli_usage("simulate", 1, EXIT_BAD);
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage("simulate", 1, EXIT_BAD);
+	path = argv[optind];
+	if (cli_open_capture("simulate", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
+			     &partial))
+		return cli_fail("simulate");
+	if (until) {
+		uint64_t ts;
+
+		if (tr_parse_time(db, until, &so.until_seq, &ts)) {
+			tdb_close(db);
+			return cli_fail("simulate");
+		}
+	}
+	ret = sim_run(db, &so, &res);
+	if (!ret && store) {
+		ret = sim_store(db, &res);
+		if (ret)
+			bc_error_prefix(ret, "results not stored");
+	}
+	if (ret) {
+		sim_result_release(&res);
+		tdb_close(db);
+		return cli_fail("simulate");
+	}
+	if (as_json)
+		print_json(&res);
+	else
+		print_text(&res, path);
+	sim_result_release(&res);
+	tdb_close(db);
+	return cli_partial_exit(partial, EXIT_OK);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sim-apply: a request made again on the simulated model (sim-apply.h). */
+#include <stdlib.h>
+
+#include "common/err.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "sim/sim-apply.h"
+#include "sim/sim-contig.h"
+#include "sim/sim-pfnmap.h"
+#include "sim/sim-requests.h"
+
+struct sim_apply {
+	struct model *m;
+	struct sim_pfnmap *pm;
+	struct sim_stats *st;
+};
+
+static void moved(void *arg, uint64_t from, uint64_t to, unsigned int order)
+{
+	sim_pfnmap_moved(arg, from, to, 1ull << order);
+}
+
+int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **out)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct sim_apply *a = calloc(1, sizeof(*a));
+	uint64_t end = 0;
+	unsigned int zi;
+	int ret;
+
+	*out = NULL;
+	if (!a)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (zi = 0; zi < L->nr_zones; zi++)
+		if (L->zones[zi].start_pfn + L->zones[zi].spanned > end)
+			end = L->zones[zi].start_pfn + L->zones[zi].spanned;
+	ret = sim_pfnmap_create(end, &a->pm);
+	if (ret) {
+		free(a);
+		return ret;
+	}
+	a->m = m;
+	a->st = st;
+	model_set_migrate_hook(m, moved, a->pm);
+	*out = a;
+	return 0;
+}
+
+void sim_apply_destroy(struct sim_apply *a)
+{
+	if (!a)
+		return;
+	model_set_migrate_hook(a->m, NULL, NULL);
+	sim_pfnmap_destroy(a->pm);
+	free(a);
+}
+
+void sim_apply_follow(struct sim_apply *a, int on)
+{
+	model_set_migrate_hook(a->m, on ? moved : NULL, on ? a->pm : NULL);
+}
+
+uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn)
+{
+	return sim_pfnmap_sim(a->pm, kpfn);
+}
+
+static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
+{
+	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,
+				    .gfp = (uint32_t)rq->gfp };
+	struct model_decision d;
+	int ret = model_take(a->m, &mr, &d);
+
+	a->st->allocs++;
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		a->st->needed_reclaim++;
+		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
+		return 0;
+	}
+	sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);
+	return 0;
+}
+
+static int do_free(struct sim_apply *a, const struct sim_request *rq)
+{
+	uint64_t spfn = sim_pfnmap_sim(a->pm, rq->pfn);
+	struct model_pfn_info pi;
+	int ret;
+
+	a->st->frees++;
+	if (spfn != UINT64_MAX) {
+		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
+		return model_give(a->m, rq->cpu, spfn, rq->order);
+	}
+	if (sim_pfnmap_is_sim(a->pm, rq->pfn)) {
+		a->st->frees_unmatched++;
+		return 0;
+	}
+	ret = model_pfn_info(a->m, rq->pfn, &pi);
+	if (ret ||
+	    (pi.state != MODEL_PFN_ALLOC && pi.state != MODEL_PFN_UNINIT)) {
+		a->st->frees_unmatched++;
+		return 0;
+	}
+	a->st->frees_before_capture++;
+	/* memory coming online or lazily initialised: __free_pages_core(), not a choice */
+	if (pi.state == MODEL_PFN_UNINIT)
+		return model_page_free(a->m, rq->pfn, rq->order, rq->cpu);
+	return model_give(a->m, rq->cpu, rq->pfn, rq->order);
+}
+
+/* A drain tells a seed page of flags 0 (or on a pcp list at the seed) was a pcp page. */
+static int do_drain(struct sim_apply *a, const struct sim_request *rq)
+{
+	struct model_pfn_info pi;
+
+	/* the simulation's own page (the cheap test first): not the seed's */
+	if (sim_pfnmap_is_sim(a->pm, rq->pfn) || model_pfn_info(a->m, rq->pfn, &pi))
+		return 0;
+	if (pi.state != MODEL_PFN_PCP &&
+	    !(pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN))
+		return 0;
+	a->st->seed_pcp_drained++;
+	return model_pcpu_drain(a->m, rq->pfn, rq->order, rq->mt, rq->cpu);
+}
+
+int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
+{
+	uint64_t spfn;
+	int ret;
+
+	model_set_event(a->m, rq->seq, rq->ts);
+	if (rq->kind == SIM_REQ_PCP_DRAIN)
+		return do_drain(a, rq);
+	a->st->requests++;
+	switch (rq->kind) {
+	case SIM_REQ_ALLOC:
+		return do_alloc(a, rq);
+	case SIM_REQ_FREE:
+		return do_free(a, rq);
+	case SIM_REQ_CONTIG:
+		a->st->contig++;
+		ret = sim_contig_alloc(a->m, rq->nr_pages, &spfn);
+		if (ret == 0)
+			sim_pfnmap_set(a->pm, rq->pfn, spfn, rq->nr_pages);
+		a->st->contig_failed += ret == 1;
+		return ret < 0 ? ret : 0;
+	case SIM_REQ_OFFLINE:
+		a->st->offline++;
+		ret = sim_offline(a->m, rq->pfn, rq->nr_pages);
+		a->st->offline_failed += ret == 1;
+		return ret < 0 ? ret : 0;
+	case SIM_REQ_PCP_DRAIN:
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-apply: one request of the capture (sim-requests.h) made again on a model that
+ * decides for itself (model/decide.h), with the pfn map that ties the kernel's pfns
+ * to the simulated ones (sim-pfnmap.h):
+ *   - an allocation goes through model_take(); 1 (no zone could serve it above its
+ *     watermark) is counted as "would have needed reclaim" and the object is not
+ *     placed; else the kernel's pages map to the pages the model handed out;
+ *   - a free releases, through model_give(), the simulated pages of that kernel pfn;
+ *     a page the simulation did not hand out was in use before the capture (or is
+ *     memory coming online) and is released where the snapshot has it, unless the
+ *     model holds nothing there to release or the page is a simulated allocation of
+ *     another object (then it is counted and skipped);
+ *   - a kernel's pcp drain of a page the seed read with flags 0 (a free pcp page then,
+ *     not a kernel page), still untouched by the simulation, sends it to the buddy
+ *     (model_pcpu_drain()); other drains are the kernel's own decisions, not requests;
+ *   - a contiguous allocation runs the model's own alloc_contig_pages() search, an
+ *     offline offline_pages() on the kernel's range (sim-contig.h).
+ * Folios the model migrates (its contiguous allocations) keep their identity: the map
+ * follows them through model_set_migrate_hook().
+ */
+#ifndef BC_SIM_APPLY_H
+#define BC_SIM_APPLY_H
+
+#include <stdint.h>
+
+struct model;
+struct sim_request;
+
+struct sim_stats {
+	uint64_t events;		/* events read after the seed */
+	uint64_t requests;		/* allocs + frees + contig + offline (drains apart) */
+	uint64_t allocs, frees, contig, offline;
+	uint64_t needed_reclaim;	/* model_take() returned 1: not placed */
+	uint64_t kernel_failed_allocs;	/* mm_page_alloc without a page: not replayed */
+	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
+	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
+	uint64_t contig_failed;		/* contiguous allocations the model could not make */
+	uint64_t offline_failed;	/* offlines the model refused */
+	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */
+};
+
+struct sim_apply;
+
+/* Drive @m (borrowed; its migrate hook is taken until sim_apply_destroy()), counting
+ * into @st (borrowed). Return: 0 and *@out, or a negative bc_err. */
+int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **out);
+void sim_apply_destroy(struct sim_apply *a);
+/* Make request @rq. Return: 0, or a negative bc_err. */
+int sim_apply_request(struct sim_apply *a, const struct sim_request *rq);
+/* The simulated pfn of kernel pfn @kpfn, UINT64_MAX when not handed out by the simulation. */
+uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn);
+/* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
+void sim_apply_follow(struct sim_apply *a, int on);
+
+#endif

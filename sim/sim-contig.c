@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sim-contig: the model's own alloc_contig_pages() and offline_pages() (sim-contig.h). */
+#include <string.h>
+
+#include "common/err.h"
+#include "model/model.h"
+#include "sim/sim-contig.h"
+
+static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode)
+{
+	struct model_contig_req req = {
+		.start = s, .end = s + nr, .mode = mode,
+		.kind = mode == MODEL_ISOLATE_MEM_OFFLINE ? MODEL_KIND_OFFLINE : MODEL_KIND_HUGETLB,
+		/* as predict: 6.18 slab pages pass has_unmovable_pages() at refcount 0 */
+		.flags = model_get_profile(m)->version >= MODEL_KVER(6, 18, 0) ?
+			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
+	};
+	struct model_contig_result res;
+	int ret = model_alloc_contig_range(m, &req, &res);
+
+	if (ret)
+		return ret;
+	return res.ret == 0 ? 0 : 1;
+}
+
+/*
+ * Every candidate of alloc_contig_pages(@nr) in order; @fn gets each one that
+ * succeeded and returns non-zero to stop.
+ */
+static int search(struct model *m, uint64_t nr, int (*fn)(void *arg, uint64_t pfn), void *arg)
+{
+	const struct model_layout *L = model_get_layout(m);
+	int z, ret;
+
+	if (!nr || (nr & (nr - 1)))
+		return -BC_E_INVAL;
+	for (z = (int)L->nr_zones - 1; z >= 0; z--) {
+		const struct model_zone_layout *zl = &L->zones[z];
+		uint64_t s, end = zl->start_pfn + zl->spanned;
+
+		if (!zl->spanned || zl->movable || !strcmp(zl->name, "Movable"))
+			continue;
+		for (s = (zl->start_pfn + nr - 1) / nr * nr; s + nr <= end; s += nr) {
+			ret = try_range(m, s, nr, MODEL_ISOLATE_OTHER);
+			if (ret < 0)
+				return ret;
+			if (!ret && fn(arg, s))
+				return 0;
+		}
+	}
+	return 0;
+}
+
+static int found_first(void *arg, uint64_t pfn)
+{
+	*(uint64_t *)arg = pfn;
+	return 1;
+}
+
+int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn)
+{
+	int ret;
+
+	*pfn = UINT64_MAX;
+	ret = search(m, nr_pages, found_first, pfn);
+	return ret ? ret : *pfn == UINT64_MAX ? 1 : 0;
+}
+
+static int count_one(void *arg, uint64_t pfn)
+{
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+int sim_contig_count(struct model *m, uint64_t nr_pages, uint64_t *count)
+{
+	int ret = model_checkpoint(m), ret2;
+
+	*count = 0;
+	if (ret)
+		return ret;
+	ret = search(m, nr_pages, count_one, count);
+	ret2 = model_rollback(m);
+	return ret ? ret : ret2;
+}
+
+int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages)
+{
+	return try_range(m, start, nr_pages, MODEL_ISOLATE_MEM_OFFLINE);
+}

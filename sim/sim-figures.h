@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-figures: the figures a free-running simulation is judged by, computed from any
+ * model state by the same code on both sides (the simulated model, and a model seeded
+ * from the kernel's snapshot):
+ *   - free blocks per zone, order and migratetype (buddyinfo by list), free pages;
+ *   - pageblocks per type (pagetypeinfo's count);
+ *   - pageblocks holding unmovable pages (in use, not movable: slab, page tables,
+ *     kernel pages, and requests of an unmovable or reclaimable type), and those
+ *     holding pages of unknown use too (snapshot pages with flags 0: pcp pages and
+ *     kernel pages no flag shows); the unmovable pages;
+ *   - the largest free naturally aligned block per zone (above MAX_PAGE_ORDER: runs of
+ *     whole free pageblocks);
+ *   - how many 2 MiB and 1 GiB allocations alloc_contig_pages() would get in a row
+ *     (sim-contig.h; 4 KiB pages).
+ */
+#ifndef BC_SIM_FIGURES_H
+#define BC_SIM_FIGURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+#define SIM_ORDERS	16		/* orders kept per zone */
+#define SIM_MTS		8		/* migratetypes (trace numbering) */
+
+struct sim_zone_figures {
+	char name[16];
+	uint64_t free_pages;		/* buddy, non-isolated lists */
+	uint64_t nr_free[SIM_ORDERS][SIM_MTS];	/* free blocks per order and list */
+	uint64_t pageblocks[SIM_MTS];	/* per effective type, as pagetypeinfo counts */
+	uint64_t pb_unmovable;		/* pageblocks holding unmovable pages */
+	uint64_t pb_unmovable_unknown;	/* ... or pages of unknown use */
+	uint64_t unmovable_pages;
+	int largest_free_order;		/* -1: nothing free */
+};
+
+struct sim_figures {
+	unsigned int nr_zones;
+	unsigned int max_order;		/* of the model (orders kept: 0..max_order) */
+	bool cma;			/* the profile's CONFIG_CMA (migratetype numbering) */
+	struct sim_zone_figures zone[MODEL_MAX_ZONES];
+	uint64_t pageblocks;		/* all counted pageblocks */
+	uint64_t pb_unmovable, pb_unmovable_unknown, unmovable_pages, present_pages;
+	uint64_t contig_2m, contig_1g;	/* allocations in a row that would succeed */
+};
+
+/*
+ * Compute @out from @m. The 2 MiB and 1 GiB counts run hypothetical attempts inside a
+ * checkpoint (the state is left as it was; a migrate hook would see their moves: unset
+ * it first). Return: 0, or a negative bc_err.
+ */
+int sim_figures_compute(struct model *m, struct sim_figures *out);
+
+/* Name of migratetype @mt (trace numbering; @cma: CONFIG_CMA) ("Unmovable", ...; "?"). */
+const char *sim_mt_name(bool cma, int mt);
+/* Number of migratetypes (with ISOLATE). */
+int sim_nr_mts(bool cma);
+
+/*
+ * Every figure of @f as (zone, name, value), zone "" for the machine's: names
+ * "free_pages", "free_blocks.TYPE.ORDER", "pageblocks.TYPE", "pageblocks_unmovable",
+ * "pageblocks_unmovable_or_unknown", "unmovable_pages", "largest_free_order" per zone;
+ * "pageblocks", the same three unmovable figures, "present_pages", "contig_2m",
+ * "contig_1g" for the machine. A non-zero return of @fn stops and is returned.
+ */
+int sim_figures_each(const struct sim_figures *f,
+		     int (*fn)(void *arg, const char *zone, const char *name, int64_t value),
+		     void *arg);
+
+/* The targets of a snapshot: simulated against the kernel. */
+struct sim_verdict {
+	double pb_unmovable_err;	/* |sim - kernel| / kernel pageblocks holding unmovable */
+	double free_order_err;		/* max over zone, order: |sim - kernel| x 2^order over
+					 * the kernel zone's free pages */
+	char free_order_worst[32];	/* "Normal order 3" */
+	bool pb_unmovable_ok;		/* within 5% */
+	bool free_order_ok;		/* within 5% */
+	bool contig_2m_ok, contig_1g_ok;	/* equal */
+};
+void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures *kernel,
+			 struct sim_verdict *out);
+
+#endif

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim-pfnmap: two flat arrays of pfn + 1 (0 = none), kernel -> simulated and back.
+ * calloc() leaves untouched pages of the arrays unmapped, so a sparse capture costs
+ * what it touches.
+ */
+#include <stdlib.h>
+
+#include "common/err.h"
+#include "sim/sim-pfnmap.h"
+
+struct sim_pfnmap {
+	uint64_t end;
+	uint32_t *fwd;			/* kernel pfn -> simulated pfn + 1 */
+	uint32_t *rev;			/* simulated pfn -> kernel pfn + 1 */
+};
+
+int sim_pfnmap_create(uint64_t end, struct sim_pfnmap **out)
+{
+	struct sim_pfnmap *pm;
+
+	*out = NULL;
+	if (end >= UINT32_MAX)
+		return bc_error(BC_E_INVAL, "pfn map: %llu pfns are too many",
+				(unsigned long long)end);
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	pm->end = end;
+	pm->fwd = calloc(end + 1, sizeof(uint32_t));
+	pm->rev = calloc(end + 1, sizeof(uint32_t));
+	if (!pm->fwd || !pm->rev) {
+		sim_pfnmap_destroy(pm);
+		return bc_error(BC_E_NOMEM, "out of memory (pfn map of %llu pfns)",
+				(unsigned long long)end);
+	}
+	*out = pm;
+	return 0;
+}
+
+void sim_pfnmap_destroy(struct sim_pfnmap *pm)
+{
+	if (!pm)
+		return;
+	free(pm->fwd);
+	free(pm->rev);
+	free(pm);
+}
+
+void sim_pfnmap_clear(struct sim_pfnmap *pm, uint64_t kpfn, uint64_t n)
+{
+	uint64_t k;
+
+	for (k = kpfn; k < kpfn + n && k < pm->end; k++) {
+		uint32_t s = pm->fwd[k];
+
+		if (s && pm->rev[s - 1] == k + 1)
+			pm->rev[s - 1] = 0;
+		pm->fwd[k] = 0;
+	}
+}
+
+void sim_pfnmap_set(struct sim_pfnmap *pm, uint64_t kpfn, uint64_t spfn, uint64_t n)
+{
+	uint64_t i;
+
+	sim_pfnmap_clear(pm, kpfn, n);
+	for (i = 0; i < n && kpfn + i < pm->end && spfn + i < pm->end; i++) {
+		uint32_t old = pm->rev[spfn + i];
+
+		if (old && pm->fwd[old - 1] == spfn + i + 1)
+			pm->fwd[old - 1] = 0;
+		pm->fwd[kpfn + i] = (uint32_t)(spfn + i + 1);
+		pm->rev[spfn + i] = (uint32_t)(kpfn + i + 1);
+	}
+}
+
+uint64_t sim_pfnmap_sim(const struct sim_pfnmap *pm, uint64_t kpfn)
+{
+	return kpfn < pm->end && pm->fwd[kpfn] ? pm->fwd[kpfn] - 1 : UINT64_MAX;
+}
+
+int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn)
+{
+	return spfn < pm->end && pm->rev[spfn] != 0;
+}
+
+void sim_pfnmap_moved(struct sim_pfnmap *pm, uint64_t from, uint64_t to, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n && from + i < pm->end && to + i < pm->end; i++) {
+		uint32_t k = pm->rev[from + i];
+
+		if (!k)
+			continue;
+		pm->rev[from + i] = 0;
+		pm->fwd[k - 1] = (uint32_t)(to + i + 1);
+		pm->rev[to + i] = k;
+	}
+}

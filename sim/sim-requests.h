@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-requests: a capture's requests to the page allocator, as a free-running model
+ * must make them again: what was asked, not where the kernel put it. Read through the
+ * read side (db cursor, trace/ decoder):
+ *   - an allocation (mm_page_alloc with a pfn): cpu, order, gfp, migratetype, and the
+ *     kernel's pfn as the object's identity;
+ *   - a free (mm_page_free): the kernel's pfn and order;
+ *   - a contiguous allocation the kernel made (a real alloc_contig_range() attempt that
+ *     succeeded, trace/tr-attempt.h): its size, after its last test_pages_isolated();
+ *   - a memory-block offline that succeeded (offline_pages()): its range, likewise.
+ * The kernel's own moves are requests too: a migration (compaction, an attempt) is an
+ * allocation of the target and a free of the source; memory coming online is freed
+ * pages. What only the kernel decides (pcp refills and drains, fallbacks, zone_locked)
+ * is not a request, with one exception: a drain (mm_page_pcpu_drain) is handed out too,
+ * since for a page the seed read with flags 0 it is the only word that the page was
+ * a free pcp page and not a kernel page (the consumer decides which drains it takes).
+ * Failed allocations are counted, not replayed.
+ */
+#ifndef BC_SIM_REQUESTS_H
+#define BC_SIM_REQUESTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tdb;
+struct tr_decoder;
+struct tr_attempt;
+
+enum sim_req_kind {
+	SIM_REQ_ALLOC,
+	SIM_REQ_FREE,
+	SIM_REQ_CONTIG,			/* alloc_contig_pages() of nr_pages */
+	SIM_REQ_OFFLINE,		/* offline_pages() of [pfn, pfn + nr_pages) */
+	SIM_REQ_PCP_DRAIN,		/* the kernel drained its pcp page at pfn (mt: list) */
+};
+
+struct sim_request {
+	enum sim_req_kind kind;
+	uint64_t seq, ts;		/* the event (attempts: their last test) */
+	int cpu;
+	unsigned int order;
+	int mt;				/* requested migratetype (trace numbering) */
+	uint64_t gfp;
+	uint64_t pfn;			/* the kernel's pfn: the object's identity */
+	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
+};
+
+struct sim_reqs;
+
+/*
+ * Requests of events [@seq_from, @seq_to), with the successful attempts of @att
+ * (@nr_att, by seq_begin; borrowed) whose last event lies in that window.
+ * Return: 0 and *@out (free with sim_reqs_close()), or a negative bc_err.
+ */
+int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
+		  int nr_att, uint64_t seq_from, uint64_t seq_to, struct sim_reqs **out);
+/* Return: 1 and *@rq, 0 at the end, or a negative bc_err. */
+int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq);
+/* Events read so far, and the failed allocations among them (not replayed). */
+uint64_t sim_reqs_events(const struct sim_reqs *it);
+uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it);
+void sim_reqs_close(struct sim_reqs *it);
+
+#endif

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sim: the free-running driver (sim.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "db/tdb-snap.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "replay/zone-limits.h"
+#include "sim/sim-requests.h"
+#include "sim/sim.h"
+#include "trace/tr-attempt.h"
+
+struct sim {
+	struct tdb *db;
+	const struct sim_opts *o;
+	struct replay *rp;		/* owns the simulated model */
+	struct model *m;
+	struct sim_apply *ap;
+	struct tr_attempt *att;
+	int nr_att;
+	uint64_t total;			/* events in the capture (progress) */
+	struct sim_result *res;
+};
+
+/* Every request of events [from, to). */
+static int run_window(struct sim *S, uint64_t from, uint64_t to)
+{
+	struct sim_reqs *it;
+	struct sim_request rq;
+	int ret;
+
+	ret = sim_reqs_open(S->db, rp_decoder(S->rp), S->att, S->nr_att, from, to, &it);
+	if (ret)
+		return ret;
+	while ((ret = sim_reqs_next(it, &rq)) == 1) {
+		ret = sim_apply_request(S->ap, &rq);
+		if (ret)
+			break;
+		if (S->o->progress && !(S->res->st.requests & 0xffff))
+			S->o->progress(S->o->arg, rq.seq, S->total, false);
+	}
+	S->res->st.events += sim_reqs_events(it);
+	S->res->st.kernel_failed_allocs += sim_reqs_failed_allocs(it);
+	sim_reqs_close(it);
+	return ret < 0 ? ret : 0;
+}
+
+/* The kernel's side: the same figures of a model seeded from snapshot @snap. */
+static int kernel_figures(struct sim *S, int64_t snap, struct sim_figures *out)
+{
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true,
+			      .seed_snap = snap, .note = S->o->note, .arg = S->o->arg };
+	struct replay *rp;
+	int ret = rp_create(S->db, &ro, &rp);
+
+	if (ret)
+		return ret;
+	ret = sim_figures_compute(rp_model(rp), out);
+	rp_destroy(rp);
+	return ret;
+}
+
+static int compare_at(struct sim *S, const struct tdb_snap_info *si)
+{
+	struct sim_result *r = S->res;
+	struct sim_snapshot *ss;
+	int ret;
+
+	ss = realloc(r->snaps, (size_t)(r->nr_snaps + 1) * sizeof(*ss));
+	if (!ss)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	r->snaps = ss;
+	ss = &ss[r->nr_snaps];
+	memset(ss, 0, sizeof(*ss));
+	ss->snap = si->id;
+	ss->ts = (uint64_t)si->ts_end;
+	ss->seq = (uint64_t)si->seq_end;
+	/* the hypothetical attempts of the counts must not move the map */
+	sim_apply_follow(S->ap, 0);
+	ret = sim_figures_compute(S->m, &ss->sim);
+	sim_apply_follow(S->ap, 1);
+	if (!ret)
+		ret = kernel_figures(S, si->id, &ss->kernel);
+	if (ret)
+		return ret;
+	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
+	r->nr_snaps++;
+	return 0;
+}
+
+/* Seed (through replay, up to the seed's end), attempts, pfn map. */
+static int setup(struct sim *S, const struct tdb_snap_info *seed)
+{
+	const struct model_layout *L;
+	struct rp_opts ro = { .until_seq = (uint64_t)seed->seq_end, .no_score = true,
+			      .no_attempts = true, .seed_snap = seed->id, .note = S->o->note,
+			      .arg = S->o->arg };
+	struct tr_attempt_geometry geo;
+	int ret = rp_create(S->db, &ro, &S->rp);
+
+	if (!ret)
+		ret = rp_run(S->rp, NULL);
+	if (ret)
+		return ret;
+	S->m = rp_model(S->rp);
+	/* watermarks, lowmem_reserve and pcp sizes for model_take(): the seed's zoneinfo */
+	ret = rp_zone_limits(S->db, seed->id, S->m, &S->res->zone_limits);
+	if (ret)
+		return ret;
+	L = model_get_layout(S->m);
+	geo = (struct tr_attempt_geometry){ .pageblock_order = L->pageblock_order,
+					    .memory_block_pages = L->memory_block_pages };
+	ret = tr_find_attempts(S->db, rp_decoder(S->rp), &geo, &S->att, &S->nr_att);
+	if (!ret)
+		ret = tr_probe_attempts(S->db, &S->att, &S->nr_att);
+	if (!ret)
+		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
+	return ret;
+}
+
+static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
+{
+	uint64_t at = (uint64_t)si[seed].seq_end, until = S->o->until_seq;
+	int i, ret = setup(S, &si[seed]);
+
+	S->res->seed_snap = si[seed].id;
+	S->res->seed_seq = at;
+	for (i = seed + 1; !ret && i < nr; i++) {
+		if (!si[i].complete || si[i].seq_begin < 0 || si[i].seq_end < 0 ||
+		    (uint64_t)si[i].seq_end < at || (uint64_t)si[i].seq_end > until)
+			continue;
+		ret = run_window(S, at, (uint64_t)si[i].seq_end);
+		at = (uint64_t)si[i].seq_end;
+		if (!ret)
+			ret = compare_at(S, &si[i]);
+	}
+	if (!ret && at < until)
+		ret = run_window(S, at, until);
+	return ret;
+}
+
+int sim_run(struct tdb *db, const struct sim_opts *o, struct sim_result *out)
+{
+	struct sim S = { .db = db, .o = o, .res = out };
+	struct tdb_snap_info *si;
+	int nr, i, ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = tdb_snap_list(db, &si, &nr);
+	if (ret)
+		return ret;
+	/* the seed: the first complete snapshot on the trace's timeline, as replay's */
+	for (i = 0; i < nr && !(si[i].complete && si[i].seq_begin >= 0 && si[i].seq_end >= 0); i++)
+		;
+	S.total = (uint64_t)tdb_event_count(db);
+	if (i == nr)
+		ret = bc_error(BC_E_FORMAT, "%s: no complete snapshot aligned to the trace; "
+			       "simulate starts from one", tdb_path(db));
+	else
+		ret = run(&S, si, nr, i);
+	if (o->progress)
+		o->progress(o->arg, S.total, S.total, true);
+	free(si);
+	free(S.att);
+	sim_apply_destroy(S.ap);
+	rp_destroy(S.rp);
+	if (ret)
+		sim_result_release(out);
+	return ret;
+}
+
+void sim_result_release(struct sim_result *r)
+{
+	free(r->snaps);
+	memset(r, 0, sizeof(*r));
+}

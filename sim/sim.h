@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim: the free-running simulation of a capture (`bigchunk simulate` without
+ * --teacher). The model makes the allocator's decisions itself (model/decide.h):
+ *
+ *   1. the model is seeded from the capture's first snapshot, and the events recorded
+ *      while that snapshot was read are replayed as replay does (the seed is then one
+ *      instant: its end);
+ *   2. from there every request of the capture (sim-requests.h) is made again:
+ *      allocations through model_take() (returning 1 = no zone could serve it above
+ *      its watermark: counted as "would have needed reclaim", the object is then not
+ *      placed), frees through model_give() of the simulated page that allocation got
+ *      (sim-pfnmap.h); a free of a page allocated before the capture releases the page
+ *      where the snapshot has it; contiguous allocations and offlines the kernel made
+ *      are made by the model's own search (sim-contig.h);
+ *   3. at each later snapshot (its end), the simulated state's figures
+ *      (sim-figures.h) are set against those of a model seeded from that snapshot.
+ *
+ * Deterministic: no clock, no randomness. Prints nothing (progress and notes through
+ * callbacks).
+ */
+#ifndef BC_SIM_H
+#define BC_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/sim-apply.h"	/* struct sim_stats */
+#include "sim/sim-figures.h"
+
+struct tdb;
+
+struct sim_opts {
+	uint64_t until_seq;		/* stop before this seq; UINT64_MAX: to the end */
+	/* optional: every 65536 requests (@seq of @total events) and once with @done */
+	void (*progress)(void *arg, uint64_t seq, uint64_t total, bool done);
+	void (*note)(void *arg, const char *text);
+	void *arg;
+};
+
+struct sim_snapshot {
+	int64_t snap;			/* snapshots.id */
+	uint64_t ts, seq;		/* where the simulation was compared: the snapshot's end */
+	struct sim_figures sim, kernel;
+	struct sim_verdict verdict;
+};
+
+struct sim_result {
+	int64_t seed_snap;
+	uint64_t seed_seq;		/* the first request's seq (the seed's end) */
+	struct sim_snapshot *snaps;
+	int nr_snaps;
+	struct sim_stats st;
+	unsigned int zone_limits;	/* zones with watermarks and pcp sizes from the seed */
+};
+
+/**
+ * sim_run() - simulate @db (see above) up to @o->until_seq.
+ * Return: 0 and *@out (free with sim_result_release()), or a negative bc_err (a
+ * capture without a complete snapshot aligned to its trace cannot be simulated).
+ */
+int sim_run(struct tdb *db, const struct sim_opts *o, struct sim_result *out);
+void sim_result_release(struct sim_result *r);
+
+/**
+ * sim_store() - the run's figures into @db (open with TDB_WRITE): table
+ * simulate_figures (db/README.md), replacing the previous run's, in one transaction.
+ * Return: 0, or a negative bc_err; then nothing changed.
+ */
+int sim_store(struct tdb *db, const struct sim_result *r);
+
+#endif

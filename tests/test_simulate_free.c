@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim/: the free-running simulation. A free releases the page the simulation handed
+ * out for that object (not the kernel's pfn); pages allocated before the capture are
+ * released where they are; the figures of a hand-built state are the counts it holds;
+ * a snapshot's figures against themselves differ by nothing; the JSON has the same
+ * keys under "sim" and "kernel"; the stored rows are the printed run's.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kpageflags.h"
+#include "db/tdb.h"
+#include "db/tdb-snap.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "sim/sim-apply.h"
+#include "sim/sim-figures.h"
+#include "sim/sim-requests.h"
+#include "tests/fixture.h"
+
+#define GFP_KERNEL_		0xcc0ull
+#define GFP_HIGHUSER_MOVABLE_	0x100ccaull
+
+static struct sim_request req(enum sim_req_kind k, uint64_t pfn, unsigned int order, int mt,
+			      uint64_t gfp)
+{
+	return (struct sim_request){ .kind = k, .pfn = pfn, .order = order, .mt = mt,
+				     .gfp = gfp, .nr_pages = 1ull << order, .cpu = 0 };
+}
+
+static enum model_pfn_state state(struct model *m, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	ck_assert_int_eq(model_pfn_info(m, pfn, &pi), 0);
+	return pi.state;
+}
+
+START_TEST(test_free_releases_simulated_pfn)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	const uint64_t kpfn = 0x40fff;	/* where the kernel put the object */
+	uint64_t flags = KPF_BIT(KPF_SLAB), spfn;
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	struct sim_request rq;
+
+	/* a page in use before the capture, where the snapshot has it */
+	ck_assert_int_eq(model_seed_pfn_range(m, 0x40800, 1, &flags, NULL), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	rq = req(SIM_REQ_ALLOC, kpfn, 0, 1, GFP_HIGHUSER_MOVABLE_);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	spfn = sim_apply_sim_pfn(a, kpfn);
+	ck_assert_msg(spfn != UINT64_MAX && spfn != kpfn, "the model chose %#llx",
+		      (unsigned long long)spfn);
+	ck_assert_int_eq(state(m, spfn), MODEL_PFN_ALLOC);
+	ck_assert_int_eq(state(m, kpfn), MODEL_PFN_BUDDY);
+
+	rq = req(SIM_REQ_FREE, kpfn, 0, -1, 0);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_ne(state(m, spfn), MODEL_PFN_ALLOC);
+	ck_assert_uint_eq(sim_apply_sim_pfn(a, kpfn), UINT64_MAX);
+	ck_assert_uint_eq(st.frees_before_capture, 0);
+	ck_assert_uint_eq(st.frees_unmatched, 0);
+
+	/* before the capture: released in place; a free page: nothing to release */
+	rq = req(SIM_REQ_FREE, 0x40800, 0, -1, 0);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_ne(state(m, 0x40800), MODEL_PFN_ALLOC);
+	ck_assert_uint_eq(st.frees_before_capture, 1);
+	rq = req(SIM_REQ_FREE, 0x40f00, 0, -1, 0);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.frees_unmatched, 1);
+	ck_assert_uint_eq(st.requests, 4);
+	ck_assert_uint_eq(model_recount(m, NULL, 0), 0);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+START_TEST(test_figures_hand_built)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	struct model_request mr = { .cpu = 0, .order = 0, .migratetype = 0, .gfp = GFP_KERNEL_ };
+	struct model_decision d;
+	struct sim_figures f;
+	uint64_t blocks = 0;
+	int mt;
+
+	ck_assert_int_eq(sim_figures_compute(m, &f), 0);
+	ck_assert_uint_eq(f.nr_zones, 1);
+	ck_assert_uint_eq(f.zone[0].free_pages, 4096);
+	for (mt = 0; mt < SIM_MTS; mt++)
+		blocks += f.zone[0].nr_free[10][mt];
+	ck_assert_uint_eq(blocks, 4);
+	ck_assert_int_eq(f.zone[0].largest_free_order, 12);
+	ck_assert_uint_eq(f.pageblocks, 8);
+	ck_assert_uint_eq(f.pb_unmovable, 0);
+	ck_assert_uint_eq(f.contig_2m, 8);
+	ck_assert_uint_eq(f.contig_1g, 0);
+
+	/* one unmovable page: one pageblock holds it, the rest stays */
+	ck_assert_int_eq(model_take(m, &mr, &d), 0);
+	ck_assert_uint_eq(d.pfn, 0x40000);
+	ck_assert_int_eq(sim_figures_compute(m, &f), 0);
+	ck_assert_uint_eq(f.zone[0].free_pages, 4095);
+	ck_assert_uint_eq(f.pb_unmovable, 1);
+	ck_assert_uint_eq(f.zone[0].pb_unmovable, 1);
+	ck_assert_uint_eq(f.unmovable_pages, 1);
+	ck_assert_uint_eq(f.pageblocks, 8);
+	ck_assert_int_eq(f.zone[0].largest_free_order, 11);
+	ck_assert_uint_eq(f.contig_2m, 7);
+	/* the counts' attempts were rolled back */
+	ck_assert_uint_eq(model_recount(m, NULL, 0), 0);
+	ck_assert_int_eq(state(m, 0x40200), MODEL_PFN_BUDDY);
+	model_destroy(m);
+}
+END_TEST
+
+/* Figures of a model seeded from snapshot @snap of @path. */
+static void seeded_figures(struct tdb *db, int64_t snap, struct sim_figures *f)
+{
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true,
+			      .seed_snap = snap };
+	struct replay *rp;
+
+	ck_assert_int_eq(rp_create(db, &ro, &rp), 0);
+	ck_assert_int_eq(sim_figures_compute(rp_model(rp), f), 0);
+	rp_destroy(rp);
+}
+
+START_TEST(test_kernel_against_itself)
+{
+	struct sim_figures a, b;
+	struct tdb_snap_info *si;
+	struct sim_verdict v;
+	struct tdb *db;
+	int nr;
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/thp.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tdb_snap_list(db, &si, &nr), 0);
+	ck_assert_int_ge(nr, 2);
+	seeded_figures(db, si[nr - 1].id, &a);
+	seeded_figures(db, si[nr - 1].id, &b);
+	ck_assert_msg(!memcmp(&a, &b, sizeof(a)), "two seeds of one snapshot differ");
+	sim_figures_verdict(&a, &b, &v);
+	ck_assert(v.pb_unmovable_err == 0 && v.free_order_err == 0);
+	ck_assert(v.pb_unmovable_ok && v.free_order_ok && v.contig_2m_ok && v.contig_1g_ok);
+	ck_assert_uint_gt(a.pb_unmovable, 0);
+	ck_assert_uint_gt(a.contig_2m, 0);
+	/* and the verdict sees a difference */
+	b.contig_2m++;
+	b.pb_unmovable += b.pb_unmovable / 10 + 1;
+	b.zone[b.nr_zones - 1].nr_free[0][1] += b.zone[b.nr_zones - 1].free_pages / 10;
+	sim_figures_verdict(&b, &a, &v);
+	ck_assert(!v.contig_2m_ok && v.contig_1g_ok && !v.pb_unmovable_ok && !v.free_order_ok);
+	free(si);
+	tdb_close(db);
+}
+END_TEST
+
+/* The keys (strings followed by ':') of @s between @from and @to, joined by ','. */
+static void keys_between(const char *from, const char *to, char *out, size_t len)
+{
+	const char *p = from, *q;
+
+	*out = '\0';
+	while ((p = strchr(p, '"')) && p < to) {
+		q = strchr(p + 1, '"');
+		ck_assert_ptr_nonnull(q);
+		if (q[1] == ':' && strlen(out) + (size_t)(q - p) + 2 < len) {
+			strncat(out, p + 1, (size_t)(q - p - 1));
+			strcat(out, ",");
+		}
+		p = q + 1;
+	}
+}
+
+START_TEST(test_json_and_store)
+{
+	const char *cap = fixture_tmpfile("sim.db");
+	static char ks[1 << 16], kk[1 << 16];
+	char *out = NULL, *s, *k, *t;
+	unsigned long long requests = 0;
+	long long rows;
+
+	fixture_copy(fixture_path("traces/thp.db"), cap);
+	ck_assert_int_eq(fixture_run_bc(&out, "simulate --json %s 2>/dev/null", cap), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"snapshots\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"needed_reclaim\""));
+	s = strstr(out, "\"sim\":");
+	k = strstr(out, "\"kernel\":");
+	t = strstr(out, "\"targets\":");
+	ck_assert(s && k && t && s < k && k < t);
+	keys_between(s + 6, k, ks, sizeof(ks));
+	keys_between(k + 9, t, kk, sizeof(kk));
+	ck_assert_msg(!strcmp(ks, kk), "sim keys %s\nkernel keys %s", ks, kk);
+	ck_assert_ptr_nonnull(strstr(ks, "pageblocks_unmovable,"));
+	ck_assert_ptr_nonnull(strstr(ks, "contig_1g,"));
+	ck_assert_ptr_nonnull(strstr(ks, "free_blocks,"));
+	ck_assert_ptr_nonnull(strstr(ks, "largest_free_order,"));
+	ck_assert_int_eq(sscanf(strstr(out, "\n  \"requests\":"), "\n  \"requests\": %llu", &requests), 1);
+	ck_assert_uint_gt(requests, 0);
+	free(out);
+
+	rows = fixture_sql_count(cap, "SELECT count(*) FROM simulate_figures WHERE side = 'sim'");
+	ck_assert_int_gt(rows, 0);
+	ck_assert_int_eq(fixture_sql_count(cap, "SELECT count(*) FROM simulate_figures WHERE "
+					   "side = 'kernel'"), rows);
+	ck_assert_int_eq(fixture_sql_count(cap, "SELECT count(*) FROM (SELECT snap, zone, name "
+					   "FROM simulate_figures WHERE side = 'sim' EXCEPT SELECT "
+					   "snap, zone, name FROM simulate_figures WHERE side = "
+					   "'kernel')"), 0);
+	ck_assert_int_eq(fixture_sql_count(cap, "SELECT value FROM simulate_figures WHERE side = "
+					   "'run' AND name = 'requests'"), (long long)requests);
+	/* a second run replaces the first */
+	ck_assert_int_eq(fixture_run_bc(NULL, "simulate %s >/dev/null 2>&1", cap), 0);
+	ck_assert_int_eq(fixture_sql_count(cap, "SELECT count(*) FROM simulate_figures WHERE "
+					   "side = 'sim'"), rows);
+	ck_assert_int_eq(fixture_run_bc(NULL, "simulate --bogus %s >/dev/null 2>&1", cap), 2);
+	fixture_rm(cap);
+}
+END_TEST
+
+Suite *simulate_free_suite(void)
+{
+	Suite *s = suite_create("simulate_free");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_free_releases_simulated_pfn);
+	tcase_add_test(tc, test_figures_hand_built);
+	tcase_add_test(tc, test_kernel_against_itself);
+	tcase_add_test(tc, test_json_and_store);
+	suite_add_tcase(s, tc);
+	return s;
+}
