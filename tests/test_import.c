@@ -320,6 +320,12 @@ START_TEST(test_decode_stacks)
 	sqlite3_finalize(q);
 	tdb_cursor_close(cur);
 	ck_assert_uint_gt(checked, st.stacks / 2);
+	/* each distinct stack stored once (a few hundred call paths, thousands of events) */
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM stack_frames"),
+			 sql_int(db, "SELECT count(DISTINCT frames) FROM stacks"));
+	ck_assert_int_lt(sql_int(db, "SELECT count(*) FROM stack_frames") * 10,
+			 sql_int(db, "SELECT count(*) FROM stacks"));
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM stacks"), (int64_t)st.stacks);
 	tdb_close(db);
 }
 END_TEST
@@ -355,16 +361,16 @@ START_TEST(test_stack_cache)
 	ck_assert_int_eq(cap_stacks_create(tep, 8, &sc), 0);
 
 	stack_words(a, 4, 0xffffffff81000010ULL, 0);
-	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
 	ck_assert_str_eq(first, "fn0");
 	stack_words(b, 4, 0xffffffff81000010ULL, 0xffffffff81005004ULL);
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10\nfn5+0x4");
 	b[3] = ~0ULL;
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 0, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 0, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "");
 	ck_assert_ptr_null(first);
 	/* more distinct lists than the cache holds: it is emptied on the way (the last
@@ -374,11 +380,11 @@ START_TEST(test_stack_cache)
 
 		stack_words(b, 2, 0xffffffff81000000ULL + (uint64_t)(i % 63) * 0x1000 + (uint64_t)i / 63,
 			    0xffffffff81003008ULL);
-		ck_assert_int_eq(cap_stacks_lookup(sc, b, 2, &text, &first), 0);
+		ck_assert_int_eq(cap_stacks_lookup(sc, b, 2, &text, &first, NULL), 0);
 		snprintf(want, sizeof(want), "fn%d+0x%x\nfn3+0x8", i % 63, i / 63);
 		ck_assert_str_eq(text, want);
 	}
-	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
 	cap_stacks_destroy(sc);
 	tep_free(tep);
