@@ -419,6 +419,73 @@ START_TEST(test_kallsyms_deferred)
 }
 END_TEST
 
+/*
+ * The table cap_kallsyms_load() builds answers as libtraceevent's own parse does: the
+ * same symbol and start for addresses at, just before and after every symbol, on
+ * this machine's /proc/kallsyms (sorted, with modules and symbols sharing an address)
+ * and on a text that is unsorted, with absolute and '$' symbols, modules, duplicates.
+ */
+static void same_symbols(const char *text)
+{
+	struct tep_handle *lib = tep_alloc(), *ours = tep_alloc();
+	const char *p;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(lib);
+	ck_assert_ptr_nonnull(ours);
+	ck_assert_int_eq(tep_parse_kallsyms(lib, text), 0);
+	cap_kallsyms_defer(true);
+	ck_assert_int_eq(tep_parse_kallsyms(ours, text), 0);
+	ck_assert_int_eq(cap_kallsyms_load(ours), 0);
+	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		unsigned long long base = strtoull(p, NULL, 16);
+
+		for (long long d = -1; d <= 16; d += d < 1 ? 1 : 15) {
+			unsigned long long a = base + (unsigned long long)d;
+			const char *x = tep_find_function(lib, a), *y = tep_find_function(ours, a);
+
+			ck_assert_msg(x == y || (x && y && !strcmp(x, y)),
+				      "%#llx: libtraceevent says %s, ours %s", a, x, y);
+			ck_assert_uint_eq(tep_find_function_address(lib, a),
+					  tep_find_function_address(ours, a));
+			n++;
+		}
+	}
+	ck_assert_int_gt(n, 0);
+	cap_kallsyms_defer(false);
+	tep_free(lib);
+	tep_free(ours);
+}
+
+START_TEST(test_kallsyms_table)
+{
+	static const char odd[] =
+		"ffffffff81002000 T fn_c\n"
+		"ffffffff81000000 T first\n"
+		"ffffffff81000000 t also_first\n"
+		"0000000000001000 A per_cpu_thing\n"
+		"ffffffff81001000 T fn_b\n"
+		"ffffffff81000000 T third_first\n"
+		"ffffffff81001800 t $x\n"
+		"\n"
+		"ffffffffc0001000 t mod_fn\t[some_mod]\n"
+		"ffffffff81003000 a abs_lower\n"
+		"ffffffff81001000 W fn_b_weak\n";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	same_symbols(odd);
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	ck_assert_int_ge(getdelim(&text, &len, '\0', f), 0);
+	fclose(f);
+	same_symbols(text);
+	free(text);
+}
+END_TEST
+
 /* ---- counts against trace-cmd report ---- */
 
 struct name_count {
@@ -867,6 +934,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_decode_stacks);
 	tcase_add_test(core, test_stack_cache);
 	tcase_add_test(core, test_kallsyms_deferred);
+	tcase_add_test(core, test_kallsyms_table);
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);
