@@ -493,8 +493,8 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 {
 	const char *text, *first;
 	unsigned long long nr = 0;
+	int64_t owner, *id;
 	int off, n, ret;
-	int64_t owner;
 
 	off = d->stack_caller->offset;
 	if (off > rec->size)
@@ -505,13 +505,17 @@ static int decode_stack(struct cap_decoder *d, struct tep_record *rec, struct ca
 	    (long long)nr >= 0 && nr < (unsigned long long)n)
 		n = (int)nr;
 
-	ret = cap_stacks_lookup(d->stacks, (const char *)rec->data + off, n, &text, &first);
+	ret = cap_stacks_lookup(d->stacks, (const char *)rec->data + off, n, &text, &first, &id);
 	if (ret)
 		return ret;
 	owner = stack_owner(d, c, first);
 	if (owner < 0)
 		return 0;		/* its event was not stored */
-	ret = tdb_add_stack(d->db, (uint64_t)owner, text);
+	/* the text once per distinct stack: writing it per event was most of an import */
+	if (!*id)
+		ret = tdb_add_stack_frames(d->db, text, id);
+	if (!ret)
+		ret = tdb_add_event_stack(d->db, (uint64_t)owner, *id);
 	if (!ret)
 		d->st.stacks++;
 	if (owner == c->last_seq)

@@ -2,8 +2,15 @@
 /*
  * cap-kallsyms: deferred parsing of a trace.dat's kallsyms text (see cap-kallsyms.h).
  * One text is kept at a time: an import opens one file.
+ *
+ * The text kept is parsed into a table of its own, which the tep then asks through its
+ * function resolver: libtraceevent's parse (sscanf, a strdup and a list node per line,
+ * then a sort) cost more than everything else of importing a trace with stacks. The
+ * table answers exactly as libtraceevent's map does (same lines kept, same order among
+ * symbols of one address, same search), so stacks read the same either way.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +19,22 @@
 #include "capture/cap-kallsyms.h"
 #include "common/err.h"
 
+struct ksym {
+	unsigned long long addr;
+	const char *name;		/* in the text, cut out of its line */
+};
+
+/* The table of the text loaded, and the tep asking it. */
+struct ksyms {
+	char *text;
+	struct ksym *sym;		/* nr symbols, then an end entry of address 0 */
+	size_t nr;
+	struct tep_handle *tep;
+};
+
 static bool deferring;
 static char *kept;
+static struct ksyms loaded;
 
 typedef int (*parse_fn)(struct tep_handle *tep, const char *buf);
 
@@ -44,28 +65,185 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 	return fn ? fn(tep, buf) : -1;
 }
 
+static void unload(void)
+{
+	if (loaded.tep)
+		tep_reset_function_resolver(loaded.tep);
+	free(loaded.sym);
+	free(loaded.text);
+	memset(&loaded, 0, sizeof(loaded));
+}
+
 void cap_kallsyms_defer(bool on)
 {
 	deferring = on;
 	if (!on) {
 		free(kept);
 		kept = NULL;
+		unload();
 	}
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * One line "ADDR TYPE NAME[\t[MODULE]]", as libtraceevent reads it: false when it
+ * does not read so; *@name NULL for the lines it skips (absolute symbols, which are
+ * per-cpu offsets on x86-64, and arm's '$' mapping symbols).
+ */
+static bool parse_line(char *line, unsigned long long *addr, const char **name)
+{
+	unsigned long long a = 0;
+	char *p = line, type, *n;
+	int digits;
+
+	while (is_space(*p))
+		p++;
+	for (digits = 0; digits < 16; digits++, p++) {
+		int v = *p >= '0' && *p <= '9' ? *p - '0' : (*p | 0x20) >= 'a' &&
+			(*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10 : -1;
+
+		if (v < 0)
+			break;
+		a = a << 4 | (unsigned long long)v;
+	}
+	if (!digits || !is_space(*p))
+		return false;
+	while (is_space(*p))
+		p++;
+	type = *p++;
+	if (!type)
+		return false;
+	while (is_space(*p))
+		p++;
+	if (!*p)
+		return false;
+	n = p;
+	while (*p && !is_space(*p))
+		p++;
+	*p = '\0';
+	*addr = a;
+	*name = type == 'A' || type == 'a' || n[0] == '$' ? NULL : n;
+	return true;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Order the symbols (in text order) as libtraceevent's map has them: it lists them
+ * newest first and sorts that stably by address, so symbols of one address end up in
+ * reverse text order. A sorted text (the kernel's part of kallsyms is) needs no sort.
+ */
+static void order(struct ksym *s, size_t nr)
+{
+	size_t i, j, k;
+
+	for (i = 1; i < nr && s[i - 1].addr <= s[i].addr; i++)
+		;
+	if (i < nr) {
+		for (j = 0, k = nr - 1; j < k; j++, k--) {
+			struct ksym t = s[j];
+
+			s[j] = s[k];
+			s[k] = t;
+		}
+		qsort(s, nr, sizeof(*s), by_addr);	/* glibc's qsort is a stable merge sort */
+		return;
+	}
+	for (i = 0; i < nr; i = j) {
+		for (j = i + 1; j < nr && s[j].addr == s[i].addr; j++)
+			;
+		for (size_t a = i, b = j - 1; a < b; a++, b--) {
+			struct ksym t = s[a];
+
+			s[a] = s[b];
+			s[b] = t;
+		}
+	}
+}
+
+/* libtraceevent's search: the entry at @addr, or the one @addr lies after and before
+ * the next (none past the last). */
+static const struct ksym *find(const struct ksyms *ks, unsigned long long addr)
+{
+	size_t l = 0, u = ks->nr, i;
+
+	while (l < u) {
+		const struct ksym *s;
+
+		i = (l + u) / 2;
+		s = &ks->sym[i];
+		if (addr == s->addr || (addr > s->addr && addr < s[1].addr))
+			return s;
+		if (addr < s->addr)
+			u = i;
+		else
+			l = i + 1;
+	}
+	return NULL;
+}
+
+static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	const struct ksym *s = find(priv, *addrp);
+
+	(void)modp;
+	if (!s)
+		return NULL;
+	*addrp = s->addr;
+	return (char *)s->name;
+}
+
+/* Parse @text (taken) into @ks. Return: 0, -BC_E_NOMEM or -BC_E_FORMAT. */
+static int build(char *text, struct ksyms *ks)
+{
+	size_t cap = 1, nr = 0;
+	char *line, *save = NULL;
+	const char *name;
+	unsigned long long addr;
+
+	for (const char *p = text; *p; p++)
+		cap += *p == '\n';
+	ks->text = text;
+	ks->sym = malloc((cap + 1) * sizeof(*ks->sym));
+	if (!ks->sym)
+		return bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!parse_line(line, &addr, &name))
+			return bc_error(BC_E_FORMAT, "capture: the trace's kallsyms could not be parsed");
+		if (name)
+			ks->sym[nr++] = (struct ksym){ addr, name };
+	}
+	order(ks->sym, nr);
+	ks->sym[nr] = (struct ksym){ 0, NULL };
+	ks->nr = nr;
+	return 0;
 }
 
 int cap_kallsyms_load(struct tep_handle *tep)
 {
-	parse_fn fn;
 	char *text = kept;
 	int ret;
 
 	if (!text)
 		return 0;
 	kept = NULL;
-	fn = real_parse();
-	ret = fn ? fn(tep, text) : -1;
-	free(text);
-	if (ret)
-		return bc_error(BC_E_FORMAT, "capture: the trace's kallsyms could not be parsed");
+	unload();
+	ret = build(text, &loaded);
+	if (!ret && tep_set_function_resolver(tep, resolve, &loaded))
+		ret = bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
+	if (ret) {
+		unload();
+		return ret;
+	}
+	loaded.tep = tep;
 	return 0;
 }

@@ -24,10 +24,11 @@ struct tep_handle;
 void cap_kallsyms_defer(bool on);
 
 /*
- * Parse the text kept, if any, into @tep (once; later calls do nothing). Call it
- * before the first tep_find_function() on @tep: libtraceevent builds its address map
- * once, at that first lookup.
- * Return: 0, or a negative bc_err (-BC_E_FORMAT: libtraceevent refused the text).
+ * Parse the text kept, if any, into a table @tep's tep_find_function() and
+ * tep_find_function_address() then answer from, as after libtraceevent's own parse
+ * (once; later calls do nothing). The table lives until cap_kallsyms_defer(false),
+ * which takes it from @tep again: call that before tep_free(@tep).
+ * Return: 0, or a negative bc_err (-BC_E_FORMAT: a line does not read as kallsyms).
  */
 int cap_kallsyms_load(struct tep_handle *tep);
 

@@ -24,6 +24,7 @@ struct stack_entry {
 	unsigned char *key;
 	char *text;
 	const char *first_sym;		/* owned by the tep */
+	int64_t id;			/* the caller's, 0 until it sets one */
 };
 
 struct cap_stacks {
@@ -134,7 +135,7 @@ static char *symbolise(const struct cap_stacks *sc, const void *raw, int n)
 }
 
 int cap_stacks_lookup(struct cap_stacks *sc, const void *raw, int n, const char **text,
-		      const char **first_sym)
+		      const char **first_sym, int64_t **id)
 {
 	unsigned long long addr, all = sc->long_size == 8 ? ~0ULL : 0xffffffffULL;
 	struct stack_entry *e;
@@ -187,5 +188,7 @@ int cap_stacks_lookup(struct cap_stacks *sc, const void *raw, int n, const char 
 found:
 	*text = e->text;
 	*first_sym = e->first_sym;
+	if (id)
+		*id = &e->id;
 	return 0;
 }

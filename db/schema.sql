@@ -1,12 +1,14 @@
--- bigchunk capture database, schema version 2.
+-- bigchunk capture database, schema version 3.
 -- This file is the one interface between capture, replay and the user. Every table and
 -- column is documented in db/README.md. Units: timestamps in ns of the trace clock
 -- (see meta 'clock'), pfn = physical page frame number (4 KiB pages on x86_64).
 --
 -- Every statement creates only what is missing, so running this file on a capture of
 -- an older version is its migration (db/tdb.c): version 2 added the probe tables and
--- the result tables of replay, predict and check; no column changed.
-PRAGMA user_version = 2;
+-- the result tables of replay, predict and check; no column changed. Version 3 stores
+-- each distinct kernel stack once: the table 'stacks' became a view of the same columns
+-- (db/tdb.c moves a version 2 file's rows before this file runs again).
+PRAGMA user_version = 3;
 
 -- Key/value facts about the capture: tool, source, clock, completeness, machine.
 CREATE TABLE IF NOT EXISTS meta (
@@ -60,11 +62,20 @@ CREATE TABLE IF NOT EXISTS markers (
 );
 CREATE INDEX IF NOT EXISTS markers_ts ON markers(ts);
 
--- Kernel stack of an event (record --stacks), symbolised.
-CREATE TABLE IF NOT EXISTS stacks (
-	seq	INTEGER PRIMARY KEY,	-- the event the stack belongs to
-	frames	TEXT NOT NULL		-- one 'symbol+off' per line, innermost first
+-- Kernel stacks (record --stacks), symbolised, each distinct one stored once: a trace
+-- with stacks repeats a few hundred call paths on every allocation.
+CREATE TABLE IF NOT EXISTS stack_frames (
+	id	INTEGER PRIMARY KEY,
+	frames	TEXT NOT NULL UNIQUE	-- one 'symbol+off' per line, innermost first
 );
+-- The stack of each event that has one.
+CREATE TABLE IF NOT EXISTS event_stacks (
+	seq	INTEGER PRIMARY KEY,	-- the event the stack belongs to
+	stack	INTEGER NOT NULL REFERENCES stack_frames(id)
+);
+-- The kernel stack of an event, as version 2 stored it: query this.
+CREATE VIEW IF NOT EXISTS stacks (seq, frames) AS
+	SELECT e.seq, f.frames FROM event_stacks e JOIN stack_frames f ON f.id = e.stack;
 
 -- Task names seen (pid -> comm), from the trace's saved cmdlines.
 CREATE TABLE IF NOT EXISTS comms (

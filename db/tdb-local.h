@@ -10,6 +10,9 @@
 
 extern const char tdb_schema_sql[];
 
+/* Event stacks written per statement: one row per step was a fifth of an import. */
+#define TDB_STACK_BATCH	64
+
 struct tdb {
 	sqlite3 *sq;
 	char *path;
@@ -37,6 +40,10 @@ struct tdb {
 
 	sqlite3_stmt *ins_chunk, *ins_marker, *ins_stack, *ins_comm, *ins_lost, *ins_cpu_stat,
 		     *set_meta, *get_meta;
+	sqlite3_stmt *ins_frames, *get_frames;	/* distinct stack texts */
+	sqlite3_stmt *ins_stacks;		/* TDB_STACK_BATCH event_stacks rows */
+	int64_t stack_pending[2 * TDB_STACK_BATCH];	/* (seq, stack id) pairs */
+	int nstack_pending;
 	sqlite3_stmt *ins_probe, *ins_probe_page;	/* prepared on first use */
 };
 

@@ -69,7 +69,9 @@ static int prepare_all(struct tdb *db)
 		{ &db->ins_chunk, "INSERT INTO event_chunks(first_seq, n, ts_first, ts_last, "
 				  "pfn_min, pfn_max, data) VALUES (?, ?, ?, ?, ?, ?, ?)" },
 		{ &db->ins_marker, "INSERT INTO markers(seq, ts, cpu, pid, text) VALUES (?, ?, ?, ?, ?)" },
-		{ &db->ins_stack, "INSERT OR REPLACE INTO stacks(seq, frames) VALUES (?, ?)" },
+		{ &db->ins_stack, "INSERT OR REPLACE INTO event_stacks(seq, stack) VALUES (?, ?)" },
+		{ &db->ins_frames, "INSERT OR IGNORE INTO stack_frames(frames) VALUES (?)" },
+		{ &db->get_frames, "SELECT id FROM stack_frames WHERE frames = ?" },
 		{ &db->ins_comm, "INSERT OR REPLACE INTO comms(pid, comm) VALUES (?, ?)" },
 		{ &db->ins_lost, "INSERT INTO lost_events(cpu, ts_from, ts_to, count, seq) "
 				 "VALUES (?, ?, ?, ?, ?)" },
@@ -125,7 +127,8 @@ static void tdb_free_types(struct tdb *db)
 
 static void tdb_free(struct tdb *db)
 {
-	sqlite3_stmt *sts[] = { db->ins_chunk, db->ins_marker, db->ins_stack, db->ins_comm,
+	sqlite3_stmt *sts[] = { db->ins_chunk, db->ins_marker, db->ins_stack, db->ins_frames,
+				db->get_frames, db->ins_stacks, db->ins_comm,
 				db->ins_lost, db->ins_cpu_stat, db->set_meta, db->get_meta,
 				db->ins_probe, db->ins_probe_page };
 	size_t i;
@@ -164,6 +167,7 @@ static int set_pragmas(struct tdb *db, bool created)
 }
 
 static int load_codec_types(struct tdb *db);
+static int flush_stacks(struct tdb *db);
 
 int tdb_create(const char *path, bool overwrite, struct tdb **out)
 {
@@ -217,13 +221,26 @@ error:
 }
 
 /*
- * Migrations from older schema versions, indexed by the version they start from; each
- * ends by setting user_version to the next one. 1 -> 2 added tables only, and the
- * schema file creates just what is missing: it is the migration.
+ * 2 -> 3: the per-event stack texts become one row per distinct text and one id per
+ * event (the schema file, run before, made the tables; run after, it makes the view
+ * 'stacks' in the place of the table).
+ */
+static const char tdb_migrate_stacks_sql[] =
+	"INSERT OR IGNORE INTO stack_frames(frames) SELECT frames FROM stacks ORDER BY seq; "
+	"INSERT OR REPLACE INTO event_stacks(seq, stack) SELECT s.seq, f.id FROM stacks s "
+	"JOIN stack_frames f ON f.frames = s.frames; "
+	"DROP TABLE stacks;";
+
+/*
+ * Migrations from older schema versions, indexed by the version they start from. The
+ * schema file runs before them (it creates just what is missing: 1 -> 2 added tables
+ * only, so that is its whole migration) and once more after them, for what replaces a
+ * table they dropped; it sets user_version.
  */
 static const char *const tdb_migrations[TDB_SCHEMA_VERSION] = {
 	[0] = NULL,	/* version 0 = not a bigchunk file */
-	[1] = tdb_schema_sql,
+	[1] = NULL,
+	[2] = tdb_migrate_stacks_sql,
 };
 
 #define BC_STR_(x)	#x
@@ -391,8 +408,13 @@ int tdb_open(const char *path, int flags, struct tdb **out)
 			goto error;
 		}
 		ret = tdb_exec(db, "BEGIN");
+		if (!ret)
+			ret = tdb_exec(db, tdb_schema_sql);
 		for (; !ret && version < TDB_SCHEMA_VERSION; version++)
-			ret = tdb_exec(db, tdb_migrations[version]);
+			if (tdb_migrations[version])
+				ret = tdb_exec(db, tdb_migrations[version]);
+		if (!ret)
+			ret = tdb_exec(db, tdb_schema_sql);
 		if (!ret)
 			ret = tdb_exec(db, "INSERT OR REPLACE INTO meta (key, value) VALUES "
 				       "('schema_version', '" BC_STR(TDB_SCHEMA_VERSION) "')");
@@ -697,6 +719,11 @@ int tdb_flush(struct tdb *db)
 	size_t len;
 	int i, ret;
 
+	if (db->nstack_pending) {
+		ret = flush_stacks(db);
+		if (ret)
+			return ret;
+	}
 	if (!db->npending)
 		return 0;
 	if (!db->encbuf) {
@@ -765,11 +792,79 @@ int tdb_add_marker(struct tdb *db, uint64_t ts, int cpu, int pid, const char *te
 	return tdb_step_done(db, db->ins_marker, "markers");
 }
 
+int tdb_add_stack_frames(struct tdb *db, const char *frames, int64_t *id)
+{
+	int rc;
+
+	sqlite3_bind_text(db->ins_frames, 1, frames, -1, SQLITE_STATIC);
+	rc = sqlite3_step(db->ins_frames);
+	*id = rc == SQLITE_DONE && sqlite3_changes(db->sq) ? sqlite3_last_insert_rowid(db->sq) : 0;
+	sqlite3_reset(db->ins_frames);
+	sqlite3_clear_bindings(db->ins_frames);
+	if (rc != SQLITE_DONE)
+		return tdb_sql_error(db, "stack_frames");
+	if (*id)
+		return tdb_write_done(db);
+	/* stored before (the caller's cache of distinct stacks forgot it) */
+	sqlite3_bind_text(db->get_frames, 1, frames, -1, SQLITE_STATIC);
+	rc = sqlite3_step(db->get_frames);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(db->get_frames, 0) : 0;
+	sqlite3_reset(db->get_frames);
+	sqlite3_clear_bindings(db->get_frames);
+	return rc == SQLITE_ROW ? 0 : tdb_sql_error(db, "stack_frames");
+}
+
+/* The statement of a full batch: "... VALUES (?, ?), (?, ?), ..." */
+static int prepare_stack_batch(struct tdb *db)
+{
+	static const char head[] = "INSERT OR REPLACE INTO event_stacks(seq, stack) VALUES ";
+	char sql[sizeof(head) + TDB_STACK_BATCH * 8];
+	size_t len = sizeof(head) - 1;
+
+	memcpy(sql, head, len);
+	for (int i = 0; i < TDB_STACK_BATCH; i++) {
+		memcpy(sql + len, i ? ", (?, ?)" : "(?, ?)", i ? 8 : 6);
+		len += i ? 8 : 6;
+	}
+	sql[len] = '\0';
+	return tdb_prepare_once(db, &db->ins_stacks, sql);
+}
+
+/* Write the pending event stacks: a full batch in one statement, a rest row by row. */
+static int flush_stacks(struct tdb *db)
+{
+	int n = db->nstack_pending, i, ret = 0;
+
+	db->nstack_pending = 0;
+	if (n == TDB_STACK_BATCH) {
+		ret = prepare_stack_batch(db);
+		for (i = 0; !ret && i < 2 * n; i++)
+			sqlite3_bind_int64(db->ins_stacks, i + 1, db->stack_pending[i]);
+		return ret ? ret : tdb_step_done(db, db->ins_stacks, "event_stacks");
+	}
+	for (i = 0; !ret && i < n; i++) {
+		sqlite3_bind_int64(db->ins_stack, 1, db->stack_pending[2 * i]);
+		sqlite3_bind_int64(db->ins_stack, 2, db->stack_pending[2 * i + 1]);
+		ret = tdb_step_done(db, db->ins_stack, "event_stacks");
+	}
+	return ret;
+}
+
+int tdb_add_event_stack(struct tdb *db, uint64_t seq, int64_t id)
+{
+	db->stack_pending[2 * db->nstack_pending] = (int64_t)seq;
+	db->stack_pending[2 * db->nstack_pending + 1] = id;
+	if (++db->nstack_pending == TDB_STACK_BATCH)
+		return flush_stacks(db);
+	return 0;
+}
+
 int tdb_add_stack(struct tdb *db, uint64_t seq, const char *frames)
 {
-	sqlite3_bind_int64(db->ins_stack, 1, (int64_t)seq);
-	sqlite3_bind_text(db->ins_stack, 2, frames, -1, SQLITE_TRANSIENT);
-	return tdb_step_done(db, db->ins_stack, "stacks");
+	int64_t id;
+	int ret = tdb_add_stack_frames(db, frames, &id);
+
+	return ret ? ret : tdb_add_event_stack(db, seq, id);
 }
 
 int tdb_add_comm(struct tdb *db, int pid, const char *comm)

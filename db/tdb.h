@@ -16,7 +16,7 @@
 
 #include <sqlite3.h>
 
-#define TDB_SCHEMA_VERSION	2
+#define TDB_SCHEMA_VERSION	3
 #define TDB_MAX_FIELDS		12	/* numeric fields stored per event */
 #define TDB_CHUNK_EVENTS	8192
 
@@ -100,6 +100,13 @@ int tdb_append_event(struct tdb *db, struct bc_event *ev);
 uint64_t tdb_next_seq(const struct tdb *db);
 
 int tdb_add_marker(struct tdb *db, uint64_t ts, int cpu, int pid, const char *text);
+/*
+ * Stacks are stored once per distinct text: tdb_add_stack_frames() gives the id of
+ * @frames (stored now, or found), tdb_add_event_stack() gives event @seq that stack;
+ * tdb_add_stack() does both. Return: 0 or a negative bc_err.
+ */
+int tdb_add_stack_frames(struct tdb *db, const char *frames, int64_t *id);
+int tdb_add_event_stack(struct tdb *db, uint64_t seq, int64_t id);
 int tdb_add_stack(struct tdb *db, uint64_t seq, const char *frames);
 int tdb_add_comm(struct tdb *db, int pid, const char *comm);
 int tdb_add_lost(struct tdb *db, int cpu, uint64_t ts_from, uint64_t ts_to, int64_t count,

@@ -320,6 +320,12 @@ START_TEST(test_decode_stacks)
 	sqlite3_finalize(q);
 	tdb_cursor_close(cur);
 	ck_assert_uint_gt(checked, st.stacks / 2);
+	/* each distinct stack stored once (a few hundred call paths, thousands of events) */
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM stack_frames"),
+			 sql_int(db, "SELECT count(DISTINCT frames) FROM stacks"));
+	ck_assert_int_lt(sql_int(db, "SELECT count(*) FROM stack_frames") * 10,
+			 sql_int(db, "SELECT count(*) FROM stacks"));
+	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM stacks"), (int64_t)st.stacks);
 	tdb_close(db);
 }
 END_TEST
@@ -355,16 +361,16 @@ START_TEST(test_stack_cache)
 	ck_assert_int_eq(cap_stacks_create(tep, 8, &sc), 0);
 
 	stack_words(a, 4, 0xffffffff81000010ULL, 0);
-	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
 	ck_assert_str_eq(first, "fn0");
 	stack_words(b, 4, 0xffffffff81000010ULL, 0xffffffff81005004ULL);
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10\nfn5+0x4");
 	b[3] = ~0ULL;
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
-	ck_assert_int_eq(cap_stacks_lookup(sc, b, 0, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, b, 0, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "");
 	ck_assert_ptr_null(first);
 	/* more distinct lists than the cache holds: it is emptied on the way (the last
@@ -374,11 +380,11 @@ START_TEST(test_stack_cache)
 
 		stack_words(b, 2, 0xffffffff81000000ULL + (uint64_t)(i % 63) * 0x1000 + (uint64_t)i / 63,
 			    0xffffffff81003008ULL);
-		ck_assert_int_eq(cap_stacks_lookup(sc, b, 2, &text, &first), 0);
+		ck_assert_int_eq(cap_stacks_lookup(sc, b, 2, &text, &first, NULL), 0);
 		snprintf(want, sizeof(want), "fn%d+0x%x\nfn3+0x8", i % 63, i / 63);
 		ck_assert_str_eq(text, want);
 	}
-	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first), 0);
+	ck_assert_int_eq(cap_stacks_lookup(sc, a, 4, &text, &first, NULL), 0);
 	ck_assert_str_eq(text, "fn0+0x10\nfn1+0x10\nfn2+0x10");
 	cap_stacks_destroy(sc);
 	tep_free(tep);
@@ -410,6 +416,73 @@ START_TEST(test_kallsyms_deferred)
 	ck_assert_str_eq(tep_find_function(now, 0xffffffff81000008ULL), "fn_a");
 	tep_free(tep);
 	tep_free(now);
+}
+END_TEST
+
+/*
+ * The table cap_kallsyms_load() builds answers as libtraceevent's own parse does: the
+ * same symbol and start for addresses at, just before and after every symbol, on
+ * this machine's /proc/kallsyms (sorted, with modules and symbols sharing an address)
+ * and on a text that is unsorted, with absolute and '$' symbols, modules, duplicates.
+ */
+static void same_symbols(const char *text)
+{
+	struct tep_handle *lib = tep_alloc(), *ours = tep_alloc();
+	const char *p;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(lib);
+	ck_assert_ptr_nonnull(ours);
+	ck_assert_int_eq(tep_parse_kallsyms(lib, text), 0);
+	cap_kallsyms_defer(true);
+	ck_assert_int_eq(tep_parse_kallsyms(ours, text), 0);
+	ck_assert_int_eq(cap_kallsyms_load(ours), 0);
+	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		unsigned long long base = strtoull(p, NULL, 16);
+
+		for (long long d = -1; d <= 16; d += d < 1 ? 1 : 15) {
+			unsigned long long a = base + (unsigned long long)d;
+			const char *x = tep_find_function(lib, a), *y = tep_find_function(ours, a);
+
+			ck_assert_msg(x == y || (x && y && !strcmp(x, y)),
+				      "%#llx: libtraceevent says %s, ours %s", a, x, y);
+			ck_assert_uint_eq(tep_find_function_address(lib, a),
+					  tep_find_function_address(ours, a));
+			n++;
+		}
+	}
+	ck_assert_int_gt(n, 0);
+	cap_kallsyms_defer(false);
+	tep_free(lib);
+	tep_free(ours);
+}
+
+START_TEST(test_kallsyms_table)
+{
+	static const char odd[] =
+		"ffffffff81002000 T fn_c\n"
+		"ffffffff81000000 T first\n"
+		"ffffffff81000000 t also_first\n"
+		"0000000000001000 A per_cpu_thing\n"
+		"ffffffff81001000 T fn_b\n"
+		"ffffffff81000000 T third_first\n"
+		"ffffffff81001800 t $x\n"
+		"\n"
+		"ffffffffc0001000 t mod_fn\t[some_mod]\n"
+		"ffffffff81003000 a abs_lower\n"
+		"ffffffff81001000 W fn_b_weak\n";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	same_symbols(odd);
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	ck_assert_int_ge(getdelim(&text, &len, '\0', f), 0);
+	fclose(f);
+	same_symbols(text);
+	free(text);
 }
 END_TEST
 
@@ -861,6 +934,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_decode_stacks);
 	tcase_add_test(core, test_stack_cache);
 	tcase_add_test(core, test_kallsyms_deferred);
+	tcase_add_test(core, test_kallsyms_table);
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);

@@ -863,6 +863,45 @@ START_TEST(test_live_probe_verify)
 }
 END_TEST
 
+/*
+ * The blocker's kernel stack (record --stacks) is printed with the allocation that put
+ * it there, from a capture of schema version 2 read as it is (--no-store) and after an
+ * open for writing migrated it (stacks stored once, 'stacks' a view).
+ * Expect: each frame of event 529's stack in the old file, indented under "allocated at
+ * ... (event 529)" (it blocks the range from 1 s on), both times.
+ */
+START_TEST(test_blocker_stack)
+{
+	char *db = fixture_tmpfile("blocker-stack.db"), *frames, *out, *line, *save = NULL;
+	const char *store[] = { "--no-store ", "" };
+	char want[256];
+
+	fixture_copy(fixture_path("traces/default.db"), db);
+	ck_assert_int_eq(fixture_sql_count(db, "PRAGMA user_version"), 2);
+	frames = fixture_sql_rows(db, "SELECT frames FROM stacks WHERE seq = 529");
+	ck_assert_ptr_nonnull(strstr(frames, "trace_event_raw_event_mm_page_alloc+0x"));
+	for (int i = 0; i < 2; i++) {
+		char *copy = strdup(frames), *at;
+
+		/* exit status 1: the range fails, which is the point */
+		ck_assert_int_eq(fixture_run_bc(&out, "predict %s--size 2M --range "
+						"0x25e800-0x25ea00 --every 0.5s %s", store[i], db), 1);
+		at = strstr(out, "(event 529)");
+		ck_assert_msg(at, "no blocker event 529 in: %.600s", out);
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			snprintf(want, sizeof(want), "\n        %s\n", line);
+			ck_assert_msg(strstr(at, want), "frame '%s' missing (%s): %.600s", line,
+				      store[i], at);
+		}
+		free(copy);
+		free(out);
+	}
+	ck_assert_int_eq(fixture_sql_count(db, "PRAGMA user_version"), TDB_SCHEMA_VERSION);
+	free(frames);
+	fixture_rm(db);
+}
+END_TEST
+
 Suite *predict_suite(void)
 {
 	Suite *s = suite_create("predict");
@@ -888,6 +927,7 @@ Suite *predict_suite(void)
 	/* whole replays of a bundled capture: seconds on a busy machine */
 	tcase_set_timeout(driver, 120);
 	tcase_add_test(driver, test_run_every_event);
+	tcase_add_test(driver, test_blocker_stack);
 	suite_add_tcase(s, driver);
 	tcase_set_tags(live, "live");
 	tcase_set_timeout(live, 300);

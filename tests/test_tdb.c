@@ -13,6 +13,7 @@
 
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-trace.h"
 #include "tests/fixture.h"
 
 START_TEST(test_varint_roundtrip)
@@ -149,10 +150,26 @@ START_TEST(test_newer_schema)
 }
 END_TEST
 
+/* Give a fresh capture the version 2 'stacks' table (one text per event) instead of
+ * version 3's distinct stacks, with @n rows. */
+static void old_stacks(struct tdb *db, int n)
+{
+	char sql[160];
+
+	ck_assert_int_eq(tdb_exec(db, "DROP VIEW stacks; DROP TABLE event_stacks; "
+				  "DROP TABLE stack_frames; CREATE TABLE stacks (seq INTEGER "
+				  "PRIMARY KEY, frames TEXT NOT NULL)"), 0);
+	for (int i = 0; i < n; i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO stacks VALUES (%d, 'f%d+0x1\nmain+0x2')",
+			 i * 3, i % 2);
+		ck_assert_int_eq(tdb_exec(db, sql), 0);
+	}
+}
+
 /*
- * A capture of schema version 1 (the version 2 tables dropped) reads as it is, and an
- * open for writing migrates it: the tables appear, user_version and meta say 2, and
- * what was stored stays.
+ * A capture of schema version 1 (the version 2 tables dropped, stacks one text per
+ * event) reads as it is, and an open for writing migrates it: the tables appear,
+ * user_version and meta say the current version, and what was stored stays.
  */
 START_TEST(test_migrate_v1)
 {
@@ -171,6 +188,7 @@ START_TEST(test_migrate_v1)
 		snprintf(sql, sizeof(sql), "DROP TABLE %s", v2[i]);
 		ck_assert_int_eq(tdb_exec(db, sql), 0);
 	}
+	old_stacks(db, 3);
 	ck_assert_int_eq(tdb_exec(db, "PRAGMA user_version = 1"), 0);
 	ck_assert_int_eq(tdb_set_meta(db, "schema_version", "1"), 0);
 	tdb_close(db);
@@ -178,6 +196,9 @@ START_TEST(test_migrate_v1)
 	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
 	v = tdb_get_meta(db, "schema_version");
 	ck_assert_str_eq(v, "1");
+	free(v);
+	ck_assert_int_eq(tdb_stack(db, 3, &v), 0);
+	ck_assert_str_eq(v, "f1+0x1\nmain+0x2");
 	free(v);
 	tdb_close(db);
 
@@ -194,12 +215,96 @@ START_TEST(test_migrate_v1)
 	ck_assert_int_eq(sqlite3_column_int(st, 0), TDB_SCHEMA_VERSION);
 	sqlite3_finalize(st);
 	v = tdb_get_meta(db, "schema_version");
-	ck_assert_str_eq(v, "2");
+	ck_assert_int_eq(atoi(v), TDB_SCHEMA_VERSION);
+	free(v);
+	ck_assert_int_eq(tdb_stack(db, 3, &v), 0);
+	ck_assert_str_eq(v, "f1+0x1\nmain+0x2");
 	free(v);
 	v = tdb_get_meta(db, "kept");
 	ck_assert_str_eq(v, "yes");
 	free(v);
 	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
+/*
+ * N events sharing K stacks store K texts; the view 'stacks' gives each event its own,
+ * a text stored again (a writer's cache forgot it) keeps its id, and an event's stack
+ * given twice is replaced (one per event). 100 events: a full batch of event stacks
+ * and a rest that tdb_finish() writes.
+ * Expect: K rows in stack_frames, N in stacks, each seq's frames as added.
+ */
+START_TEST(test_stacks_dedup)
+{
+	static const char *const text[] = { "a+0x1\nmain+0x10", "b+0x2\nmain+0x10",
+					    "0xffffffff81000000" };
+	char *path = fixture_tmpfile("dedup.db"), *v;
+	int64_t id, again;
+	struct tdb *db;
+	int i;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(tdb_add_stack(db, (uint64_t)i * 2, text[i % 3]), 0);
+	ck_assert_int_eq(tdb_add_stack_frames(db, text[1], &id), 0);
+	ck_assert_int_eq(tdb_add_stack_frames(db, text[1], &again), 0);
+	ck_assert_int_gt(id, 0);
+	ck_assert_int_eq(again, id);
+	ck_assert_int_eq(tdb_add_event_stack(db, 4, id), 0);	/* was text[2] */
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM stack_frames"), 3);
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM stacks"), 100);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(tdb_stack(db, (uint64_t)i * 2, &v), 0);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_str_eq(v, text[i == 2 ? 1 : i % 3]);
+		free(v);
+		ck_assert_int_eq(tdb_stack(db, (uint64_t)i * 2 + 1, &v), 0);
+		ck_assert_ptr_null(v);
+	}
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
+/*
+ * A real capture of schema version 2 with stacks (traces/default.db, record --stacks):
+ * read as it is, then migrated by an open for writing.
+ * Expect: the same (seq, frames) rows before and after, one stack_frames row per
+ * distinct text, 'stacks' a view, the version 3.
+ */
+START_TEST(test_migrate_v2_stacks)
+{
+	static const char q[] = "SELECT seq, frames FROM stacks ORDER BY seq";
+	char *path = fixture_tmpfile("v2-stacks.db"), *before, *after;
+	long long distinct;
+	struct tdb *db;
+
+	fixture_copy(fixture_path("traces/default.db"), path);
+	ck_assert_int_eq(fixture_sql_count(path, "PRAGMA user_version"), 2);
+	before = fixture_sql_rows(path, q);
+	distinct = fixture_sql_count(path, "SELECT count(DISTINCT frames) FROM stacks");
+	ck_assert_int_gt(distinct, 10);
+	ck_assert_int_gt(fixture_sql_count(path, "SELECT count(*) FROM stacks"), 10 * distinct);
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	tdb_close(db);
+	ck_assert_int_eq(fixture_sql_count(path, "PRAGMA user_version"), 2);
+	ck_assert_int_eq(tdb_open(path, TDB_WRITE, &db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+
+	ck_assert_int_eq(fixture_sql_count(path, "PRAGMA user_version"), TDB_SCHEMA_VERSION);
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM sqlite_master WHERE "
+					   "name = 'stacks' AND type = 'view'"), 1);
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM stack_frames"), distinct);
+	after = fixture_sql_rows(path, q);
+	ck_assert_msg(!strcmp(after, before), "the stacks read otherwise after the migration");
+	free(before);
+	free(after);
 	fixture_rm(path);
 }
 END_TEST
@@ -319,6 +424,8 @@ Suite *tdb_suite(void)
 	tcase_add_test(lim, test_not_sqlite);
 	tcase_add_test(lim, test_newer_schema);
 	tcase_add_test(lim, test_migrate_v1);
+	tcase_add_test(lim, test_migrate_v2_stacks);
+	tcase_add_test(tc, test_stacks_dedup);
 	tcase_add_test(lim, test_plain_sqlite_refused);
 	tcase_add_test(lim, test_exists_refused);
 	tcase_add_test(lim, test_corrupt_chunk);
