@@ -109,6 +109,8 @@ struct chk_ctx {
 
 	struct replay *rp;
 	struct tdb *db;
+	struct chk_reads *reads;	/* when the snapshots read each page (chk-mlocked.c) */
+	bool reads_failed;		/* they could not be loaded: no evidence from them */
 	char mode_note[200];		/* why trace only, or "" */
 
 	/* trace-only decoding */
@@ -156,6 +158,15 @@ int chk_find_attempts(struct chk_ctx *c, struct tdb *db);
 int chk_decode_init(struct chk_ctx *c, struct tdb *db);
 bool chk_in_ram(const struct chk_ctx *c, uint64_t pfn);
 const char *chk_event_name(const struct tr_event *ev);
+
+/* chk-mlocked.c */
+/*
+ * Did the last snapshot to read @pfn before event @seq see it mlocked (KPF_MLOCKED)?
+ * False also when no snapshot read it by then or the snapshots cannot be read.
+ */
+bool chk_read_mlocked(struct chk_ctx *c, uint64_t pfn, uint64_t seq);
+struct chk_reads;
+void chk_reads_free(struct chk_reads *r);
 
 /* chk-model.c */
 int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);

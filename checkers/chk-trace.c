@@ -286,6 +286,12 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct tr
 		return;
 	}
 	stale = sh_stale(c, *w) || model_uncertain(m, pfn);
+	/* An mlocked page leaves with no mm_page_free (checkers/README.md): the last
+	 * snapshot to read it before this event saw it mlocked. */
+	if (sh_state(*w) == SH_ALLOC && !stale && chk_read_mlocked(c, pfn, ev->seq)) {
+		explain(c, ev, pfn);
+		return;
+	}
 	if (sh_state(*w) == SH_CONTIG)
 		chk_report_v(c, CHK_INV_CONTIG_REALLOC, stale, pfn, order,
 			     "%s of a page held by a successful contiguous allocation "
