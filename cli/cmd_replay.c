@@ -135,6 +135,12 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  apart            %llu pfns changed while it was read, %llu uncertain "
 		       "(lost events)\n", (unsigned long long)s->pfns_changed,
 		       (unsigned long long)s->pfns_uncertain);
+		if (s->pfns_reported)
+			printf("  apart            %llu pfns of whole pageblocks free page reporting "
+			       "held off the free lists (untraced): read as flags 0 by the seed and "
+			       "free now, or free in the model and flags 0 now, no event since; "
+			       "not compared\n",
+			       (unsigned long long)s->pfns_reported);
 		printf("  resynchronised   %llu pfns; %llu in-use pfns took the snapshot's kind\n",
 		       (unsigned long long)s->resynced_pfns, (unsigned long long)s->kinds_refreshed);
 		if (s->pb_refit)
@@ -243,6 +249,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "pfns_compared", s->pfns_compared);
 		json_kuint(&j, "pfns_changed_during_read", s->pfns_changed);
 		json_kuint(&j, "pfns_uncertain", s->pfns_uncertain);
+		json_kuint(&j, "pfns_reported", s->pfns_reported);
 		json_kuint(&j, "model_free_kernel_used", s->model_free_kernel_used);
 		json_kuint(&j, "model_used_kernel_free", s->model_used_kernel_free);
 		json_kuint(&j, "kind_compared", s->kind_compared);
