@@ -8,9 +8,10 @@
  * reserved, hugetlb), is the model holding the page in use with the same class, the
  * class it would have in has_unmovable_pages(). Pages touched by events while the
  * snapshot was read, and pages still uncertain after lost events, are counted apart;
- * so are pages free in the kernel in whole pageblocks the seed read as flags 0 and no
- * event touched (free page reporting held them off the lists, untraced). Zone figures: free blocks per order against buddyinfo, pageblocks per migratetype
- * against pagetypeinfo.
+ * so are whole pageblocks free page reporting held off the free lists, untraced (read
+ * as flags 0 by the seed and free later, or the reverse, with no event between). Zone
+ * figures: free blocks per order against buddyinfo, pageblocks per migratetype against
+ * pagetypeinfo.
  */
 #include <math.h>
 #include <stdbool.h>
