@@ -36,6 +36,8 @@ enum sh_state {
 #define SH_PAGE_SHIFT	16	/* pfns per shadow page */
 #define SH_PAGE		(1u << SH_PAGE_SHIFT)
 
+#define CHK_COMPACT_TASKS	8	/* kcompactd per node, direct compactors */
+
 /* One attempt as the checkers follow it. */
 struct chk_att {
 	struct tr_attempt a;
@@ -118,6 +120,8 @@ struct chk_ctx {
 	uint32_t pcp_orders;		/* pcp_allowed_order() bits of the profile */
 	uint64_t claim_pfn;		/* last extfrag claim (change_ownership), for its alloc */
 	int claim_mt;
+	/* tasks running compaction's migration (chk-trace.c compacting()) */
+	int compact_pid[CHK_COMPACT_TASKS];
 };
 
 /* chk.c */

@@ -786,6 +786,123 @@ START_TEST(test_reported_blocks_apart)
 END_TEST
 
 /*
+ * A partial claim (try_to_claim_block() then __rmqueue_smallest()) traces extfrag with
+ * the page taken, a block of the allocation's order anywhere on the list: aligned to
+ * that order, not to the fallback order. A steal (change_ownership 0) names the
+ * fallback block's head, which must be aligned to the fallback order.
+ */
+START_TEST(test_extfrag_partial_claim_head)
+{
+	static const struct {
+		bool change_ownership;
+		bool violation;
+	} cases[] = { { true, false }, { false, true } };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[32];
+		struct cap c;
+		struct chk_ctx *k;
+		uint64_t seq;
+
+		snprintf(name, sizeof(name), "claim%u.db", i);
+		cap_begin(&c, name);
+		add_snapshot(&c, 1, 0, 0);
+		/* order-0 allocation out of an order-7 fallback block, pfn not 128-aligned */
+		seq = ev(&c, T_EXTFRAG, 0, USER_PID, ZSTART + 0x48, 0, 7, 1, 0,
+			 cases[i].change_ownership);
+		cap_end(&c);
+		k = check(c.path, false);
+		if (cases[i].violation)
+			expect_only(k, CHK_INV_BUDDY_ALIGN, 1, seq);
+		else
+			expect_clean(k);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * compaction_free() puts a migration target back on cc->freepages through
+ * free_pages_prepare() (mm_page_free, no free to the allocator); the free scanner
+ * took it from the buddy with no per-page event. A task inside a compaction
+ * migrate_pages() freeing a page the trace has in the buddy is explained; the same
+ * free outside compaction is a double free. So is a smaller block freed out of a
+ * larger one the trace drained (allocated with no event).
+ */
+START_TEST(test_compaction_free_explained)
+{
+	static const struct {
+		int reason;		/* of the migration before the free; -1: none */
+		unsigned int drained;	/* order of the block drained */
+		bool explained;
+	} cases[] = { { 0, 0, true }, { -1, 0, false }, { 6, 0, false }, { -1, 2, true } };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const unsigned int o = cases[i].drained;
+		char name[32];
+		struct cap c;
+		uint64_t seq;
+
+		snprintf(name, sizeof(name), "compact%u.db", i);
+		cap_begin(&c, name);
+		add_snapshot(&c, 1, 0, 0);
+		alloc_page(&c, ZSTART, o, 0);
+		free_page(&c, ZSTART, o, 0);
+		ev(&c, T_DRAIN, 0, USER_PID, ZSTART, o, 1, 0, 0, 0);
+		if (cases[i].reason >= 0)
+			ev(&c, T_MSTART, 1, CONTIG_PID, 1, cases[i].reason, 0, 0, 0, 0);
+		seq = ev(&c, T_FREE, 1, CONTIG_PID, ZSTART, 0, 0, 0, 0, 0);
+		cap_end(&c);
+		expect_explained_or(c.path, cases[i].explained, CHK_INV_BUDDY_DOUBLE_FREE, seq);
+	}
+}
+END_TEST
+
+/*
+ * A long alloc_contig_range() migration while more tasks than the attempt finder
+ * follows allocate and free: the attempt keeps its drain burst as its begin and its
+ * first isolated pageblock as its start (other tasks' pages used to evict it).
+ */
+START_TEST(test_attempt_many_tasks)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	const struct tr_attempt *a;
+	struct replay *rp;
+	struct tdb *db;
+	uint64_t drain;
+	struct cap c;
+	int n, pid;
+
+	cap_begin(&c, "manytasks.db");
+	add_snapshot(&c, 1, 0, 0);
+	drain = ev(&c, T_DRAIN, 1, CONTIG_PID, ZSTART + 0x10, 0, 1, 0, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 0, 0, 0);
+	for (pid = 1000; pid < 1100; pid++) {
+		ev(&c, T_ZL, 0, pid, ZSTART + 0x100, 0, 1, 1, 0, 0);
+		ev(&c, T_ALLOC, 0, pid, ZSTART + 0x100, 0, GFP_MOVABLE, 1, 0, 0);
+		ev(&c, T_FREE, 0, pid, ZSTART + 0x100, 0, 0, 0, 0, 0);
+	}
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START + 512, C_END, 512, 0, 0, 0);
+	ev(&c, T_MSTART, 1, CONTIG_PID, 2, 6, 0, 0, 0, 0);
+	ev(&c, T_MEND, 1, CONTIG_PID, 0, 0, 2, 6, 0, 0);
+	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_END, 0, 0, 0);
+	cap_end(&c);
+
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(rp_create(db, &o, &rp), 0);
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	a = rp_attempts(rp, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].start_pfn, C_START);
+	ck_assert_uint_eq(a[0].seq_begin, drain);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+END_TEST
+
+/*
  * Allocation of a page in use, and the static rules: a misaligned head, an order above
  * MAX_PAGE_ORDER, a pfn outside the zone. Each its own rule, at its own event.
  */
@@ -1382,6 +1499,9 @@ Suite *checkers_suite(void)
 	tcase_add_test(inv, test_pgtable_reuse_explained);
 	tcase_add_test(inv, test_mlocked_reuse_explained);
 	tcase_add_test(inv, test_reported_blocks_apart);
+	tcase_add_test(inv, test_extfrag_partial_claim_head);
+	tcase_add_test(inv, test_compaction_free_explained);
+	tcase_add_test(core, test_attempt_many_tasks);
 	tcase_add_test(inv, test_fault_contig_in_use);
 	tcase_add_test(inv, test_fault_contig_realloc);
 	tcase_add_test(inv, test_fault_buddyinfo_miscount);
