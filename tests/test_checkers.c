@@ -591,6 +591,34 @@ START_TEST(test_pcp_refree_not_reported)
 }
 END_TEST
 
+/* Case @i of a table test: capture PREFIXi.db begun, seeded by snapshot 1. */
+static void cap_begin_case(struct cap *c, const char *prefix, unsigned int i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%u.db", prefix, i);
+	cap_begin(c, name);
+	add_snapshot(c, 1, 0, 0);
+}
+
+/* Replay the capture at @path (closed); caller ends with replay_end(). */
+static struct replay *replay_begin(const char *path, struct tdb **db)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct replay *rp;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, db), 0);
+	ck_assert_msg(rp_create(*db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	return rp;
+}
+
+static void replay_end(struct replay *rp, struct tdb *db)
+{
+	rp_destroy(rp);
+	tdb_close(db);
+}
+
 /*
  * Both modes (trace only, replayed): one buddy-sanity case explained and no violation,
  * or (!@explained) exactly @inv at @seq and nothing explained.
@@ -683,13 +711,10 @@ START_TEST(test_pgtable_reuse_explained)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char name[32];
 		struct cap c;
 		uint64_t seq;
 
-		snprintf(name, sizeof(name), "pt%u.db", i);
-		cap_begin(&c, name);
-		add_snapshot(&c, 1, 0, 0);
+		cap_begin_case(&c, "pt", i);
 		ev(&c, T_ZL, 0, USER_PID, ZSTART, cases[i].order, 0, 1, 0, 0);
 		ev(&c, T_ALLOC, 0, USER_PID, ZSTART, cases[i].order, (int64_t)cases[i].gfp, 0, 0, 0);
 		if (cases[i].zone_locked)
@@ -722,13 +747,10 @@ START_TEST(test_mlocked_reuse_explained)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char name[32];
 		struct cap c;
 		uint64_t seq;
 
-		snprintf(name, sizeof(name), "mlocked%u.db", i);
-		cap_begin(&c, name);
-		add_snapshot(&c, 1, 0, 0);
+		cap_begin_case(&c, "mlocked", i);
 		alloc_page(&c, ZSTART, 0, 0);
 		c.flags[ZSTART] = used | (cases[i].mlocked ? KPF_BIT(KPF_UNEVICTABLE) |
 					  KPF_BIT(KPF_MLOCKED) : 0);
@@ -752,7 +774,6 @@ END_TEST
 START_TEST(test_reported_blocks_apart)
 {
 	const uint64_t pb0 = ZSTART + 0x200, pb1 = ZSTART + 0x400, pb2 = ZSTART + 0x600;
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	const struct rp_score *sc;
 	struct replay *rp;
 	struct tdb *db;
@@ -773,15 +794,12 @@ START_TEST(test_reported_blocks_apart)
 	add_snapshot(&c, 2, tdb_next_seq(c.db), 0);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_int_eq(rp_create(db, &o, &rp), 0);
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	sc = rp_scores(rp, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(sc[0].pfns_reported, 512);	/* pb0 alone */
 	ck_assert_uint_eq(sc[0].model_used_kernel_free, 511 + 511);	/* pb1, pb2 */
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 }
 END_TEST
 
@@ -800,14 +818,11 @@ START_TEST(test_extfrag_partial_claim_head)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char name[32];
 		struct cap c;
 		struct chk_ctx *k;
 		uint64_t seq;
 
-		snprintf(name, sizeof(name), "claim%u.db", i);
-		cap_begin(&c, name);
-		add_snapshot(&c, 1, 0, 0);
+		cap_begin_case(&c, "claim", i);
 		/* order-0 allocation out of an order-7 fallback block, pfn not 128-aligned */
 		seq = ev(&c, T_EXTFRAG, 0, USER_PID, ZSTART + 0x48, 0, 7, 1, 0,
 			 cases[i].change_ownership);
@@ -841,13 +856,10 @@ START_TEST(test_compaction_free_explained)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const unsigned int o = cases[i].drained;
-		char name[32];
 		struct cap c;
 		uint64_t seq;
 
-		snprintf(name, sizeof(name), "compact%u.db", i);
-		cap_begin(&c, name);
-		add_snapshot(&c, 1, 0, 0);
+		cap_begin_case(&c, "compact", i);
 		alloc_page(&c, ZSTART, o, 0);
 		free_page(&c, ZSTART, o, 0);
 		ev(&c, T_DRAIN, 0, USER_PID, ZSTART, o, 1, 0, 0, 0);
@@ -867,7 +879,6 @@ END_TEST
  */
 START_TEST(test_attempt_many_tasks)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	const struct tr_attempt *a;
 	struct replay *rp;
 	struct tdb *db;
@@ -890,15 +901,12 @@ START_TEST(test_attempt_many_tasks)
 	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_END, 0, 0, 0);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_int_eq(rp_create(db, &o, &rp), 0);
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	a = rp_attempts(rp, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(a[0].start_pfn, C_START);
 	ck_assert_uint_eq(a[0].seq_begin, drain);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 }
 END_TEST
 
@@ -1031,7 +1039,6 @@ END_TEST
  */
 START_TEST(test_buddyinfo_small_count_score)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	const struct rp_score *sc;
 	struct replay *rp;
 	struct tdb *db;
@@ -1039,9 +1046,7 @@ START_TEST(test_buddyinfo_small_count_score)
 	int n;
 
 	build_clean(&c, "smallcount.db", 3);
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	sc = rp_scores(rp, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_double_eq_tol(sc->buddyinfo_max_rel_err, 1.0, 1e-9);
@@ -1050,8 +1055,7 @@ START_TEST(test_buddyinfo_small_count_score)
 	ck_assert_int_eq(sc->buddy_worst_order, 3);
 	ck_assert_int_eq(sc->buddy_worst_model, 0);
 	ck_assert_int_eq(sc->buddy_worst_kernel, 3);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 }
 END_TEST
 
