@@ -36,6 +36,8 @@ enum sh_state {
 #define SH_PAGE_SHIFT	16	/* pfns per shadow page */
 #define SH_PAGE		(1u << SH_PAGE_SHIFT)
 
+#define CHK_COMPACT_TASKS	8	/* kcompactd per node, direct compactors */
+
 /* One attempt as the checkers follow it. */
 struct chk_att {
 	struct tr_attempt a;
@@ -109,6 +111,8 @@ struct chk_ctx {
 
 	struct replay *rp;
 	struct tdb *db;
+	struct chk_reads *reads;	/* when the snapshots read each page (chk-mlocked.c) */
+	bool reads_failed;		/* they could not be loaded: no evidence from them */
 	char mode_note[200];		/* why trace only, or "" */
 
 	/* trace-only decoding */
@@ -116,6 +120,8 @@ struct chk_ctx {
 	uint32_t pcp_orders;		/* pcp_allowed_order() bits of the profile */
 	uint64_t claim_pfn;		/* last extfrag claim (change_ownership), for its alloc */
 	int claim_mt;
+	/* tasks running compaction's migration (chk-trace.c compacting()) */
+	int compact_pid[CHK_COMPACT_TASKS];
 };
 
 /* chk.c */
@@ -156,6 +162,15 @@ int chk_find_attempts(struct chk_ctx *c, struct tdb *db);
 int chk_decode_init(struct chk_ctx *c, struct tdb *db);
 bool chk_in_ram(const struct chk_ctx *c, uint64_t pfn);
 const char *chk_event_name(const struct tr_event *ev);
+
+/* chk-mlocked.c */
+/*
+ * Did the last snapshot to read @pfn before event @seq see it mlocked (KPF_MLOCKED)?
+ * False also when no snapshot read it by then or the snapshots cannot be read.
+ */
+bool chk_read_mlocked(struct chk_ctx *c, uint64_t pfn, uint64_t seq);
+struct chk_reads;
+void chk_reads_free(struct chk_reads *r);
 
 /* chk-model.c */
 int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);

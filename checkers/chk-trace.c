@@ -107,7 +107,15 @@ static bool check_static(struct chk_ctx *c, const struct tr_event *ev, unsigned 
 				     chk_event_name(ev), o, ev->fallback_order, max);
 			return false;
 		}
-		o = ev->fallback_order;
+		/*
+		 * The page is the fallback block's head, except after a partial claim:
+		 * try_to_claim_block() moves the block's free pages to the new type and
+		 * returns __rmqueue_smallest(zone, order, start_type), a block of the
+		 * allocation's order from anywhere on that list (6.12 backport:
+		 * try_to_steal_block()).
+		 */
+		if (!ev->change_ownership || ev->fallback_order >= c->pb_order)
+			o = ev->fallback_order;
 	} else if (o > max && !(ev->kind == TR_EV_PAGE_FREE && o == 18 && c->order18)) {
 		chk_report_v(c, CHK_INV_BUDDY_ORDER, false, ev->pfn, o,
 			     "%s of order %u: MAX_PAGE_ORDER is %u%s", chk_event_name(ev), o, max,
@@ -286,6 +294,12 @@ static void check_take(struct chk_ctx *c, const struct model *m, const struct tr
 		return;
 	}
 	stale = sh_stale(c, *w) || model_uncertain(m, pfn);
+	/* An mlocked page leaves with no mm_page_free (checkers/README.md): the last
+	 * snapshot to read it before this event saw it mlocked. */
+	if (sh_state(*w) == SH_ALLOC && !stale && chk_read_mlocked(c, pfn, ev->seq)) {
+		explain(c, ev, pfn);
+		return;
+	}
 	if (sh_state(*w) == SH_CONTIG)
 		chk_report_v(c, CHK_INV_CONTIG_REALLOC, stale, pfn, order,
 			     "%s of a page held by a successful contiguous allocation "
@@ -323,6 +337,54 @@ static bool untraced_alloc(struct chk_ctx *c, const struct tr_event *ev, unsigne
 	return false;
 }
 
+/*
+ * Compaction's free scanner (isolate_freepages_block(), fast_isolate_freepages():
+ * __isolate_free_page()) takes free pages with no per-page event; migration hands
+ * them out through compaction_alloc() with none either, and compaction_free() puts a
+ * target a migration did not use back on cc->freepages through free_pages_prepare(),
+ * whose mm_page_free is not a free to the allocator: the same page can show as freed
+ * hundreds of times while kcompactd retries (checkers/README.md). release_free_list()
+ * frees what is left at the end. So a task between a compaction migrate_pages()
+ * (reason MR_COMPACTION) and its next allocation may free buddy pages of its own.
+ */
+static int *compact_slot(struct chk_ctx *c, int pid)
+{
+	int i;
+
+	for (i = 0; i < CHK_COMPACT_TASKS; i++)
+		if (c->compact_pid[i] == pid)
+			return &c->compact_pid[i];
+	return NULL;
+}
+
+static void compacting(struct chk_ctx *c, const struct tr_event *ev)
+{
+	int *slot = compact_slot(c, ev->pid), i;
+
+	if (ev->kind == TR_EV_MIGRATE_START && ev->reason == TR_MR_COMPACTION && ev->pid > 0) {
+		if (slot)
+			return;
+		for (i = 0; i < CHK_COMPACT_TASKS && c->compact_pid[i] > 0; i++)
+			;
+		c->compact_pid[i < CHK_COMPACT_TASKS ? i : ev->pid % CHK_COMPACT_TASKS] = ev->pid;
+	} else if (slot && (ev->kind == TR_EV_PAGE_ALLOC || ev->kind == TR_EV_MIGRATE_START)) {
+		*slot = 0;
+	}
+}
+
+/*
+ * The block freed lay inside a larger block the trace last freed or drained: the
+ * page after it is not a head (aligned blocks: a non-head page at pfn + 2^order
+ * belongs to a block that covers [pfn, pfn + 2^order) too). A smaller block was
+ * allocated out of it with no event.
+ */
+static bool inside_larger(struct chk_ctx *c, const struct tr_event *ev, unsigned int order)
+{
+	const uint32_t *x = chk_sh_word(c, ev->pfn + (1ull << order), false);
+
+	return x && (sh_state(*x) == SH_BUDDY || sh_state(*x) == SH_FREE) && !(*x & SH_HEAD);
+}
+
 static void check_free(struct chk_ctx *c, const struct model *m, const struct tr_event *ev,
 		       unsigned int order)
 {
@@ -331,7 +393,8 @@ static void check_free(struct chk_ctx *c, const struct model *m, const struct tr
 
 	if (!w)
 		return;
-	if (untraced_alloc(c, ev, order, w)) {
+	if (untraced_alloc(c, ev, order, w) || inside_larger(c, ev, order) ||
+	    compact_slot(c, ev->pid)) {
 		explain(c, ev, pfn);
 		return;
 	}
@@ -422,6 +485,7 @@ int chk_trace_before(struct chk_ctx *c, const struct model *m, const struct tr_e
 {
 	unsigned int order = 0;
 
+	compacting(c, ev);
 	if (has_pfn(ev)) {
 		chk_count(c, CHK_BUDDY_SANITY, 1);
 		if (!check_static(c, ev, &order))

@@ -133,6 +133,7 @@ void chk_destroy(struct chk_ctx *c)
 	free(c->lost);
 	free(c->pbs);
 	tr_decoder_destroy(c->dec);
+	chk_reads_free(c->reads);
 	free(c->viol);
 	free(c);
 }

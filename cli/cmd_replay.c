@@ -31,11 +31,14 @@ const char cmd_replay_usage[] =
 	"small count weighs what it holds: model 25, kernel 0 order-1 blocks in a zone of\n"
 	"1,000,000 free pages is 0.005%, not 25x. The relative error per order is still\n"
 	"printed and stored, not scored. Pages changed while a\n"
-	"snapshot was read are counted apart. Events the model cannot explain are counted\n"
-	"per class. The figures are stored in the capture (tables replay_scores,\n"
-	"replay_anomalies; see db/README.md). Pages allocated for a hugetlb pool are told\n"
-	"by the gfp of alloc_buddy_hugetlb_folio() and held as hugetlb from then on; the\n"
-	"output says how many (an assumption: the trace does not say what a page became).\n"
+	"snapshot was read are counted apart, and so are whole pageblocks that free page\n"
+	"reporting held off the free lists with no event (flags 0 at the seed and free\n"
+	"later, or free in the model and flags 0 later). Events the model cannot explain\n"
+	"are counted per class. The figures are stored in the capture (tables\n"
+	"replay_scores, replay_anomalies; see db/README.md). Pages allocated for a hugetlb\n"
+	"pool are told by the gfp of alloc_buddy_hugetlb_folio() and held as hugetlb from\n"
+	"then on; the output says how many (an assumption: the trace does not say what a\n"
+	"page became).\n"
 	"\n"
 	"Options:\n"
 	"  --until T     stop before time T: ns of the trace clock (123456789), a time from\n"
@@ -135,6 +138,12 @@ static void print_text(struct replay *rp, const char *path)
 		printf("  apart            %llu pfns changed while it was read, %llu uncertain "
 		       "(lost events)\n", (unsigned long long)s->pfns_changed,
 		       (unsigned long long)s->pfns_uncertain);
+		if (s->pfns_reported)
+			printf("  apart            %llu pfns of whole pageblocks free page reporting "
+			       "held off the free lists (untraced): read as flags 0 by the seed and "
+			       "free now, or free in the model and flags 0 now, no event since; "
+			       "not compared\n",
+			       (unsigned long long)s->pfns_reported);
 		printf("  resynchronised   %llu pfns; %llu in-use pfns took the snapshot's kind\n",
 		       (unsigned long long)s->resynced_pfns, (unsigned long long)s->kinds_refreshed);
 		if (s->pb_refit)
@@ -243,6 +252,7 @@ static void print_json(struct replay *rp)
 		json_kuint(&j, "pfns_compared", s->pfns_compared);
 		json_kuint(&j, "pfns_changed_during_read", s->pfns_changed);
 		json_kuint(&j, "pfns_uncertain", s->pfns_uncertain);
+		json_kuint(&j, "pfns_reported", s->pfns_reported);
 		json_kuint(&j, "model_free_kernel_used", s->model_free_kernel_used);
 		json_kuint(&j, "model_used_kernel_free", s->model_used_kernel_free);
 		json_kuint(&j, "kind_compared", s->kind_compared);

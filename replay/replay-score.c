@@ -7,9 +7,11 @@
  * in use with a definite class (LRU/THP movable, slab/page-table/kernel unmovable,
  * reserved, hugetlb), is the model holding the page in use with the same class, the
  * class it would have in has_unmovable_pages(). Pages touched by events while the
- * snapshot was read, and pages still uncertain after lost events, are counted apart.
- * Zone figures: free blocks per order against buddyinfo, pageblocks per migratetype
- * against pagetypeinfo.
+ * snapshot was read, and pages still uncertain after lost events, are counted apart;
+ * so are whole pageblocks free page reporting held off the free lists, untraced (read
+ * as flags 0 by the seed and free later, or the reverse, with no event between). Zone
+ * figures: free blocks per order against buddyinfo, pageblocks per migratetype against
+ * pagetypeinfo.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,9 +62,69 @@ static enum rp_class model_class(const struct model_pfn_info *pi)
 	}
 }
 
+/* Seeded with flags 0 and touched by no event since (a drain may have called it kernel). */
+static bool seed_zero(const struct model_pfn_info *pi)
+{
+	return pi->state == MODEL_PFN_ALLOC && pi->seeded && pi->uncertain &&
+	       (pi->kind == MODEL_KIND_UNKNOWN || pi->drained);
+}
+
+struct score_walk {
+	struct rp_score *sc;
+	uint64_t pb;		/* pageblock of the last seed_zero_pageblock() answer, + 1 */
+	bool pb_zero;
+	uint64_t kpb;		/* the same for held_by_reporting() */
+	bool kpb_held;
+};
+
+/* Is every page of @pfn's pageblock seed_zero()? */
+static bool seed_zero_pageblock(struct replay *rp, struct score_walk *sw, uint64_t pfn)
+{
+	uint64_t n = 1ull << rp->layout.pageblock_order, start = pfn & ~(n - 1), p;
+	struct model_pfn_info pi;
+
+	if (sw->pb == start / n + 1)
+		return sw->pb_zero;
+	sw->pb = start / n + 1;
+	sw->pb_zero = false;
+	for (p = start; p < start + n; p++)
+		if (model_pfn_info(rp->m, p, &pi) || !seed_zero(&pi) || rp_touched(rp, p))
+			return false;
+	sw->pb_zero = true;
+	return true;
+}
+
+/*
+ * The other way: the model holds @pfn in a free buddy block of pageblock order or more
+ * that no event touched, and the kernel reads the whole pageblock as flags 0: free page
+ * reporting has it off the lists now.
+ */
+static bool held_by_reporting(struct replay *rp, struct score_walk *sw,
+			      const struct rp_pages *pg, const struct model_pfn_info *pi,
+			      uint64_t pfn)
+{
+	unsigned int o = rp->layout.pageblock_order;
+	uint64_t n = 1ull << o, start = pfn & ~(n - 1), p;
+
+	if (pi->state != MODEL_PFN_BUDDY || pi->order < o)
+		return false;
+	if (sw->kpb == start / n + 1)
+		return sw->kpb_held;
+	sw->kpb = start / n + 1;
+	sw->kpb_held = false;
+	if (start < pg->pfn || start + n > pg->pfn + pg->n)
+		return false;
+	for (p = start; p < start + n; p++)
+		if (pg->flags[p - pg->pfn] || rp_touched(rp, p))
+			return false;
+	sw->kpb_held = true;
+	return true;
+}
+
 static int score_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 {
-	struct rp_score *sc = arg;
+	struct score_walk *sw = arg;
+	struct rp_score *sc = sw->sc;
 	uint64_t p;
 
 	for (p = pg->pfn; p < pg->pfn + pg->n; p++) {
@@ -83,6 +145,11 @@ static int score_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 		 */
 		if (pi.uncertain && rp->lost_since_snapshot) {
 			sc->pfns_uncertain++;
+			continue;
+		}
+		if ((kc == RP_CLASS_FREE && seed_zero(&pi) && seed_zero_pageblock(rp, sw, p)) ||
+		    (kc == RP_CLASS_NOFLAGS && held_by_reporting(rp, sw, pg, &pi, p))) {
+			sc->pfns_reported++;
 			continue;
 		}
 		sc->pfns_compared++;
@@ -106,8 +173,9 @@ static int score_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 static int score_pages(struct replay *rp, const struct rp_snap *s, struct rp_score *sc)
 {
 	static const struct rp_page_walk walk = { .chunk = score_chunk };
+	struct score_walk sw = { .sc = sc };
 
-	return rp_walk_pages(rp, s, &walk, sc);
+	return rp_walk_pages(rp, s, &walk, &sw);
 }
 
 static double rel_err(int64_t model, int64_t kernel)

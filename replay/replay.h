@@ -39,6 +39,15 @@ struct rp_score {
 	uint64_t pfns_compared;		/* RAM pfns in zones, minus those below */
 	uint64_t pfns_changed;		/* touched by events while the snapshot was read */
 	uint64_t pfns_uncertain;	/* in lost-event windows, not settled */
+	/*
+	 * Free in the kernel, in whole pageblocks the seed read as flags 0 that no event
+	 * touched since: blocks free page reporting held off the free lists while the seed
+	 * was read (page_reporting_cycle(): __isolate_free_page(), then
+	 * __putback_isolated_page(), no tracepoint). The seed cannot tell them from kernel
+	 * pages; not compared. Likewise whole pageblocks the kernel reads as flags 0 that
+	 * the model holds in a free block no event touched (held by reporting now).
+	 */
+	uint64_t pfns_reported;
 	uint64_t state_agree;		/* free (buddy) vs not, same in model and kernel */
 	uint64_t kind_compared, kind_agree;
 	double pfn_agree_state;		/* state_agree / pfns_compared */

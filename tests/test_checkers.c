@@ -591,6 +591,34 @@ START_TEST(test_pcp_refree_not_reported)
 }
 END_TEST
 
+/* Case @i of a table test: capture PREFIXi.db begun, seeded by snapshot 1. */
+static void cap_begin_case(struct cap *c, const char *prefix, unsigned int i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%u.db", prefix, i);
+	cap_begin(c, name);
+	add_snapshot(c, 1, 0, 0);
+}
+
+/* Replay the capture at @path (closed); caller ends with replay_end(). */
+static struct replay *replay_begin(const char *path, struct tdb **db)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct replay *rp;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, db), 0);
+	ck_assert_msg(rp_create(*db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	return rp;
+}
+
+static void replay_end(struct replay *rp, struct tdb *db)
+{
+	rp_destroy(rp);
+	tdb_close(db);
+}
+
 /*
  * Both modes (trace only, replayed): one buddy-sanity case explained and no violation,
  * or (!@explained) exactly @inv at @seq and nothing explained.
@@ -683,13 +711,10 @@ START_TEST(test_pgtable_reuse_explained)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char name[32];
 		struct cap c;
 		uint64_t seq;
 
-		snprintf(name, sizeof(name), "pt%u.db", i);
-		cap_begin(&c, name);
-		add_snapshot(&c, 1, 0, 0);
+		cap_begin_case(&c, "pt", i);
 		ev(&c, T_ZL, 0, USER_PID, ZSTART, cases[i].order, 0, 1, 0, 0);
 		ev(&c, T_ALLOC, 0, USER_PID, ZSTART, cases[i].order, (int64_t)cases[i].gfp, 0, 0, 0);
 		if (cases[i].zone_locked)
@@ -700,6 +725,188 @@ START_TEST(test_pgtable_reuse_explained)
 		cap_end(&c);
 		expect_explained_or(c.path, cases[i].explained, CHK_INV_BUDDY_ALLOC_IN_USE, seq);
 	}
+}
+END_TEST
+
+/*
+ * A page allocated again with no free between that the last snapshot to read it
+ * before then saw mlocked (KPF_MLOCKED): mlocked pages leave with no mm_page_free on
+ * 6.18 (checkers/README.md). Explained; the same page read in use but not mlocked, or
+ * read mlocked only after the second allocation, is a violation.
+ */
+START_TEST(test_mlocked_reuse_explained)
+{
+	static const struct {
+		bool mlocked;
+		bool read_before;	/* the snapshot comes before the second allocation */
+		bool explained;
+	} cases[] = {
+		{ true, true, true }, { false, true, false }, { true, false, false },
+	};
+	const uint64_t used = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON) | KPF_BIT(KPF_MMAP);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cap c;
+		uint64_t seq;
+
+		cap_begin_case(&c, "mlocked", i);
+		alloc_page(&c, ZSTART, 0, 0);
+		c.flags[ZSTART] = used | (cases[i].mlocked ? KPF_BIT(KPF_UNEVICTABLE) |
+					  KPF_BIT(KPF_MLOCKED) : 0);
+		if (cases[i].read_before)
+			add_snapshot(&c, 2, tdb_next_seq(c.db), 0);
+		seq = ev(&c, T_ALLOC, 1, USER_PID, ZSTART, 0, GFP_MOVABLE, 1, 0, 0);
+		if (!cases[i].read_before)
+			add_snapshot(&c, 2, tdb_next_seq(c.db), 0);
+		cap_end(&c);
+		expect_explained_or(c.path, cases[i].explained, CHK_INV_BUDDY_ALLOC_IN_USE, seq);
+	}
+}
+END_TEST
+
+/*
+ * Free page reporting (page_reporting_cycle()) holds whole free blocks off the lists
+ * with no event: the seed reads them as flags 0, a later snapshot as free. replay
+ * counts such a pageblock apart (pfns_reported), not as the model's error; a pageblock
+ * with one page of another kind, or one an event touched, is compared as before.
+ */
+START_TEST(test_reported_blocks_apart)
+{
+	const uint64_t pb0 = ZSTART + 0x200, pb1 = ZSTART + 0x400, pb2 = ZSTART + 0x600;
+	const struct rp_score *sc;
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+	uint64_t p;
+	int n;
+
+	cap_begin(&c, "reported.db");
+	for (p = pb0; p < pb2 + 0x200; p++)
+		c.flags[p] = 0;
+	c.flags[pb1 + 7] = KPF_BIT(KPF_SLAB);		/* not a whole flags-0 pageblock */
+	add_snapshot(&c, 1, 0, 0);
+	ev(&c, T_ZL, 0, USER_PID, (int64_t)pb2 + 3, 0, 1, 1, 0, 0);	/* touched */
+	for (p = ZSTART; p < ZEND; p++)
+		c.flags[p] = KPF_BIT(KPF_BUDDY);
+	c.flags[pb1 + 7] = KPF_BIT(KPF_SLAB);
+	c.flags[pb2 + 3] = KPF_BIT(KPF_SLAB);
+	add_snapshot(&c, 2, tdb_next_seq(c.db), 0);
+	cap_end(&c);
+
+	rp = replay_begin(c.path, &db);
+	sc = rp_scores(rp, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(sc[0].pfns_reported, 512);	/* pb0 alone */
+	ck_assert_uint_eq(sc[0].model_used_kernel_free, 511 + 511);	/* pb1, pb2 */
+	replay_end(rp, db);
+}
+END_TEST
+
+/*
+ * A partial claim (try_to_claim_block() then __rmqueue_smallest()) traces extfrag with
+ * the page taken, a block of the allocation's order anywhere on the list: aligned to
+ * that order, not to the fallback order. A steal (change_ownership 0) names the
+ * fallback block's head, which must be aligned to the fallback order.
+ */
+START_TEST(test_extfrag_partial_claim_head)
+{
+	static const struct {
+		bool change_ownership;
+		bool violation;
+	} cases[] = { { true, false }, { false, true } };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cap c;
+		struct chk_ctx *k;
+		uint64_t seq;
+
+		cap_begin_case(&c, "claim", i);
+		/* order-0 allocation out of an order-7 fallback block, pfn not 128-aligned */
+		seq = ev(&c, T_EXTFRAG, 0, USER_PID, ZSTART + 0x48, 0, 7, 1, 0,
+			 cases[i].change_ownership);
+		cap_end(&c);
+		k = check(c.path, false);
+		if (cases[i].violation)
+			expect_only(k, CHK_INV_BUDDY_ALIGN, 1, seq);
+		else
+			expect_clean(k);
+		chk_destroy(k);
+	}
+}
+END_TEST
+
+/*
+ * compaction_free() puts a migration target back on cc->freepages through
+ * free_pages_prepare() (mm_page_free, no free to the allocator); the free scanner
+ * took it from the buddy with no per-page event. A task inside a compaction
+ * migrate_pages() freeing a page the trace has in the buddy is explained; the same
+ * free outside compaction is a double free. So is a smaller block freed out of a
+ * larger one the trace drained (allocated with no event).
+ */
+START_TEST(test_compaction_free_explained)
+{
+	static const struct {
+		int reason;		/* of the migration before the free; -1: none */
+		unsigned int drained;	/* order of the block drained */
+		bool explained;
+	} cases[] = { { 0, 0, true }, { -1, 0, false }, { 6, 0, false }, { -1, 2, true } };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const unsigned int o = cases[i].drained;
+		struct cap c;
+		uint64_t seq;
+
+		cap_begin_case(&c, "compact", i);
+		alloc_page(&c, ZSTART, o, 0);
+		free_page(&c, ZSTART, o, 0);
+		ev(&c, T_DRAIN, 0, USER_PID, ZSTART, o, 1, 0, 0, 0);
+		if (cases[i].reason >= 0)
+			ev(&c, T_MSTART, 1, CONTIG_PID, 1, cases[i].reason, 0, 0, 0, 0);
+		seq = ev(&c, T_FREE, 1, CONTIG_PID, ZSTART, 0, 0, 0, 0, 0);
+		cap_end(&c);
+		expect_explained_or(c.path, cases[i].explained, CHK_INV_BUDDY_DOUBLE_FREE, seq);
+	}
+}
+END_TEST
+
+/*
+ * A long alloc_contig_range() migration while more tasks than the attempt finder
+ * follows allocate and free: the attempt keeps its drain burst as its begin and its
+ * first isolated pageblock as its start (other tasks' pages used to evict it).
+ */
+START_TEST(test_attempt_many_tasks)
+{
+	const struct tr_attempt *a;
+	struct replay *rp;
+	struct tdb *db;
+	uint64_t drain;
+	struct cap c;
+	int n, pid;
+
+	cap_begin(&c, "manytasks.db");
+	add_snapshot(&c, 1, 0, 0);
+	drain = ev(&c, T_DRAIN, 1, CONTIG_PID, ZSTART + 0x10, 0, 1, 0, 0, 0);
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START, C_START + 512, 512, 0, 0, 0);
+	for (pid = 1000; pid < 1100; pid++) {
+		ev(&c, T_ZL, 0, pid, ZSTART + 0x100, 0, 1, 1, 0, 0);
+		ev(&c, T_ALLOC, 0, pid, ZSTART + 0x100, 0, GFP_MOVABLE, 1, 0, 0);
+		ev(&c, T_FREE, 0, pid, ZSTART + 0x100, 0, 0, 0, 0, 0);
+	}
+	ev(&c, T_ISOMIG, 1, CONTIG_PID, C_START + 512, C_END, 512, 0, 0, 0);
+	ev(&c, T_MSTART, 1, CONTIG_PID, 2, 6, 0, 0, 0, 0);
+	ev(&c, T_MEND, 1, CONTIG_PID, 0, 0, 2, 6, 0, 0);
+	ev(&c, T_TEST, 1, CONTIG_PID, C_START, C_END, C_END, 0, 0, 0);
+	cap_end(&c);
+
+	rp = replay_begin(c.path, &db);
+	a = rp_attempts(rp, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].start_pfn, C_START);
+	ck_assert_uint_eq(a[0].seq_begin, drain);
+	replay_end(rp, db);
 }
 END_TEST
 
@@ -832,7 +1039,6 @@ END_TEST
  */
 START_TEST(test_buddyinfo_small_count_score)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	const struct rp_score *sc;
 	struct replay *rp;
 	struct tdb *db;
@@ -840,9 +1046,7 @@ START_TEST(test_buddyinfo_small_count_score)
 	int n;
 
 	build_clean(&c, "smallcount.db", 3);
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	sc = rp_scores(rp, &n);
 	ck_assert_int_eq(n, 1);
 	ck_assert_double_eq_tol(sc->buddyinfo_max_rel_err, 1.0, 1e-9);
@@ -851,8 +1055,7 @@ START_TEST(test_buddyinfo_small_count_score)
 	ck_assert_int_eq(sc->buddy_worst_order, 3);
 	ck_assert_int_eq(sc->buddy_worst_model, 0);
 	ck_assert_int_eq(sc->buddy_worst_kernel, 3);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 }
 END_TEST
 
@@ -1298,6 +1501,11 @@ Suite *checkers_suite(void)
 	tcase_add_test(inv, test_untraced_alloc_after_drain);
 	tcase_add_test(inv, test_fault_buddy_rules);
 	tcase_add_test(inv, test_pgtable_reuse_explained);
+	tcase_add_test(inv, test_mlocked_reuse_explained);
+	tcase_add_test(inv, test_reported_blocks_apart);
+	tcase_add_test(inv, test_extfrag_partial_claim_head);
+	tcase_add_test(inv, test_compaction_free_explained);
+	tcase_add_test(core, test_attempt_many_tasks);
 	tcase_add_test(inv, test_fault_contig_in_use);
 	tcase_add_test(inv, test_fault_contig_realloc);
 	tcase_add_test(inv, test_fault_buddyinfo_miscount);

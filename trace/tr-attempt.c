@@ -40,17 +40,38 @@ struct task_state {
 
 #define MAX_TASKS 64
 
-static struct task_state *task_get(struct task_state *t, int *nr, int pid)
+static struct task_state *task_find(struct task_state *t, int nr, int pid)
 {
 	int i;
 
-	for (i = 0; i < *nr; i++)
+	for (i = 0; i < nr; i++)
 		if (t[i].pid == pid)
 			return &t[i];
-	if (*nr == MAX_TASKS)
-		i = pid % MAX_TASKS;	/* evict: only attempt bookkeeping is lost */
-	else
+	return NULL;
+}
+
+/* Does @t hold an attempt under way (its range and begin would be lost with it)? */
+static bool task_busy(const struct task_state *t)
+{
+	return t->att_begin >= 0 || t->open >= 0 || t->have_start;
+}
+
+static struct task_state *task_get(struct task_state *t, int *nr, int pid)
+{
+	struct task_state *s = task_find(t, *nr, pid);
+	int i;
+
+	if (s)
+		return s;
+	if (*nr == MAX_TASKS) {
+		/* Evict a task with no attempt under way: only a drain burst is lost. */
+		for (i = 0; i < MAX_TASKS && task_busy(&t[i]); i++)
+			;
+		if (i == MAX_TASKS)
+			i = pid % MAX_TASKS;
+	} else {
 		i = (*nr)++;
+	}
 	t[i] = (struct task_state){ .pid = pid, .drain_begin = -1, .att_begin = -1,
 				    .reason = -1, .open = -1 };
 	return &t[i];
@@ -199,9 +220,11 @@ int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
 			continue;
 		default:
 			/* Allocations and frees of the task are migration work inside an
-			 * attempt, but they end a drain burst. */
-			t = task_get(tasks, &ntasks, raw.pid);
-			if (t->att_begin < 0)
+			 * attempt, but they end a drain burst. Only tasks already followed
+			 * matter: every other task's pages would crowd the table and evict
+			 * an attempt's task in the middle of a long migration. */
+			t = task_find(tasks, ntasks, raw.pid);
+			if (t && t->att_begin < 0)
 				t->drain_begin = -1;
 			continue;
 		}
