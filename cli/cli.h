@@ -35,7 +35,15 @@ int cmd_report(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 /* bigchunk simulate without --teacher (cli/cmd_simulate_free.c). */
-int simulate_free_main(int argc, char **argv);
+/* bigchunk simulate's options (cmd_simulate.c), shared by its two modes. */
+struct simulate_args {
+	const char *path, *until;
+	bool as_json, store, force;
+	bool partial;			/* set by simulate_open(): the capture is incomplete */
+};
+struct tdb;
+int simulate_open(struct simulate_args *a, struct tdb **db, uint64_t *until_seq);
+int simulate_free(struct simulate_args *a);	/* cmd_simulate_free.c */
 
 /* The -o FILE and -f entries of a struct option table (commands that write a capture). */
 #define CLI_OPT_OUTPUT							\
@@ -63,7 +71,6 @@ int cli_fail(const char *cmd);
  * command then exits 1 at best (cli_partial_exit()).
  * Return: 0 and *@db, or a negative bc_err (not printed: cli_fail() it).
  */
-struct tdb;
 int cli_open_capture(const char *cmd, const char *path, int flags, bool force,
 		     struct tdb **db, bool *partial);
 /* @rc of a command whose result came from a partial capture: EXIT_OK becomes EXIT_NO. */

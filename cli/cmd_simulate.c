@@ -196,44 +196,31 @@ static void print_json(const struct tc_result *r)
 	json_end(&j);
 }
 
-int cmd_simulate(int argc, char **argv)
+/* Open the capture of @a and resolve its --until; 0, or the command's exit code. */
+int simulate_open(struct simulate_args *a, struct tdb **db, uint64_t *until_seq)
 {
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
-			      .note = cli_note };
-	const char *until = NULL, *path;
-	bool as_json = false, store = true, force = false, teacher = false, partial;
+	if (cli_open_capture("simulate", a->path, a->store ? TDB_WRITE : TDB_READONLY, a->force,
+			     db, &a->partial))
+		return cli_fail("simulate");
+	*until_seq = UINT64_MAX;
+	if (a->until && tr_parse_time(*db, a->until, until_seq, &(uint64_t){ 0 })) {
+		tdb_close(*db);
+		return cli_fail("simulate");
+	}
+	return 0;
+}
+
+static int simulate_teacher(struct simulate_args *a)
+{
+	struct rp_opts ro = { .progress = cli_replay_progress, .note = cli_note };
 	struct tc_result res;
 	struct tdb *db;
-	int c, ret;
+	int ret = simulate_open(a, &db, &ro.until_seq);
 
-	while ((c = cli_getopt(argc, argv, "fh", "teacher:t until=u json:j no-store:n "
-			       "force:f help:h")) != -1) {
-		switch (c) {
-		case 't': teacher = true; break;
-		case 'u': until = optarg; break;
-		case 'f': force = true; break;
-		case 'j': as_json = true; break;
-		case 'n': store = false; break;
-		case 'h': return cli_usage("simulate", 0, EXIT_OK);
-		default: return cli_usage("simulate", 1, EXIT_BAD);
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage("simulate", 1, EXIT_BAD);
-	if (!teacher) {
-		optind = 1;
-		return simulate_free_main(argc, argv);
-	}
-	path = argv[optind];
-	if (cli_open_capture("simulate", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
-			     &partial))
-		return cli_fail("simulate");
-	if (until && tr_parse_time(db, until, &ro.until_seq, &(uint64_t){ 0 })) {
-		tdb_close(db);
-		return cli_fail("simulate");
-	}
+	if (ret)
+		return ret;
 	ret = tc_run(db, &ro, TC_MAX_DIS, &res);
-	if (!ret && store) {
+	if (!ret && a->store) {
 		ret = tc_store_results(db, &res);
 		if (ret)
 			bc_error_prefix(ret, "results not stored");
@@ -243,11 +230,35 @@ int cmd_simulate(int argc, char **argv)
 		tdb_close(db);
 		return cli_fail("simulate");
 	}
-	if (as_json)
+	if (a->as_json)
 		print_json(&res);
 	else
-		print_text(&res, path);
+		print_text(&res, a->path);
 	tc_result_free(&res);
 	tdb_close(db);
-	return cli_partial_exit(partial, EXIT_OK);
+	return cli_partial_exit(a->partial, EXIT_OK);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	struct simulate_args a = { .store = true };
+	bool teacher = false;
+	int c;
+
+	while ((c = cli_getopt(argc, argv, "fh", "teacher:t until=u json:j no-store:n "
+			       "force:f help:h")) != -1) {
+		switch (c) {
+		case 't': teacher = true; break;
+		case 'u': a.until = optarg; break;
+		case 'f': a.force = true; break;
+		case 'j': a.as_json = true; break;
+		case 'n': a.store = false; break;
+		case 'h': return cli_usage("simulate", 0, EXIT_OK);
+		default: return cli_usage("simulate", 1, EXIT_BAD);
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage("simulate", 1, EXIT_BAD);
+	a.path = argv[optind];
+	return teacher ? simulate_teacher(&a) : simulate_free(&a);
 }

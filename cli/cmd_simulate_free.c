@@ -2,8 +2,8 @@
 /*
  * bigchunk simulate (free-running, without --teacher): the model makes the allocator's
  * decisions for every request of the capture and is compared with the kernel at each
- * snapshot. `bigchunk simulate` (cmd_simulate.c, whose usage text covers both modes)
- * calls simulate_free_main() when --teacher is absent.
+ * snapshot. `bigchunk simulate` (cmd_simulate.c: options, usage text of both modes)
+ * calls simulate_free() when --teacher is absent.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -203,43 +203,17 @@ static void print_text(const struct sim_result *r, const char *path)
 		print_snapshot(&r->snaps[i]);
 }
 
-int simulate_free_main(int argc, char **argv)
+int simulate_free(struct simulate_args *a)
 {
-	struct sim_opts so = { .until_seq = UINT64_MAX, .progress = cli_replay_progress,
-			       .note = cli_note };
-	const char *until = NULL, *path;
-	bool as_json = false, store = true, force = false, partial;
+	struct sim_opts so = { .progress = cli_replay_progress, .note = cli_note };
 	struct sim_result res;
 	struct tdb *db;
-	int c, ret;
+	int ret = simulate_open(a, &db, &so.until_seq);
 
-	while ((c = cli_getopt(argc, argv, "fh", "until=u json:j no-store:n force:f "
-			       "help:h")) != -1) {
-		switch (c) {
-		case 'u': until = optarg; break;
-		case 'f': force = true; break;
-		case 'j': as_json = true; break;
-		case 'n': store = false; break;
-		case 'h': return cli_usage("simulate", 0, EXIT_OK);
-		default: return cli_usage("simulate", 1, EXIT_BAD);
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage("simulate", 1, EXIT_BAD);
-	path = argv[optind];
-	if (cli_open_capture("simulate", path, store ? TDB_WRITE : TDB_READONLY, force, &db,
-			     &partial))
-		return cli_fail("simulate");
-	if (until) {
-		uint64_t ts;
-
-		if (tr_parse_time(db, until, &so.until_seq, &ts)) {
-			tdb_close(db);
-			return cli_fail("simulate");
-		}
-	}
+	if (ret)
+		return ret;
 	ret = sim_run(db, &so, &res);
-	if (!ret && store) {
+	if (!ret && a->store) {
 		ret = sim_store(db, &res);
 		if (ret)
 			bc_error_prefix(ret, "results not stored");
@@ -249,11 +223,11 @@ int simulate_free_main(int argc, char **argv)
 		tdb_close(db);
 		return cli_fail("simulate");
 	}
-	if (as_json)
+	if (a->as_json)
 		print_json(&res);
 	else
-		print_text(&res, path);
+		print_text(&res, a->path);
 	sim_result_release(&res);
 	tdb_close(db);
-	return cli_partial_exit(partial, EXIT_OK);
+	return cli_partial_exit(a->partial, EXIT_OK);
 }
