@@ -120,6 +120,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
+	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -188,10 +189,12 @@ static void print_text(const struct sim_result *r, const char *path)
 	       (unsigned long long)st->needed_reclaim);
 	printf("frees of pages allocated before the capture: %llu; frees of nothing the "
 	       "simulation holds (skipped): %llu; failed kernel allocations (not replayed): "
-	       "%llu; pages of the first snapshot a kernel drain showed were pcp pages: %llu\n",
+	       "%llu; pages of the first snapshot the trace showed were pcp pages (put on pcp lists): %llu, "
+	       "drained by a kernel drain: %llu\n",
 	       (unsigned long long)st->frees_before_capture,
 	       (unsigned long long)st->frees_unmatched,
 	       (unsigned long long)st->kernel_failed_allocs,
+	       (unsigned long long)st->seed_pcp_listed,
 	       (unsigned long long)st->seed_pcp_drained);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "

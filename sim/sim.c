@@ -11,6 +11,7 @@
 #include "replay/replay.h"
 #include "replay/zone-limits.h"
 #include "sim/sim-requests.h"
+#include "sim/sim-seed.h"
 #include "sim/sim.h"
 #include "trace/tr-attempt.h"
 
@@ -49,9 +50,16 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 	return ret < 0 ? ret : 0;
 }
 
-/* The kernel's side: the same figures of a model seeded from snapshot @snap. */
-static int kernel_figures(struct sim *S, int64_t snap, struct sim_figures *out)
+/*
+ * The kernel's side: the same figures of a model seeded from snapshot @snap, its pcp
+ * pages (read with flags 0) told from the trace after it as on the simulated side
+ * (sim-seed.h), so that both sides count pcp pages alike.
+ */
+static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
+			  struct sim_figures *out)
 {
+	int64_t snap = si->id;
+	uint64_t nr;
 	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true,
 			      .seed_snap = snap, .note = S->o->note, .arg = S->o->arg };
 	struct replay *rp;
@@ -59,7 +67,10 @@ static int kernel_figures(struct sim *S, int64_t snap, struct sim_figures *out)
 
 	if (ret)
 		return ret;
-	ret = sim_figures_compute(rp_model(rp), out);
+	ret = sim_seed_pcp(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_end,
+			   UINT64_MAX, &nr);
+	if (!ret)
+		ret = sim_figures_compute(rp_model(rp), out);
 	rp_destroy(rp);
 	return ret;
 }
@@ -84,10 +95,19 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	ret = sim_figures_compute(S->m, &ss->sim);
 	sim_apply_follow(S->ap, 1);
 	if (!ret)
-		ret = kernel_figures(S, si->id, &ss->kernel);
+		ret = kernel_figures(S, si, &ss->kernel);
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
+	if (getenv("FR2_DBG")) {
+		struct model_zone_stats zs;
+		unsigned int z;
+		for (z = 0; z < 3; z++) {
+			model_zone_stats(S->m, z, &zs);
+			fprintf(stderr, "DBG snap %lld zone %u sim pcp %llu free %llu\n", (long long)si->id, z,
+				(unsigned long long)zs.pcp_pages, (unsigned long long)zs.free_pages);
+		}
+	}
 	r->nr_snaps++;
 	return 0;
 }
@@ -109,6 +129,9 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	S->m = rp_model(S->rp);
 	/* watermarks, lowmem_reserve and pcp sizes for model_take(): the seed's zoneinfo */
 	ret = rp_zone_limits(S->db, seed->id, S->m, &S->res->zone_limits);
+	if (!ret)
+		ret = sim_seed_pcp(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
+				   UINT64_MAX, &S->res->st.seed_pcp_listed);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);
