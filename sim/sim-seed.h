@@ -31,4 +31,16 @@ struct model;
 int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		 uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
 
+/*
+ * For the kernel's side of a later snapshot: pages of flags 0 that no event after it
+ * names, but whose last event before @seq_to put them on a pcp list were still
+ * there: an mm_page_free (free_frozen_pages(); a free to the buddy reads PageBuddy)
+ * or an mm_page_alloc_zone_locked with no mm_page_alloc after it (a refill,
+ * rmqueue_bulk()); a later drain or allocation is an event. They go on the list of
+ * the event's cpu and the pageblock's type, in pfn order (the figures do not depend on
+ * the lists' order). *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ */
+int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_to, uint64_t *nr);
+
 #endif

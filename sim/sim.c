@@ -60,15 +60,21 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 {
 	int64_t snap = si->id;
 	uint64_t nr;
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true,
-			      .seed_snap = snap, .note = S->o->note, .arg = S->o->arg };
+	struct rp_opts ro = { .until_seq = (uint64_t)si->seq_end, .no_score = true,
+			      .no_attempts = true, .seed_snap = snap, .note = S->o->note,
+			      .arg = S->o->arg };
 	struct replay *rp;
 	int ret = rp_create(S->db, &ro, &rp);
 
 	if (ret)
 		return ret;
-	ret = sim_seed_pcp(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_end,
+	ret = rp_run(rp, NULL);
+	if (!ret)
+		ret = sim_seed_pcp(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_end,
 			   UINT64_MAX, &nr);
+	if (!ret)
+		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), rp_model(rp),
+					  (uint64_t)si->seq_end, &nr);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
 	rp_destroy(rp);
@@ -99,15 +105,6 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
-	if (getenv("FR2_DBG")) {
-		struct model_zone_stats zs;
-		unsigned int z;
-		for (z = 0; z < 3; z++) {
-			model_zone_stats(S->m, z, &zs);
-			fprintf(stderr, "DBG snap %lld zone %u sim pcp %llu free %llu\n", (long long)si->id, z,
-				(unsigned long long)zs.pcp_pages, (unsigned long long)zs.free_pages);
-		}
-	}
 	r->nr_snaps++;
 	return 0;
 }
