@@ -12,8 +12,10 @@
  * freed by free_pcppages_bulk(). They go to the tail of the pcp list the event names
  * (cpu, order, migratetype), in the order of those first events, so the head is what
  * the kernel handed out first (model_seed_pcp(), as simulate --teacher does). A drain
- * runs on the draining cpu, which for drain_all_pages() need not be the list's owner:
- * such a page goes to the drainer's list (an assumption; counts per zone are right).
+ * runs on the draining cpu, which for drain_all_pages() need not be the list's owner
+ * (the event does not name it): such a page goes to the drainer's list while the
+ * snapshot's zoneinfo count of that list has room after the pages allocations name,
+ * else to the list with the most room (an assumption; counts per zone are right).
  */
 #ifndef BC_SIM_SEED_H
 #define BC_SIM_SEED_H
@@ -26,10 +28,12 @@ struct model;
 
 /*
  * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
- * [@seq_from, @seq_to). *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ * [@seq_from, @seq_to). @counts (may be NULL): zoneinfo's pcp->count per [zone *
+ * nr_cpus + cpu] at the seed, which places drained pages on lists with room.
+ * *@nr gets the blocks placed. Return: 0, or a negative bc_err.
  */
 int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		 uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
+		 uint64_t seq_from, uint64_t seq_to, const uint32_t *counts, uint64_t *nr);
 
 /*
  * For the kernel's side of a later snapshot: pages of flags 0 that no event after it
