@@ -952,47 +952,6 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 	return 0;
 }
 
-/* decay_pcp_high() of every populated zone of @cpu (mm/page_alloc.c, 6.7+). */
-int model_decay_pcp_high(struct model *m, unsigned int cpu, uint64_t *freed)
-{
-	unsigned int zi;
-	int ret = model_broken(m);
-
-	if (ret)
-		return ret;
-	for (zi = 0; zi < m->nr_zones && cpu < m->nr_cpus; zi++) {
-		const struct model_zone_limits *l = limits(m, zi);
-		int64_t count = m->zones[zi].pcp_count[cpu], high, drain;
-		struct dpcp *p;
-
-		if (m->zones[zi].iend <= m->zones[zi].istart)
-			continue;
-		p = pcp_state(m, zi, cpu);
-		if (!p)
-			return -BC_E_NOMEM;
-		/* pcp->high never leaves [high_min, high_max] (pageset_update()) */
-		high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
-		if (high > l->pcp_high_min) {
-			int64_t a = count - ((int64_t)l->pcp_batch << PCP_BATCH_SCALE_MAX);
-			int64_t b = high - (high >> 3);
-
-			high = a > b ? a : b;
-			high = high > l->pcp_high_min ? high : l->pcp_high_min;
-			jset32(m, &p->high, (uint32_t)high);
-		}
-		drain = count - (int64_t)p->high;
-		if (drain <= 0)
-			continue;
-		/* free_pcppages_bulk(zone, to_drain, pcp, 0) */
-		ret = pcp_drain(m, zi, cpu, drain, 0);
-		if (ret)
-			return ret;
-		if (freed)
-			*freed += (uint64_t)drain;
-	}
-	return 0;
-}
-
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 {
 	uint32_t idx, w;

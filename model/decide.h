@@ -27,8 +27,7 @@
  *   __rmqueue_fallback()        before the claim/steal split (6.1)
  *   free_frozen_pages() (6.12 free_unref_page()), free_unref_page_commit(),
  *   nr_pcp_high(), nr_pcp_free(), free_pcppages_bulk()   model_give()
- *   decay_pcp_high()            model_decay_pcp_high(), the caller's clock
- * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE,
+ * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, decay_pcp_high(),
  * the pcp trylock, reclaim, kswapd, compaction.
  */
 #ifndef BC_MODEL_DECIDE_H
@@ -80,15 +79,6 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
  * tunes it (nr_pcp_alloc(), nr_pcp_high(), decay_pcp_high()), so a seed takes it.
  */
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high);
-/*
- * decay_pcp_high() for every zone of @cpu, as refresh_cpu_vm_stats() runs it from the
- * vmstat worker (about once a second per cpu): pcp->high drops by an eighth (not below
- * high_min, nor below count - batch << PCP_BATCH_SCALE_MAX), and what the list holds
- * above it is freed (free_pcppages_bulk()). *@freed (may be NULL) grows by the pages
- * freed.
- */
-int model_decay_pcp_high(struct model *m, unsigned int cpu, uint64_t *freed);
-
 /*
  * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
  * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
