@@ -2,7 +2,6 @@
 /* sim-seed: the snapshot's pcp lists from the trace (sim-seed.h). */
 #include <stdbool.h>
 #include <stdlib.h>
-#include <stdio.h>
 
 #include "common/err.h"
 #include "db/tdb.h"

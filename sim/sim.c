@@ -131,14 +131,6 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
-	if (getenv("FR2_DBG"))
-		for (unsigned int c = 0; c < 2; c++) {
-			long n = 0;
-			for (unsigned int o = 0; o < 11; o++)
-				for (int mt = 0; mt < 3; mt++)
-					{ static uint64_t b[1]; long r = model_pcp_list(S->m, 2, c, o, mt, b, 1); if (r > 0) n += r << o; }
-			fprintf(stderr, "DBG snap %lld cpu %u pcp %ld\n", (long long)si->id, c, n);
-		}
 	r->nr_snaps++;
 	return 0;
 }

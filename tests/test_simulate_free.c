@@ -233,20 +233,21 @@ END_TEST
  * unmovable pages apart, the worst relative per-order free-block error (orders with
  * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @d2m 2 MiB
  * allocations apart, the 1 GiB counts equal. The targets (issue: free-running) are
- * unmovable within 5%, every order within 5%, 2 MiB and 1 GiB equal; what is missed:
- * the pcp lists' sizes (the kernel's pcp->high tuning is not modelled, default.db keeps
- * ~3,000-4,700 more pcp pages than the simulation), small VM captures where one block
- * of an order is 100%, and 2 MiB counts on the captures whose hugetlb/slab placement
- * differs.
+ * unmovable within 5%, every order within 5%, 2 MiB and 1 GiB equal. Missed today:
+ * frag.db Normal order 9 (0 blocks against 1) and the small VM captures, where one
+ * block of an order is 100% (pcp lists of other sizes than the kernel's: its pcp->high
+ * tuning between snapshots); extfrag.db order 0 6.6%, pins.db order 0 5.3%; the 2 MiB
+ * counts of anon, hugetlb, mlock, offline, pagecache, pins, slab, thp and vm-movable
+ * (1 to 16 apart).
  */
 START_TEST(test_free_running_gate)
 {
 	static const struct { const char *db; uint64_t unmov; int rel_pct; uint64_t d2m; } caps[] = {
-		{ "anon.db", 3, 1, 4 }, { "default.db", 0, 76, 0 }, { "extfrag.db", 0, 7, 0 },
-		{ "frag.db", 1, 6, 0 }, { "hugetlb.db", 0, 2, 2 }, { "idle.db", 0, 1, 0 },
-		{ "mlock.db", 0, 2, 1 }, { "offline.db", 0, 3, 15 }, { "pagecache.db", 1, 1, 5 },
-		{ "pgtable.db", 0, 1, 46 }, { "pins.db", 2, 141, 6 }, { "slab.db", 0, 2, 108 },
-		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 0, 100, 0 },
+		{ "anon.db", 3, 1, 4 }, { "default.db", 0, 1, 0 }, { "extfrag.db", 0, 7, 0 },
+		{ "frag.db", 1, 100, 0 }, { "hugetlb.db", 0, 2, 2 }, { "idle.db", 0, 0, 0 },
+		{ "mlock.db", 0, 2, 1 }, { "offline.db", 1, 2, 16 }, { "pagecache.db", 1, 1, 5 },
+		{ "pgtable.db", 0, 1, 0 }, { "pins.db", 2, 6, 5 }, { "slab.db", 0, 5, 1 },
+		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 1, 100, 1 },
 		{ "vm-reserved.db", 0, 200, 0 },
 	};
 	struct sim_opts o = { .until_seq = UINT64_MAX };
