@@ -26,6 +26,7 @@ static void json_zone(struct json *j, const struct sim_figures *f, const struct 
 	json_key(j, z->name);
 	json_obj_begin(j);
 	json_kuint(j, "free_pages", z->free_pages);
+	json_kuint(j, "pcp_pages", z->pcp_pages);
 	json_key(j, "free_blocks");
 	json_obj_begin(j);
 	for (mt = 0; mt < nmt; mt++) {
@@ -78,6 +79,8 @@ static void json_verdict(struct json *j, const struct sim_verdict *v)
 	json_obj_begin(j);
 	json_kdouble(j, "pageblocks_unmovable_err", v->pb_unmovable_err);
 	json_kdouble(j, "free_order_err", v->free_order_err);
+	json_kdouble(j, "free_order_rel_err", v->free_order_rel_err);
+	json_kstr(j, "free_order_rel_worst", v->free_order_rel_worst);
 	json_kbool(j, "pageblocks_unmovable_within_5pct", v->pb_unmovable_ok);
 	json_kbool(j, "free_per_order_within_5pct", v->free_order_ok);
 	json_kbool(j, "contig_2m_equal", v->contig_2m_ok);
@@ -120,6 +123,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
+	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -144,6 +148,8 @@ static void print_snapshot(const struct sim_snapshot *ss)
 
 		snprintf(what, sizeof(what), "%s free pages", zk->name);
 		row(what, zs->free_pages, zk->free_pages);
+		snprintf(what, sizeof(what), "%s pcp pages", zk->name);
+		row(what, zs->pcp_pages, zk->pcp_pages);
 		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++) {
 			uint64_t a = 0, b = 0;
 
@@ -166,8 +172,11 @@ static void print_snapshot(const struct sim_snapshot *ss)
 	row("unmovable pages", s->unmovable_pages, k->unmovable_pages);
 	row("2 MiB allocations in a row", s->contig_2m, k->contig_2m);
 	row("1 GiB allocations in a row", s->contig_1g, k->contig_1g);
-	printf("  targets: pageblocks unmovable %.2f%% %s; free pages per order %.2f%% (%s) %s; "
-	       "2 MiB %s; 1 GiB %s\n", 100 * v->pb_unmovable_err, v->pb_unmovable_ok ? "ok" : "MISSED",
+	printf("  targets: pageblocks unmovable %.2f%% %s; free pages per order %.2f%% (%s; "
+	       "share of the zone's free pages %.2f%%, %s) %s; 2 MiB %s; 1 GiB %s\n",
+	       100 * v->pb_unmovable_err, v->pb_unmovable_ok ? "ok" : "MISSED",
+	       100 * v->free_order_rel_err,
+	       v->free_order_rel_worst[0] ? v->free_order_rel_worst : "-",
 	       100 * v->free_order_err, v->free_order_worst[0] ? v->free_order_worst : "-",
 	       v->free_order_ok ? "ok" : "MISSED", v->contig_2m_ok ? "ok" : "MISSED",
 	       v->contig_1g_ok ? "ok" : "MISSED");
@@ -188,10 +197,12 @@ static void print_text(const struct sim_result *r, const char *path)
 	       (unsigned long long)st->needed_reclaim);
 	printf("frees of pages allocated before the capture: %llu; frees of nothing the "
 	       "simulation holds (skipped): %llu; failed kernel allocations (not replayed): "
-	       "%llu; pages of the first snapshot a kernel drain showed were pcp pages: %llu\n",
+	       "%llu; pages of the first snapshot the trace showed were pcp pages (put on pcp lists): %llu, "
+	       "drained by a kernel drain: %llu\n",
 	       (unsigned long long)st->frees_before_capture,
 	       (unsigned long long)st->frees_unmatched,
 	       (unsigned long long)st->kernel_failed_allocs,
+	       (unsigned long long)st->seed_pcp_listed,
 	       (unsigned long long)st->seed_pcp_drained);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "

@@ -936,6 +936,22 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 					  IMT_UNMOVABLE : mt));
 }
 
+int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high)
+{
+	struct dpcp *p;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	jset32(m, &p->high, high);
+	return 0;
+}
+
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 {
 	uint32_t idx, w;

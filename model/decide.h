@@ -75,6 +75,11 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
 
 /*
+ * pcp->high of (@zone, @cpu) as a snapshot's zoneinfo prints it ("high:"): the kernel
+ * tunes it (nr_pcp_alloc(), nr_pcp_high(), decay_pcp_high()), so a seed takes it.
+ */
+int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high);
+/*
  * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
  * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
  * list's tail. Called in the order the kernel later hands such blocks out, this

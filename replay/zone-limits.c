@@ -3,7 +3,8 @@
  * zone-limits.c - watermarks, protection[] and pcp bounds per zone from a snapshot's
  * /proc/zoneinfo (mm/vmstat.c zoneinfo_show_print(): "min", "low", "high" include the
  * watermark boost; "protection: (...)" is lowmem_reserve[] by zone type; the pagesets'
- * batch, high_min and high_max are the same on every cpu).
+ * batch, high_min and high_max are the same on every cpu; "high:" is each cpu's
+ * pcp->high, which the kernel tunes: taken as the pcp state at the snapshot).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,23 +16,41 @@
 #include "model/model.h"
 #include "replay/zone-limits.h"
 
+#define ZL_MAX_CPUS	256
+
 struct zl_parse {
 	int zone;			/* model zone index, -1 none */
 	bool have_wmark, have_batch;
 	struct model_zone_limits lim;
+	int cpu;			/* the pageset being read, -1 none */
+	uint32_t high[ZL_MAX_CPUS];	/* pcp->high per cpu, 0 unread */
+	uint32_t *counts;		/* optional: pcp->count per [zone * nr_cpus + cpu] */
+	unsigned int nr_cpus;
 };
 
 static int zl_flush(struct model *m, struct zl_parse *p, unsigned int *nr)
 {
 	int ret = 0;
 
+	unsigned int cpu, nr_cpus;
+	uint32_t *counts;
+
 	if (p->zone >= 0 && p->have_wmark) {
 		ret = model_set_zone_limits(m, (unsigned int)p->zone, &p->lim);
 		if (!ret)
 			(*nr)++;
+		for (cpu = 0; !ret && cpu < ZL_MAX_CPUS; cpu++)
+			if (p->high[cpu] && cpu < model_get_layout(m)->nr_cpus)
+				ret = model_set_pcp_high(m, (unsigned int)p->zone, cpu,
+							 p->high[cpu]);
 	}
+	counts = p->counts;
+	nr_cpus = p->nr_cpus;
 	memset(p, 0, sizeof(*p));
 	p->zone = -1;
+	p->cpu = -1;
+	p->counts = counts;
+	p->nr_cpus = nr_cpus;
 	return ret;
 }
 
@@ -56,6 +75,13 @@ static void zl_line(struct zl_parse *p, const char *s)
 	} else if (!p->have_batch && sscanf(s, "batch: %u", &u) == 1) {
 		p->lim.pcp_batch = u;
 		p->have_batch = true;
+	} else if (sscanf(s, "cpu: %u", &u) == 1) {
+		p->cpu = u < ZL_MAX_CPUS ? (int)u : -1;
+	} else if (p->cpu >= 0 && sscanf(s, "count: %u", &u) == 1) {
+		if (p->counts && p->zone >= 0 && (unsigned int)p->cpu < p->nr_cpus)
+			p->counts[(unsigned int)p->zone * p->nr_cpus + (unsigned int)p->cpu] = u;
+	} else if (p->cpu >= 0 && sscanf(s, "high: %u", &u) == 1) {
+		p->high[p->cpu] = u;
 	} else if (sscanf(s, "high_min: %u", &u) == 1) {
 		p->lim.pcp_high_min = u;
 	} else if (sscanf(s, "high_max: %u", &u) == 1) {
@@ -65,7 +91,14 @@ static void zl_line(struct zl_parse *p, const char *s)
 
 int rp_zone_limits(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr)
 {
-	struct zl_parse p = { .zone = -1 };
+	return rp_zone_limits_counts(db, snap, m, nr, NULL);
+}
+
+int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr,
+			  uint32_t *counts)
+{
+	struct zl_parse p = { .zone = -1, .cpu = -1, .counts = counts,
+			      .nr_cpus = model_get_layout(m)->nr_cpus };
 	unsigned int count = 0;
 	char *text = NULL, *line, *save = NULL;
 	int ret = tdb_snap_file(db, snap, "zoneinfo", &text);

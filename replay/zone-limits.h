@@ -2,7 +2,8 @@
 /*
  * zone-limits: what the decision procedure (model/decide.h) needs from a snapshot and
  * the trace does not carry: each zone's watermarks, protection[] (lowmem_reserve) and
- * pcp batch and high bounds, read from the snapshot's stored /proc/zoneinfo.
+ * pcp batch and high bounds and each cpu's pcp->high, read from the snapshot's stored
+ * /proc/zoneinfo.
  */
 #ifndef BC_REPLAY_ZONE_LIMITS_H
 #define BC_REPLAY_ZONE_LIMITS_H
@@ -19,5 +20,11 @@ struct model;
  * Return: 0, or a negative bc_err.
  */
 int rp_zone_limits(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr);
+/*
+ * The same, and each cpu's pcp->count ("count:") into @counts[zone * nr_cpus + cpu]
+ * (the model's zones and cpus; entries of zones zoneinfo does not print are left).
+ */
+int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr,
+			  uint32_t *counts);
 
 #endif

@@ -38,6 +38,7 @@ struct sim_stats {
 	uint64_t contig_failed;		/* contiguous allocations the model could not make */
 	uint64_t offline_failed;	/* offlines the model refused */
 	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */
+	uint64_t seed_pcp_listed;	/* ... the trace showed were pcp pages: on pcp lists */
 };
 
 struct sim_apply;

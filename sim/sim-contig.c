@@ -74,12 +74,23 @@ static int count_one(void *arg, uint64_t pfn)
 
 int sim_contig_count(struct model *m, uint64_t nr_pages, uint64_t *count)
 {
+	const struct model_layout *L = model_get_layout(m);
 	int ret = model_checkpoint(m), ret2;
+	unsigned int zi;
 
 	*count = 0;
 	if (ret)
 		return ret;
-	ret = search(m, nr_pages, count_one, count);
+	/*
+	 * alloc_contig_range()'s drain_all_pages(): the first attempt empties the pcp
+	 * lists, a failed one does not refill them; drained once here, the attempts' own
+	 * drains find nothing (and a failed attempt's rollback has no drain to undo)
+	 */
+	for (zi = 0; !ret && zi < L->nr_zones; zi++)
+		if (L->zones[zi].spanned)
+			ret = model_drain_zone(m, L->zones[zi].start_pfn);
+	if (!ret)
+		ret = search(m, nr_pages, count_one, count);
 	ret2 = model_rollback(m);
 	return ret ? ret : ret2;
 }

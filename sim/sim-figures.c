@@ -86,6 +86,7 @@ static int zone_figures(struct model *m, unsigned int zi, struct sim_zone_figure
 	if (ret)
 		return ret;
 	zf->free_pages = zs.free_pages;
+	zf->pcp_pages = zs.pcp_pages;
 	for (o = 0; o < SIM_ORDERS && o <= L->max_page_order; o++)
 		for (mt = 0; mt < SIM_MTS; mt++) {
 			zf->nr_free[o][mt] = zs.nr_free[o][mt];
@@ -127,6 +128,7 @@ int sim_figures_compute(struct model *m, struct sim_figures *out)
 void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures *kernel,
 			 struct sim_verdict *out)
 {
+	double share_small = 0;	/* the share of orders below SIM_ORDER_MEANINGFUL */
 	unsigned int zi, o;
 
 	memset(out, 0, sizeof(*out));
@@ -144,6 +146,15 @@ void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures
 			}
 			err = fabs(ds - dk) * (double)(1ull << o) /
 			      (double)(k->free_pages ? k->free_pages : 1);
+			if (dk * (double)(1ull << o) >= SIM_ORDER_MEANINGFUL &&
+			    fabs(ds - dk) / dk > out->free_order_rel_err) {
+				out->free_order_rel_err = fabs(ds - dk) / dk;
+				snprintf(out->free_order_rel_worst,
+					 sizeof(out->free_order_rel_worst), "%s order %u",
+					 k->name, o);
+			} else if (dk * (double)(1ull << o) < SIM_ORDER_MEANINGFUL) {
+				share_small = err > share_small ? err : share_small;
+			}
 			if (err > out->free_order_err) {
 				out->free_order_err = err;
 				snprintf(out->free_order_worst, sizeof(out->free_order_worst),
@@ -152,7 +163,7 @@ void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures
 		}
 	}
 	out->pb_unmovable_ok = out->pb_unmovable_err <= 0.05;
-	out->free_order_ok = out->free_order_err <= 0.05;
+	out->free_order_ok = out->free_order_rel_err <= 0.05 && share_small <= 0.05;
 	out->contig_2m_ok = sim->contig_2m == kernel->contig_2m;
 	out->contig_1g_ok = sim->contig_1g == kernel->contig_1g;
 }
@@ -172,6 +183,8 @@ static int zone_each(const struct sim_figures *f, const struct sim_zone_figures 
 	unsigned int o, i;
 
 	ret = fn(arg, z->name, "free_pages", (int64_t)z->free_pages);
+	if (!ret)
+		ret = fn(arg, z->name, "pcp_pages", (int64_t)z->pcp_pages);
 	for (mt = 0; !ret && mt < nmt; mt++)
 		for (o = 0; !ret && o <= f->max_order && o < SIM_ORDERS; o++) {
 			snprintf(name, sizeof(name), "free_blocks.%s.%u", sim_mt_name(f->cma, mt), o);

@@ -3,7 +3,8 @@
  * sim-figures: the figures a free-running simulation is judged by, computed from any
  * model state by the same code on both sides (the simulated model, and a model seeded
  * from the kernel's snapshot):
- *   - free blocks per zone, order and migratetype (buddyinfo by list), free pages;
+ *   - free blocks per zone, order and migratetype (buddyinfo by list), free pages
+ *     (the buddy's: pcp pages are counted apart, on both sides);
  *   - pageblocks per type (pagetypeinfo's count);
  *   - pageblocks holding unmovable pages (in use, not movable: slab, page tables,
  *     kernel pages, and requests of an unmovable or reclaimable type), and those
@@ -28,6 +29,10 @@
 struct sim_zone_figures {
 	char name[16];
 	uint64_t free_pages;		/* buddy, non-isolated lists */
+	uint64_t pcp_pages;		/* on pcp lists, apart from free_pages: the simulated
+					 * lists; on the kernel's side the pages the snapshot
+					 * read with flags 0 that the trace shows on a pcp list
+					 * (sim-seed.h) */
 	uint64_t nr_free[SIM_ORDERS][SIM_MTS];	/* free blocks per order and list */
 	uint64_t pageblocks[SIM_MTS];	/* per effective type, as pagetypeinfo counts */
 	uint64_t pb_unmovable;		/* pageblocks holding unmovable pages */
@@ -69,14 +74,23 @@ int sim_figures_each(const struct sim_figures *f,
 		     int (*fn)(void *arg, const char *zone, const char *name, int64_t value),
 		     void *arg);
 
-/* The targets of a snapshot: simulated against the kernel. */
+/*
+ * The targets of a snapshot: simulated against the kernel. "Free pages per order
+ * within 5% per zone": for every zone and order whose free pages on the kernel's side
+ * are at least SIM_ORDER_MEANINGFUL, |sim - kernel| / kernel blocks (the relative
+ * error); an order with fewer pages is judged by its share instead, |sim - kernel| x
+ * 2^order over the zone's free pages (a handful of blocks says nothing relative).
+ */
+#define SIM_ORDER_MEANINGFUL	64	/* pages */
 struct sim_verdict {
 	double pb_unmovable_err;	/* |sim - kernel| / kernel pageblocks holding unmovable */
-	double free_order_err;		/* max over zone, order: |sim - kernel| x 2^order over
-					 * the kernel zone's free pages */
+	double free_order_err;		/* the share: max over zone, order: |sim - kernel| x
+					 * 2^order over the kernel zone's free pages */
 	char free_order_worst[32];	/* "Normal order 3" */
+	double free_order_rel_err;	/* max over zone and meaningful order: relative */
+	char free_order_rel_worst[32];
 	bool pb_unmovable_ok;		/* within 5% */
-	bool free_order_ok;		/* within 5% */
+	bool free_order_ok;		/* both errors within 5% as above */
 	bool contig_2m_ok, contig_1g_ok;	/* equal */
 };
 void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures *kernel,

@@ -11,6 +11,7 @@
 #include "replay/replay.h"
 #include "replay/zone-limits.h"
 #include "sim/sim-requests.h"
+#include "sim/sim-seed.h"
 #include "sim/sim.h"
 #include "trace/tr-attempt.h"
 
@@ -49,17 +50,59 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 	return ret < 0 ? ret : 0;
 }
 
-/* The kernel's side: the same figures of a model seeded from snapshot @snap. */
-static int kernel_figures(struct sim *S, int64_t snap, struct sim_figures *out)
+/*
+ * Zone limits (watermarks, lowmem_reserve, pcp sizes and each pcp->high for
+ * model_take()) from snapshot @si's zoneinfo, and its pcp pages onto the pcp lists
+ * (sim-seed.h): those the trace after it shows, and with @behind those the trace
+ * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed.
+ */
+static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
+		    bool behind, unsigned int *nr_limits, uint64_t *nr)
 {
-	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true,
-			      .seed_snap = snap, .note = S->o->note, .arg = S->o->arg };
+	struct model *m = rp_model(rp);
+	const struct model_layout *L = model_get_layout(m);
+	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
+	uint64_t more = 0;
+	int ret;
+
+	if (!counts)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = rp_zone_limits_counts(S->db, si->id, m, nr_limits, counts);
+	if (!ret)
+		ret = sim_seed_pcp(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end, UINT64_MAX,
+				   counts, nr);
+	if (!ret && behind)
+		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
+					  &more);
+	*nr += more;
+	free(counts);
+	return ret;
+}
+
+/*
+ * The kernel's side: the same figures of a model seeded from snapshot @snap, its pcp
+ * pages (read with flags 0) told from the trace after it as on the simulated side
+ * (sim-seed.h), so that both sides count pcp pages alike.
+ */
+static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
+			  struct sim_figures *out)
+{
+	int64_t snap = si->id;
+	unsigned int nr_limits;
+	uint64_t nr;
+	struct rp_opts ro = { .until_seq = (uint64_t)si->seq_end, .no_score = true,
+			      .no_attempts = true, .seed_snap = snap, .note = S->o->note,
+			      .arg = S->o->arg };
 	struct replay *rp;
 	int ret = rp_create(S->db, &ro, &rp);
 
 	if (ret)
 		return ret;
-	ret = sim_figures_compute(rp_model(rp), out);
+	ret = rp_run(rp, NULL);
+	if (!ret)
+		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr);
+	if (!ret)
+		ret = sim_figures_compute(rp_model(rp), out);
 	rp_destroy(rp);
 	return ret;
 }
@@ -84,7 +127,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	ret = sim_figures_compute(S->m, &ss->sim);
 	sim_apply_follow(S->ap, 1);
 	if (!ret)
-		ret = kernel_figures(S, si->id, &ss->kernel);
+		ret = kernel_figures(S, si, &ss->kernel);
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
@@ -107,8 +150,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	if (ret)
 		return ret;
 	S->m = rp_model(S->rp);
-	/* watermarks, lowmem_reserve and pcp sizes for model_take(): the seed's zoneinfo */
-	ret = rp_zone_limits(S->db, seed->id, S->m, &S->res->zone_limits);
+	ret = seed_pcp(S, S->rp, seed, true, &S->res->zone_limits,
+		       &S->res->st.seed_pcp_listed);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);

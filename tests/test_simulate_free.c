@@ -20,6 +20,7 @@
 #include "sim/sim-apply.h"
 #include "sim/sim-figures.h"
 #include "sim/sim-requests.h"
+#include "sim/sim.h"
 #include "tests/fixture.h"
 
 #define GFP_KERNEL_		0xcc0ull
@@ -226,16 +227,79 @@ START_TEST(test_json_and_store)
 }
 END_TEST
 
+/*
+ * The free-running gate: simulate on every bundled capture with two snapshots or more,
+ * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
+ * unmovable pages apart, the worst relative per-order free-block error (orders with
+ * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @d2m 2 MiB
+ * allocations apart, the 1 GiB counts equal. The targets (issue: free-running) are
+ * unmovable within 5%, every order within 5%, 2 MiB and 1 GiB equal. Missed today:
+ * frag.db Normal order 9 (0 blocks against 1) and the small VM captures, where one
+ * block of an order is 100% (pcp lists of other sizes than the kernel's: its pcp->high
+ * tuning between snapshots); extfrag.db order 0 6.6%, pins.db order 0 5.3%; the 2 MiB
+ * counts of anon, hugetlb, mlock, offline, pagecache, pins, slab, thp and vm-movable
+ * (1 to 16 apart).
+ */
+START_TEST(test_free_running_gate)
+{
+	static const struct { const char *db; uint64_t unmov; int rel_pct; uint64_t d2m; } caps[] = {
+		{ "anon.db", 3, 1, 4 }, { "default.db", 0, 1, 0 }, { "extfrag.db", 0, 7, 0 },
+		{ "frag.db", 1, 100, 0 }, { "hugetlb.db", 0, 2, 2 }, { "idle.db", 0, 0, 0 },
+		{ "mlock.db", 0, 2, 1 }, { "offline.db", 1, 2, 16 }, { "pagecache.db", 1, 1, 5 },
+		{ "pgtable.db", 0, 1, 0 }, { "pins.db", 2, 6, 5 }, { "slab.db", 0, 5, 1 },
+		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 1, 100, 1 },
+		{ "vm-reserved.db", 0, 200, 0 },
+	};
+	struct sim_opts o = { .until_seq = UINT64_MAX };
+	unsigned int i;
+	char rel[64];
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		struct sim_result r;
+		struct tdb *db;
+		int k;
+
+		snprintf(rel, sizeof(rel), "traces/%s", caps[i].db);
+		ck_assert_int_eq(tdb_open(fixture_path(rel), TDB_READONLY, &db), 0);
+		ck_assert_int_eq(sim_run(db, &o, &r), 0);
+		ck_assert_msg(r.nr_snaps > 0, "%s: no snapshot compared", caps[i].db);
+		for (k = 0; k < r.nr_snaps; k++) {
+			const struct sim_snapshot *ss = &r.snaps[k];
+			uint64_t du = ss->sim.pb_unmovable > ss->kernel.pb_unmovable ?
+				      ss->sim.pb_unmovable - ss->kernel.pb_unmovable :
+				      ss->kernel.pb_unmovable - ss->sim.pb_unmovable;
+			uint64_t d2 = ss->sim.contig_2m > ss->kernel.contig_2m ?
+				      ss->sim.contig_2m - ss->kernel.contig_2m :
+				      ss->kernel.contig_2m - ss->sim.contig_2m;
+
+			ck_assert_msg(du <= caps[i].unmov, "%s #%lld: unmovable pageblocks %llu apart",
+				      caps[i].db, (long long)ss->snap, (unsigned long long)du);
+			ck_assert_msg(ss->verdict.free_order_rel_err * 100 <= caps[i].rel_pct,
+				      "%s #%lld: free blocks %.1f%% off (%s)", caps[i].db,
+				      (long long)ss->snap, ss->verdict.free_order_rel_err * 100,
+				      ss->verdict.free_order_rel_worst);
+			ck_assert_msg(d2 <= caps[i].d2m, "%s #%lld: 2 MiB counts %llu apart",
+				      caps[i].db, (long long)ss->snap, (unsigned long long)d2);
+			ck_assert_msg(ss->verdict.contig_1g_ok, "%s #%lld: 1 GiB counts differ",
+				      caps[i].db, (long long)ss->snap);
+		}
+		sim_result_release(&r);
+		tdb_close(db);
+	}
+}
+END_TEST
+
 Suite *simulate_free_suite(void)
 {
 	Suite *s = suite_create("simulate_free");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_free_releases_simulated_pfn);
 	tcase_add_test(tc, test_figures_hand_built);
 	tcase_add_test(tc, test_kernel_against_itself);
 	tcase_add_test(tc, test_json_and_store);
+	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sim-seed: the snapshot's pcp lists from the trace (sim-seed.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "common/err.h"
+#include "db/tdb.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "sim/sim-seed.h"
+#include "trace/tr-event.h"
+
+/* last[pfn] of sim_seed_pcp_behind(): a free's cpu + 1 and order, 0 when none */
+#define LAST_ORDER_BITS	5
+
+static uint64_t pfn_end(const struct model *m)
+{
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t end = 0;
+	unsigned int zi;
+
+	for (zi = 0; zi < L->nr_zones; zi++)
+		if (L->zones[zi].start_pfn + L->zones[zi].spanned > end)
+			end = L->zones[zi].start_pfn + L->zones[zi].spanned;
+	return end;
+}
+
+/* The zone index of @pfn, -1 outside every zone. */
+static int zone_of(const struct model_layout *L, uint64_t pfn)
+{
+	unsigned int zi;
+
+	for (zi = 0; zi < L->nr_zones; zi++)
+		if (pfn >= L->zones[zi].start_pfn &&
+		    pfn < L->zones[zi].start_pfn + L->zones[zi].spanned)
+			return (int)zi;
+	return -1;
+}
+
+/* A block of the seed's unknown pages (flags 0, not settled since): a pcp candidate. */
+static bool seed_unknown(const struct model *m, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	return !model_pfn_info(m, pfn, &pi) && pi.state == MODEL_PFN_ALLOC && pi.seeded &&
+	       pi.kind == MODEL_KIND_UNKNOWN;
+}
+
+/*
+ * The list of a drained page: the drainer's while the zoneinfo count of its list
+ * leaves room after what allocations name, else the cpu with the most room left.
+ */
+static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pages)
+{
+	unsigned int c, best = 0;
+
+	if (cpu >= 0 && (unsigned int)cpu < nr_cpus && room[cpu] >= (int64_t)pages)
+		return cpu;
+	for (c = 1; c < nr_cpus; c++)
+		if (room[c] > room[best])
+			best = c;
+	return room[best] > 0 ? (int)best : cpu;
+}
+
+/*
+ * One pass over [from, to): @room == NULL: the pages allocations name per zone and cpu
+ * are taken off @quota; else the blocks are seeded. Only an event that first names a
+ * pfn counts.
+ */
+static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		     uint64_t from, uint64_t to, int64_t *quota, bool seed, uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t end = pfn_end(m);
+	uint64_t *seen = calloc(end / 64 + 1, sizeof(*seen));
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret, z, cpu;
+
+	if (!seen)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = tdb_cursor_open(db, from, to, &cur);
+	if (ret) {
+		free(seen);
+		return ret;
+	}
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t bit, pages;
+
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+			continue;
+		bit = 1ull << (ev.pfn % 64);
+		if (seen[ev.pfn / 64] & bit)
+			continue;
+		seen[ev.pfn / 64] |= bit;
+		/* only a first alloc or drain says "pcp page" */
+		if ((ev.kind != TR_EV_PAGE_ALLOC && ev.kind != TR_EV_PCPU_DRAIN) ||
+		    ev.order > 20 || !seed_unknown(m, ev.pfn) || (z = zone_of(L, ev.pfn)) < 0)
+			continue;
+		pages = 1ull << ev.order;
+		cpu = ev.cpu;
+		if (ev.kind == TR_EV_PCPU_DRAIN && quota)
+			cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus, cpu,
+					  pages);
+		if (!seed) {
+			if (ev.kind == TR_EV_PAGE_ALLOC && quota && cpu >= 0 &&
+			    (unsigned int)cpu < L->nr_cpus)
+				quota[(unsigned int)z * L->nr_cpus + (unsigned int)cpu] -=
+					(int64_t)pages;
+			continue;
+		}
+		ret = model_seed_pcp(m, ev.pfn, ev.order, ev.mt, cpu);
+		if (ret == -BC_E_INVAL || ret == 1) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		if (ev.kind == TR_EV_PCPU_DRAIN && quota && cpu >= 0 &&
+		    (unsigned int)cpu < L->nr_cpus)
+			quota[(unsigned int)z * L->nr_cpus + (unsigned int)cpu] -= (int64_t)pages;
+		(*nr)++;
+	}
+	tdb_cursor_close(cur);
+	free(seen);
+	return ret < 0 ? ret : 0;
+}
+
+int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		 uint64_t seq_from, uint64_t seq_to, const uint32_t *counts, uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	size_t n = (size_t)L->nr_zones * L->nr_cpus, i;
+	int64_t *quota = NULL;
+	int ret;
+
+	*nr = 0;
+	if (counts) {
+		quota = calloc(n ? n : 1, sizeof(*quota));
+		if (!quota)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		for (i = 0; i < n; i++)
+			quota[i] = counts[i];
+	}
+	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, false, nr) : 0;
+	if (!ret)
+		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, true, nr);
+	free(quota);
+	return ret;
+}
+
+/* The last events' frees: their cpu and order per pfn (see sim-seed.h). */
+static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
+		      uint64_t seq_to, uint16_t *last)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret = tdb_cursor_open(db, 0, seq_to, &cur);
+
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.pfn >= end || ev.kind == TR_EV_OTHER || ev.kind == TR_EV_FREE_BATCHED ||
+		    ev.kind >= TR_EV_MIGRATE_START)
+			continue;
+		last[ev.pfn] = (ev.kind == TR_EV_PAGE_FREE || ev.kind == TR_EV_ZONE_LOCKED) &&
+			       ev.cpu >= 0 && ev.cpu < 2047 &&
+			       ev.order < (1u << LAST_ORDER_BITS) ?
+			       (uint16_t)((unsigned int)(ev.cpu + 1) << LAST_ORDER_BITS | ev.order) : 0;
+	}
+	tdb_cursor_close(cur);
+	return ret;
+}
+
+int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_to, uint64_t *nr)
+{
+	uint64_t end = pfn_end(m), pfn;
+	uint16_t *last = calloc(end + 1, sizeof(*last));
+	int ret, stored, eff;
+	bool iso;
+
+	*nr = 0;
+	if (!last)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = last_frees(db, dec, end, seq_to, last);
+	for (pfn = 0; !ret && pfn < end; pfn++) {
+		if (!last[pfn] || model_pageblock_mt(m, pfn, &stored, &eff, &iso))
+			continue;
+		ret = model_seed_pcp(m, pfn, last[pfn] & ((1u << LAST_ORDER_BITS) - 1), eff,
+				     (last[pfn] >> LAST_ORDER_BITS) - 1);
+		if (ret == -BC_E_INVAL || ret == 1) {
+			ret = 0;
+			continue;
+		}
+		*nr += !ret;
+	}
+	free(last);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-seed: the snapshot's pcp lists, for the free-running simulation. A snapshot
+ * reads a page on a per-cpu list with flags 0, like a kernel page no flag shows, so a
+ * seeded model holds the kernel's pcp pages as pages of unknown use. Left so, they
+ * would never be handed out again: the simulation would lose the pcp lists of the
+ * snapshot (default.db: 18,256 pages) while its own lists fill up from the buddy.
+ *
+ * The trace tells which of them were pcp pages: a page of flags 0 whose first event
+ * after the snapshot is an mm_page_alloc was handed out by rmqueue_pcplist() (a
+ * buddy page reads PageBuddy), one whose first event is an mm_page_pcpu_drain was
+ * freed by free_pcppages_bulk(). They go to the tail of the pcp list the event names
+ * (cpu, order, migratetype), in the order of those first events, so the head is what
+ * the kernel handed out first (model_seed_pcp(), as simulate --teacher does). A drain
+ * runs on the draining cpu, which for drain_all_pages() need not be the list's owner
+ * (the event does not name it): such a page goes to the drainer's list while the
+ * snapshot's zoneinfo count of that list has room after the pages allocations name,
+ * else to the list with the most room (an assumption; counts per zone are right).
+ */
+#ifndef BC_SIM_SEED_H
+#define BC_SIM_SEED_H
+
+#include <stdint.h>
+
+struct tdb;
+struct tr_decoder;
+struct model;
+
+/*
+ * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
+ * [@seq_from, @seq_to). @counts (may be NULL): zoneinfo's pcp->count per [zone *
+ * nr_cpus + cpu] at the seed, which places drained pages on lists with room.
+ * *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ */
+int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		 uint64_t seq_from, uint64_t seq_to, const uint32_t *counts, uint64_t *nr);
+
+/*
+ * For the kernel's side of a later snapshot: pages of flags 0 that no event after it
+ * names, but whose last event before @seq_to put them on a pcp list were still
+ * there: an mm_page_free (free_frozen_pages(); a free to the buddy reads PageBuddy)
+ * or an mm_page_alloc_zone_locked with no mm_page_alloc after it (a refill,
+ * rmqueue_bulk()); a later drain or allocation is an event. They go on the list of
+ * the event's cpu and the pageblock's type, in pfn order (the figures do not depend on
+ * the lists' order). *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ */
+int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_to, uint64_t *nr);
+
+#endif
