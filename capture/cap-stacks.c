@@ -73,14 +73,21 @@ static unsigned long long addr_at(const struct cap_stacks *sc, const void *raw, 
 			       sc->long_size);
 }
 
-/* FNV-1a: the keys are a few hundred bytes, read once per record. */
+/*
+ * FNV-1a over 64-bit words, then the bytes left: the keys are a few hundred bytes of
+ * addresses, hashed for every record, and a byte at a time was a good part of an import.
+ */
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0xcbf29ce484222325ULL, w;
 
+	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
 	while (len--)
 		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
+	return h ^ h >> 29;
 }
 
 /* Append to the text being built, growing it; false when out of memory. */
