@@ -223,21 +223,36 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 	return s->name;
 }
 
+/* Room for @need more entries and the end entry. */
+static int grow(struct ksyms *ks, size_t *cap, size_t need)
+{
+	struct ksym *s;
+
+	if (ks->nr + need + 1 <= *cap)
+		return 0;
+	*cap = *cap * 2 + need + 1;
+	s = realloc(ks->sym, *cap * sizeof(*s));
+	if (!s)
+		return bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
+	ks->sym = s;
+	return 0;
+}
+
 /*
- * Parse @text (taken, @len bytes) into @ks. A line is at least 6 bytes ("0 T x\n"),
- * which bounds the table without counting lines first; the pages of the bound it does
- * not fill are never touched. Return: 0, -BC_E_NOMEM or -BC_E_FORMAT.
+ * Parse @text (taken, @len bytes) into @ks, in one pass: the table starts at a size
+ * for kallsyms' usual 40-odd bytes a line and grows if the lines are shorter.
+ * Return: 0, -BC_E_NOMEM or -BC_E_FORMAT.
  */
 static int build(char *text, size_t len, struct ksyms *ks)
 {
 	char *line, *end = text + len, *p, *name;
 	unsigned long long addr;
-	size_t nr = 0;
+	size_t cap = 0;
 
 	ks->text = text;
-	ks->sym = malloc((len / 6 + 2) * sizeof(*ks->sym));
-	if (!ks->sym)
-		return bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
+	ks->nr = 0;
+	if (grow(ks, &cap, len / 32))
+		return -BC_E_NOMEM;
 	init_hex();
 	for (line = text; line < end; line = p + 1) {
 		if (*line == '\n') {
@@ -247,16 +262,18 @@ static int build(char *text, size_t len, struct ksyms *ks)
 		p = parse_line(line, &addr, &name);
 		if (!p)
 			return bc_error(BC_E_FORMAT, "capture: the trace's kallsyms could not be parsed");
-		if (name)
-			ks->sym[nr++] = (struct ksym){ addr, name };
+		if (name) {
+			if (grow(ks, &cap, 1))
+				return -BC_E_NOMEM;
+			ks->sym[ks->nr++] = (struct ksym){ addr, name };
+		}
 		if (*p != '\n')
 			p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)
 			break;
 	}
-	order(ks->sym, nr);
-	ks->sym[nr] = (struct ksym){ 0, NULL };
-	ks->nr = nr;
+	order(ks->sym, ks->nr);
+	ks->sym[ks->nr] = (struct ksym){ 0, NULL };
 	return 0;
 }
 
