@@ -30,6 +30,7 @@ struct stack_entry {
 struct cap_stacks {
 	struct tep_handle *tep;
 	int long_size;
+	bool native;			/* file byte order == ours: plain loads */
 	unsigned int used;
 	struct stack_entry slot[STACK_SLOTS];
 };
@@ -43,6 +44,7 @@ int cap_stacks_create(struct tep_handle *tep, int long_size, struct cap_stacks *
 		return bc_error(BC_E_NOMEM, "capture: out of memory for stacks");
 	sc->tep = tep;
 	sc->long_size = long_size;
+	sc->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	*out = sc;
 	return 0;
 }
@@ -69,8 +71,18 @@ void cap_stacks_destroy(struct cap_stacks *sc)
 
 static unsigned long long addr_at(const struct cap_stacks *sc, const void *raw, int i)
 {
-	return tep_read_number(sc->tep, (const char *)raw + (size_t)i * sc->long_size,
-			       sc->long_size);
+	const char *p = (const char *)raw + (size_t)i * sc->long_size;
+	uint64_t a64;
+	uint32_t a32;
+
+	if (!sc->native || (sc->long_size != 8 && sc->long_size != 4))
+		return tep_read_number(sc->tep, p, sc->long_size);
+	if (sc->long_size == 8) {
+		memcpy(&a64, p, sizeof(a64));
+		return a64;
+	}
+	memcpy(&a32, p, sizeof(a32));
+	return a32;
 }
 
 /*
