@@ -124,7 +124,8 @@ static int pick_buffer(const char *path, struct tracecmd_input *top, const char 
 		*name = "";
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
+	/* one instance is the one, with records or without: no need to read it twice */
+	for (i = 0; i < n && n > 1; i++) {
 		b = tracecmd_buffer_instance_handle(top, i);
 		if (!b)
 			continue;

@@ -53,6 +53,7 @@ struct cap_type {
 	uint8_t kind;				/* enum cap_kind */
 	uint8_t nfields;
 	uint16_t db_id;				/* event_types.id */
+	const char *name;			/* the event's, owned by the tep */
 	struct tep_format_field *field[TDB_MAX_FIELDS];
 	uint16_t offset[TDB_MAX_FIELDS];	/* field[i]->offset, for the native path */
 	uint8_t size[TDB_MAX_FIELDS];
@@ -207,6 +208,7 @@ static int register_event(struct cap_decoder *d, struct tep_event *ev)
 	t = &d->types[ev->id];
 	if (t->kind != CAP_SKIP)
 		return 0;		/* asked for twice */
+	t->name = ev->name;
 
 	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "print")) {
 		t->kind = CAP_MARKER;
@@ -471,14 +473,15 @@ static int64_t stack_owner(struct cap_decoder *d, struct cap_cpu *c, const char 
 
 		for (k = 0; k < CAP_RECENT; k++) {
 			struct cap_recent *r;
-			struct tep_event *ev;
+			const char *rname;
 
 			i = (c->next_recent + CAP_RECENT - 1 - k) % CAP_RECENT;
 			r = &c->recent[i];
 			if (r->seq < 0)
 				continue;
-			ev = tep_find_event(d->tep, r->tep_id);
-			if (ev && !strcmp(ev->name, name)) {
+			/* stored, so registered: its type knows its name */
+			rname = r->tep_id < d->nr_types ? d->types[r->tep_id].name : NULL;
+			if (rname && !strcmp(rname, name)) {
 				int64_t seq = r->seq;
 
 				r->seq = -1;	/* one stack per event */

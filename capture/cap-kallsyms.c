@@ -21,7 +21,7 @@
 
 struct ksym {
 	unsigned long long addr;
-	const char *name;		/* in the text, cut out of its line */
+	char *name;			/* in the text; cut out of its line when asked for */
 };
 
 /* The table of the text loaded, and the tep asking it. */
@@ -34,6 +34,7 @@ struct ksyms {
 
 static bool deferring;
 static char *kept;
+static size_t kept_len;
 static struct ksyms loaded;
 
 typedef int (*parse_fn)(struct tep_handle *tep, const char *buf);
@@ -53,11 +54,14 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 	parse_fn fn;
 
 	if (deferring && buf) {
-		char *copy = strdup(buf);
+		size_t len = strlen(buf);
+		char *copy = malloc(len + 1);
 
 		if (copy) {
+			memcpy(copy, buf, len + 1);
 			free(kept);
 			kept = copy;
+			kept_len = len;
 			return 0;
 		}
 	}
@@ -89,45 +93,61 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* A hex digit's value, or -1 (a table: this runs for every character of 100,000 lines). */
+static signed char hex_value[256];
+
+static void init_hex(void)
+{
+	int i;
+
+	if (hex_value['1'])
+		return;
+	memset(hex_value, -1, sizeof(hex_value));
+	for (i = 0; i < 10; i++)
+		hex_value['0' + i] = (signed char)i;
+	for (i = 0; i < 6; i++)
+		hex_value['a' + i] = hex_value['A' + i] = (signed char)(10 + i);
+}
+
+static bool is_eol(char c)
+{
+	return c == '\n' || !c;
+}
+
 /*
- * One line "ADDR TYPE NAME[\t[MODULE]]", as libtraceevent reads it: false when it
- * does not read so; *@name NULL for the lines it skips (absolute symbols, which are
- * per-cpu offsets on x86-64, and arm's '$' mapping symbols).
+ * The line at @line "ADDR TYPE NAME[\t[MODULE]]", as libtraceevent reads it: NULL when
+ * it does not read so, else the end of its NAME. *@name is NULL for the lines
+ * libtraceevent skips (absolute symbols, which are per-cpu offsets on x86-64, and
+ * arm's '$' mapping symbols); the name is cut out of its line only when asked for
+ * (resolve()): most of the 100,000 never are.
  */
-static bool parse_line(char *line, unsigned long long *addr, const char **name)
+static char *parse_line(char *line, unsigned long long *addr, char **name)
 {
 	unsigned long long a = 0;
 	char *p = line, type, *n;
-	int digits;
+	int digits, v;
 
 	while (is_space(*p))
 		p++;
-	for (digits = 0; digits < 16; digits++, p++) {
-		int v = *p >= '0' && *p <= '9' ? *p - '0' : (*p | 0x20) >= 'a' &&
-			(*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10 : -1;
-
-		if (v < 0)
-			break;
+	for (digits = 0; digits < 16 && (v = hex_value[(unsigned char)*p]) >= 0; digits++, p++)
 		a = a << 4 | (unsigned long long)v;
-	}
 	if (!digits || !is_space(*p))
-		return false;
+		return NULL;
 	while (is_space(*p))
 		p++;
 	type = *p++;
-	if (!type)
-		return false;
+	if (is_eol(type))
+		return NULL;
 	while (is_space(*p))
 		p++;
-	if (!*p)
-		return false;
+	if (is_eol(*p))
+		return NULL;
 	n = p;
-	while (*p && !is_space(*p))
+	while (!is_eol(*p) && !is_space(*p))
 		p++;
-	*p = '\0';
 	*addr = a;
 	*name = type == 'A' || type == 'a' || n[0] == '$' ? NULL : n;
-	return true;
+	return p;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -199,32 +219,61 @@ static char *resolve(void *priv, unsigned long long *addrp, char **modp)
 	if (!s)
 		return NULL;
 	*addrp = s->addr;
-	return (char *)s->name;
+	s->name[strcspn(s->name, " \t\n")] = '\0';
+	return s->name;
 }
 
-/* Parse @text (taken) into @ks. Return: 0, -BC_E_NOMEM or -BC_E_FORMAT. */
-static int build(char *text, struct ksyms *ks)
+/* Room for @need more entries and the end entry. */
+static int grow(struct ksyms *ks, size_t *cap, size_t need)
 {
-	size_t cap = 1, nr = 0;
-	char *line, *save = NULL;
-	const char *name;
-	unsigned long long addr;
+	struct ksym *s;
 
-	for (const char *p = text; *p; p++)
-		cap += *p == '\n';
-	ks->text = text;
-	ks->sym = malloc((cap + 1) * sizeof(*ks->sym));
-	if (!ks->sym)
+	if (ks->nr + need + 1 <= *cap)
+		return 0;
+	*cap = *cap * 2 + need + 1;
+	s = realloc(ks->sym, *cap * sizeof(*s));
+	if (!s)
 		return bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!parse_line(line, &addr, &name))
+	ks->sym = s;
+	return 0;
+}
+
+/*
+ * Parse @text (taken, @len bytes) into @ks, in one pass: the table starts at a size
+ * for kallsyms' usual 40-odd bytes a line and grows if the lines are shorter.
+ * Return: 0, -BC_E_NOMEM or -BC_E_FORMAT.
+ */
+static int build(char *text, size_t len, struct ksyms *ks)
+{
+	char *line, *end = text + len, *p, *name;
+	unsigned long long addr;
+	size_t cap = 0;
+
+	ks->text = text;
+	ks->nr = 0;
+	if (grow(ks, &cap, len / 32))
+		return -BC_E_NOMEM;
+	init_hex();
+	for (line = text; line < end; line = p + 1) {
+		if (*line == '\n') {
+			p = line;	/* an empty line: libtraceevent's strtok() skips it */
+			continue;
+		}
+		p = parse_line(line, &addr, &name);
+		if (!p)
 			return bc_error(BC_E_FORMAT, "capture: the trace's kallsyms could not be parsed");
-		if (name)
-			ks->sym[nr++] = (struct ksym){ addr, name };
+		if (name) {
+			if (grow(ks, &cap, 1))
+				return -BC_E_NOMEM;
+			ks->sym[ks->nr++] = (struct ksym){ addr, name };
+		}
+		if (*p != '\n')
+			p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			break;
 	}
-	order(ks->sym, nr);
-	ks->sym[nr] = (struct ksym){ 0, NULL };
-	ks->nr = nr;
+	order(ks->sym, ks->nr);
+	ks->sym[ks->nr] = (struct ksym){ 0, NULL };
 	return 0;
 }
 
@@ -237,7 +286,7 @@ int cap_kallsyms_load(struct tep_handle *tep)
 		return 0;
 	kept = NULL;
 	unload();
-	ret = build(text, &loaded);
+	ret = build(text, kept_len, &loaded);
 	if (!ret && tep_set_function_resolver(tep, resolve, &loaded))
 		ret = bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
 	if (ret) {

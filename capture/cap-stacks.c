@@ -30,6 +30,7 @@ struct stack_entry {
 struct cap_stacks {
 	struct tep_handle *tep;
 	int long_size;
+	bool native;			/* file byte order == ours: plain loads */
 	unsigned int used;
 	struct stack_entry slot[STACK_SLOTS];
 };
@@ -43,6 +44,7 @@ int cap_stacks_create(struct tep_handle *tep, int long_size, struct cap_stacks *
 		return bc_error(BC_E_NOMEM, "capture: out of memory for stacks");
 	sc->tep = tep;
 	sc->long_size = long_size;
+	sc->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	*out = sc;
 	return 0;
 }
@@ -69,18 +71,35 @@ void cap_stacks_destroy(struct cap_stacks *sc)
 
 static unsigned long long addr_at(const struct cap_stacks *sc, const void *raw, int i)
 {
-	return tep_read_number(sc->tep, (const char *)raw + (size_t)i * sc->long_size,
-			       sc->long_size);
+	const char *p = (const char *)raw + (size_t)i * sc->long_size;
+	uint64_t a64;
+	uint32_t a32;
+
+	if (!sc->native || (sc->long_size != 8 && sc->long_size != 4))
+		return tep_read_number(sc->tep, p, sc->long_size);
+	if (sc->long_size == 8) {
+		memcpy(&a64, p, sizeof(a64));
+		return a64;
+	}
+	memcpy(&a32, p, sizeof(a32));
+	return a32;
 }
 
-/* FNV-1a: the keys are a few hundred bytes, read once per record. */
+/*
+ * FNV-1a over 64-bit words, then the bytes left: the keys are a few hundred bytes of
+ * addresses, hashed for every record, and a byte at a time was a good part of an import.
+ */
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0xcbf29ce484222325ULL, w;
 
+	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
 	while (len--)
 		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
+	return h ^ h >> 29;
 }
 
 /* Append to the text being built, growing it; false when out of memory. */

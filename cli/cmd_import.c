@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,14 @@ static int import_contained(const struct import_args *a, const char *tmp, int ar
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(0);
+		/*
+		 * libtracecmd passes a trace's kallsyms text (5 MB and more) through a few
+		 * buffers in turn; glibc maps each afresh and unmaps it when freed, so the
+		 * kernel zeroes every page again. Freed memory stays in the heap for the next
+		 * one instead (the child is short-lived).
+		 */
+		mallopt(M_MMAP_THRESHOLD, 256 << 20);
+		mallopt(M_TRIM_THRESHOLD, 256 << 20);
 		rep->ret = import_into(a, tmp, argc, argv, prog, &rep->st);
 		if (rep->ret)
 			snprintf(rep->msg, sizeof(rep->msg), "%s", bc_errmsg());

@@ -104,22 +104,26 @@ static struct tdb *tdb_alloc(const char *path)
 	return db;
 }
 
+static void free_type(struct tdb_event_type *t)
+{
+	int j;
+
+	if (!t)
+		return;
+	for (j = 0; t->field_names && j < t->nfields; j++)
+		free(t->field_names[j]);
+	free(t->field_names);
+	free(t->system);
+	free(t->name);
+	free(t);
+}
+
 static void tdb_free_types(struct tdb *db)
 {
-	int i, j;
+	int i;
 
-	for (i = 0; i < db->types_nr; i++) {
-		struct tdb_event_type *t = db->types[i];
-
-		if (!t)
-			continue;
-		for (j = 0; j < t->nfields; j++)
-			free(t->field_names[j]);
-		free(t->field_names);
-		free(t->system);
-		free(t->name);
-		free(t);
-	}
+	for (i = 0; i < db->types_nr; i++)
+		free_type(db->types[i]);
 	free(db->types);
 	db->types = NULL;
 	db->types_nr = 0;
@@ -648,6 +652,45 @@ static int load_codec_types(struct tdb *db)
 	return 0;
 }
 
+/*
+ * Add type @id to db->types as tdb_load_types() would read it back: reloading every
+ * type after each add made registering a trace's types quadratic.
+ */
+static int add_type_entry(struct tdb *db, int id, const char *system, const char *name,
+			  bool missing, int nfields, const char *const *names)
+{
+	struct tdb_event_type *t, **types;
+	int i;
+
+	if (id >= db->types_nr) {
+		types = realloc(db->types, (size_t)(id + 1) * sizeof(*types));
+		if (!types)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		memset(types + db->types_nr, 0, (size_t)(id + 1 - db->types_nr) * sizeof(*types));
+		db->types = types;
+		db->types_nr = id + 1;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	free_type(db->types[id]);	/* a rowid used again */
+	db->types[id] = t;
+	t->id = id;
+	t->missing = missing;
+	t->nfields = nfields;
+	t->system = strdup(system);
+	t->name = strdup(name);
+	t->field_names = calloc((size_t)nfields + 1, sizeof(char *));
+	if (!t->system || !t->name || !t->field_names)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = 0; i < nfields; i++) {
+		t->field_names[i] = strdup(names[i]);
+		if (!t->field_names[i])
+			return bc_error(BC_E_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int tdb_add_event_type(struct tdb *db, const char *system, const char *name, bool missing,
 		       const char *format, int nfields, const char *const *names,
 		       const int *sizes, const bool *is_signed)
@@ -702,8 +745,7 @@ int tdb_add_event_type(struct tdb *db, const char *system, const char *name, boo
 		if (is_pfn_field(names[i]) && db->pfn_field[id] < 0)
 			db->pfn_field[id] = i;
 	/* Readers of this connection see the new type too. */
-	tdb_free_types(db);
-	ret = tdb_load_types(db);
+	ret = add_type_entry(db, id, system, name, missing, nfields, names);
 	return ret ? ret : id;
 }
 

@@ -120,6 +120,57 @@ START_TEST(test_events_roundtrip)
 }
 END_TEST
 
+/*
+ * The types the writing connection holds after each add (tdb_add_event_type() adds to
+ * them, not reloading all) are the ones a reader loads from the file.
+ */
+static void types_text(struct tdb *db, char *buf, size_t size)
+{
+	struct tdb_event_type **types;
+	size_t len = 0;
+	int nr, i, j;
+
+	ck_assert_int_eq(tdb_event_types(db, &types, &nr), 0);
+	buf[0] = '\0';
+	for (i = 0; i < nr; i++) {
+		if (!types[i])
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%d %s:%s %d %d", types[i]->id,
+					types[i]->system, types[i]->name, types[i]->missing,
+					types[i]->nfields);
+		for (j = 0; j < types[i]->nfields; j++)
+			len += (size_t)snprintf(buf + len, size - len, " %s",
+						types[i]->field_names[j]);
+		len += (size_t)snprintf(buf + len, size - len, ";");
+		ck_assert_uint_lt(len, size);
+	}
+}
+
+START_TEST(test_types_as_read)
+{
+	char *path = fixture_tmpfile("types.db"), written[1024], read[1024];
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	ck_assert_int_gt(tdb_add_event_type(db, "kmem", "mm_page_alloc", false, "f", 4,
+					    alloc_fields, alloc_sizes, alloc_signed), 0);
+	ck_assert_int_gt(tdb_add_event_type(db, "cma", "cma_alloc_start", true, NULL, 0, NULL,
+					    NULL, NULL), 0);
+	ck_assert_int_gt(tdb_add_event_type(db, "kmem", "mm_page_free", false, NULL, 2,
+					    alloc_fields, NULL, NULL), 0);
+	types_text(db, written, sizeof(written));
+	ck_assert_int_eq(tdb_field_index(db, tdb_event_type_id(db, "kmem", "mm_page_free"),
+					 "order"), 1);
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	types_text(db, read, sizeof(read));
+	ck_assert_str_eq(written, read);
+	tdb_close(db);
+	fixture_rm(path);
+}
+END_TEST
+
 START_TEST(test_not_sqlite)
 {
 	char *path = fixture_tmpfile("garbage.db");
@@ -420,6 +471,7 @@ Suite *tdb_suite(void)
 
 	tcase_add_test(tc, test_varint_roundtrip);
 	tcase_add_test(tc, test_events_roundtrip);
+	tcase_add_test(tc, test_types_as_read);
 	suite_add_tcase(s, tc);
 	tcase_add_test(lim, test_not_sqlite);
 	tcase_add_test(lim, test_newer_schema);
