@@ -696,9 +696,13 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	if (!ret)
 		ret = seed_pcp_lists(&t, rp_model(rp));
 	if (!ret) {
-		qsort(t.pev, t.nr_pev, sizeof(*t.pev), cmp_pev);
-		qsort(t.ent, t.nr_ent, sizeof(*t.ent), cmp_pev);
-		qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
+		/* qsort() of an empty (NULL) array is undefined */
+		if (t.nr_pev)
+			qsort(t.pev, t.nr_pev, sizeof(*t.pev), cmp_pev);
+		if (t.nr_ent)
+			qsort(t.ent, t.nr_ent, sizeof(*t.ent), cmp_pev);
+		if (t.nr)
+			qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
 		ret = rp_run(rp, &h);
 	}
 	/* requests the run did not reach (--until cuts a group) are not counted */
