@@ -166,6 +166,14 @@ static const struct model_zone_limits *limits(struct model *m, unsigned int zi)
 	return &d->lim;
 }
 
+int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out)
+{
+	if (zone >= m->nr_zones)
+		return bc_error(BC_E_INVAL, "model: zone %u out of range", zone);
+	*out = *limits(m, zone);
+	return 0;
+}
+
 /* The per-cpu tuning of @zi (allocated on first use, zeroed = as after boot). */
 static struct dpcp *pcp_state(struct model *m, unsigned int zi, unsigned int cpu)
 {
