@@ -172,12 +172,39 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 		       r[i].real_attempts);
 		if (r[i].seed_moved_pages)
 			printf(" %" PRIu64 " seed pages moved out;", r[i].seed_moved_pages);
+		for (b = 0; b < (int)r[i].nr_zones; b++)
+			if (r[i].zone[b].present)
+				printf(" %s free %" PRIu64 ";", r[i].zone[b].name,
+				       r[i].zone[b].free_pages);
 		printf(" blockers:");
 		for (b = 0; b < r[i].demand.nr_blockers; b++)
 			printf(" %s %" PRIu64, r[i].demand.blockers[b].name,
 			       r[i].demand.blockers[b].n);
 		printf("%s\n", r[i].demand.nr_blockers ? "" : " none");
 	}
+}
+
+/* The zones at the end of the run: what a kernel booted with the layout would show. */
+static void json_zones(struct json *j, const struct cmp_result *r)
+{
+	unsigned int z;
+
+	json_key(j, "zones");
+	json_arr_begin(j);
+	for (z = 0; z < r->nr_zones; z++) {
+		const struct cmp_zone *cz = &r->zone[z];
+
+		json_obj_begin(j);
+		json_kstr(j, "name", cz->name);
+		json_kuint(j, "start_pfn", cz->start_pfn);
+		json_kuint(j, "spanned", cz->spanned);
+		json_kuint(j, "present", cz->present);
+		json_kuint(j, "managed", cz->managed);
+		json_kuint(j, "free_pages", cz->free_pages);
+		json_kuint(j, "pcp_pages", cz->pcp_pages);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void print_json(const struct args *A, const struct cmp_result *r)
@@ -207,6 +234,7 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
+		json_zones(&j, &r[i]);
 		json_key(&j, "blockers");
 		json_obj_begin(&j);
 		for (b = 0; b < d->nr_blockers; b++)

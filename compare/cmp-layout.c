@@ -144,6 +144,9 @@ int cmp_movable_start(const struct model_layout *L, const struct cmp_layout *c,
 		remaining -= e - s;
 	}
 	*pfn = (zmp + max_order_pages - 1) / max_order_pages * max_order_pages;
+	/* adjust_zone_range_for_zone_movable(): the zone starts no lower than its source */
+	if (*pfn < usable)
+		*pfn = usable;
 	return *pfn >= L->zones[z].start_pfn + L->zones[z].spanned ? 1 : 0;
 }
 
@@ -166,35 +169,6 @@ static int carve_movable(struct model_layout *L, int z, uint64_t pfn)
 	lo->spanned = pfn - lo->start_pfn;
 	lo->present -= present < lo->present ? present : lo->present;
 	lo->managed -= present < lo->managed ? present : lo->managed;
-	return 0;
-}
-
-/* memmap=nn$ss: [@s, @e) leaves the RAM ranges and its zones' present/managed pages. */
-static int punch(struct model_layout *L, uint64_t s, uint64_t e)
-{
-	struct model_pfn_range r[MODEL_MAX_RAM];
-	uint64_t rs, re;
-	unsigned int i, n = 0, z;
-
-	for (z = 0; z < L->nr_zones; z++) {
-		struct model_zone_layout *zl = &L->zones[z];
-		uint64_t zs = zl->start_pfn > s ? zl->start_pfn : s;
-		uint64_t ze = zl->start_pfn + zl->spanned < e ? zl->start_pfn + zl->spanned : e;
-		uint64_t k = ze > zs ? cmp_ram_pages(L, zs, ze) : 0;
-
-		zl->present -= k < zl->present ? k : zl->present;
-		zl->managed -= k < zl->managed ? k : zl->managed;
-	}
-	for (i = 0; ram_range(L, i, &rs, &re); i++) {
-		if (n + 2 > MODEL_MAX_RAM)
-			return bc_error(BC_E_INVAL, "too many RAM ranges");
-		if (rs < s)
-			r[n++] = (struct model_pfn_range){ rs, re < s ? re : s };
-		if (re > e)
-			r[n++] = (struct model_pfn_range){ rs > e ? rs : e, re };
-	}
-	memcpy(L->ram, r, n * sizeof(r[0]));
-	L->nr_ram = n;
 	return 0;
 }
 
@@ -227,9 +201,6 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 		    cmp_ram_pages(L, c->reserve_pfn, c->reserve_pfn + c->reserve_pages) !=
 		    c->reserve_pages)
 			return bc_error(BC_E_INVAL, "%s: the reservation is not all RAM", c->name);
-		ret = punch(L, c->reserve_pfn, c->reserve_pfn + c->reserve_pages);
-		if (ret)
-			return ret;
 	}
 	if (c->movablecore_pages || c->kernelcore_pages) {
 		z = movable_zone(L);

@@ -45,10 +45,10 @@ int cmp_movable_start(const struct model_layout *L, const struct cmp_layout *c,
 		      uint64_t max_order_pages, uint64_t *pfn);
 
 /*
- * @c's zones and reservation into @L before the model is built: the zone holding
- * ZONE_MOVABLE's start is cut there and a "Movable" zone appended; the reserved range
- * leaves the RAM ranges and its zone's present and managed pages; the CMA area gets
- * its place (c->cma_pfn). Return: 0, or -BC_E_INVAL when a range does not fit.
+ * @c's zones into @L before the model is built: the zone holding ZONE_MOVABLE's start
+ * is cut there and a "Movable" zone appended; the reservation and the CMA area get
+ * their places (c->reserve_pfn, c->cma_pfn; applied to the seeded model by
+ * cmp-apply.h). Return: 0, or -BC_E_INVAL when a range does not fit.
  */
 int cmp_layout_place(struct model_layout *L, struct cmp_layout *c);
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmp-run: one what-if layout run (cmp-run.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/err.h"
+#include "compare/cmp-apply.h"
 #include "compare/cmp-run.h"
 #include "model/decide.h"
 #include "model/model.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-requests.h"
 #include "sim/sim.h"
-
-#define TRACE_MT_CMA	4	/* with CONFIG_CMA (model_set_cma()) */
 
 struct run {
 	const struct cmp_opts *o;
@@ -41,112 +41,18 @@ static int place(void *arg, struct model_layout *L, struct model_profile *p)
 	return ret;
 }
 
-static bool movable_kind(enum model_kind k)
-{
-	return k == MODEL_KIND_ANON || k == MODEL_KIND_FILE || k == MODEL_KIND_THP ||
-	       k == MODEL_KIND_HUGETLB;
-}
-
-/*
- * Seed pages in use and not movable inside [@s, @e) move to what the model's own
- * allocator gives an unmovable page of @zone (never CMA nor ZONE_MOVABLE); the pfn map
- * follows them, so their later frees release the new place.
- */
-static int evacuate(struct cmp_result *r, struct model *m, struct sim_apply *ap, int zone,
-		    uint64_t s, uint64_t e)
-{
-	struct model_pfn_info pi;
-	uint64_t p, np, n;
-	unsigned int order;
-	int ret;
-
-	for (p = s; p < e; p += n) {
-		n = 1;
-		if (model_pfn_info(m, p, &pi) || pi.state != MODEL_PFN_ALLOC ||
-		    movable_kind(pi.kind) || pi.head != p)
-			continue;
-		/* a seed page's order is not known: page by page */
-		order = pi.seeded ? 0 : pi.order;
-		n = 1ull << order;
-		ret = model_alloc_block(m, (unsigned int)zone, order, 0, pi.kind, &np);
-		if (ret)
-			return ret;
-		sim_apply_map(ap, p, np, n);
-		ret = model_give(m, 0, p, order);
-		if (ret)
-			return ret;
-		r->seed_moved_pages += n;
-	}
-	return 0;
-}
-
-static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
-{
-	return whole ? (uint64_t)((double)v * (double)part / (double)whole) : v;
-}
-
-/*
- * The carved ZONE_MOVABLE has no zoneinfo of its own: its watermarks and the cut
- * zone's are the seed's split by managed pages, as __setup_per_zone_wmarks() shares
- * min_free_kbytes; pcp batch as the cut zone's, high bounds by managed pages;
- * lowmem_reserve against Movable from sysctl_lowmem_reserve_ratio (256 DMA/DMA32, 32
- * Normal). An assumption, stated in the help.
- */
-static int movable_limits(struct model *m, int mz)
-{
-	const struct model_layout *L = model_get_layout(m);
-	uint64_t lo = L->zones[mz - 1].managed, hi = L->zones[mz].managed, all = lo + hi;
-	struct model_zone_limits a, b;
-	int z, t, ret = model_get_zone_limits(m, (unsigned int)mz - 1, &a);
-
-	if (ret)
-		return ret;
-	b = a;
-	b.wmark_min = share(a.wmark_min, hi, all);
-	b.wmark_low = share(a.wmark_low, hi, all);
-	b.wmark_high = share(a.wmark_high, hi, all);
-	b.pcp_high_max = (uint32_t)share(a.pcp_high_max, hi, all);
-	a.wmark_min = share(a.wmark_min, lo, all);
-	a.wmark_low = share(a.wmark_low, lo, all);
-	a.wmark_high = share(a.wmark_high, lo, all);
-	a.pcp_high_max = (uint32_t)share(a.pcp_high_max, lo, all);
-	ret = model_set_zone_limits(m, (unsigned int)mz - 1, &a);
-	if (!ret)
-		ret = model_set_zone_limits(m, (unsigned int)mz, &b);
-	for (z = 0; !ret && z < mz; z++) {
-		ret = model_get_zone_limits(m, (unsigned int)z, &a);
-		t = model_zone_type_of_name(L->zones[z].name);
-		if (ret || t < 0 || t >= 3)
-			continue;
-		a.lowmem_reserve[3] = a.lowmem_reserve[2] + hi / (t == 2 ? 32 : 256);
-		ret = model_set_zone_limits(m, (unsigned int)z, &a);
-	}
-	return ret;
-}
-
 static int ready(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct run *R = arg;
 	struct cmp_result *r = R->r;
-	uint64_t pb = 1ull << model_get_layout(m)->pageblock_order, p;
-	int ret = 0, z;
+	int ret = 0;
 
-	if (r->movable_start) {
-		z = model_pfn_zone(m, r->movable_start);
-		ret = movable_limits(m, z);
-		if (!ret)
-			ret = evacuate(r, m, ap, z - 1, r->movable_start,
-				       r->movable_start + model_get_layout(m)->zones[z].spanned);
-	}
-	if (!ret && R->cma.nr_pages) {
-		/* init_cma_reserved_pageblock(): the area's pageblocks become MIGRATE_CMA */
-		model_set_cma(m, true);
-		for (p = R->cma.start; !ret && p < R->cma.start + R->cma.nr_pages; p += pb)
-			ret = model_set_pageblock_mt(m, p, TRACE_MT_CMA);
-		if (!ret)
-			ret = evacuate(r, m, ap, model_pfn_zone(m, R->cma.start), R->cma.start,
-				       R->cma.start + R->cma.nr_pages);
-	}
+	if (r->movable_start)
+		ret = cmp_apply_movable(m, ap, r->movable_start, &r->seed_moved_pages);
+	if (!ret && R->cma.nr_pages)
+		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages);
+	if (!ret && R->res.nr_pages)
+		ret = cmp_apply_reserve(m, ap, R->res.start, R->res.nr_pages, &r->seed_moved_pages);
 	return ret;
 }
 
@@ -194,6 +100,66 @@ static int ask(struct run *R, struct model *m)
 	return ret < 0 ? ret : 0;
 }
 
+static bool in_area(const struct cmp_area *a, uint64_t pfn)
+{
+	return a->nr_pages && pfn >= a->start && pfn < a->start + a->nr_pages;
+}
+
+/* Inside a range cmp-apply.h moved the seed out of. */
+static bool moved_out(const struct run *R, uint64_t pfn)
+{
+	return in_area(&R->res, pfn) || in_area(&R->cma, pfn) ||
+	       (R->r->movable_start && pfn >= R->r->movable_start);
+}
+
+/*
+ * A free of a block whose seed pages moved out page by page (cmp-apply.c: a seed
+ * page's order is not known): each page is freed where it went. Return: 1 done, 0
+ * not such a free (the driver makes it), < 0 error.
+ */
+static int free_scattered(struct run *R, struct model *m, struct sim_apply *ap,
+			  const struct sim_request *rq)
+{
+	uint64_t sp0 = sim_apply_sim_pfn(ap, rq->pfn), sp, i;
+	int ret;
+
+	if (rq->kind != SIM_REQ_FREE || !rq->order || sp0 == UINT64_MAX || !moved_out(R, rq->pfn))
+		return 0;
+	for (i = 1; i < rq->nr_pages && sim_apply_sim_pfn(ap, rq->pfn + i) == sp0 + i; i++)
+		;
+	if (i == rq->nr_pages)
+		return 0;
+	for (i = 0; i < rq->nr_pages; i++) {
+		sp = sim_apply_sim_pfn(ap, rq->pfn + i);
+		if (sp == UINT64_MAX)
+			continue;
+		sim_apply_unmap(ap, rq->pfn + i, 1);
+		ret = model_give(m, rq->cpu, sp, 0);
+		if (ret)
+			return ret;
+	}
+	R->r->frees_scattered++;
+	return 1;
+}
+
+/*
+ * A free of a block the seed held in use (no simulated page) whose pages are not all in
+ * use any more: the layout moved the simulation's pages through it (an evacuation's
+ * pcp refill). Freeing the whole block would free pages others hold: skipped, counted.
+ */
+static bool free_overlaps(struct model *m, struct sim_apply *ap, const struct sim_request *rq)
+{
+	struct model_pfn_info pi;
+	uint64_t i;
+
+	if (rq->kind != SIM_REQ_FREE || !rq->order || sim_apply_sim_pfn(ap, rq->pfn) != UINT64_MAX)
+		return false;
+	for (i = 0; i < rq->nr_pages; i++)
+		if (model_pfn_info(m, rq->pfn + i, &pi) || pi.state != MODEL_PFN_ALLOC)
+			return i > 0;
+	return false;
+}
+
 static int before(void *arg, struct model *m, struct sim_apply *ap, const struct sim_request *rq)
 {
 	struct run *R = arg;
@@ -215,6 +181,25 @@ static int before(void *arg, struct model *m, struct sim_apply *ap, const struct
 		if (ret)
 			return ret;
 		R->last_idle = idle_now(R, m);
+	}
+	/*
+	 * A drain naming a seed page of unknown use (sim-apply.c do_drain()) inside a range
+	 * the seed was moved out of: that page is not there any more.
+	 */
+	if (rq->kind == SIM_REQ_PCP_DRAIN && moved_out(R, rq->pfn))
+		return 1;
+	/* a page the seed did not show in use inside a reservation: not RAM for the layout */
+	if (rq->kind == SIM_REQ_FREE && in_area(&R->res, rq->pfn) &&
+	    sim_apply_sim_pfn(ap, rq->pfn) == UINT64_MAX) {
+		R->r->frees_in_reserve++;
+		return 1;
+	}
+	ret = free_scattered(R, m, ap, rq);
+	if (ret)
+		return ret;
+	if (free_overlaps(m, ap, rq)) {
+		R->r->frees_overlapping++;
+		return 1;
 	}
 	if (rq->kind != SIM_REQ_CONTIG)
 		return 0;
@@ -244,6 +229,30 @@ static uint64_t unmovable_pageblocks(struct model *m)
 	return n;
 }
 
+static int end_zones(struct cmp_result *r, struct model *m)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct model_zone_stats zs;
+	unsigned int z;
+	int ret = 0;
+
+	r->nr_zones = L->nr_zones;
+	for (z = 0; !ret && z < L->nr_zones; z++) {
+		struct cmp_zone *cz = &r->zone[z];
+
+		snprintf(cz->name, sizeof(cz->name), "%s", L->zones[z].name);
+		cz->start_pfn = L->zones[z].start_pfn;
+		cz->spanned = L->zones[z].spanned;
+		cz->present = L->zones[z].present;
+		cz->managed = L->zones[z].managed;
+		ret = model_zone_stats(m, z, &zs);
+		cz->free_pages = zs.free_pages;
+		cz->pcp_pages = zs.pcp_pages;
+		memcpy(cz->pageblocks, zs.pageblocks, sizeof(cz->pageblocks));
+	}
+	return ret;
+}
+
 static int done(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct run *R = arg;
@@ -255,7 +264,7 @@ static int done(void *arg, struct model *m, struct sim_apply *ap)
 		ret = ask(R, m);
 	}
 	R->r->unmovable_pageblocks = unmovable_pageblocks(m);
-	return ret;
+	return ret ? ret : end_zones(R->r, m);
 }
 
 int cmp_run(struct tdb *db, const struct cmp_layout *c, const struct cmp_opts *o,

@@ -16,6 +16,7 @@
 
 #include "compare/cmp-demand.h"
 #include "compare/cmp-layout.h"
+#include "model/model.h"
 
 struct tdb;
 
@@ -29,6 +30,14 @@ struct cmp_opts {
 	void *arg;
 };
 
+/* A zone at the end of the run (to set against a kernel booted with the layout). */
+struct cmp_zone {
+	char name[16];
+	uint64_t start_pfn, spanned, present, managed;
+	uint64_t free_pages, pcp_pages;	/* buddy (buddyinfo's sum), per-cpu lists */
+	uint64_t pageblocks[8];		/* per type (trace numbering), as pagetypeinfo */
+};
+
 struct cmp_result {
 	struct cmp_layout layout;	/* placed */
 	uint64_t movable_start;		/* ZONE_MOVABLE's first pfn, 0 none */
@@ -38,7 +47,11 @@ struct cmp_result {
 	uint64_t requests, fallbacks, needed_reclaim;
 	uint64_t unmovable_pageblocks;	/* at the end: pageblocks holding unmovable pages */
 	uint64_t seed_moved_pages;	/* seed pages moved out of where the layout forbids them */
-	uint64_t seed_lost_pages;	/* seed pages in use inside a reservation */
+	uint64_t frees_scattered;	/* frees of blocks whose seed pages moved one by one */
+	uint64_t frees_in_reserve;
+	uint64_t frees_overlapping;	/* frees of seed blocks now partly free: skipped */	/* frees of pages the seed showed free in a reservation */
+	unsigned int nr_zones;
+	struct cmp_zone zone[MODEL_MAX_ZONES];
 };
 
 /* Run layout @c on @db. Return: 0 and *@out, or a negative bc_err. */

@@ -71,6 +71,11 @@ void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n
 	sim_pfnmap_set(a->pm, kpfn, spfn, n);
 }
 
+void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n)
+{
+	sim_pfnmap_clear(a->pm, kpfn, n);
+}
+
 static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,

@@ -53,6 +53,8 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq);
 uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn);
 /* Kernel pfns [@kpfn, +@n) are now the simulated [@spfn, +@n) (a request made by a hook). */
 void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n);
+/* Kernel pfns [@kpfn, +@n) are no longer handed out by the simulation. */
+void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 
