@@ -235,6 +235,11 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
 		json_zones(&j, &r[i]);
+		json_key(&j, "served_pfns");
+		json_arr_begin(&j);
+		for (b = 0; b < (int)r[i].nr_served_pfns; b++)
+			json_uint(&j, r[i].served_pfns[b]);
+		json_arr_end(&j);
 		json_key(&j, "blockers");
 		json_obj_begin(&j);
 		for (b = 0; b < d->nr_blockers; b++)

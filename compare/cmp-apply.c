@@ -56,6 +56,9 @@ static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t 
 		if (ret)
 			return ret < 0 ? ret : bc_error(BC_E_NOMEM, "no room to move seed page "
 							  "0x%llx out", (unsigned long long)p);
+		ret = model_set_page_kind(m, np, n, pi.kind);
+		if (ret)
+			return ret;
 		if (ap)
 			sim_apply_map(ap, p, np, n);
 		ret = model_give(m, 0, p, order);

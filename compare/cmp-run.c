@@ -96,6 +96,8 @@ static int ask(struct run *R, struct model *m)
 			ret = cmp_demand_one(m, &R->res, R->o->nr_pages, &R->r->demand, &pfn);
 		else
 			ret = cmp_demand_one(m, NULL, R->o->nr_pages, &R->r->demand, &pfn);
+		if (ret == 0 && R->r->nr_served_pfns < CMP_MAX_PFNS)
+			R->r->served_pfns[R->r->nr_served_pfns++] = pfn;
 	}
 	return ret < 0 ? ret : 0;
 }

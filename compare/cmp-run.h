@@ -20,6 +20,8 @@
 
 struct tdb;
 
+#define CMP_MAX_PFNS 64
+
 struct cmp_opts {
 	uint64_t nr_pages;		/* the demand's size, pages */
 	unsigned int count;		/* requests at each time */
@@ -43,6 +45,8 @@ struct cmp_result {
 	uint64_t movable_start;		/* ZONE_MOVABLE's first pfn, 0 none */
 	struct cmp_demand_stats demand;	/* the demand and the real attempts */
 	uint64_t real_attempts, real_served;
+	uint64_t served_pfns[CMP_MAX_PFNS];	/* the demand's first successes (not the real ones) */
+	unsigned int nr_served_pfns;
 	double idle_page_seconds;	/* reserved or CMA-free pages not used by the demand */
 	uint64_t requests, fallbacks, needed_reclaim;
 	uint64_t unmovable_pageblocks;	/* at the end: pageblocks holding unmovable pages */
