@@ -113,6 +113,35 @@ static int movable_limits(struct model *m, int mz)
 	return ret;
 }
 
+static bool online(struct model *m, uint64_t s, uint64_t n)
+{
+	struct model_range_counts rc;
+
+	return !model_range_counts(m, s, s + n, &rc) && !rc.pages[MODEL_PBC_HOLE] &&
+	       !rc.pages[MODEL_PBC_UNINIT];
+}
+
+int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
+			    uint64_t align)
+{
+	int z = model_pfn_zone(m, *start);
+	uint64_t lo, s;
+
+	if (z < 0)
+		return bc_error(BC_E_INVAL, "pfn 0x%llx is in no zone", (unsigned long long)*start);
+	lo = model_get_layout(m)->zones[z].start_pfn;
+	for (s = *start; s >= lo && s + 1 > 0; s -= align) {
+		if (online(m, s, nr_pages)) {
+			*start = s;
+			return 0;
+		}
+		if (s < align)
+			break;
+	}
+	return bc_error(BC_E_INVAL, "no %llu pages online together for the area",
+			(unsigned long long)nr_pages);
+}
+
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
 		      uint64_t *moved)
 {

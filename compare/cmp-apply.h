@@ -24,6 +24,16 @@ struct sim_apply;
 
 #define CMP_TRACE_MT_CMA	4	/* trace numbering with CONFIG_CMA */
 
+/*
+ * A default-placed area of @nr_pages at *@start (cmp-layout.h: the top of RAM) that
+ * holds memory offline or not initialised in the seed (a memory block offlined since
+ * boot, which the kernel had at boot): the highest window below it, @align aligned,
+ * of memory online and initialised takes its place. Return: 0 (*@start may move), or
+ * -BC_E_INVAL when no window fits.
+ */
+int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
+			    uint64_t align);
+
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
 		      uint64_t *moved);
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,

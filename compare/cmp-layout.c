@@ -195,7 +195,8 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 	int ret, z;
 
 	if (c->reserve_pages) {
-		if (c->reserve_pfn == CMP_NOWHERE)
+		c->reserve_default = c->reserve_pfn == CMP_NOWHERE;
+		if (c->reserve_default)
 			c->reserve_pfn = top_fit(L, c->reserve_pages, 1, UINT64_MAX);
 		if (c->reserve_pfn == CMP_NOWHERE ||
 		    cmp_ram_pages(L, c->reserve_pfn, c->reserve_pfn + c->reserve_pages) !=
@@ -214,7 +215,8 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 	if (c->cma_pages) {
 		c->cma_pages = (c->cma_pages + pb - 1) / pb * pb;
 		z = movable_zone(L);
-		if (c->cma_pfn == CMP_NOWHERE && z >= 0)
+		c->cma_default = c->cma_pfn == CMP_NOWHERE;
+		if (c->cma_default && z >= 0)
 			c->cma_pfn = top_fit(L, c->cma_pages, pb,
 					     L->zones[z].start_pfn + L->zones[z].spanned);
 		if (c->cma_pfn == CMP_NOWHERE || c->cma_pfn % pb ||

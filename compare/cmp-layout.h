@@ -17,6 +17,7 @@
 #ifndef BC_CMP_LAYOUT_H
 #define BC_CMP_LAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct model_layout;
@@ -28,6 +29,7 @@ struct cmp_layout {
 	uint64_t reserve_pages, reserve_pfn;
 	uint64_t cma_pages, cma_pfn;
 	uint64_t movablecore_pages, kernelcore_pages;
+	bool reserve_default, cma_default;	/* placed by the default rule, not @PFN */
 };
 
 /* Parse @spec. Return: 0, or -BC_E_INVAL (bc_errmsg() says why). */

@@ -45,9 +45,16 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct run *R = arg;
 	struct cmp_result *r = R->r;
+	uint64_t pb = 1ull << model_get_layout(m)->pageblock_order;
 	int ret = 0;
 
-	if (r->movable_start)
+	if (r->layout.cma_default)
+		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages, pb);
+	if (!ret && r->layout.reserve_default)
+		ret = cmp_apply_online_window(m, &R->res.start, R->res.nr_pages, pb);
+	r->layout.cma_pfn = R->cma.start;
+	r->layout.reserve_pfn = R->res.start;
+	if (!ret && r->movable_start)
 		ret = cmp_apply_movable(m, ap, r->movable_start, &r->seed_moved_pages);
 	if (!ret && R->cma.nr_pages)
 		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages);
