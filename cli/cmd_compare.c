@@ -36,6 +36,7 @@ const char cmd_compare_usage[] =
 	"  cma:SIZE[@PFN]     a CMA area: movable requests use it by the kernel's balance\n"
 	"                     rule, unmovable never; the demand served by cma_alloc()\n"
 	"                     (default place: the top of the highest zone)\n"
+	"                     A request neither area serves is made on demand.\n"
 	"  movable:SIZE       movablecore=SIZE; kernelcore:SIZE kernelcore=SIZE: a\n"
 	"                     ZONE_MOVABLE where find_zone_movable_pfns_for_nodes() puts it\n"
 	"                     (gigantic pages never come from it)\n"
@@ -170,6 +171,9 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 			       r[i].layout.cma_pages);
 		printf(" real attempts %" PRIu64 "/%" PRIu64 ";", r[i].real_served,
 		       r[i].real_attempts);
+		if (r[i].layout.reserve_pages || r[i].layout.cma_pages)
+			printf(" served from the reservation %" PRIu64 ", from CMA %" PRIu64
+			       ";", r[i].served_reserve, r[i].served_cma);
 		if (r[i].seed_moved_pages)
 			printf(" %" PRIu64 " seed pages moved out;", r[i].seed_moved_pages);
 		for (b = 0; b < (int)r[i].nr_zones; b++)
@@ -226,6 +230,8 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "served", d->served);
 		json_kuint(&j, "real_attempts", r[i].real_attempts);
 		json_kuint(&j, "real_served", r[i].real_served);
+		json_kuint(&j, "served_from_reserve", r[i].served_reserve);
+		json_kuint(&j, "served_from_cma", r[i].served_cma);
 		json_kuint(&j, "pages_migrated", d->pages_migrated);
 		json_kuint(&j, "pages_scanned", d->pages_scanned);
 		json_kdouble(&j, "idle_page_seconds", r[i].idle_page_seconds);
@@ -234,6 +240,9 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
+		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);
+		json_kuint(&j, "frees_overlapping_skipped", r[i].frees_overlapping);
+		json_kuint(&j, "frees_scattered", r[i].frees_scattered);
 		json_zones(&j, &r[i]);
 		json_key(&j, "served_pfns");
 		json_arr_begin(&j);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmp-apply: a what-if layout applied to a seeded model (cmp-apply.h). */
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "common/err.h"
 #include "compare/cmp-apply.h"
@@ -34,39 +35,66 @@ static int take(struct model *m, unsigned int order, bool movable, uint64_t *pfn
  * Pages in use in [@s, @e) (@all: every one; else those not movable) move to what
  * model_alloc_block() gives a block of their order and type in @zone.
  */
+struct moved_block {
+	uint64_t pfn;
+	unsigned int order;
+};
+
+/* Give back the old places, once every page has its new one (none is handed out twice). */
+static int give_all(struct model *m, const struct moved_block *v, size_t n, uint64_t *moved)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		ret = model_give(m, 0, v[i].pfn, v[i].order);
+		*moved += 1ull << v[i].order;
+	}
+	return ret;
+}
+
 static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t e, bool all,
 		    uint64_t *moved)
 {
+	struct moved_block *v = NULL, *nv;
+	size_t nr = 0, cap = 0;
 	struct model_pfn_info pi;
 	uint64_t p, np, n;
-	unsigned int order;
-	int ret;
+	int ret = 0;
 
-	for (p = s; p < e; p += n) {
+	for (p = s; !ret && p < e; p += n) {
 		n = 1;
 		/* PageReserved pages (and the reservation's own) stay: boot memory */
 		if (model_pfn_info(m, p, &pi) || pi.state != MODEL_PFN_ALLOC || pi.head != p ||
 		    pi.kind == MODEL_KIND_RESERVED || (!all && movable_kind(pi.kind)))
 			continue;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				ret = bc_error(BC_E_NOMEM, "out of memory");
+				break;
+			}
+			v = nv;
+		}
 		/* a seed page's order is not known: page by page */
-		order = pi.seeded ? 0 : pi.order;
-		n = 1ull << order;
-		/* a target inside the range stays taken (the reservation absorbs it) */
-		ret = take(m, order, movable_kind(pi.kind), &np);
-		if (ret)
-			return ret < 0 ? ret : bc_error(BC_E_NOMEM, "no room to move seed page "
-							  "0x%llx out", (unsigned long long)p);
-		ret = model_set_page_kind(m, np, n, pi.kind);
-		if (ret)
-			return ret;
-		if (ap)
+		v[nr].pfn = p;
+		v[nr].order = pi.seeded ? 0 : pi.order;
+		n = 1ull << v[nr].order;
+		ret = take(m, v[nr].order, movable_kind(pi.kind), &np);
+		if (ret > 0)
+			ret = bc_error(BC_E_NOMEM, "no room to move seed page 0x%llx out",
+				       (unsigned long long)p);
+		if (!ret)
+			ret = model_set_page_kind(m, np, n, pi.kind);
+		if (!ret && ap)
 			sim_apply_map(ap, p, np, n);
-		ret = model_give(m, 0, p, order);
-		if (ret)
-			return ret;
-		*moved += n;
+		nr++;
 	}
-	return 0;
+	if (!ret)
+		ret = give_all(m, v, nr, moved);
+	free(v);
+	return ret;
 }
 
 static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
@@ -118,7 +146,7 @@ static bool online(struct model *m, uint64_t s, uint64_t n)
 	struct model_range_counts rc;
 
 	return !model_range_counts(m, s, s + n, &rc) && !rc.pages[MODEL_PBC_HOLE] &&
-	       !rc.pages[MODEL_PBC_UNINIT];
+	       !rc.pages[MODEL_PBC_UNINIT] && !rc.pages[MODEL_PBC_RESERVED];
 }
 
 int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
@@ -130,7 +158,7 @@ int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 	if (z < 0)
 		return bc_error(BC_E_INVAL, "pfn 0x%llx is in no zone", (unsigned long long)*start);
 	lo = model_get_layout(m)->zones[z].start_pfn;
-	for (s = *start; s >= lo && s + 1 > 0; s -= align) {
+	for (s = *start / align * align; s >= lo; s -= align) {
 		if (online(m, s, nr_pages)) {
 			*start = s;
 			return 0;

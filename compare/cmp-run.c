@@ -45,13 +45,17 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct run *R = arg;
 	struct cmp_result *r = R->r;
-	uint64_t pb = 1ull << model_get_layout(m)->pageblock_order;
+	uint64_t pb = 1ull << model_get_layout(m)->pageblock_order, a;
 	int ret = 0;
 
+	/* a default place is aligned to the demand too (as hugetlb_cma_reserve() aligns) */
+	a = R->o->nr_pages > pb ? R->o->nr_pages : pb;
 	if (r->layout.cma_default)
-		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages, pb);
+		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages,
+					      a <= R->cma.nr_pages ? a : pb);
 	if (!ret && r->layout.reserve_default)
-		ret = cmp_apply_online_window(m, &R->res.start, R->res.nr_pages, pb);
+		ret = cmp_apply_online_window(m, &R->res.start, R->res.nr_pages,
+					      a <= R->res.nr_pages ? a : pb);
 	r->layout.cma_pfn = R->cma.start;
 	r->layout.reserve_pfn = R->res.start;
 	if (!ret && r->movable_start)
@@ -87,7 +91,33 @@ static void idle_tick(struct run *R, struct model *m, uint64_t ts, bool sample)
 		R->last_idle = idle_now(R, m);
 }
 
-/* The demand at one time: count requests, from the layout's areas or on demand. */
+/*
+ * One request of the demand: from the reservation while it fits, else from the CMA
+ * area (cma_alloc()), else on demand (alloc_contig_pages()), as a driver falling back
+ * would (dma_alloc_contiguous(), then the buddy).
+ */
+static int ask_one(struct run *R, struct model *m, uint64_t *pfn)
+{
+	struct cmp_demand_stats *d = &R->r->demand;
+	int ret = 1;
+
+	if (R->res.nr_pages) {
+		ret = cmp_demand_one(m, &R->res, R->o->nr_pages, d, pfn);
+		R->r->served_reserve += ret == 0;
+	}
+	if (ret == 1 && R->cma.nr_pages) {
+		d->asked -= R->res.nr_pages != 0;	/* one request */
+		ret = cmp_demand_one(m, &R->cma, R->o->nr_pages, d, pfn);
+		R->r->served_cma += ret == 0;
+	}
+	if (ret == 1) {
+		d->asked -= R->res.nr_pages || R->cma.nr_pages;
+		ret = cmp_demand_one(m, NULL, R->o->nr_pages, d, pfn);
+	}
+	return ret;
+}
+
+/* The demand at one time: count requests. */
 static int ask(struct run *R, struct model *m)
 {
 	unsigned int i;
@@ -95,14 +125,7 @@ static int ask(struct run *R, struct model *m)
 	int ret = 0;
 
 	for (i = 0; i < R->o->count && ret >= 0; i++) {
-		if (R->res.nr_pages && cmp_area_used(&R->res) + R->o->nr_pages <= R->res.nr_pages)
-			ret = cmp_demand_one(m, &R->res, R->o->nr_pages, &R->r->demand, &pfn);
-		else if (R->cma.nr_pages)
-			ret = cmp_demand_one(m, &R->cma, R->o->nr_pages, &R->r->demand, &pfn);
-		else if (R->res.nr_pages)
-			ret = cmp_demand_one(m, &R->res, R->o->nr_pages, &R->r->demand, &pfn);
-		else
-			ret = cmp_demand_one(m, NULL, R->o->nr_pages, &R->r->demand, &pfn);
+		ret = ask_one(R, m, &pfn);
 		if (ret == 0 && R->r->nr_served_pfns < CMP_MAX_PFNS)
 			R->r->served_pfns[R->r->nr_served_pfns++] = pfn;
 	}

@@ -45,6 +45,7 @@ struct cmp_result {
 	uint64_t movable_start;		/* ZONE_MOVABLE's first pfn, 0 none */
 	struct cmp_demand_stats demand;	/* the demand and the real attempts */
 	uint64_t real_attempts, real_served;
+	uint64_t served_reserve, served_cma;	/* the demand's successes from the areas */
 	uint64_t served_pfns[CMP_MAX_PFNS];	/* the demand's first successes (not the real ones) */
 	unsigned int nr_served_pfns;
 	double idle_page_seconds;	/* reserved or CMA-free pages not used by the demand */

@@ -815,6 +815,9 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
 			return -BC_E_NOMEM;
 		/* rmqueue_pcplist(): an allocation halves the batch-free count */
 		jset32(m, &p->free_count, p->free_count >> 1);
+		/* rmqueue_bulk() fills the request's list: a CMA plan is a movable request's */
+		if (c.pl.start_mt == IMT_CMA)
+			c.pl.start_mt = IMT_MOVABLE;
 		if (c.src != MODEL_SRC_PCP) {
 			ret = refill(m, &c, cpu, rq->order, c.pl.start_mt);
 			if (ret)
