@@ -7,6 +7,7 @@
 #include "common/err.h"
 #include "compare/cmp-demand.h"
 #include "model/model.h"
+#include "sim/sim-contig.h"
 
 int cmp_area_init(struct cmp_area *a, uint64_t start, uint64_t nr_pages, int cma)
 {
@@ -83,15 +84,8 @@ static int has_cma_block(struct model *m, uint64_t s, uint64_t e)
 static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
 		     struct cmp_demand_stats *st, uint64_t *tried)
 {
-	struct model_contig_req req = {
-		.start = s, .end = s + nr, .mode = mode,
-		.kind = MODEL_KIND_HUGETLB,
-		/* as predict: 6.18 slab pages pass has_unmovable_pages() at refcount 0 */
-		.flags = model_get_profile(m)->version >= MODEL_KVER(6, 18, 0) ?
-			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
-	};
 	struct model_contig_result res;
-	int ret = model_alloc_contig_range(m, &req, &res);
+	int ret = sim_contig_range(m, s, nr, mode, &res);
 
 	if (ret)
 		return ret;

@@ -31,7 +31,8 @@ static int place(void *arg, struct model_layout *L, struct model_profile *p)
 	unsigned int z;
 
 	(void)p;
-	for (z = 0; !ret && z < L->nr_zones; z++)
+	/* only a zone the layout carved: a traced ZONE_MOVABLE is as the kernel had it */
+	for (z = 0; !ret && (c->movablecore_pages || c->kernelcore_pages) && z < L->nr_zones; z++)
 		if (L->zones[z].movable && !R->r->movable_start)
 			R->r->movable_start = L->zones[z].start_pfn;
 	if (!ret && c->reserve_pages)
