@@ -29,8 +29,8 @@ struct sim_apply;
  * holds memory offline or not initialised in the seed (a memory block offlined since
  * boot, which the kernel had at boot), or PageReserved boot memory (memblock places
  * the memmap top-down after the CMA area, x86 setup_arch()): the highest window below
- * it, @align aligned, of memory online, initialised and not reserved takes its place. Return: 0 (*@start may move), or
- * -BC_E_INVAL when no window fits.
+ * it, @align aligned, of memory online, initialised and not reserved takes its place.
+ * Return: 0 (*@start may move), or -BC_E_INVAL when no window fits.
  */
 int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 			    uint64_t align);

@@ -53,8 +53,8 @@ struct cmp_result {
 	uint64_t unmovable_pageblocks;	/* at the end: pageblocks holding unmovable pages */
 	uint64_t seed_moved_pages;	/* seed pages moved out of where the layout forbids them */
 	uint64_t frees_scattered;	/* frees of blocks whose seed pages moved one by one */
-	uint64_t frees_in_reserve;
-	uint64_t frees_overlapping;	/* frees of seed blocks now partly free: skipped */	/* frees of pages the seed showed free in a reservation */
+	uint64_t frees_in_reserve;	/* frees of pages the seed showed free in a reservation */
+	uint64_t frees_overlapping;	/* frees of seed blocks now partly free: skipped */
 	unsigned int nr_zones;
 	struct cmp_zone zone[MODEL_MAX_ZONES];
 };

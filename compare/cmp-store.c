@@ -53,8 +53,10 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 int cmp_store(struct tdb *db, uint64_t size_pages, const struct cmp_result *r, int nr)
 {
 	sqlite3_stmt *st = NULL;
-	int i, ret = tdb_exec(db, "BEGIN IMMEDIATE; DELETE FROM compare_results;");
+	int i, ret = tdb_ensure_schema(db);
 
+	if (!ret)
+		ret = tdb_exec(db, "BEGIN IMMEDIATE; DELETE FROM compare_results;");
 	if (ret)
 		return ret;
 	if (sqlite3_prepare_v2(tdb_sqlite(db), "INSERT INTO compare_results (layout, size_pages, "

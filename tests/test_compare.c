@@ -5,7 +5,7 @@
  * movablecore=1G, whose kernel put it at 0x180000); a reservation leaves no page of its
  * range to the allocator and moves the seed's pages out; a CMA area's pageblocks are
  * MIGRATE_CMA and unmovable requests never land there; `compare --layout asis` asks
- * the same 1 GiB ranges `predict` does, and as many 2 MiB ones.
+ * the same 1 GiB ranges `predict` does, and as many 2 MiB ones; the run is stored.
  */
 #include <check.h>
 #include <stdio.h>
@@ -198,6 +198,13 @@ START_TEST(test_asis_agrees_with_predict)
 	free(c1);
 	free(p2);
 	free(c2);
+	/* stored: a table the capture did not have, one row per figure */
+	ck_assert_int_eq(fixture_runf(NULL, "%s compare %s --size 1G --layout asis --layout "
+				      "reserve:256M >/dev/null 2>&1", fixture_bigchunk(), copy), 0);
+	ck_assert_int_eq(fixture_sql_count(copy, "SELECT count(DISTINCT layout) FROM "
+					   "compare_results WHERE name = 'served'"), 2);
+	ck_assert_int_eq(fixture_sql_count(copy, "SELECT value FROM compare_results WHERE "
+					   "layout = 'asis' AND name = 'demand'"), 5);
 	fixture_rm(copy);
 }
 END_TEST
