@@ -199,6 +199,7 @@ START_TEST(test_asis_agrees_with_predict)
 	free(p2);
 	free(c2);
 	/* stored: a table the capture did not have, one row per figure */
+	fixture_sql_exec(copy, "DROP TABLE IF EXISTS compare_results");
 	ck_assert_int_eq(fixture_runf(NULL, "%s compare %s --size 1G --layout asis --layout "
 				      "reserve:256M >/dev/null 2>&1", fixture_bigchunk(), copy), 0);
 	ck_assert_int_eq(fixture_sql_count(copy, "SELECT count(DISTINCT layout) FROM "
