@@ -51,7 +51,7 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 # Library layers: everything except cli/ (which links it all) and tests/.
 LIB_SRCS := $(wildcard common/*.c db/*.c capture/*.c trace/*.c model/*.c replay/*.c predict/*.c \
-	    checkers/*.c report/*.c sim/*.c)
+	    checkers/*.c report/*.c sim/*.c compare/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -176,7 +176,7 @@ bench: deps
 	$(Q)./bench/run-bench.sh
 
 # Man pages are made from each command's --help text (docs/mkman.sh): one source.
-COMMANDS = check import info map predict query record replay report simulate snapshot
+COMMANDS = check compare import info map predict query record replay report simulate snapshot
 man: $(BIN)
 	@mkdir -p $(BUILD)/man
 	$(Q)for c in $(COMMANDS); do ./docs/mkman.sh ./$(BIN) $$c > $(BUILD)/man/bigchunk-$$c.1 || exit 1; done

@@ -24,6 +24,7 @@ struct bc_command {
 extern const struct bc_command bc_commands[];
 
 int cmd_check(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_map(int argc, char **argv);

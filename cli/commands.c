@@ -17,10 +17,12 @@
 
 extern const char cmd_check_usage[], cmd_import_usage[], cmd_info_usage[],
 	cmd_predict_usage[], cmd_query_usage[], cmd_record_usage[], cmd_replay_usage[],
-	cmd_snapshot_usage[], cmd_map_usage[], cmd_report_usage[], cmd_simulate_usage[];
+	cmd_snapshot_usage[], cmd_map_usage[], cmd_report_usage[], cmd_simulate_usage[],
+	cmd_compare_usage[];
 
 const struct bc_command bc_commands[] = {
 	{ "check",    cmd_check,    "check invariants of the allocator over a capture", cmd_check_usage },
+	{ "compare",  cmd_compare,  "what-if layouts: on demand, CMA, ZONE_MOVABLE, boot reservation", cmd_compare_usage },
 	{ "import",   cmd_import,   "import a trace-cmd trace.dat (and snapshots) into a capture", cmd_import_usage },
 	{ "info",     cmd_info,     "summarise a capture: kernel, zones, events, loss, snapshots", cmd_info_usage },
 	{ "map",      cmd_map,      "draw physical memory in the terminal, a row per 1 GiB", cmd_map_usage },

@@ -443,3 +443,11 @@ CREATE TABLE IF NOT EXISTS simulate_figures (
 	name		TEXT NOT NULL,		-- e.g. 'free_blocks.Movable.3', 'contig_1g'
 	value		INTEGER NOT NULL
 );
+
+-- bigchunk compare: what-if layouts (one row per layout and figure; the last run only).
+CREATE TABLE IF NOT EXISTS compare_results (
+	layout		TEXT NOT NULL,		-- the --layout spec ('asis', 'movable:1G', ...)
+	size_pages	INTEGER NOT NULL,	-- the demand's size
+	name		TEXT NOT NULL,		-- 'demand', 'served', 'blockers.migration:slab', ...
+	value		REAL NOT NULL
+);

@@ -49,6 +49,11 @@ int tdb_exec(struct tdb *db, const char *sql)
 	return ret;
 }
 
+int tdb_ensure_schema(struct tdb *db)
+{
+	return tdb_exec(db, tdb_schema_sql);
+}
+
 static int prepare(struct tdb *db, sqlite3_stmt **st, const char *sql)
 {
 	if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)

@@ -72,6 +72,8 @@ const char *tdb_path(const struct tdb *db);
 
 /* Run SQL with no result rows; errors carry sqlite's message. */
 int tdb_exec(struct tdb *db, const char *sql);
+/* Create what the schema has and @db lacks (a results table newer than the file). */
+int tdb_ensure_schema(struct tdb *db);
 
 /* Transactions: writers call tdb_begin() once; tdb_commit_if_due() commits every
  * N writes so a crash loses little and the journal stays small. */

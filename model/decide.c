@@ -166,6 +166,14 @@ static const struct model_zone_limits *limits(struct model *m, unsigned int zi)
 	return &d->lim;
 }
 
+int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out)
+{
+	if (zone >= m->nr_zones)
+		return bc_error(BC_E_INVAL, "model: zone %u out of range", zone);
+	*out = *limits(m, zone);
+	return 0;
+}
+
 /* The per-cpu tuning of @zi (allocated on first use, zeroed = as after boot). */
 static struct dpcp *pcp_state(struct model *m, unsigned int zi, unsigned int cpu)
 {
@@ -807,6 +815,9 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
 			return -BC_E_NOMEM;
 		/* rmqueue_pcplist(): an allocation halves the batch-free count */
 		jset32(m, &p->free_count, p->free_count >> 1);
+		/* rmqueue_bulk() fills the request's list: a CMA plan is a movable request's */
+		if (c.pl.start_mt == IMT_CMA)
+			c.pl.start_mt = IMT_MOVABLE;
 		if (c.src != MODEL_SRC_PCP) {
 			ret = refill(m, &c, cpu, rq->order, c.pl.start_mt);
 			if (ret)

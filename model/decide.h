@@ -124,6 +124,8 @@ struct model_zone_limits {
 };
 int model_set_zone_limits(struct model *m, unsigned int zone,
 			  const struct model_zone_limits *lim);
+/* The limits in force for @zone (zoneinfo's, or the defaults). */
+int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out);
 /* The kernel's zone type of a zone name ("DMA32" 1); -1 unknown. */
 int model_zone_type_of_name(const char *name);
 

@@ -102,6 +102,11 @@ int model_profile_from_release(const char *release, unsigned int pageblock_order
 
 /* ---- migratetypes -------------------------------------------------------------- */
 
+void model_set_cma(struct model *m, bool on)
+{
+	m->prof.cma = on;
+}
+
 int model_imt_from_trace(const struct model *m, int mt)
 {
 	if (mt >= 0 && mt <= 3)

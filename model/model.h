@@ -130,6 +130,12 @@ struct model_profile {
 int model_profile_from_release(const char *release, unsigned int pageblock_order,
 			       struct model_profile *out);
 
+/*
+ * A what-if layout with a CMA area on a kernel traced without CONFIG_CMA: from now on
+ * trace migratetype 4 is MIGRATE_CMA and 5 ISOLATE (the internal types do not move).
+ */
+void model_set_cma(struct model *m, bool on);
+
 /* Migratetype number of a /proc/pagetypeinfo type name for this profile; -1 unknown. */
 int model_mt_of_name(const struct model_profile *p, const char *name);
 

@@ -220,6 +220,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 		goto error;
 	}
 	ret = read_layout(rp);
+	if (!ret && rp->opts.layout)
+		ret = rp->opts.layout(rp->opts.layout_arg, &rp->layout, &rp->profile);
 	if (ret)
 		goto error;
 	rp->m = model_create(&rp->layout, &rp->profile);

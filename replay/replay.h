@@ -26,6 +26,8 @@
 
 struct tdb;
 struct model;
+struct model_layout;
+struct model_profile;
 struct bc_event;
 
 /*
@@ -104,6 +106,13 @@ struct rp_opts {
 	void (*progress)(void *arg, uint64_t next_seq, uint64_t total, bool done);
 	void (*note)(void *arg, const char *text);
 	void *arg;
+	/*
+	 * Optional: edit the layout and profile read from the seed's snapshot before the
+	 * model is built (what-if layouts: a carved zone, a reserved range). Its non-zero
+	 * return fails rp_create().
+	 */
+	int (*layout)(void *arg, struct model_layout *L, struct model_profile *p);
+	void *layout_arg;
 };
 
 struct replay;

@@ -66,6 +66,16 @@ uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn)
 	return sim_pfnmap_sim(a->pm, kpfn);
 }
 
+void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n)
+{
+	sim_pfnmap_set(a->pm, kpfn, spfn, n);
+}
+
+void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n)
+{
+	sim_pfnmap_clear(a->pm, kpfn, n);
+}
+
 static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,
@@ -81,6 +91,7 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
 		return 0;
 	}
+	a->st->fallbacks += d.fallback_mt >= 0;
 	sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);
 	return 0;
 }

@@ -32,6 +32,7 @@ struct sim_stats {
 	uint64_t requests;		/* allocs + frees + contig + offline (drains apart) */
 	uint64_t allocs, frees, contig, offline;
 	uint64_t needed_reclaim;	/* model_take() returned 1: not placed */
+	uint64_t fallbacks;		/* allocations served from another type's list */
 	uint64_t kernel_failed_allocs;	/* mm_page_alloc without a page: not replayed */
 	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
@@ -51,6 +52,10 @@ void sim_apply_destroy(struct sim_apply *a);
 int sim_apply_request(struct sim_apply *a, const struct sim_request *rq);
 /* The simulated pfn of kernel pfn @kpfn, UINT64_MAX when not handed out by the simulation. */
 uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn);
+/* Kernel pfns [@kpfn, +@n) are now the simulated [@spfn, +@n) (a request made by a hook). */
+void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n);
+/* Kernel pfns [@kpfn, +@n) are no longer handed out by the simulation. */
+void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 

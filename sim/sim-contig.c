@@ -6,7 +6,8 @@
 #include "model/model.h"
 #include "sim/sim-contig.h"
 
-static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode)
+int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
+		     struct model_contig_result *res)
 {
 	struct model_contig_req req = {
 		.start = s, .end = s + nr, .mode = mode,
@@ -15,8 +16,14 @@ static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 		.flags = model_get_profile(m)->version >= MODEL_KVER(6, 18, 0) ?
 			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
 	};
+
+	return model_alloc_contig_range(m, &req, res);
+}
+
+static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode)
+{
 	struct model_contig_result res;
-	int ret = model_alloc_contig_range(m, &req, &res);
+	int ret = sim_contig_range(m, s, nr, mode, &res);
 
 	if (ret)
 		return ret;

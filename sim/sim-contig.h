@@ -12,8 +12,12 @@
 
 #include <stdint.h>
 
-struct model;
+#include "model/model.h"
 
+/* alloc_contig_range() (@mode MEM_OFFLINE: offline_pages()) of [@s, @s + @nr) as the
+ * simulation makes it; *@res says how it went. Return: 0, or a negative bc_err. */
+int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
+		     struct model_contig_result *res);
 /* Allocate @nr_pages (a power of two) for real. Return: 0 and *@pfn, 1 when no
  * candidate succeeds, or a negative bc_err. */
 int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn);

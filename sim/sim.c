@@ -38,7 +38,11 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 	if (ret)
 		return ret;
 	while ((ret = sim_reqs_next(it, &rq)) == 1) {
-		ret = sim_apply_request(S->ap, &rq);
+		ret = S->o->before ? S->o->before(S->o->hook_arg, S->m, S->ap, &rq) : 0;
+		if (ret == 1)
+			ret = 0;
+		else if (!ret)
+			ret = sim_apply_request(S->ap, &rq);
 		if (ret)
 			break;
 		if (S->o->progress && !(S->res->st.requests & 0xffff))
@@ -141,7 +145,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	const struct model_layout *L;
 	struct rp_opts ro = { .until_seq = (uint64_t)seed->seq_end, .no_score = true,
 			      .no_attempts = true, .seed_snap = seed->id, .note = S->o->note,
-			      .arg = S->o->arg };
+			      .arg = S->o->arg, .layout = S->o->layout, .layout_arg = S->o->hook_arg };
 	struct tr_attempt_geometry geo;
 	int ret = rp_create(S->db, &ro, &S->rp);
 
@@ -162,6 +166,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 		ret = tr_probe_attempts(S->db, &S->att, &S->nr_att);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
+	if (!ret && S->o->ready)
+		ret = S->o->ready(S->o->hook_arg, S->m, S->ap);
 	return ret;
 }
 
@@ -178,11 +184,13 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 			continue;
 		ret = run_window(S, at, (uint64_t)si[i].seq_end);
 		at = (uint64_t)si[i].seq_end;
-		if (!ret)
+		if (!ret && !S->o->no_figures)
 			ret = compare_at(S, &si[i]);
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);
+	if (!ret && S->o->done)
+		ret = S->o->done(S->o->hook_arg, S->m, S->ap);
 	return ret;
 }
 

@@ -29,6 +29,11 @@
 #include "sim/sim-figures.h"
 
 struct tdb;
+struct model;
+struct model_layout;
+struct model_profile;
+struct sim_apply;
+struct sim_request;
 
 struct sim_opts {
 	uint64_t until_seq;		/* stop before this seq; UINT64_MAX: to the end */
@@ -36,6 +41,20 @@ struct sim_opts {
 	void (*progress)(void *arg, uint64_t seq, uint64_t total, bool done);
 	void (*note)(void *arg, const char *text);
 	void *arg;
+	/*
+	 * What-if runs (compare/), all optional: @no_figures skips the comparisons at
+	 * snapshots; @layout edits the seed's layout and profile (rp_opts.layout); @ready
+	 * runs once the model is seeded, @done after the last request; @before runs
+	 * before each request and returns 1 when it made the request itself (the driver
+	 * then skips it). A negative return stops the run.
+	 */
+	bool no_figures;
+	int (*layout)(void *arg, struct model_layout *L, struct model_profile *p);
+	int (*ready)(void *arg, struct model *m, struct sim_apply *ap);
+	int (*before)(void *arg, struct model *m, struct sim_apply *ap,
+		      const struct sim_request *rq);
+	int (*done)(void *arg, struct model *m, struct sim_apply *ap);	/* at the end */
+	void *hook_arg;
 };
 
 struct sim_snapshot {

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cmp-layout: what-if layouts, parsed and placed (cmp-layout.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/parse.h"
+#include "compare/cmp-layout.h"
+#include "model/model.h"
+
+/* One "kind:SIZE[@PFN]" term. */
+static int parse_term(char *t, struct cmp_layout *c)
+{
+	char *size = strchr(t, ':'), *at, *end;
+	uint64_t bytes, pfn = CMP_NOWHERE;
+
+	if (!strcmp(t, "asis"))
+		return 0;
+	if (!size)
+		return bc_error(BC_E_INVAL, "'%s': not asis, cma:, movable:, kernelcore: or "
+				"reserve:", t);
+	*size++ = '\0';
+	at = strchr(size, '@');
+	if (at) {
+		*at++ = '\0';
+		errno = 0;
+		pfn = strtoull(at, &end, 0);
+		if (errno || end == at || *end)
+			return bc_error(BC_E_INVAL, "'%s': not a pfn", at);
+	}
+	if (bc_parse_size(size, &bytes) || !bytes || bytes % 4096)
+		return bc_error(BC_E_INVAL, "'%s': not a size in whole pages", size);
+	bytes /= 4096;
+	if (!strcmp(t, "reserve") && !c->reserve_pages) {
+		c->reserve_pages = bytes;
+		c->reserve_pfn = pfn;
+	} else if (!strcmp(t, "cma") && !c->cma_pages) {
+		c->cma_pages = bytes;
+		c->cma_pfn = pfn;
+	} else if (!strcmp(t, "movable") && !at && !c->movablecore_pages) {
+		c->movablecore_pages = bytes;
+	} else if (!strcmp(t, "kernelcore") && !at && !c->kernelcore_pages) {
+		c->kernelcore_pages = bytes;
+	} else {
+		return bc_error(BC_E_INVAL, "'%s': unknown, repeated, or placed with @ where the "
+				"kernel places it", t);
+	}
+	return 0;
+}
+
+int cmp_layout_parse(const char *spec, struct cmp_layout *out)
+{
+	char buf[sizeof(out->name)], *t, *save;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->reserve_pfn = out->cma_pfn = CMP_NOWHERE;
+	if (!*spec || strlen(spec) >= sizeof(buf))
+		return bc_error(BC_E_INVAL, "'%s': empty or too long", spec);
+	strcpy(out->name, spec);
+	strcpy(buf, spec);
+	for (t = strtok_r(buf, "+", &save); t && !ret; t = strtok_r(NULL, "+", &save))
+		ret = parse_term(t, out);
+	return ret;
+}
+
+/* RAM range @i of @L (its zones' spans when it lists none). */
+static int ram_range(const struct model_layout *L, unsigned int i, uint64_t *s, uint64_t *e)
+{
+	if (L->nr_ram) {
+		if (i >= L->nr_ram)
+			return 0;
+		*s = L->ram[i].start;
+		*e = L->ram[i].end;
+		return 1;
+	}
+	if (i >= L->nr_zones)
+		return 0;
+	*s = L->zones[i].start_pfn;
+	*e = *s + L->zones[i].spanned;
+	return 1;
+}
+
+uint64_t cmp_ram_pages(const struct model_layout *L, uint64_t start, uint64_t end)
+{
+	uint64_t s, e, n = 0;
+	unsigned int i;
+
+	for (i = 0; ram_range(L, i, &s, &e); i++) {
+		s = s > start ? s : start;
+		e = e < end ? e : end;
+		n += e > s ? e - s : 0;
+	}
+	return n;
+}
+
+/* The highest zone with pages: ZONE_MOVABLE's source (find_usable_zone_for_movable()). */
+static int movable_zone(const struct model_layout *L)
+{
+	int z;
+
+	for (z = (int)L->nr_zones - 1; z >= 0; z--)
+		if (L->zones[z].present && !L->zones[z].movable)
+			return z;
+	return -1;
+}
+
+int cmp_movable_start(const struct model_layout *L, const struct cmp_layout *c,
+		      uint64_t max_order_pages, uint64_t *pfn)
+{
+	uint64_t total = cmp_ram_pages(L, 0, UINT64_MAX), core = c->kernelcore_pages;
+	uint64_t usable, remaining, zmp = 0, s, e, mc;
+	unsigned int i;
+	int z = movable_zone(L);
+
+	if (c->movablecore_pages) {
+		/* required_movablecore: rounded up to MAX_ORDER_NR_PAGES, at most all */
+		mc = (c->movablecore_pages + max_order_pages - 1) / max_order_pages *
+		     max_order_pages;
+		mc = mc < total ? mc : total;
+		core = core > total - mc ? core : total - mc;
+	}
+	if (z < 0 || !core || core >= total)
+		return 1;
+	usable = L->zones[z].start_pfn;
+	remaining = core;
+	for (i = 0; remaining && ram_range(L, i, &s, &e); i++) {
+		s = s > zmp ? s : zmp;
+		if (s >= e)
+			continue;
+		if (s < usable) {
+			uint64_t k = (e < usable ? e : usable) - s;
+
+			remaining -= k < remaining ? k : remaining;
+			if (e <= usable) {
+				zmp = e;
+				continue;
+			}
+			s = usable;
+		}
+		e = e - s < remaining ? e : s + remaining;
+		zmp = e;
+		remaining -= e - s;
+	}
+	*pfn = (zmp + max_order_pages - 1) / max_order_pages * max_order_pages;
+	/* adjust_zone_range_for_zone_movable(): the zone starts no lower than its source */
+	if (*pfn < usable)
+		*pfn = usable;
+	return *pfn >= L->zones[z].start_pfn + L->zones[z].spanned ? 1 : 0;
+}
+
+/* Cut zone @z at @pfn: the upper part becomes ZONE_MOVABLE (appended: zones ascend). */
+static int carve_movable(struct model_layout *L, int z, uint64_t pfn)
+{
+	struct model_zone_layout *lo = &L->zones[z], *hi;
+	uint64_t end = lo->start_pfn + lo->spanned, present;
+
+	if (L->nr_zones >= MODEL_MAX_ZONES || z != (int)L->nr_zones - 1)
+		return bc_error(BC_E_INVAL, "ZONE_MOVABLE must come from the last zone");
+	hi = &L->zones[L->nr_zones++];
+	*hi = *lo;
+	strcpy(hi->name, "Movable");
+	hi->movable = true;
+	hi->start_pfn = pfn;
+	hi->spanned = end - pfn;
+	present = cmp_ram_pages(L, pfn, end);
+	hi->present = hi->managed = present;
+	lo->spanned = pfn - lo->start_pfn;
+	lo->present -= present < lo->present ? present : lo->present;
+	lo->managed -= present < lo->managed ? present : lo->managed;
+	return 0;
+}
+
+/* The top @n pages of RAM aligned to @align, below @limit. */
+static uint64_t top_fit(const struct model_layout *L, uint64_t n, uint64_t align, uint64_t limit)
+{
+	uint64_t s, e, best = CMP_NOWHERE, p;
+	unsigned int i;
+
+	for (i = 0; ram_range(L, i, &s, &e); i++) {
+		e = e < limit ? e : limit;
+		if (e < n)
+			continue;
+		p = (e - n) / align * align;
+		if (p >= s && (best == CMP_NOWHERE || p > best))
+			best = p;
+	}
+	return best;
+}
+
+int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
+{
+	uint64_t pb = 1ull << L->pageblock_order, pfn;
+	int ret, z;
+
+	if (c->reserve_pages) {
+		c->reserve_default = c->reserve_pfn == CMP_NOWHERE;
+		if (c->reserve_default)
+			c->reserve_pfn = top_fit(L, c->reserve_pages, 1, UINT64_MAX);
+		if (c->reserve_pfn == CMP_NOWHERE ||
+		    cmp_ram_pages(L, c->reserve_pfn, c->reserve_pfn + c->reserve_pages) !=
+		    c->reserve_pages)
+			return bc_error(BC_E_INVAL, "%s: the reservation is not all RAM", c->name);
+	}
+	if (c->movablecore_pages || c->kernelcore_pages) {
+		z = movable_zone(L);
+		if (cmp_movable_start(L, c, 1ull << L->max_page_order, &pfn))
+			return bc_error(BC_E_INVAL, "%s: the kernel would make no ZONE_MOVABLE",
+					c->name);
+		ret = carve_movable(L, z, pfn);
+		if (ret)
+			return ret;
+	}
+	if (c->cma_pages) {
+		c->cma_pages = (c->cma_pages + pb - 1) / pb * pb;
+		z = movable_zone(L);
+		c->cma_default = c->cma_pfn == CMP_NOWHERE;
+		if (c->cma_default && z >= 0)
+			c->cma_pfn = top_fit(L, c->cma_pages, pb,
+					     L->zones[z].start_pfn + L->zones[z].spanned);
+		if (c->cma_pfn == CMP_NOWHERE || c->cma_pfn % pb ||
+		    cmp_ram_pages(L, c->cma_pfn, c->cma_pfn + c->cma_pages) != c->cma_pages)
+			return bc_error(BC_E_INVAL, "%s: the CMA area is not all RAM on pageblocks",
+					c->name);
+	}
+	return 0;
+}

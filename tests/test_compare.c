@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare/: what-if layouts. Specs parse (and bad ones do not); ZONE_MOVABLE starts
+ * where find_zone_movable_pfns_for_nodes() puts it (the layout of a guest booted with
+ * movablecore=1G, whose kernel put it at 0x180000); a reservation leaves no page of its
+ * range to the allocator and moves the seed's pages out; a CMA area's pageblocks are
+ * MIGRATE_CMA and unmovable requests never land there; `compare --layout asis` asks
+ * the same 1 GiB ranges `predict` does, and as many 2 MiB ones; the run is stored.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kpageflags.h"
+#include "compare/cmp-apply.h"
+#include "compare/cmp-layout.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "sim/sim-apply.h"
+#include "tests/fixture.h"
+
+START_TEST(test_parse)
+{
+	struct cmp_layout c;
+
+	ck_assert_int_eq(cmp_layout_parse("asis", &c), 0);
+	ck_assert_uint_eq(c.reserve_pages + c.cma_pages + c.movablecore_pages, 0);
+	ck_assert_int_eq(cmp_layout_parse("movable:1G+reserve:256M@0x100000", &c), 0);
+	ck_assert_uint_eq(c.movablecore_pages, 262144);
+	ck_assert_uint_eq(c.reserve_pages, 65536);
+	ck_assert_uint_eq(c.reserve_pfn, 0x100000);
+	ck_assert_int_eq(cmp_layout_parse("cma:64M", &c), 0);
+	ck_assert_uint_eq(c.cma_pages, 16384);
+	ck_assert_uint_eq(c.cma_pfn, CMP_NOWHERE);
+	ck_assert_int_eq(cmp_layout_parse("kernelcore:2G", &c), 0);
+	ck_assert_uint_eq(c.kernelcore_pages, 524288);
+	ck_assert_int_lt(cmp_layout_parse("cma", &c), 0);
+	ck_assert_int_lt(cmp_layout_parse("cma:1G+cma:1G", &c), 0);
+	ck_assert_int_lt(cmp_layout_parse("movable:1G@0x1000", &c), 0);
+	ck_assert_int_lt(cmp_layout_parse("reserve:100", &c), 0);
+	ck_assert_int_lt(cmp_layout_parse("swap:1G", &c), 0);
+}
+END_TEST
+
+/* The 6 GiB guest of the movablecore=1G capture: e820 RAM and zones as its kernel had. */
+static void guest6g(struct model_layout *L)
+{
+	static const char *const names[] = { "DMA", "DMA32", "Normal" };
+	static const uint64_t z[3][2] = { { 1, 4096 }, { 4096, 1048576 }, { 1048576, 1835008 } };
+	unsigned int i;
+
+	memset(L, 0, sizeof(*L));
+	L->nr_zones = 3;
+	for (i = 0; i < 3; i++) {
+		strcpy(L->zones[i].name, names[i]);
+		L->zones[i].start_pfn = z[i][0];
+		L->zones[i].spanned = z[i][1] - z[i][0];
+	}
+	L->nr_ram = 3;
+	L->ram[0] = (struct model_pfn_range){ 1, 159 };
+	L->ram[1] = (struct model_pfn_range){ 256, 786397 };
+	L->ram[2] = (struct model_pfn_range){ 1048576, 1835008 };
+	for (i = 0; i < 3; i++)
+		L->zones[i].present = L->zones[i].managed =
+			cmp_ram_pages(L, z[i][0], z[i][1]);
+	L->pageblock_order = 9;
+	L->max_page_order = 10;
+}
+
+START_TEST(test_movable_placement)
+{
+	struct model_layout L;
+	struct cmp_layout c;
+	uint64_t pfn;
+
+	guest6g(&L);
+	ck_assert_int_eq(cmp_layout_parse("movable:1G", &c), 0);
+	ck_assert_int_eq(cmp_movable_start(&L, &c, 1024, &pfn), 0);
+	ck_assert_uint_eq(pfn, 0x180000);	/* the booted kernel's ZONE_MOVABLE */
+	ck_assert_int_eq(cmp_layout_place(&L, &c), 0);
+	ck_assert_uint_eq(L.nr_zones, 4);
+	ck_assert_str_eq(L.zones[3].name, "Movable");
+	ck_assert(L.zones[3].movable);
+	ck_assert_uint_eq(L.zones[3].start_pfn, 0x180000);
+	ck_assert_uint_eq(L.zones[3].spanned, 0x40000);
+	ck_assert_uint_eq(L.zones[2].spanned, 0x80000);
+	/* kernelcore= counts the pages below Normal first: 4 GiB of kernel memory */
+	guest6g(&L);
+	ck_assert_int_eq(cmp_layout_parse("kernelcore:4G", &c), 0);
+	ck_assert_int_eq(cmp_movable_start(&L, &c, 1024, &pfn), 0);
+	ck_assert_uint_eq(pfn, 1048576 + (1048576 - 158 - 786141 + 1023) / 1024 * 1024);
+	/* movablecore of everything: no kernel memory left, the kernel makes no zone */
+	ck_assert_int_eq(cmp_layout_parse("movable:8G", &c), 0);
+	ck_assert_int_eq(cmp_movable_start(&L, &c, 1024, &pfn), 1);
+}
+END_TEST
+
+static struct model_pfn_info info(struct model *m, uint64_t pfn)
+{
+	struct model_pfn_info pi;
+
+	ck_assert_int_eq(model_pfn_info(m, pfn, &pi), 0);
+	return pi;
+}
+
+START_TEST(test_reserve_removes_range)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 8192);
+	uint64_t slab = KPF_BIT(KPF_SLAB), moved = 0, p, sp;
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+
+	/* a seed page in use inside the future reservation */
+	ck_assert_int_eq(model_seed_pfn_range(m, 0x41010, 1, &slab, NULL), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	ck_assert_int_eq(cmp_apply_reserve(m, a, 0x41000, 1024, &moved), 0);
+	ck_assert_uint_eq(moved, 1);
+	for (p = 0x41000; p < 0x41400; p++) {
+		struct model_pfn_info pi = info(m, p);
+
+		ck_assert_int_eq(pi.state, MODEL_PFN_ALLOC);
+		ck_assert_int_eq(pi.kind, MODEL_KIND_RESERVED);
+	}
+	/* the slab page lives on outside, where its free will find it */
+	sp = sim_apply_sim_pfn(a, 0x41010);
+	ck_assert(sp < 0x41000 || sp >= 0x41400);
+	ck_assert_int_eq(info(m, sp).state, MODEL_PFN_ALLOC);
+	ck_assert_int_eq(info(m, sp).kind, MODEL_KIND_SLAB);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+START_TEST(test_cma_typed_and_unmovable_never_there)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 8192);
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 0, .gfp = 0xcc0 };
+	uint64_t moved = 0, p, s = 0x40000 + 4096, e = s + 2048;
+	struct model_decision d;
+	int stored, eff, i;
+	bool iso;
+
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	for (p = s; p < e; p += 512) {
+		ck_assert_int_eq(model_pageblock_mt(m, p, &stored, &eff, &iso), 0);
+		ck_assert_int_eq(stored, CMP_TRACE_MT_CMA);
+	}
+	/* more unmovable pages than fit outside the area: none is handed out inside */
+	for (i = 0; i < 7000; i++) {
+		int ret = model_take(m, &rq, &d);
+
+		ck_assert_int_ge(ret, 0);
+		if (ret)
+			break;
+		ck_assert_msg(d.pfn < s || d.pfn >= e, "unmovable page at %#llx in CMA",
+			      (unsigned long long)d.pfn);
+	}
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
+/* Served pfns of one layout / predict's successes, sorted, as text. */
+static char *pfns(const char *cmd, const char *copy, const char *size, const char *py)
+{
+	char *out = NULL;
+
+	ck_assert_int_eq(fixture_runf(&out, "%s %s %s --size %s --count 24 --json --no-store "
+				      "2>/dev/null | python3 -c \"%s\"", fixture_bigchunk(), cmd,
+				      copy, size, py), 0);
+	return out;
+}
+
+START_TEST(test_asis_agrees_with_predict)
+{
+	char *copy = fixture_tmpfile("asis.db"), *p1, *c1, *p2, *c2;
+	const char *pr = "import json,sys; d=json.load(sys.stdin); "
+			 "print(sorted(a['start_pfn'] for a in d['answers'] if a['success']))";
+	const char *cm = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(sorted(d['served_pfns']))";
+	const char *pn = "import json,sys; d=json.load(sys.stdin); "
+			 "print(sum(a['success'] for a in d['answers']))";
+	const char *cn = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(len(d['served_pfns']))";
+
+	fixture_copy(fixture_path("traces/default.db"), copy);
+	/* 1 GiB: the same ranges; 2 MiB: as many (the simulated state drifts in detail) */
+	p1 = pfns("predict", copy, "1G", pr);
+	c1 = pfns("compare --layout asis", copy, "1G", cm);
+	ck_assert_str_eq(c1, p1);
+	ck_assert_str_ne(p1, "[]\n");
+	p2 = pfns("predict", copy, "2M", pn);
+	c2 = pfns("compare --layout asis", copy, "2M", cn);
+	ck_assert_str_eq(c2, p2);
+	free(p1);
+	free(c1);
+	free(p2);
+	free(c2);
+	/* stored: a table the capture did not have, one row per figure */
+	fixture_sql_exec(copy, "DROP TABLE IF EXISTS compare_results");
+	ck_assert_int_eq(fixture_runf(NULL, "%s compare %s --size 1G --layout asis --layout "
+				      "reserve:256M >/dev/null 2>&1", fixture_bigchunk(), copy), 0);
+	ck_assert_int_eq(fixture_sql_count(copy, "SELECT count(DISTINCT layout) FROM "
+					   "compare_results WHERE name = 'served'"), 2);
+	ck_assert_int_eq(fixture_sql_count(copy, "SELECT value FROM compare_results WHERE "
+					   "layout = 'asis' AND name = 'demand'"), 5);
+	fixture_rm(copy);
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_movable_placement);
+	tcase_add_test(tc, test_reserve_removes_range);
+	tcase_add_test(tc, test_cma_typed_and_unmovable_never_there);
+	tcase_add_test(tc, test_asis_agrees_with_predict);
+	suite_add_tcase(s, tc);
+	return s;
+}
