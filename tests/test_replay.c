@@ -134,12 +134,15 @@ END_TEST
 /*
  * A CONFIG_CMA kernel: pagetypeinfo names the CMA type (model_profile.cma: CMA is 4,
  * ISOLATE 5) and the snapshot's cma_areas says where the area is; the seed types those
- * pageblocks MIGRATE_CMA, as known, not guessed. vm-reserved.db made into such a capture
- * by SQL: 8 CMA blocks at the top of Normal (taken from Movable's count).
+ * pageblocks MIGRATE_CMA, as known, not guessed, before the pages: the free order-10
+ * blocks there stay whole on the CMA list (typed after, each would be cut in two).
+ * vm-reserved.db made into such a capture by SQL: 8 CMA blocks of Normal that the seed
+ * holds as 4 free order-10 blocks (taken from Movable's count).
  */
 START_TEST(test_seed_cma_area)
 {
-	static const uint64_t base = 0x140000 - 4096;
+	static const uint64_t base = 0x119000;
+	struct model_pfn_info pi;
 	char *copy = fixture_tmpfile("cma.db");
 	struct rp_opts o = { .until_seq = 0 };
 	struct replay *rp;
@@ -154,7 +157,7 @@ START_TEST(test_seed_cma_area)
 		" WHERE zone = 'Normal' AND migratetype = 'Movable';"
 		"UPDATE pagetype_blocks SET nr_blocks = nr_blocks - 8"
 		" WHERE zone = 'Normal' AND migratetype = 'Movable';"
-		"INSERT INTO snapshot_files SELECT id, 'cma_areas', 'reserved 1306624 4096\n'"
+		"INSERT INTO snapshot_files SELECT id, 'cma_areas', 'reserved 1150976 4096\n'"
 		" FROM snapshots;");
 	ck_assert_int_eq(tdb_open(copy, TDB_READONLY, &db), 0);
 	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
@@ -165,6 +168,10 @@ START_TEST(test_seed_cma_area)
 		ck_assert_msg(stored == 4, "block at pfn %llu: type %d, want CMA (4)",
 			      (unsigned long long)(base + k * 512), stored);
 		ck_assert(!model_pageblock_guessed(rp_model(rp), base + k * 512));
+		ck_assert_int_eq(model_pfn_info(rp_model(rp), base + k * 512, &pi), 0);
+		ck_assert_msg(pi.state == MODEL_PFN_BUDDY && pi.order == 10 && pi.mt == 4,
+			      "pfn %llu: state %d order %u list %d, want free order 10 on CMA",
+			      (unsigned long long)(base + k * 512), pi.state, pi.order, pi.mt);
 	}
 	ck_assert_int_eq(model_pageblock_mt(rp_model(rp), base - 512, &stored, NULL, NULL), 0);
 	ck_assert_int_ne(stored, 4);
