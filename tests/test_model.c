@@ -1319,6 +1319,48 @@ START_TEST(test_gfp_transhuge_movable)
 }
 END_TEST
 
+/*
+ * A take from the CMA list at a pcp order is rmqueue_bulk()'s refill, though the
+ * tracepoint says percpu_refill 0 (__rmqueue_smallest(): "migratetype <
+ * MIGRATE_PCPTYPES"): the page goes on the pcp list; a take from another list with
+ * percpu_refill 0 waits for its mm_page_alloc.
+ */
+START_TEST(test_cma_take_is_refill)
+{
+	struct model_layout l;
+	struct model_profile p;
+	struct model_pfn_info pi;
+	struct model *m;
+
+	memset(&l, 0, sizeof(l));
+	l.nr_zones = 1;
+	strcpy(l.zones[0].name, "Normal");
+	l.zones[0].start_pfn = Z;
+	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = 4096;
+	l.pageblock_order = 9;
+	l.max_page_order = 10;
+	l.nr_cpus = 2;
+	l.memory_block_pages = 32768;
+	model_profile_from_release("6.12.118", 9, &p);
+	p.cma = true;
+	m = model_create(&l, &p);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, 4), 0);	/* MIGRATE_CMA */
+	seed(m, 0, 4096, KPF_BIT(KPF_BUDDY));
+	ck_assert(model_zone_locked_refill(m, 0, 4, false));
+	ck_assert(!model_zone_locked_refill(m, 0, 1, false));
+	ck_assert(!model_zone_locked_refill(m, 10, 4, false));	/* not a pcp order */
+	ck_assert_int_eq(model_zone_locked(m, Z, 0, 4, false, 1), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_PCP && pi.cpu == 1, "state %d cpu %d", pi.state,
+		      pi.cpu);
+	ck_assert_int_eq(model_zone_locked(m, Z + 512, 0, 1, false, 1), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 512, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_ALLOC);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1329,6 +1371,7 @@ Suite *model_suite(void)
 	TCase *lim = tcase_create("limits");
 
 	tcase_add_test(core, test_profile);
+	tcase_add_test(core, test_cma_take_is_refill);
 	tcase_add_test(core, test_bdev_readahead_kind);
 	tcase_add_test(core, test_bdev_metadata_kind);
 	tcase_add_test(core, test_gfp_transhuge_movable);
