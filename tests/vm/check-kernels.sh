@@ -3,7 +3,8 @@
 # under a fragmenting workload (with a 1 GiB hugetlb probe and offline probes), and score it
 # (tests/vm/score.sh: thresholds there). On 6.12 also two short captures with boot options that
 # change the layout: movablecore=1G (ZONE_MOVABLE) and memmap=256M$0x100000000 (a reserved
-# range). Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
+# range). When tests/vm/build-cma-kernel.sh has built its kernel, also the frag job on it with
+# cma=256M. Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
 # unavailable (BC_VM_REQUIRE=1 makes that a failure); exit 1 when a capture fails or scores
 # below a threshold.
 set -uo pipefail
