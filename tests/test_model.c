@@ -28,10 +28,10 @@ enum { UNMOV = 0, MOV = 1, RECL = 2, HIGHA = 3, ISO = 4 };
 #define GFP_KERNEL		0xcc0ull
 #define GFP_HIGHUSER_MOVABLE	0x100ccaull
 
-static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
+/* One Normal zone [start, start + n) under profile @p. */
+static struct model *mk_layout_prof(uint64_t start, uint64_t n, const struct model_profile *p)
 {
 	struct model_layout l;
-	struct model_profile p;
 	struct model *m;
 
 	memset(&l, 0, sizeof(l));
@@ -44,10 +44,17 @@ static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
 	l.max_page_order = 10;
 	l.nr_cpus = 2;
 	l.memory_block_pages = 32768;
-	model_profile_from_release(rel, 9, &p);
-	m = model_create(&l, &p);
+	m = model_create(&l, p);
 	ck_assert_ptr_nonnull(m);
 	return m;
+}
+
+static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
+{
+	struct model_profile p;
+
+	model_profile_from_release(rel, 9, &p);
+	return mk_layout_prof(start, n, &p);
 }
 
 /* Seed [Z + off, Z + off + n) with one flags value for every page. */
@@ -1327,24 +1334,13 @@ END_TEST
  */
 START_TEST(test_cma_take_is_refill)
 {
-	struct model_layout l;
 	struct model_profile p;
 	struct model_pfn_info pi;
 	struct model *m;
 
-	memset(&l, 0, sizeof(l));
-	l.nr_zones = 1;
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = 4096;
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	l.memory_block_pages = 32768;
 	model_profile_from_release("6.12.118", 9, &p);
 	p.cma = true;
-	m = model_create(&l, &p);
-	ck_assert_ptr_nonnull(m);
+	m = mk_layout_prof(Z, 4096, &p);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, 4), 0);	/* MIGRATE_CMA */
 	seed(m, 0, 4096, KPF_BIT(KPF_BUDDY));
 	ck_assert(model_zone_locked_refill(m, 0, 4, false));
