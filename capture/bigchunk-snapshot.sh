@@ -190,6 +190,16 @@ if [ -d "$huge" ]; then
 	done
 fi
 
+# CMA areas (debugfs, CONFIG_CMA_DEBUGFS): "NAME BASE_PFN COUNT" per area
+cma=$root/sys/kernel/debug/cma
+if [ -d "$cma" ]; then
+	for a in "$cma"/*; do
+		[ -r "$a/base_pfn" ] && [ -r "$a/count" ] || continue
+		b=$(cat "$a/base_pfn") && c=$(cat "$a/count") || continue
+		if [ "$c" -gt 0 ] 2>/dev/null; then printf '%s %s %s\n' "${a##*/}" "$b" "$c"; fi
+	done > "$dir/cma_areas" || die "$dir/cma_areas: cannot write"
+fi
+
 t1=$(mono_ns) || die "$root/proc/timer_list: cannot read the CLOCK_MONOTONIC time"
 mark end "$t1"
 printf '%s %s\n' "$t0" "$t1" > "$dir/taken_at" || die "$dir/taken_at: cannot write"

@@ -347,6 +347,65 @@ static int read_fd_all(int fd, const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* A number in file @name of CMA area directory @dir; -1 when unreadable. */
+static long long cma_number(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 16], buf[32];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		v = strtoll(buf, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * "cma_areas": one "NAME BASE_PFN COUNT" line per CMA area, from debugfs (cma/NAME/
+ * base_pfn and count, CONFIG_CMA_DEBUGFS): no other kernel file says where an area is,
+ * and its pageblocks are MIGRATE_CMA. -BC_E_NOENT without debugfs or CMA.
+ */
+static int read_cma_areas(const struct snap_src *s, char **out, size_t *len)
+{
+	char dir[PATH_MAX - 256], area[PATH_MAX];
+	struct dirent *de;
+	size_t size = 0;
+	FILE *mem;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/sys/kernel/debug/cma", s->root);
+	d = opendir(dir);
+	if (!d)
+		return -BC_E_NOENT;
+	*out = NULL;
+	mem = open_memstream(out, &size);
+	if (!mem) {
+		closedir(d);
+		return bc_error(BC_E_NOMEM, "cma_areas: out of memory");
+	}
+	while ((de = readdir(d))) {
+		long long base, count;
+
+		if (de->d_name[0] == '.' || strchr(de->d_name, ' '))
+			continue;
+		snprintf(area, sizeof(area), "%s/%s", dir, de->d_name);
+		base = cma_number(area, "base_pfn");
+		count = cma_number(area, "count");
+		if (base >= 0 && count > 0)
+			fprintf(mem, "%s %lld %lld\n", de->d_name, base, count);
+	}
+	closedir(d);
+	if (fclose(mem)) {
+		free(*out);
+		return bc_error(BC_E_NOMEM, "cma_areas: out of memory");
+	}
+	*len = size;
+	return 0;
+}
+
 /* Read text file @name; *@out malloc'ed and NUL-terminated. Missing: -BC_E_NOENT. */
 static int src_read_text(const struct snap_src *s, const char *name, char **out, size_t *len)
 {
@@ -363,6 +422,8 @@ static int src_read_text(const struct snap_src *s, const char *name, char **out,
 		*len = strlen(*out);
 		return 0;
 	}
+	if (!s->dir && !strcmp(name, "cma_areas"))
+		return read_cma_areas(s, out, len);
 	ret = snap_src_path(s, name, path, sizeof(path));
 	if (!ret)
 		ret = open_regular(path, &fd);
@@ -863,6 +924,8 @@ int snap_walk(const struct snap_src *s, struct snap_marker *m, const struct snap
 		ret = walk_memory(s, sink);
 	if (!ret)
 		ret = walk_hugepages(s, sink);
+	if (!ret)
+		ret = emit_text(s, sink, "cma_areas", true);
 	if (ret)
 		goto out;
 	if (!s->dir) {

@@ -15,12 +15,16 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "db/tdb-snap.h"
+#include "trace/tr-layout.h"
 
 /* ---- decoding ----------------------------------------------------------------------- */
 
 int chk_decode_init(struct chk_ctx *c, struct tdb *db)
 {
 	struct model_profile prof;
+	bool cma = false;
+	int64_t snap;
 	char *rel;
 	int ret;
 
@@ -32,6 +36,12 @@ int chk_decode_init(struct chk_ctx *c, struct tdb *db)
 	rel = tdb_get_meta(db, "kernel_release");
 	model_profile_from_release(rel ? rel : "", c->pb_order, &prof);
 	free(rel);
+	ret = tdb_snap_first_zoned(db, &snap);
+	if (!ret && snap >= 0)
+		ret = tr_snap_cma(db, snap, &cma);
+	if (ret)
+		return ret;
+	prof.cma = cma;
 	c->order18 = prof.gigantic_free_order18;
 	c->isolate_mt = prof.cma ? 5 : 4;
 	c->isolate_bit = prof.isolate_bit;

@@ -502,6 +502,13 @@ static int adopt_list_type(struct model *m, uint32_t idx, unsigned int order, ui
 	return ret;
 }
 
+bool model_zone_locked_refill(const struct model *m, unsigned int order, int mt,
+			      bool percpu_refill)
+{
+	return percpu_refill ||
+	       (model_imt_from_trace(m, mt) == IMT_CMA && model_pcp_allowed(m, order));
+}
+
 int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		      bool percpu_refill, int cpu)
 {
@@ -515,6 +522,7 @@ int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 	if (!z)
 		return 0;
 	imt = model_imt_from_trace(m, mt);
+	percpu_refill = model_zone_locked_refill(m, order, mt, percpu_refill);
 	n = 1u << order;
 	w = m->words[idx];
 	if (imt < 0) {
@@ -572,8 +580,9 @@ generic:
 	if (ret)
 		return ret;
 place:
-	if (percpu_refill && imt < IMT_HIGHATOMIC && model_pcp_allowed(m, order)) {
-		/* rmqueue_bulk(): appended to the pcp list of the requested type. */
+	if (percpu_refill && (imt < IMT_HIGHATOMIC || imt == IMT_CMA) &&
+	    model_pcp_allowed(m, order)) {
+		/* rmqueue_bulk(): appended to the pcp list of the requested type (CMA: movable) */
 		return model_pcp_add(m, z, idx, order, imt, valid_cpu(m, cpu), 1, tails_free);
 	} else if (tails_free) {
 		fill_alloc(m, idx, order, imt < IMT_HIGHATOMIC ? imt : -1, MODEL_KIND_UNKNOWN,

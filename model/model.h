@@ -385,6 +385,15 @@ int model_free_batched(struct model *m, uint64_t pfn, int cpu);
 int model_zone_locked(struct model *m, uint64_t pfn, unsigned int order, int mt,
 		      bool percpu_refill, int cpu);
 /*
+ * Was that zone_locked a pcp refill? The tracepoint's percpu_refill is
+ * "pcp_allowed_order(order) && migratetype < MIGRATE_PCPTYPES" (__rmqueue_smallest(), 6.1
+ * and 6.12): false for a take from the CMA list, although rmqueue_bulk() is what takes
+ * CMA pages at pcp orders (__rmqueue()'s CMA balance, for movable requests). An
+ * assumption: rmqueue_buddy() after a failed pcp trylock looks the same.
+ */
+bool model_zone_locked_refill(const struct model *m, unsigned int order, int mt,
+			      bool percpu_refill);
+/*
  * kmem:mm_page_pcpu_drain: free_pcppages_bulk() moved the pcp block at @pfn to the
  * buddy (__free_one_page() with the block's type at drain). Finds the block on
  * whatever cpu's list holds it; @cpu is only the recording cpu.

@@ -25,8 +25,13 @@
 /* Why the page at @pfn blocks (static text). */
 const char *pr_page_reason(struct pr_ctx *c, uint64_t pfn, enum pr_verdict v)
 {
+	int cma = model_mt_of_name(model_get_profile(c->m), "CMA"), mt;
 	struct model_pfn_info pi;
 
+	/* has_unmovable_pages(): a MIGRATE_CMA block fails all isolation but cma_alloc()'s */
+	if (v == PR_V_ISOLATION && cma >= 0 && !model_pageblock_mt(c->m, pfn, &mt, NULL, NULL) &&
+	    mt == cma)
+		return "MIGRATE_CMA pageblock (only a CMA allocation may isolate it)";
 	if (v == PR_V_ISOLATION && pr_lru_pending_in(c, pfn, pfn + 1) == pfn)
 		return "user page not on the LRU yet (per-cpu LRU batch; alloc_contig_range() "
 		       "isolates before lru_cache_disable())";

@@ -424,7 +424,41 @@ struct seed_walk {
 	const struct rp_snap *s;
 	struct pb_rank *rank;
 	uint64_t nblocks;
+	char *cma_areas;		/* the snapshot's "cma_areas" text, NULL without */
 };
+
+/*
+ * The pageblocks of the snapshot's CMA areas ("NAME BASE_PFN COUNT" lines, from debugfs)
+ * are MIGRATE_CMA: cma_activate_area() -> init_cma_reserved_pageblock() types them before
+ * their pages reach the buddy, so they are typed before the zone's pages are seeded
+ * (@type: free blocks then merge as the kernel's did, up to MAX_PAGE_ORDER) and, known,
+ * not guessed, left out of the handout after (score INT64_MIN).
+ */
+static int seed_cma_blocks(struct replay *rp, struct seed_walk *sw, unsigned int zi, bool type)
+{
+	const struct model_zone_layout *z = &rp->layout.zones[zi];
+	int cma_mt = model_mt_of_name(&rp->profile, "CMA"), ret = 0;
+	unsigned long long base, count;
+	const char *line;
+	uint64_t k;
+
+	if (cma_mt < 0)
+		return 0;
+	for (line = sw->cma_areas; line && *line && !ret; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (sscanf(line, "%*s %llu %llu", &base, &count) != 2)
+			continue;
+		for (k = 0; k < sw->nblocks && !ret; k++) {
+			if (sw->rank[k].pfn < base || sw->rank[k].pfn >= base + count)
+				continue;
+			if (type)
+				ret = model_set_pageblock_mt(rp->m, in_zone(z, sw->rank[k].pfn), cma_mt);
+			else
+				sw->rank[k].score = INT64_MIN;
+		}
+	}
+	return ret;
+}
 
 static int seed_zone_begin(struct replay *rp, unsigned int zi, uint64_t zend, void *arg)
 {
@@ -439,7 +473,7 @@ static int seed_zone_begin(struct replay *rp, unsigned int zi, uint64_t zend, vo
 		return bc_error(BC_E_NOMEM, "out of memory");
 	for (b = 0; b < sw->nblocks; b++)
 		sw->rank[b].pfn = (first + b) << pb_shift;
-	return 0;
+	return seed_cma_blocks(rp, sw, zi, true);
 }
 
 static int seed_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
@@ -468,9 +502,11 @@ static int seed_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 static int seed_zone_end(struct replay *rp, unsigned int zi, void *arg)
 {
 	struct seed_walk *sw = arg;
-	int ret = assign_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
+	int ret = seed_cma_blocks(rp, sw, zi, false);
 	uint64_t k;
 
+	if (!ret)
+		ret = assign_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
 	if (!ret)
 		ret = refine_types(rp, sw->s->id, zi, sw->rank, sw->nblocks);
 	/* every type handed out is an assumption until an event shows it (model/guess.c) */
@@ -488,9 +524,12 @@ int rp_seed(struct replay *rp, const struct rp_snap *s)
 		.zone_end = seed_zone_end,
 	};
 	struct seed_walk sw = { .s = s };
-	int ret = rp_walk_pages(rp, s, &walk, &sw);
+	int ret = tdb_snap_file(rp->db, s->id, "cma_areas", &sw.cma_areas);
 
+	if (!ret)
+		ret = rp_walk_pages(rp, s, &walk, &sw);
 	free(sw.rank);
+	free(sw.cma_areas);
 	return ret;
 }
 

@@ -66,6 +66,7 @@ struct tc_open {
 };
 
 struct teacher {
+	const struct model *m;
 	struct tc_req *req;
 	size_t nr, cap, next;
 	struct tc_open *open;
@@ -308,6 +309,9 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
 		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_ZONE_LOCKED)	/* a CMA take is a refill too */
+			ev.percpu_refill = model_zone_locked_refill(t->m, (unsigned int)ev.order,
+								    ev.mt, ev.percpu_refill);
 		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
 		if (ret)
 			break;
@@ -689,8 +693,10 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	if (!out->dis)
 		return bc_error(BC_E_NOMEM, "simulate: out of memory");
 	ret = rp_create(db, opts, &rp);
-	if (!ret)
+	if (!ret) {
+		t.m = rp_model(rp);
 		ret = prepare(&t, db, rp);
+	}
 	if (!ret)
 		ret = find_requests(&t, db, rp_decoder(rp), opts->until_seq);
 	if (!ret)

@@ -28,10 +28,10 @@ enum { UNMOV = 0, MOV = 1, RECL = 2, HIGHA = 3, ISO = 4 };
 #define GFP_KERNEL		0xcc0ull
 #define GFP_HIGHUSER_MOVABLE	0x100ccaull
 
-static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
+/* One Normal zone [start, start + n) under profile @p. */
+static struct model *mk_layout_prof(uint64_t start, uint64_t n, const struct model_profile *p)
 {
 	struct model_layout l;
-	struct model_profile p;
 	struct model *m;
 
 	memset(&l, 0, sizeof(l));
@@ -44,10 +44,17 @@ static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
 	l.max_page_order = 10;
 	l.nr_cpus = 2;
 	l.memory_block_pages = 32768;
-	model_profile_from_release(rel, 9, &p);
-	m = model_create(&l, &p);
+	m = model_create(&l, p);
 	ck_assert_ptr_nonnull(m);
 	return m;
+}
+
+static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
+{
+	struct model_profile p;
+
+	model_profile_from_release(rel, 9, &p);
+	return mk_layout_prof(start, n, &p);
 }
 
 /* Seed [Z + off, Z + off + n) with one flags value for every page. */
@@ -1319,6 +1326,37 @@ START_TEST(test_gfp_transhuge_movable)
 }
 END_TEST
 
+/*
+ * A take from the CMA list at a pcp order is rmqueue_bulk()'s refill, though the
+ * tracepoint says percpu_refill 0 (__rmqueue_smallest(): "migratetype <
+ * MIGRATE_PCPTYPES"): the page goes on the pcp list; a take from another list with
+ * percpu_refill 0 waits for its mm_page_alloc.
+ */
+START_TEST(test_cma_take_is_refill)
+{
+	struct model_profile p;
+	struct model_pfn_info pi;
+	struct model *m;
+
+	model_profile_from_release("6.12.118", 9, &p);
+	p.cma = true;
+	m = mk_layout_prof(Z, 4096, &p);
+	ck_assert_int_eq(model_set_pageblock_mt(m, Z, 4), 0);	/* MIGRATE_CMA */
+	seed(m, 0, 4096, KPF_BIT(KPF_BUDDY));
+	ck_assert(model_zone_locked_refill(m, 0, 4, false));
+	ck_assert(!model_zone_locked_refill(m, 0, 1, false));
+	ck_assert(!model_zone_locked_refill(m, 10, 4, false));	/* not a pcp order */
+	ck_assert_int_eq(model_zone_locked(m, Z, 0, 4, false, 1), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_PCP && pi.cpu == 1, "state %d cpu %d", pi.state,
+		      pi.cpu);
+	ck_assert_int_eq(model_zone_locked(m, Z + 512, 0, 1, false, 1), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z + 512, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_ALLOC);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *model_suite(void);
 
 Suite *model_suite(void)
@@ -1329,6 +1367,7 @@ Suite *model_suite(void)
 	TCase *lim = tcase_create("limits");
 
 	tcase_add_test(core, test_profile);
+	tcase_add_test(core, test_cma_take_is_refill);
 	tcase_add_test(core, test_bdev_readahead_kind);
 	tcase_add_test(core, test_bdev_metadata_kind);
 	tcase_add_test(core, test_gfp_transhuge_movable);

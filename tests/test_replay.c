@@ -131,6 +131,56 @@ START_TEST(test_seed_read_placement)
 }
 END_TEST
 
+/*
+ * A CONFIG_CMA kernel: pagetypeinfo names the CMA type (model_profile.cma: CMA is 4,
+ * ISOLATE 5) and the snapshot's cma_areas says where the area is; the seed types those
+ * pageblocks MIGRATE_CMA, as known, not guessed, before the pages: the free order-10
+ * blocks there stay whole on the CMA list (typed after, each would be cut in two).
+ * vm-reserved.db made into such a capture by SQL: 8 CMA blocks of Normal that the seed
+ * holds as 4 free order-10 blocks (taken from Movable's count).
+ */
+START_TEST(test_seed_cma_area)
+{
+	static const uint64_t base = 0x119000;
+	struct model_pfn_info pi;
+	char *copy = fixture_tmpfile("cma.db");
+	struct rp_opts o = { .until_seq = 0 };
+	struct replay *rp;
+	struct tdb *db;
+	int stored, k;
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	fixture_sql_exec(copy,
+		"UPDATE snapshot_files SET content = replace(content, '   HighAtomic      Isolate',"
+		" '   HighAtomic          CMA      Isolate') WHERE name = 'pagetypeinfo';"
+		"INSERT INTO pagetype_blocks SELECT snap, node, zone, 'CMA', 8 FROM pagetype_blocks"
+		" WHERE zone = 'Normal' AND migratetype = 'Movable';"
+		"UPDATE pagetype_blocks SET nr_blocks = nr_blocks - 8"
+		" WHERE zone = 'Normal' AND migratetype = 'Movable';"
+		"INSERT INTO snapshot_files SELECT id, 'cma_areas', 'reserved 1150976 4096\n'"
+		" FROM snapshots;");
+	ck_assert_int_eq(tdb_open(copy, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert(model_get_profile(rp_model(rp))->cma);
+	for (k = 0; k < 8; k++) {
+		ck_assert_int_eq(model_pageblock_mt(rp_model(rp), base + k * 512, &stored, NULL,
+						    NULL), 0);
+		ck_assert_msg(stored == 4, "block at pfn %llu: type %d, want CMA (4)",
+			      (unsigned long long)(base + k * 512), stored);
+		ck_assert(!model_pageblock_guessed(rp_model(rp), base + k * 512));
+		ck_assert_int_eq(model_pfn_info(rp_model(rp), base + k * 512, &pi), 0);
+		ck_assert_msg(pi.state == MODEL_PFN_BUDDY && pi.order == 10 && pi.mt == 4,
+			      "pfn %llu: state %d order %u list %d, want free order 10 on CMA",
+			      (unsigned long long)(base + k * 512), pi.state, pi.order, pi.mt);
+	}
+	ck_assert_int_eq(model_pageblock_mt(rp_model(rp), base - 512, &stored, NULL, NULL), 0);
+	ck_assert_int_ne(stored, 4);
+	rp_destroy(rp);
+	tdb_close(db);
+	fixture_rm(copy);
+}
+END_TEST
+
 /* Claims seen in a replay: the block's stored type before and after each extfrag. */
 struct claims {
 	int before;			/* stored type of the event's pageblock, before it */
@@ -428,6 +478,7 @@ Suite *replay_suite(void)
 	tcase_add_loop_test(tc, test_bundled_fidelity, 0, n);
 	tcase_add_test(tc, test_extfrag_claims);
 	tcase_add_test(tc, test_seed_read_placement);
+	tcase_add_test(tc, test_seed_cma_area);
 	tcase_add_loop_test(tc, test_deterministic, 0,
 			    (int)(sizeof(det_captures) / sizeof(det_captures[0])));
 	tcase_add_test(tc, test_parse_time);

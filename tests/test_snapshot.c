@@ -1016,6 +1016,11 @@ START_TEST(test_shell_twin_equal)
 	int rc;
 
 	make_mini_root(root);
+	/* a CMA area (debugfs): both write cma_areas */
+	snprintf(cmd, sizeof(cmd), "%s/sys/kernel/debug/cma/reserved/base_pfn", root);
+	put_file(cmd, "4096\n");
+	snprintf(cmd, sizeof(cmd), "%s/sys/kernel/debug/cma/reserved/count", root);
+	put_file(cmd, "1024\n");
 	snprintf(cmd, sizeof(cmd), "BIGCHUNK_ROOT='%s' sh '%s' -l twin '%s'", root, shell_twin(),
 		 dsh);
 	rc = fixture_run(cmd, &out);
@@ -1025,6 +1030,10 @@ START_TEST(test_shell_twin_equal)
 	snprintf(cmd, sizeof(cmd), "cat '%s/taken_at'", dsh);
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
 	ck_assert_str_eq(out, "5000 5000\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "cat '%s/cma_areas'", dc);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_str_eq(out, "reserved 4096 1024\n");
 	free(out);
 	/* byte-identical apart from taken_at */
 	snprintf(cmd, sizeof(cmd), "diff -r -x taken_at '%s' '%s'", dsh, dc);

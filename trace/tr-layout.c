@@ -10,21 +10,40 @@
 #include "model/model.h"
 #include "trace/tr-layout.h"
 
-/* "Page block order: 9" in pagetypeinfo, else the x86_64 value. */
-static int read_pageblock_order(struct tdb *db, int64_t snap, unsigned int *order)
+/*
+ * pagetypeinfo's "Page block order: 9" (else the x86_64 value) and whether its "Number of
+ * blocks type" header names CMA: migratetype_names[] (mm/page_alloc.c) has "CMA" only
+ * with CONFIG_CMA, which makes MIGRATE_CMA 4 and MIGRATE_ISOLATE 5.
+ */
+static int read_pagetypeinfo(struct tdb *db, int64_t snap, unsigned int *order, bool *cma)
 {
-	char *text, *p;
+	char *text, *p, *eol;
 	int ret;
 
 	*order = 9;
+	*cma = false;
 	ret = tdb_snap_file(db, snap, "pagetypeinfo", &text);
 	if (ret)
 		return ret;
 	p = text ? strstr(text, "Page block order:") : NULL;
 	if (p)
 		*order = (unsigned int)strtoul(p + strlen("Page block order:"), NULL, 10);
+	p = text ? strstr(text, "Number of blocks type") : NULL;
+	if (p) {
+		eol = strchr(p, '\n');
+		if (eol)
+			*eol = '\0';
+		*cma = strstr(p, " CMA ") || (strlen(p) >= 4 && !strcmp(p + strlen(p) - 4, " CMA"));
+	}
 	free(text);
 	return 0;
+}
+
+int tr_snap_cma(struct tdb *db, int64_t snap, bool *cma)
+{
+	unsigned int order;
+
+	return read_pagetypeinfo(db, snap, &order, cma);
 }
 
 static int read_zones(struct tdb *db, int64_t snap, struct model_layout *L)
@@ -90,6 +109,7 @@ int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 {
 	int64_t blk, max_order, cpus;
 	char *release;
+	bool cma;
 	int ret;
 
 	memset(L, 0, sizeof(*L));
@@ -99,7 +119,7 @@ int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 	if (!ret)
 		ret = tdb_snap_figure(db, snap, TDB_SNAP_MEMORY_BLOCK_PAGES, 0, &blk);
 	if (!ret)
-		ret = read_pageblock_order(db, snap, &L->pageblock_order);
+		ret = read_pagetypeinfo(db, snap, &L->pageblock_order, &cma);
 	if (!ret)
 		ret = tdb_snap_figure(db, snap, TDB_SNAP_MAX_ORDER, 10, &max_order);
 	if (!ret)
@@ -120,5 +140,6 @@ int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 	if (ret && release && *release && release_unknown)
 		*release_unknown = true;
 	free(release);
+	prof->cma = cma;
 	return 0;
 }

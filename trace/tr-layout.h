@@ -2,7 +2,8 @@
 /*
  * tr-layout: the physical layout and kernel profile a capture describes, from one of
  * its snapshots (zones, System RAM, memory blocks, pagetypeinfo's pageblock order,
- * buddyinfo's orders, the pcp lists' cpus) and its meta (cpus, kernel_release).
+ * buddyinfo's orders, the pcp lists' cpus) and its meta (cpus, kernel_release); whether
+ * the kernel has CONFIG_CMA from pagetypeinfo's migratetype names.
  */
 #ifndef BC_TR_LAYOUT_H
 #define BC_TR_LAYOUT_H
@@ -22,5 +23,12 @@ struct model_profile;
  */
 int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 		   struct model_profile *prof, bool *release_unknown);
+
+/**
+ * tr_snap_cma() - whether snapshot @snap's pagetypeinfo names the CMA migratetype (the
+ * kernel has CONFIG_CMA: model_profile.cma); false when it was not stored.
+ * Return: 0 and *@cma, or a negative bc_err.
+ */
+int tr_snap_cma(struct tdb *db, int64_t snap, bool *cma);
 
 #endif

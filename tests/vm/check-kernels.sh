@@ -3,7 +3,8 @@
 # under a fragmenting workload (with a 1 GiB hugetlb probe and offline probes), and score it
 # (tests/vm/score.sh: thresholds there). On 6.12 also two short captures with boot options that
 # change the layout: movablecore=1G (ZONE_MOVABLE) and memmap=256M$0x100000000 (a reserved
-# range). Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
+# range). When tests/vm/build-cma-kernel.sh has built its kernel, also the frag job on it with
+# cma=256M. Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
 # unavailable (BC_VM_REQUIRE=1 makes that a failure); exit 1 when a capture fails or scores
 # below a threshold.
 set -uo pipefail
@@ -25,6 +26,16 @@ runs=${BC_VM_RUNS:-"frag-6.1 6.1 4G
 frag-6.12 6.12 4G
 movable-6.12 6.12 6G bc.job=light movablecore=1G
 reserved-6.12 6.12 4G bc.job=light memmap=256M\$0x100000000"}
+# The CMA kernel (tests/vm/build-cma-kernel.sh; not built here: it takes longer than all the
+# runs) boots with a 256 MiB area when it has been built.
+if [ -z "${BC_VM_RUNS:-}" ]; then
+	if [ -s "$cache/k-cma/vmlinuz" ]; then
+		runs="$runs
+cma-6.12 cma 4G cma=256M"
+	else
+		echo "check-kernels: cma-6.12 SKIP (no CMA kernel in $cache/k-cma: tests/vm/build-cma-kernel.sh builds one)"
+	fi
+fi
 start=$(date +%s)
 failed=
 while read -r name series mem args; do
@@ -37,6 +48,10 @@ while read -r name series mem args; do
 	fi
 	"$here/score.sh" "$cache/out/$name/vm.db" "$name" | tee "$cache/out/$name/score"
 	[ "${PIPESTATUS[0]}" = 0 ] || failed="$failed $name"
+	# A cma= run must have met its area: CMA pageblocks counted, the area's place recorded.
+	case " $args " in *" cma="*)
+		if ! "$here/cma-present.sh" "$cache/out/$name/vm.db"; then failed="$failed $name(cma)"; fi ;;
+	esac
 	echo "check-kernels: $name done in $(( $(date +%s) - t0 )) s"
 done <<< "$runs"
 echo "check-kernels: $(( $(date +%s) - start )) s in all"

@@ -6,11 +6,16 @@
 #   traces/vm-reserved.db  memmap=256M$0x100000000 in a 4 GiB guest: Normal spans
 #                          0x100000-0x140000 but its first 256 MiB are a reserved range
 #                          (not System RAM, not present)
+#   traces/vm-cma.db       cma=256M in a 4 GiB guest, on a kernel built with CONFIG_CMA from
+#                          Debian's linux-source-6.12 (tests/vm/build-cma-kernel.sh; Debian's
+#                          own kernels have no CMA): the kernel puts the area at the start of
+#                          Normal, 128 MIGRATE_CMA pageblocks 0x100000-0x110000
 # Both run the guest's light job (64 MiB of anonymous memory held, page cache, slab, then a
 # 1 GiB hugetlb probe and two offline probes). Needs qemu-system-x86, busybox-static, the
 # kernel package (tests/vm/fetch-kernels.sh downloads it) and a built tree (make,
 # make build/workload). Each must stay below 5 MiB.
-# Usage: traces/recipes/vm.sh [movable|reserved]...
+# The CMA kernel takes the longest: build-cma-kernel.sh keeps an image already built.
+# Usage: traces/recipes/vm.sh [movable|reserved|cma]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -23,6 +28,9 @@ for what in ${*:-movable reserved}; do
 		BC_VM_MEM=6G tests/vm/run-vm.sh 6.12 vm-movable bc.job=light movablecore=1G ;;
 	reserved)
 		BC_VM_MEM=4G tests/vm/run-vm.sh 6.12 vm-reserved bc.job=light 'memmap=256M$0x100000000' ;;
+	cma)
+		tests/vm/build-cma-kernel.sh
+		BC_VM_MEM=4G tests/vm/run-vm.sh cma vm-cma bc.job=light cma=256M ;;
 	*)
 		echo "recipe: unknown capture $what" >&2; exit 2 ;;
 	esac
