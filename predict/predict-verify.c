@@ -224,6 +224,9 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 			 a[i].kind == TR_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
 		it->offline_semantics = a[i].kind == TR_ATTEMPT_OFFLINE;
+		/* offline_pages() drains before it isolates (apply_own_drain()) */
+		if (it->offline_semantics)
+			it->seq_end = a[i].seq_end + 1;
 	}
 	return 0;
 }
