@@ -279,6 +279,8 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 		return PR_RACE;
 	if (pi.state != MODEL_PFN_ALLOC)
 		return NULL;
+	if (pi.kind == MODEL_KIND_SLAB && !pi.order && c->slab_passes)
+		return PR_SLAB_RULE;	/* pr_learn_slab_rule() */
 	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
 		return "refcount";
 	if (pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||

@@ -287,6 +287,8 @@ struct pr_verify_item {
 	bool depends_on_pins;		/* invisible != NULL */
 #define PR_RACE "race"			/* invisible: the culprit was allocated during the attempt */
 #define PR_LOST "lost events"		/* invisible: the culprit lies in a lost-event window */
+/* invisible: an order-0 slab page the model passed: this build's rule, not yet learned */
+#define PR_SLAB_RULE "isolation rule for slab pages (learned from the first failed offline on)"
 	char why[384];			/* disagreement: what differs */
 };
 
