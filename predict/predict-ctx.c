@@ -50,6 +50,8 @@ static int ctx_create(struct replay *rp, struct model *m, struct pr_ctx **out)
 	}
 	c->base = lo;
 	c->span = hi - lo;
+	/* until a failed offline says otherwise (pr_learn_slab_rule()) */
+	c->slab_passes = model_get_profile(m)->version >= MODEL_KVER(6, 18, 0);
 	c->alloc_seq = calloc(c->span, sizeof(*c->alloc_seq));
 	c->lru_pending = calloc((c->span + 63) / 64, sizeof(*c->lru_pending));
 	if (!c->alloc_seq || !c->lru_pending) {
@@ -88,7 +90,6 @@ int pr_learn_slab_rule(struct pr_ctx *c)
 	unsigned int i;
 	int64_t first, last;
 
-	c->slab_passes = model_get_profile(c->m)->version >= MODEL_KVER(6, 18, 0);
 	if (!c->db || !c->nr_notes)
 		return 0;
 	ret = tdb_snap_list(c->db, &snaps, &ns);
