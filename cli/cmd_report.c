@@ -153,8 +153,8 @@ int cmd_report(int argc, char **argv)
 			      .progress = cli_replay_progress };
 	uint64_t at_seq[MAX_AT];
 	char *at_label[MAX_AT] = { 0 };
-	struct frm_opts fo = { .snapshots = true, .at_seq = at_seq,
-			       .at_label = (const char *const *)at_label };
+	struct frm_opts fo = { .snapshots = true, .pages = true, .contig_2m = true,
+			       .at_seq = at_seq, .at_label = (const char *const *)at_label };
 	struct html_input in = { 0 };
 	char *kernel = NULL;
 	struct frm_set fs = { 0 };
