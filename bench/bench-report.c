@@ -66,20 +66,6 @@ static void block_pages(uint64_t *x, enum pbm_content c, uint8_t *pg, unsigned i
 	}
 }
 
-/* The count slot of a page class (pbm_fill_all()'s tuple), -1 none (a hole). */
-static int count_of(uint8_t c)
-{
-	switch (c) {
-	case PBM_FREE: case PBM_ISOLATED: return PBM_N_FREE;
-	case PBM_MOVABLE: case PBM_HUGETLB: return PBM_N_MOVABLE;
-	case PBM_UNMOVABLE: return PBM_N_UNMOVABLE;
-	case PBM_RESERVED: return PBM_N_RESERVED;
-	case PBM_UNKNOWN: return PBM_N_UNKNOWN;
-	case PBM_UNINIT: return PBM_N_UNINIT;
-	default: return -1;
-	}
-}
-
 /* Every pageblock's counts and every page's class, encoded as pbm_fill_all() does. */
 static void encode(struct frm_set *s, struct frm_frame *f)
 {
@@ -93,7 +79,7 @@ static void encode(struct frm_set *s, struct frm_frame *f)
 		block_pages(&x, PBM_CONTENT(f->cells[i]), pg, s->g.pb_pages);
 		memset(t, 0, sizeof(t));
 		for (k = 0; k < s->g.pb_pages; k++) {
-			n = count_of(pg[k]);
+			n = pbm_count_of_class(pg[k]);
 			if (n >= 0)
 				t[n]++;
 			if (run && pg[k] != cls) {

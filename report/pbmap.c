@@ -127,6 +127,37 @@ static enum pbm_content content_of(const struct model *m, uint64_t pfn,
 	return PBM_FREE;
 }
 
+/* One page's class: the kinds the model counts as movable, hugetlb apart. */
+static enum pbm_content page_class(const struct model_pfn_info *pi, bool isolated)
+{
+	switch (pi->state) {
+	case MODEL_PFN_HOLE:
+		return PBM_HOLE;
+	case MODEL_PFN_UNINIT:
+		return PBM_UNINIT;
+	case MODEL_PFN_BUDDY:
+	case MODEL_PFN_PCP:
+		return isolated ? PBM_ISOLATED : PBM_FREE;
+	default:
+		break;
+	}
+	switch (pi->kind) {
+	case MODEL_KIND_RESERVED:
+		return PBM_RESERVED;
+	case MODEL_KIND_HUGETLB:
+		return PBM_HUGETLB;
+	case MODEL_KIND_ANON:
+	case MODEL_KIND_FILE:
+	case MODEL_KIND_THP:
+	case MODEL_KIND_OFFLINE:
+		return PBM_MOVABLE;
+	case MODEL_KIND_UNKNOWN:
+		return pi->mt < 0 ? PBM_UNKNOWN : pi->mt == 1 ? PBM_MOVABLE : PBM_UNMOVABLE;
+	default:
+		return PBM_UNMOVABLE;
+	}
+}
+
 #define _N(c, s) [PBM_N_##c] = s,
 static const char *const count_names[] = { PBM_COUNTS };
 #undef _N
@@ -182,21 +213,72 @@ static int flush_tuple(struct extra_state *E)
 	return ret;
 }
 
+/* The counts of a pageblock from its counters (@rc NULL: no zone meets it). */
+static void counts_of(const struct model_range_counts *rc, uint16_t t[PBM_NR_COUNT])
+{
+	memset(t, 0, PBM_NR_COUNT * sizeof(*t));
+	if (!rc)
+		return;
+	t[PBM_N_FREE] = (uint16_t)(rc->pages[MODEL_PBC_FREE] + rc->pages[MODEL_PBC_PCP]);
+	t[PBM_N_MOVABLE] = (uint16_t)rc->pages[MODEL_PBC_MOVABLE];
+	t[PBM_N_UNMOVABLE] = (uint16_t)rc->pages[MODEL_PBC_UNMOVABLE];
+	t[PBM_N_RESERVED] = (uint16_t)rc->pages[MODEL_PBC_RESERVED];
+	t[PBM_N_UNKNOWN] = (uint16_t)rc->pages[MODEL_PBC_UNKNOWN];
+	t[PBM_N_UNINIT] = (uint16_t)rc->pages[MODEL_PBC_UNINIT];
+}
+
+static bool pb_outside_zones(const struct model *m, uint64_t pfn, unsigned int pb_pages)
+{
+	return model_pfn_zone(m, pfn) < 0 && model_pfn_zone(m, pfn + pb_pages - 1) < 0;
+}
+
+int pbm_counts(const struct model *m, uint64_t pfn, unsigned int pb_pages,
+	       uint16_t out[PBM_NR_COUNT])
+{
+	struct model_range_counts rc;
+	int ret;
+
+	pfn -= pfn % pb_pages;
+	if (pb_outside_zones(m, pfn, pb_pages)) {
+		counts_of(NULL, out);
+		return 0;
+	}
+	ret = model_range_counts(m, pfn, pfn + pb_pages, &rc);
+	if (!ret)
+		counts_of(&rc, out);
+	return ret;
+}
+
+int pbm_count_of_class(enum pbm_content c)
+{
+	switch (c) {
+	case PBM_FREE:
+	case PBM_ISOLATED:
+		return PBM_N_FREE;
+	case PBM_MOVABLE:
+	case PBM_HUGETLB:
+		return PBM_N_MOVABLE;
+	case PBM_UNMOVABLE:
+		return PBM_N_UNMOVABLE;
+	case PBM_RESERVED:
+		return PBM_N_RESERVED;
+	case PBM_UNKNOWN:
+		return PBM_N_UNKNOWN;
+	case PBM_UNINIT:
+		return PBM_N_UNINIT;
+	default:
+		return -1;
+	}
+}
+
 static int put_tuple(struct extra_state *E, const struct model_range_counts *rc)
 {
-	uint16_t t[PBM_NR_COUNT] = { 0 };
+	uint16_t t[PBM_NR_COUNT];
 	int ret;
 
 	if (!E->x->counts)
 		return 0;
-	if (rc) {
-		t[PBM_N_FREE] = (uint16_t)(rc->pages[MODEL_PBC_FREE] + rc->pages[MODEL_PBC_PCP]);
-		t[PBM_N_MOVABLE] = (uint16_t)rc->pages[MODEL_PBC_MOVABLE];
-		t[PBM_N_UNMOVABLE] = (uint16_t)rc->pages[MODEL_PBC_UNMOVABLE];
-		t[PBM_N_RESERVED] = (uint16_t)rc->pages[MODEL_PBC_RESERVED];
-		t[PBM_N_UNKNOWN] = (uint16_t)rc->pages[MODEL_PBC_UNKNOWN];
-		t[PBM_N_UNINIT] = (uint16_t)rc->pages[MODEL_PBC_UNINIT];
-	}
+	counts_of(rc, t);
 	if (E->repeat && !memcmp(t, E->tuple, sizeof(t))) {
 		E->repeat++;
 		return 0;
@@ -227,8 +309,6 @@ static int put_pages(struct extra_state *E, enum pbm_content cls, uint64_t n)
 	E->run += n;
 	return ret;
 }
-
-static enum pbm_content page_class(const struct model_pfn_info *pi, bool isolated);
 
 /*
  * The pages of the pageblock at @pfn into the run encoder. Pageblocks the counters
@@ -282,7 +362,7 @@ int pbm_fill_all(const struct model *m, const struct pbm_geometry *g, uint8_t *c
 
 	for (i = 0; i < g->nr_pb; i++) {
 		pfn = g->base_pfn + i * g->pb_pages;
-		if (model_pfn_zone(m, pfn) < 0 && model_pfn_zone(m, pfn + g->pb_pages - 1) < 0) {
+		if (pb_outside_zones(m, pfn, g->pb_pages)) {
 			cells[i] = PBM_CELL(PBM_HOLE, PBM_MT_NONE);
 			ret = put_tuple(&E, NULL);
 			if (!ret && E.x->runs)
@@ -314,37 +394,6 @@ int pbm_fill_all(const struct model *m, const struct pbm_geometry *g, uint8_t *c
 int pbm_fill(const struct model *m, const struct pbm_geometry *g, uint8_t *cells)
 {
 	return pbm_fill_all(m, g, cells, NULL);
-}
-
-/* One page's class: the kinds the model counts as movable, hugetlb apart. */
-static enum pbm_content page_class(const struct model_pfn_info *pi, bool isolated)
-{
-	switch (pi->state) {
-	case MODEL_PFN_HOLE:
-		return PBM_HOLE;
-	case MODEL_PFN_UNINIT:
-		return PBM_UNINIT;
-	case MODEL_PFN_BUDDY:
-	case MODEL_PFN_PCP:
-		return isolated ? PBM_ISOLATED : PBM_FREE;
-	default:
-		break;
-	}
-	switch (pi->kind) {
-	case MODEL_KIND_RESERVED:
-		return PBM_RESERVED;
-	case MODEL_KIND_HUGETLB:
-		return PBM_HUGETLB;
-	case MODEL_KIND_ANON:
-	case MODEL_KIND_FILE:
-	case MODEL_KIND_THP:
-	case MODEL_KIND_OFFLINE:
-		return PBM_MOVABLE;
-	case MODEL_KIND_UNKNOWN:
-		return pi->mt < 0 ? PBM_UNKNOWN : pi->mt == 1 ? PBM_MOVABLE : PBM_UNMOVABLE;
-	default:
-		return PBM_UNMOVABLE;
-	}
 }
 
 int pbm_pages(const struct model *m, uint64_t pfn, unsigned int n, uint8_t *out)

@@ -95,6 +95,12 @@ struct pbm_geometry {
 enum pbm_count { PBM_COUNTS PBM_NR_COUNT };
 #undef _N
 const char *pbm_count_name(enum pbm_count c);
+/* The PBM_NR_COUNT counts of the pageblock [@pfn, @pfn + pb_pages) (all 0: no zone
+ * meets it, every page a hole). Return: 0, or a negative bc_err. */
+int pbm_counts(const struct model *m, uint64_t pfn, unsigned int pb_pages,
+	       uint16_t out[PBM_NR_COUNT]);
+/* The count a page class (pbm_pages()) falls in, -1 for a hole. */
+int pbm_count_of_class(enum pbm_content c);
 
 /*
  * A growing byte buffer for the compact encodings below. Numbers are unsigned LEB128
