@@ -577,7 +577,15 @@ function selftest() {
 			res.nb_known_class = run[1];
 		}
 		res.nb_zoom_runs = pr.zoom_runs.length;
+		/* the zoom's pages as map --pageblock's characters */
+		var ch = {};
+		P.content.forEach(function (c) { ch[c.name] = c.ch; });
+		res.nb_zoom_chars = pr.zoom_runs.map(function (run) {
+			return new Array(run[2] + 1).join(ch[run[1]]); }).join('');
 	}
+	var tl = document.querySelector('#timeline table'), last = tl.rows[tl.rows.length - 1];
+	if (tl.rows[0].cells[3].textContent === '2 MiB in a row')
+		res.c2m_end = +last.cells[3].textContent;
 	var ct = $('comparetab');
 	if (ct) {
 		res.compare_layouts = Array.prototype.slice.call(ct.rows[0].cells, 1).map(function (td) {
