@@ -204,7 +204,7 @@ static void run_compare(const char *copy, char **layouts, char **served)
 	char *p;
 
 	ck_assert_int_eq(fixture_run_bc(NULL, "compare '%s' --size 1G --layout asis --layout "
-					"movable:1G --layout reserve:256M >/dev/null 2>&1", copy), 0);
+					"movable:1G --layout reserve:1G >/dev/null 2>&1", copy), 0);
 	*layouts = fixture_sql_rows(copy, "SELECT group_concat(layout, '|') FROM (SELECT layout "
 				    "FROM compare_results GROUP BY layout ORDER BY min(rowid))");
 	*served = fixture_sql_rows(copy, "SELECT group_concat(CAST(value AS INTEGER), '|') FROM "

@@ -552,17 +552,21 @@ function selftest() {
 		res.hover_kind = f.rows[r].blocker.kind;
 		res.hover_text = pr.text;
 	}
-	/* a pageblock that stops no row: the first whose pages are of two classes or more
-	 * (the first in a zone when none is) */
+	/* a pageblock that stops no row: the first without holes whose pages are of two
+	 * classes or more (the first in a zone when none is) */
 	var c = counts(frames.length - 1), pick = null;
 	for (var y = 0; c && y < layout.rows.length && !(pick && pick.mixed); y++) {
 		r = layout.rows[y];
 		for (k = 0; k < G.row_pb; k++) {
 			var pb = r * G.row_pb + k, n = 0;
 			if (!pbInZone(G.base_pfn + pb * G.pb_pages) || blockerCol(f, r) === k) continue;
-			for (var j = 0; j < NC; j++) n += c[pb * NC + j] > 0;
-			if (!pick || n > 1) pick = { y: y, k: k, pb: pb, mixed: n > 1 };
-			if (n > 1) break;
+			for (var j = 0, sum = 0; j < NC; j++) {
+				n += c[pb * NC + j] > 0;
+				sum += c[pb * NC + j];
+			}
+			var mixed = n > 1 && sum === G.pb_pages;
+			if (!pick || mixed) pick = { y: y, k: k, pb: pb, mixed: mixed };
+			if (mixed) break;
 		}
 	}
 	if (pick) {
