@@ -38,7 +38,8 @@ var NC = P.counts.length, NPB = G.nr_rows * G.row_pb, countCache = [], runCache 
  * on first use; null when the frame has none. */
 function counts(i) {
 	if (countCache[i] || !frames[i].counts) return countCache[i] || null;
-	var a = new Uint16Array(NPB * NC), r = new Varints(frames[i].counts), pb = 0, t = [], k;
+	var t0 = performance.now(), a = new Uint16Array(NPB * NC), r = new Varints(frames[i].counts);
+	var pb = 0, t = [], k;
 	while (r.more()) {
 		var rep = r.next();
 		for (k = 0; k < NC; k++) t[k] = r.next();
@@ -47,6 +48,7 @@ function counts(i) {
 	}
 	if (pb !== NPB || r.more())
 		throw new Error('frame ' + i + ': page counts for ' + pb + ' of ' + NPB + ' pageblocks');
+	window.bcCountsMs = performance.now() - t0;
 	return (countCache[i] = a);
 }
 /* "free 3, unmovable 509" for pageblock pb of frame i (holes too), or ''. */
@@ -64,7 +66,7 @@ function countText(i, pb) {
  * on first use: start[k] the page offset of run k from base_pfn, cls[k] its class. */
 function runs(i) {
 	if (runCache[i] || !frames[i].runs) return runCache[i] || null;
-	var r = new Varints(frames[i].runs), n = 0, at = 0;
+	var t0 = performance.now(), r = new Varints(frames[i].runs), n = 0, at = 0;
 	while (r.more()) { r.next(); n++; }
 	var start = new Float64Array(n + 1), cls = new Uint8Array(n);
 	r.i = 0;
@@ -75,6 +77,7 @@ function runs(i) {
 		at += Math.floor(v / 16);
 	}
 	start[n] = at;
+	window.bcRunsMs = performance.now() - t0;
 	if (at !== NPB * G.pb_pages)
 		throw new Error('frame ' + i + ': page runs cover ' + at + ' of ' + NPB * G.pb_pages +
 				' pages');
@@ -599,6 +602,8 @@ function selftest() {
 		res.compare_served = Array.prototype.slice.call(served.cells, 1).map(function (td) {
 			return td.textContent; }).join('|');
 	}
+	res.counts_ms = window.bcCountsMs;
+	res.runs_ms = window.bcRunsMs;
 	res.errors = window.bcErrors.slice();
 	$('selftest').textContent = JSON.stringify(res);
 	$('selftest').hidden = false;
