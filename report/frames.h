@@ -3,7 +3,9 @@
  * frames: the pictures' data, gathered in one replay of a capture. A frame is the
  * state at one point: the physical map (report/pbmap.h), the 1 GiB question asked of
  * every row (predict/predict.h, mainline policy, the row as --range: its verdict and
- * the page and allocation that stop it) and each zone's largest free block. Points:
+ * the page and allocation that stop it) and each zone's largest free block; for the
+ * report also every pageblock's page counts, every page's class and how many 2 MiB
+ * allocations would succeed in a row (frm_opts). Points:
  * the seed snapshot, every later snapshot (after it is scored and resynchronised),
  * the times asked for, and the end of the replay (rp_opts.until_seq).
  */
