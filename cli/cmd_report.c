@@ -19,7 +19,7 @@
 #include "trace/tr-time.h"
 
 const char cmd_report_usage[] =
-	"usage: bigchunk report FILE.db -o REPORT.html [--at T]... [-f]\n"
+	"usage: bigchunk report FILE.db -o REPORT.html [--at T]... [--no-2m] [-f]\n"
 	"\n"
 	"Replay the capture and write one self-contained HTML file (no network: it opens\n"
 	"from file://) with:\n"
@@ -49,6 +49,9 @@ const char cmd_report_usage[] =
 	"Options:\n"
 	"  -o, --output FILE  the HTML file to write (required)\n"
 	"  --at T             an extra point (as predict --at); may be repeated\n"
+	"  --no-2m            no 2 MiB series: its count makes every allocation it can\n"
+	"                     under the model's undo journal (several seconds and about\n"
+	"                     1 GB of memory for 25 GiB of pfns)\n"
 	"  -f, --force        read a damaged capture\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -60,7 +63,7 @@ const char cmd_report_usage[] =
 	"  bigchunk report cap.db -o cap.html\n"
 	"  bigchunk predict cap.db --size 1G --every 1s && bigchunk report cap.db -o cap.html\n";
 
-static const char report_options[] = "output=o at=A force:f help:h";
+static const char report_options[] = "output=o at=A no-2m:N force:f help:h";
 
 #define MAX_AT 64
 #define GO_ON -1
@@ -69,7 +72,7 @@ struct args {
 	const char *path, *out;
 	const char *at[MAX_AT];
 	unsigned int nr_at;
-	bool force;
+	bool force, no_2m;
 };
 
 static int parse(int argc, char **argv, struct args *A)
@@ -86,6 +89,9 @@ static int parse(int argc, char **argv, struct args *A)
 			if (A->nr_at == MAX_AT)
 				return cli_error("report", "--at: at most %d points", MAX_AT);
 			A->at[A->nr_at++] = optarg;
+			break;
+		case 'N':
+			A->no_2m = true;
 			break;
 		case 'f':
 			A->force = true;
@@ -176,6 +182,7 @@ int cmd_report(int argc, char **argv)
 		return cli_fail("report");
 	rc = resolve_at(db, &A, at_seq, at_label);
 	fo.nr_at = A.nr_at;
+	fo.contig_2m = !A.no_2m;
 	if (rc == GO_ON && (rp_create(db, &ro, &rp) || frm_collect(rp, &fo, &fs)))
 		rc = cli_fail("report");
 	if (rc == GO_ON) {
