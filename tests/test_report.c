@@ -12,7 +12,8 @@
  * counts `bigchunk map --pageblock` gives for it, and its zoom shows 512 pages of the
  * classes map --pageblock draws, a known pfn among them. The 2 MiB series has a point per
  * frame, and on vm-reserved its last value is what `predict --size 2M --count N` gets in
- * a row. The layouts of a stored compare run (run here on vm-reserved) appear as columns
+ * a row, and report --no-2m writes the same file but the 2 MiB counts (the count leaves
+ * the replay as it was). The layouts of a stored compare run (run here on vm-reserved) appear as columns
  * with their served counts; elsewhere no compare table. A screenshot of each (hover shown)
  * lands in build/report-NAME.png.
  * Skips with the reason where Chromium is absent.
@@ -236,6 +237,26 @@ static long long predict_2m(const char *copy, long long n)
 	return ok;
 }
 
+/* The 2 MiB count leaves the replay as it was: report --no-2m writes the same file but
+ * the counts ("contig_2m":N, keys). */
+static void check_no_2m(const char *copy, const char *html)
+{
+	char *plain = fixture_tmpfile("report-no2m.html"), *a, *b, *p, *q;
+
+	ck_assert_int_eq(fixture_run_bc(NULL, "report '%s' --no-2m -o '%s' >/dev/null 2>&1", copy,
+					plain), 0);
+	ck_assert_int_eq(fixture_runf(&a, "sed 's/\"contig_2m\":[0-9]*,//g' '%s'", html), 0);
+	ck_assert_int_eq(fixture_runf(&b, "cat '%s'", plain), 0);
+	ck_assert_msg(!strstr(b, "\"contig_2m\":"), "report --no-2m has 2 MiB counts");
+	for (p = a, q = b; *p && *p == *q; p++, q++)
+		;
+	ck_assert_msg(!*p && !*q, "report --no-2m differs beyond the 2 MiB counts at byte %ld: "
+		      "'%.80s' vs '%.80s'", (long)(p - a), p, q);
+	free(a);
+	free(b);
+	fixture_rm(plain);
+}
+
 START_TEST(test_report_browser)
 {
 	const char *db = caps.gl_pathv[_i], *chrome = chromium();
@@ -304,8 +325,10 @@ START_TEST(test_report_browser)
 	/* the 2 MiB series: a point per frame */
 	ck_assert_int_eq(num_of(res, "frame_points"), num_of(res, "frames"));
 	ck_assert_int_eq(num_of(res, "c2m_points"), num_of(res, "frames"));
-	if (!strcmp(name, "vm-reserved"))
+	if (!strcmp(name, "vm-reserved")) {
 		ck_assert_int_eq(predict_2m(copy, num_of(res, "c2m_end")), num_of(res, "c2m_end"));
+		check_no_2m(copy, html);
+	}
 	/* a pageblock that stops no row: hover counts and zoom against map --pageblock */
 	nb[0] = str_of(res, "nb_pfn");
 	nb[1] = str_of(res, "nb_text");
