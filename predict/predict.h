@@ -261,6 +261,7 @@ struct pr_verify_item {
 	uint64_t ts;
 	uint64_t start_pfn, end_pfn;	/* offline / trace: the range; hugetlb: 0 */
 	bool offline_semantics;		/* predicted as offline_pages() */
+	uint64_t seq_end;		/* offline probe: its end marker (0: unknown) */
 	/* the kernel */
 	bool k_success;
 	unsigned int k_nr;		/* hugetlb: pages obtained */
