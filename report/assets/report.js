@@ -38,8 +38,8 @@ var NC = P.counts.length, NPB = G.nr_rows * G.row_pb, countCache = [], runCache 
  * on first use; null when the frame has none. */
 function counts(i) {
 	if (countCache[i] || !frames[i].counts) return countCache[i] || null;
-	var t0 = performance.now(), a = new Uint16Array(NPB * NC), r = new Varints(frames[i].counts);
-	var pb = 0, t = [], k;
+	var t0 = performance.now(), a = new Uint16Array(NPB * NC);
+	var r = new Varints(frames[i].counts), pb = 0, t = [], k;
 	while (r.more()) {
 		var rep = r.next();
 		for (k = 0; k < NC; k++) t[k] = r.next();
@@ -47,7 +47,8 @@ function counts(i) {
 		for (var j = 0; j < rep; j++, pb++) for (k = 0; k < NC; k++) a[pb * NC + k] = t[k];
 	}
 	if (pb !== NPB || r.more())
-		throw new Error('frame ' + i + ': page counts for ' + pb + ' of ' + NPB + ' pageblocks');
+		throw new Error('frame ' + i + ': page counts for ' + pb + ' of ' + NPB +
+				' pageblocks');
 	window.bcCountsMs = performance.now() - t0;
 	return (countCache[i] = a);
 }
@@ -79,8 +80,8 @@ function runs(i) {
 	start[n] = at;
 	window.bcRunsMs = performance.now() - t0;
 	if (at !== NPB * G.pb_pages)
-		throw new Error('frame ' + i + ': page runs cover ' + at + ' of ' + NPB * G.pb_pages +
-				' pages');
+		throw new Error('frame ' + i + ': page runs cover ' + at + ' of ' +
+				NPB * G.pb_pages + ' pages');
 	return (runCache[i] = { start: start, cls: cls, n: n });
 }
 /* The class of every page of pageblock pb at frame i (a Uint8Array), or null. */
@@ -246,7 +247,8 @@ function zoom(ev) {
 	var pfn = rowStart(r) + k * G.pb_pages, p = pagesOf(cur, pb), z = zoneOf(pfn);
 	box.textContent = '';
 	if (!p) {
-		box.appendChild(el('p', 'This report holds no pages (a synthetic layout).', 'note'));
+		box.appendChild(el('p', 'This report holds no pages (a synthetic layout).',
+			'note'));
 		return;
 	}
 	var s = 12, cv = el('canvas'), ctx = cv.getContext('2d');
@@ -375,13 +377,15 @@ function timeline() {
 	if (has2m) {
 		svg.appendChild(svgEl('text', { x: x1 + 6, y: 24 }, max2 + ' x 2 MiB'));
 		svg.appendChild(svgEl('text', { x: x1 + 6, y: 134 }, '0'));
-		svg.appendChild(svgEl('line', { x1: x1, y1: 20, x2: x1, y2: 130, stroke: '#e69f00' }));
-		svg.appendChild(svgEl('polyline', { fill: 'none', stroke: '#e69f00', 'stroke-width': 2,
-			'stroke-dasharray': '6 3', points: frames.map(function (f) {
+		svg.appendChild(svgEl('line', { x1: x1, y1: 20, x2: x1, y2: 130,
+			stroke: '#e69f00' }));
+		svg.appendChild(svgEl('polyline', { fill: 'none', stroke: '#e69f00',
+			'stroke-width': 2, 'stroke-dasharray': '6 3',
+			points: frames.map(function (f) {
 				return X(f.ts) + ',' + Y2(f.contig_2m); }).join(' ') }));
 		frames.forEach(function (f) {
-			var c = svgEl('rect', { x: X(f.ts) - 3.5, y: Y2(f.contig_2m) - 3.5, width: 7,
-						height: 7, fill: '#e69f00', 'class': 'c2m-pt' });
+			var c = svgEl('rect', { x: X(f.ts) - 3.5, y: Y2(f.contig_2m) - 3.5,
+				width: 7, height: 7, fill: '#e69f00', 'class': 'c2m-pt' });
 			c.appendChild(svgEl('title', {}, f.label + ': ' + f.contig_2m +
 				' allocations of 2 MiB in a row'));
 			svg.appendChild(c);
@@ -446,15 +450,20 @@ function compare() {
 	var box = $('compare'), names = [], v = {};
 	box.textContent = '';
 	D.compare.forEach(function (c) {
-		if (!v[c.layout]) { v[c.layout] = { size_pages: c.size_pages }; names.push(c.layout); }
+		if (!v[c.layout]) {
+			v[c.layout] = { size_pages: c.size_pages };
+			names.push(c.layout);
+		}
 		v[c.layout][c.name] = c.value;
 	});
 	if (!names.length) {
-		box.appendChild(el('p', 'No stored compare run (bigchunk compare FILE.db --size SIZE ' +
-			'--layout asis --layout cma:SIZE ... stores one).', 'note'));
+		box.appendChild(el('p', 'No stored compare run (bigchunk compare FILE.db --size ' +
+			'SIZE --layout asis --layout cma:SIZE ... stores one).', 'note'));
 		return;
 	}
-	var get = function (k) { return function (l) { return v[l][k] === undefined ? '' : v[l][k]; }; };
+	var get = function (k) {
+		return function (l) { return v[l][k] === undefined ? '' : v[l][k]; };
+	};
 	var lines = [
 		['allocation size', function (l) { return size(v[l].size_pages); }],
 		['demand (allocations asked)', get('demand')],
