@@ -37,6 +37,73 @@ static void layout(struct frm_set *s)
 				      .nr_rows = 1024, .nr_pb = 1024 * 512 };
 }
 
+/* The next number of a fixed LCG (the same file every time). */
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 33;
+}
+
+/* Page classes of a pageblock of class @c: free, hole, uninit and reserved blocks
+ * whole; movable blocks with a few free runs; unmovable ones mixed with movable and
+ * free pages (a busy machine's). */
+static void block_pages(uint64_t *x, enum pbm_content c, uint8_t *pg, unsigned int n)
+{
+	static const uint8_t mix[] = { PBM_UNMOVABLE, PBM_FREE, PBM_MOVABLE, PBM_UNMOVABLE };
+	unsigned int i = 0, len;
+
+	if (c != PBM_MOVABLE && c != PBM_UNMOVABLE) {
+		memset(pg, c, n);
+		return;
+	}
+	while (i < n) {
+		len = 1 + lcg(x) % (c == PBM_MOVABLE ? 256 : 64);
+		if (len > n - i)
+			len = n - i;
+		memset(pg + i, c == PBM_MOVABLE ? (lcg(x) % 4 ? PBM_MOVABLE : PBM_FREE) :
+			       mix[lcg(x) % 4], len);
+		i += len;
+	}
+}
+
+/* Every pageblock's counts and every page's class, encoded as pbm_fill_all() does. */
+static void encode(struct frm_set *s, struct frm_frame *f)
+{
+	uint64_t x = 777, i, run = 0, rep = 0;
+	uint16_t t[PBM_NR_COUNT], prev[PBM_NR_COUNT];
+	uint8_t pg[512], cls = 0;
+	unsigned int k;
+	int n;
+
+	for (i = 0; i < s->g.nr_pb; i++) {
+		block_pages(&x, PBM_CONTENT(f->cells[i]), pg, s->g.pb_pages);
+		memset(t, 0, sizeof(t));
+		for (k = 0; k < s->g.pb_pages; k++) {
+			n = pbm_count_of_class(pg[k]);
+			if (n >= 0)
+				t[n]++;
+			if (run && pg[k] != cls) {
+				pbm_buf_varint(&f->runs, run << 4 | cls);
+				run = 0;
+			}
+			cls = pg[k];
+			run++;
+		}
+		if (rep && memcmp(t, prev, sizeof(t))) {
+			pbm_buf_varint(&f->counts, rep);
+			for (n = 0; n < PBM_NR_COUNT; n++)
+				pbm_buf_varint(&f->counts, prev[n]);
+			rep = 0;
+		}
+		memcpy(prev, t, sizeof(t));
+		rep++;
+	}
+	pbm_buf_varint(&f->runs, run << 4 | cls);
+	pbm_buf_varint(&f->counts, rep);
+	for (n = 0; n < PBM_NR_COUNT; n++)
+		pbm_buf_varint(&f->counts, prev[n]);
+}
+
 /* Runs of classes like a busy machine's, from a fixed LCG (the same file every time). */
 static void frame(struct frm_set *s, struct frm_frame *f)
 {
@@ -45,9 +112,6 @@ static void frame(struct frm_set *s, struct frm_frame *f)
 
 	f->cells = malloc(s->g.nr_pb);
 	f->rows = calloc(s->g.nr_rows, sizeof(*f->rows));
-	f->pages = malloc((size_t)s->g.nr_rows * s->g.pb_pages);
-	for (i = 0; i < (uint64_t)s->g.nr_rows * s->g.pb_pages; i++)
-		f->pages[i] = (i * 2654435761u >> 7) % PBM_NR_CONTENT;
 	for (i = 0; i < s->g.nr_pb; i++) {
 		if (!run) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -58,6 +122,7 @@ static void frame(struct frm_set *s, struct frm_frame *f)
 		run--;
 		f->cells[i] = PBM_CELL(c, c == PBM_HOLE ? PBM_MT_NONE : t);
 	}
+	encode(s, f);
 	for (r = 0; r < s->g.nr_rows; r++) {
 		struct pr_answer *a = &f->rows[r];
 
@@ -75,6 +140,7 @@ static void frame(struct frm_set *s, struct frm_frame *f)
 		}
 		f->rows_ok += a->success;
 	}
+	f->contig_2m = 123456;
 	for (r = 0; r < 3; r++)
 		f->largest_free[r] = 10;
 	snprintf(f->label, sizeof(f->label), "end");
@@ -83,7 +149,7 @@ static void frame(struct frm_set *s, struct frm_frame *f)
 int main(int argc, char **argv)
 {
 	struct frm_frame f = { 0 };
-	struct frm_set s = { .f = &f, .nr = 1 };
+	struct frm_set s = { .f = &f, .nr = 1, .has_2m = true };
 	struct html_input in = { .name = "synthetic 1 TiB", .frames = &s };
 	struct timespec t0, t1;
 	struct stat st;
@@ -102,11 +168,13 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stat(argv[1], &st);
-	printf("1 TiB layout (%llu pageblocks): encoded and written in %.1f ms, %.2f MB\n",
-	       (unsigned long long)s.g.nr_pb,
+	printf("1 TiB layout (%llu pageblocks, counts %zu bytes, page runs %zu bytes): "
+	       "encoded and written in %.1f ms, %.2f MB\n", (unsigned long long)s.g.nr_pb,
+	       f.counts.len, f.runs.len,
 	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6, st.st_size / 1e6);
 	pr_answers_free(f.rows, s.g.nr_rows);
 	free(f.cells);
-	free(f.pages);
+	pbm_buf_free(&f.counts);
+	pbm_buf_free(&f.runs);
 	return 0;
 }

@@ -3,6 +3,8 @@
  * bigchunk map: the physical map of a capture's state in the terminal (report/
  * map-text.h over report/frames.h): replay to a point, draw, one row per 1 GiB.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #include "trace/tr-time.h"
 
 const char cmd_map_usage[] =
-	"usage: bigchunk map FILE.db [--at T] [--cols N] [--by content|migratetype] [-f]\n"
+	"usage: bigchunk map FILE.db [--at T] [--cols N] [--by content|migratetype]\n"
+	"                    [--pageblock PFN] [-f]\n"
 	"\n"
 	"Replay the capture to a point and draw physical memory as the model has it: one\n"
 	"row per 1 GiB (each row is one 1 GiB candidate of alloc_contig_pages()) starting\n"
@@ -29,6 +32,10 @@ const char cmd_map_usage[] =
 	"allocation inside it alone would succeed (predict's mainline policy with the row\n"
 	"as --range), 'no' when not, and the zones that start in the row; '!' marks the\n"
 	"page that stops it. A legend follows. Colour only when stdout is a terminal.\n"
+	"With --pageblock, the pageblock holding PFN instead, page by page (what the\n"
+	"report shows on a click): its page counts from the model's pageblock counters\n"
+	"(free, movable, unmovable, reserved, unknown, uninit, hole) and one character\n"
+	"per page, 64 to a line.\n"
 	"\n"
 	"Options:\n"
 	"  --at T             the state before time T (as predict --at: ns, a time from the\n"
@@ -37,6 +44,7 @@ const char cmd_map_usage[] =
 	"  --by KEY           content (default: free, movable, unmovable, reserved, hugetlb,\n"
 	"                     uninitialised, isolated) or migratetype (the pageblock's type)\n"
 	"  --colour WHEN      auto (default), always or never\n"
+	"  --pageblock PFN    the pages of the pageblock holding PFN (0x hex or decimal)\n"
 	"  -f, --force        read a damaged capture\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -48,15 +56,18 @@ const char cmd_map_usage[] =
 	"\n"
 	"Examples:\n"
 	"  bigchunk map cap.db\n"
-	"  bigchunk map cap.db --at marker:phase2 --by migratetype --cols 200\n";
+	"  bigchunk map cap.db --at marker:phase2 --by migratetype --cols 200\n"
+	"  bigchunk map cap.db --pageblock 0x100200\n";
 
-static const char map_options[] = "at=A cols=c by=b colour=C color=C force:f help:h";
+static const char map_options[] =
+	"at=A cols=c by=b colour=C color=C pageblock=p force:f help:h";
 
 struct args {
 	const char *path, *at;
 	struct map_text_opts mo;
 	int colour;			/* -1 auto */
-	bool force;
+	bool force, has_pfn;
+	uint64_t pfn;			/* --pageblock */
 };
 
 /* The terminal's width, else 80. */
@@ -70,6 +81,18 @@ static unsigned int term_cols(void)
 }
 
 #define GO_ON -1
+
+/* A pfn: 0x hex or decimal, no sign, nothing after it. */
+static int parse_pfn(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
 
 static int parse(int argc, char **argv, struct args *A)
 {
@@ -102,6 +125,11 @@ static int parse(int argc, char **argv, struct args *A)
 				return cli_error("map", "--colour: '%s' is not auto, always or never",
 						 optarg);
 			A->colour = !strcmp(optarg, "auto") ? -1 : !strcmp(optarg, "always");
+			break;
+		case 'p':
+			if (parse_pfn(optarg, &A->pfn))
+				return cli_error("map", "--pageblock: '%s' is not a pfn", optarg);
+			A->has_pfn = true;
 			break;
 		case 'f':
 			A->force = true;
@@ -153,8 +181,11 @@ int cmd_map(int argc, char **argv)
 		snprintf(fs.f[0].label, sizeof(fs.f[0].label), "%.40s", A.at);
 		fs.f[0].ts = ts;
 	}
-	rc = map_text_write(stdout, &fs, &fs.f[0], &A.mo) ? cli_fail("map") :
-	     cli_partial_exit(partial, EXIT_OK);
+	if (A.has_pfn)
+		rc = map_text_pageblock(stdout, rp_model(rp), &fs, &fs.f[0], A.pfn, &A.mo);
+	else
+		rc = map_text_write(stdout, &fs, &fs.f[0], &A.mo);
+	rc = rc ? cli_fail("map") : cli_partial_exit(partial, EXIT_OK);
 out:
 	frm_release(&fs);
 	rp_destroy(rp);

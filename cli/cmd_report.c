@@ -19,21 +19,26 @@
 #include "trace/tr-time.h"
 
 const char cmd_report_usage[] =
-	"usage: bigchunk report FILE.db -o REPORT.html [--at T]... [-f]\n"
+	"usage: bigchunk report FILE.db -o REPORT.html [--at T]... [--no-2m] [-f]\n"
 	"\n"
 	"Replay the capture and write one self-contained HTML file (no network: it opens\n"
 	"from file://) with:\n"
 	"  - the physical map: one row per 1 GiB (each row a 1 GiB candidate), one cell\n"
 	"    per pageblock coloured by what it holds or by its migratetype, zones and\n"
 	"    holes marked; a slider moves through the seed snapshot, every later snapshot,\n"
-	"    each --at point and the end; hovering a cell gives its pfn range, class and\n"
-	"    migratetype, and on the page that stops its row the blocker's kind and the\n"
-	"    allocation that put it there (time, comm, pid, order, gfp, stack with record\n"
-	"    --stacks);\n"
-	"  - contiguity over time: the 1 GiB rows that would succeed at each point, the\n"
-	"    largest free block per zone, the predictions stored in the capture (predict\n"
-	"    --every stores them) and the real contiguous attempts with their outcomes;\n"
+	"    each --at point and the end; hovering a cell gives its pfn range, class,\n"
+	"    migratetype and page counts (free, movable, unmovable, reserved, unknown,\n"
+	"    uninit: the model's pageblock counters, as map --pageblock prints them), and\n"
+	"    on the page that stops its row the blocker's kind and the allocation that put\n"
+	"    it there (time, comm, pid, order, gfp, stack with record --stacks); a click\n"
+	"    shows any pageblock page by page;\n"
+	"  - contiguity over time: the 1 GiB rows that would succeed at each point, how\n"
+	"    many 2 MiB allocations would succeed in a row there (as bigchunk simulate\n"
+	"    counts them), the largest free block per zone, the predictions stored in the\n"
+	"    capture (predict --every stores them) and the real contiguous attempts with\n"
+	"    their outcomes;\n"
 	"  - blockers by kind and by allocating stack, with the rows they block;\n"
+	"  - the layouts of the last stored compare run side by side, one column each;\n"
 	"  - fidelity: the model against each snapshot, anomalies, lost events, and the\n"
 	"    stored check and predict --verify results.\n"
 	"Each row's question is predict's mainline policy with the row as --range. The\n"
@@ -44,6 +49,9 @@ const char cmd_report_usage[] =
 	"Options:\n"
 	"  -o, --output FILE  the HTML file to write (required)\n"
 	"  --at T             an extra point (as predict --at); may be repeated\n"
+	"  --no-2m            no 2 MiB series: its count makes every allocation it can\n"
+	"                     under the model's undo journal (several seconds and about\n"
+	"                     1 GB of memory for 25 GiB of pfns)\n"
 	"  -f, --force        read a damaged capture\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -55,7 +63,7 @@ const char cmd_report_usage[] =
 	"  bigchunk report cap.db -o cap.html\n"
 	"  bigchunk predict cap.db --size 1G --every 1s && bigchunk report cap.db -o cap.html\n";
 
-static const char report_options[] = "output=o at=A force:f help:h";
+static const char report_options[] = "output=o at=A no-2m:N force:f help:h";
 
 #define MAX_AT 64
 #define GO_ON -1
@@ -64,7 +72,7 @@ struct args {
 	const char *path, *out;
 	const char *at[MAX_AT];
 	unsigned int nr_at;
-	bool force;
+	bool force, no_2m;
 };
 
 static int parse(int argc, char **argv, struct args *A)
@@ -81,6 +89,9 @@ static int parse(int argc, char **argv, struct args *A)
 			if (A->nr_at == MAX_AT)
 				return cli_error("report", "--at: at most %d points", MAX_AT);
 			A->at[A->nr_at++] = optarg;
+			break;
+		case 'N':
+			A->no_2m = true;
 			break;
 		case 'f':
 			A->force = true;
@@ -153,8 +164,8 @@ int cmd_report(int argc, char **argv)
 			      .progress = cli_replay_progress };
 	uint64_t at_seq[MAX_AT];
 	char *at_label[MAX_AT] = { 0 };
-	struct frm_opts fo = { .snapshots = true, .at_seq = at_seq,
-			       .at_label = (const char *const *)at_label };
+	struct frm_opts fo = { .snapshots = true, .pages = true, .contig_2m = true,
+			       .at_seq = at_seq, .at_label = (const char *const *)at_label };
 	struct html_input in = { 0 };
 	char *kernel = NULL;
 	struct frm_set fs = { 0 };
@@ -171,6 +182,7 @@ int cmd_report(int argc, char **argv)
 		return cli_fail("report");
 	rc = resolve_at(db, &A, at_seq, at_label);
 	fo.nr_at = A.nr_at;
+	fo.contig_2m = !A.no_2m;
 	if (rc == GO_ON && (rp_create(db, &ro, &rp) || frm_collect(rp, &fo, &fs)))
 		rc = cli_fail("report");
 	if (rc == GO_ON) {

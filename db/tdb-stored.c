@@ -23,6 +23,8 @@ static const char *const queries[] = {
 		"SELECT kind, ts, start_pfn, end_pfn, kernel_success, predicted_success, agree, "
 		"depends_on_pins FROM verify_results WHERE run = (SELECT max(run) FROM "
 		"verify_results) ORDER BY idx",
+	[TDB_STORED_COMPARE] =
+		"SELECT layout, size_pages, name, value FROM compare_results ORDER BY rowid",
 };
 
 #define MAX_COLS 16
@@ -45,6 +47,7 @@ int tdb_stored_rows(struct tdb *db, enum tdb_stored_kind kind,
 		for (i = 0; i < n && i < MAX_COLS; i++) {
 			cols[i].name = sqlite3_column_name(st, i);
 			cols[i].integer = sqlite3_column_type(st, i) == SQLITE_INTEGER;
+			cols[i].real = sqlite3_column_type(st, i) == SQLITE_FLOAT;
 			cols[i].text = (const char *)sqlite3_column_text(st, i);
 		}
 		ret = fn(arg, n < MAX_COLS ? n : MAX_COLS, cols);

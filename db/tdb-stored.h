@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tdb-stored: the results that earlier runs stored in a capture (db/schema.sql:
- * predictions, check_results, verify_results), read back row by row for reports.
+ * predictions, check_results, verify_results, compare_results), read back row by row
+ * for reports.
  * A capture that never stored such a run (or predates the tables) gives no rows.
  */
 #ifndef BC_TDB_STORED_H
@@ -15,12 +16,15 @@ enum tdb_stored_kind {
 	TDB_STORED_PREDICTIONS,		/* every answer of every predict run but verify */
 	TDB_STORED_CHECKS,		/* check_results of the latest check --store run */
 	TDB_STORED_VERIFY,		/* verify_results of the latest predict --verify run */
+	TDB_STORED_COMPARE,		/* compare_results (the latest compare run), in the
+					 * order stored: layout, size_pages, name, value */
 };
 
 struct tdb_stored_col {
 	const char *name;
 	const char *text;		/* NULL for SQL NULL */
 	bool integer;
+	bool real;			/* a floating-point value */
 };
 
 /**

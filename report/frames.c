@@ -10,7 +10,10 @@
 #include "common/err.h"
 #include "predict/predict-run.h"
 #include "replay/replay.h"
+#include "sim/sim-contig.h"
 #include "report/frames.h"
+
+#define FRM_2M_PAGES	512ull		/* 2 MiB of 4 KiB pages */
 
 struct collect {
 	const struct frm_opts *o;
@@ -42,28 +45,6 @@ long frm_row_blocker(const struct frm_set *s, const struct frm_frame *f, unsigne
 	    pfn < start || pfn >= start + PBM_ROW_PAGES)
 		return -1;
 	return (long)((pfn - start) / s->g.pb_pages);
-}
-
-/* The pages of every row's blocking pageblock. */
-static int blocker_pages(const struct model *m, const struct frm_set *s, struct frm_frame *f)
-{
-	unsigned int r;
-	long k;
-	int ret;
-
-	f->pages = calloc(s->g.nr_rows, s->g.pb_pages);
-	if (!f->pages)
-		return bc_error(BC_E_NOMEM, "out of memory");
-	for (r = 0; r < s->g.nr_rows; r++) {
-		k = frm_row_blocker(s, f, r);
-		if (k < 0)
-			continue;
-		ret = pbm_pages(m, s->g.base_pfn + r * PBM_ROW_PAGES + (uint64_t)k * s->g.pb_pages,
-				s->g.pb_pages, f->pages + (uint64_t)r * s->g.pb_pages);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /* Largest free order and free pages of every zone, from the buddy's counts. */
@@ -169,7 +150,15 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 	f->cells = malloc(s->g.nr_pb);
 	if (!f->cells)
 		return bc_error(BC_E_NOMEM, "out of memory");
-	ret = pbm_fill(m, &s->g, f->cells);
+	if (C->o->pages) {
+		struct pbm_extra x = { .counts = &f->counts, .runs = &f->runs };
+
+		ret = pbm_fill_all(m, &s->g, f->cells, &x);
+	} else {
+		ret = pbm_fill(m, &s->g, f->cells);
+	}
+	if (!ret && C->o->contig_2m)
+		ret = sim_contig_count(m, FRM_2M_PAGES, &f->contig_2m);
 	if (ret)
 		return ret;
 	zone_free(m, f);
@@ -179,8 +168,7 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 		if (o > f->largest_free[z])
 			f->largest_free[z] = o;
 	}
-	ret = ask_rows(C, f, ev);
-	return ret ? ret : blocker_pages(m, s, f);
+	return ask_rows(C, f, ev);
 }
 
 /* Before @ev: the seed, snapshots scored since the last event, times reached. */
@@ -223,6 +211,7 @@ int frm_collect(struct replay *rp, const struct frm_opts *o, struct frm_set *out
 	ret = pbm_geometry(rp_model(rp), &out->g);
 	if (!ret) {
 		out->layout = *model_get_layout(rp_model(rp));
+		out->has_2m = o->contig_2m;
 		ret = pr_create(rp, &C.pc);
 	}
 	if (!ret) {
@@ -252,7 +241,8 @@ void frm_release(struct frm_set *s)
 
 	for (i = 0; i < s->nr; i++) {
 		free(s->f[i].cells);
-		free(s->f[i].pages);
+		pbm_buf_free(&s->f[i].counts);
+		pbm_buf_free(&s->f[i].runs);
 		pr_answers_free(s->f[i].rows, s->g.nr_rows);
 	}
 	free(s->f);

@@ -3,7 +3,9 @@
  * frames: the pictures' data, gathered in one replay of a capture. A frame is the
  * state at one point: the physical map (report/pbmap.h), the 1 GiB question asked of
  * every row (predict/predict.h, mainline policy, the row as --range: its verdict and
- * the page and allocation that stop it) and each zone's largest free block. Points:
+ * the page and allocation that stop it) and each zone's largest free block; for the
+ * report also every pageblock's page counts, every page's class and how many 2 MiB
+ * allocations would succeed in a row (frm_opts). Points:
  * the seed snapshot, every later snapshot (after it is scored and resynchronised),
  * the times asked for, and the end of the replay (rp_opts.until_seq).
  */
@@ -25,12 +27,12 @@ struct frm_frame {
 	uint8_t *cells;			/* geometry.nr_pb cells */
 	struct pr_answer *rows;		/* nr_rows answers, one per 1 GiB row (nr_cand 0:
 					 * no candidate in the row) */
-	/*
-	 * The pages of the pageblock holding each row's blocking page (pbm_pages()):
-	 * pb_pages bytes per row, at row * pb_pages; frm_row_blocker() says which rows
-	 * have one.
-	 */
-	uint8_t *pages;
+	/* frm_opts.pages: every pageblock's counts and every page's class, encoded as
+	 * pbm_fill_all() does (report/pbmap.h) */
+	struct pbm_buf counts, runs;
+	/* frm_opts.contig_2m: how many 2 MiB allocations would succeed in a row
+	 * (sim_contig_count(), the free-running simulator's figure) */
+	uint64_t contig_2m;
 	int largest_free[MODEL_MAX_ZONES];	/* order of the largest aligned free block:
 						 * the buddy's, or above MAX_PAGE_ORDER aligned
 						 * free pageblocks; -1 none */
@@ -43,10 +45,13 @@ struct frm_set {
 	struct model_layout layout;	/* copy of the model's */
 	struct frm_frame *f;
 	unsigned int nr;
+	bool has_2m;			/* frames carry contig_2m */
 };
 
 struct frm_opts {
 	bool snapshots;			/* a frame at the seed and at every snapshot */
+	bool pages;			/* frm_frame.counts and .runs */
+	bool contig_2m;			/* frm_frame.contig_2m */
 	const uint64_t *at_seq;		/* frames before these events (ascending) */
 	const char *const *at_label;
 	unsigned int nr_at;

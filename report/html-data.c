@@ -2,6 +2,7 @@
 /*
  * html-data: the report's fidelity, attempts and stored results (report/html-data.h).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -71,6 +72,15 @@ static void write_attempts(struct json *j, struct replay *rp)
 	json_arr_end(j);
 }
 
+/* A stored REAL: whole numbers exactly (counts stored as REAL), others as %.6g. */
+static void json_real(struct json *j, double v)
+{
+	if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v)
+		json_int(j, (int64_t)v);
+	else
+		json_double(j, v);
+}
+
 /* One stored row as an object of its columns. */
 static int stored_row(void *arg, int ncol, const struct tdb_stored_col *cols)
 {
@@ -84,6 +94,8 @@ static int stored_row(void *arg, int ncol, const struct tdb_stored_col *cols)
 			json_null(j);
 		else if (cols[i].integer)
 			json_int(j, strtoll(cols[i].text, NULL, 10));
+		else if (cols[i].real)
+			json_real(j, strtod(cols[i].text, NULL));
 		else
 			json_str(j, cols[i].text);
 	}
@@ -107,10 +119,10 @@ static int write_stored(struct json *j, struct tdb *db, const char *key,
 static void write_empty(struct json *j, bool replay)
 {
 	static const char *const rkeys[] = { "scores", "attempts" };
-	static const char *const dkeys[] = { "predictions", "checks", "verify" };
+	static const char *const dkeys[] = { "predictions", "checks", "verify", "compare" };
 	unsigned int i;
 
-	for (i = 0; i < (replay ? 2 : 3); i++) {
+	for (i = 0; i < (replay ? 2 : 4); i++) {
 		json_key(j, replay ? rkeys[i] : dkeys[i]);
 		json_arr_begin(j);
 		json_arr_end(j);
@@ -151,5 +163,7 @@ int html_data_write(struct json *j, struct replay *rp, struct tdb *db)
 		ret = write_stored(j, db, "checks", TDB_STORED_CHECKS);
 	if (!ret)
 		ret = write_stored(j, db, "verify", TDB_STORED_VERIFY);
+	if (!ret)
+		ret = write_stored(j, db, "compare", TDB_STORED_COMPARE);
 	return ret;
 }

@@ -80,6 +80,11 @@ static void write_palette(struct json *j)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	json_key(j, "counts");
+	json_arr_begin(j);
+	for (c = 0; c < PBM_NR_COUNT; c++)
+		json_str(j, pbm_count_name(c));
+	json_arr_end(j);
 }
 
 static void write_geometry(struct json *j, const struct frm_set *s)
@@ -110,12 +115,10 @@ static void write_geometry(struct json *j, const struct frm_set *s)
 	json_arr_end(j);
 }
 
-/* Each row's verdict, the page that stops it, and the pages of its pageblock (base64). */
-static int write_rows(struct json *j, const struct frm_set *s, const struct frm_frame *f)
+/* Each row's verdict and the page that stops it. */
+static void write_rows(struct json *j, const struct frm_set *s, const struct frm_frame *f)
 {
 	unsigned int r;
-	char *b64;
-	long k;
 
 	json_key(j, "rows");
 	json_arr_begin(j);
@@ -130,18 +133,23 @@ static int write_rows(struct json *j, const struct frm_set *s, const struct frm_
 			json_key(j, "blocker");
 			pr_json_blocker(j, &a->blocker);
 		}
-		k = frm_row_blocker(s, f, r);
-		if (k >= 0) {
-			b64 = base64(f->pages + (uint64_t)r * s->g.pb_pages, s->g.pb_pages);
-			if (!b64)
-				return bc_error(BC_E_NOMEM, "out of memory");
-			json_kint(j, "pb", k);
-			json_kstr(j, "pages", b64);
-			free(b64);
-		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+}
+
+/* @b as a base64 string under @key (an empty buffer: no key). */
+static int write_b64(struct json *j, const char *key, const struct pbm_buf *b)
+{
+	char *b64;
+
+	if (!b->len)
+		return 0;
+	b64 = base64(b->p, b->len);
+	if (!b64)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	json_kstr(j, key, b64);
+	free(b64);
 	return 0;
 }
 
@@ -171,7 +179,12 @@ static int write_frames(struct json *j, const struct frm_set *s)
 		json_arr_end(j);
 		json_kstr(j, "cells", b64);
 		free(b64);
-		ret = write_rows(j, s, f);
+		if (s->has_2m)
+			json_kuint(j, "contig_2m", f->contig_2m);
+		ret = write_b64(j, "counts", &f->counts);
+		if (!ret)
+			ret = write_b64(j, "runs", &f->runs);
+		write_rows(j, s, f);
 		json_obj_end(j);
 		if (ret)
 			return ret;
@@ -200,6 +213,8 @@ static const char page_body[] =
 	"<section id=\"timeline-section\"><h2>Contiguity over time</h2><div id=\"timeline\"></div>"
 	"</section>\n"
 	"<section id=\"blockers-section\"><h2>Blockers</h2><div id=\"blockers\"></div></section>\n"
+	"<section id=\"compare-section\"><h2>Layouts compared</h2><div id=\"compare\"></div>"
+	"</section>\n"
 	"<section id=\"fidelity-section\"><h2>Fidelity</h2><div id=\"fidelity\"></div></section>\n"
 	"<pre id=\"selftest\" hidden></pre>\n"
 	"<script id=\"bc-data\" type=\"application/json\">\n";

@@ -4,8 +4,10 @@
  * the style and the data are inline). The data is one JSON object in a
  * <script type="application/json"> element: the geometry, zones and palette, the
  * frames (report/frames.h) with their cells as base64 (one byte per pageblock, as
- * report/pbmap.h defines it) and each row's 1 GiB answer, then what report/html-data.h
- * adds from the replay and the capture. The page's script (report/assets/report.js)
+ * report/pbmap.h defines it), every pageblock's page counts and every page's class
+ * (pbm_fill_all()'s run-length encodings, base64; decoded by the page on the first
+ * hover and click of a frame), the 2 MiB count and each row's 1 GiB answer, then what
+ * report/html-data.h adds from the replay and the capture. The page's script (report/assets/report.js)
  * draws the grid on a canvas and the rest from that object. Opening the file with
  * "?selftest" makes the page check itself and write the results into the DOM (the
  * browser test, tests/test_report.c).

@@ -3,9 +3,10 @@
  * map-text: the terminal map (report/map-text.h). A character stands for N adjacent
  * pageblocks of a row and shows the class most in a big chunk's way among them
  * (pbm_merge()); '!' marks the pageblock holding the page that stops the row's 1 GiB
- * allocation.
+ * allocation. The zoom into one pageblock draws a character per page.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -159,5 +160,78 @@ int map_text_write(FILE *fp, const struct frm_set *s, const struct frm_frame *f,
 	}
 	fprintf(fp, "1 GiB rows where an allocation would succeed: %u\n", f->rows_ok);
 	legend(fp, o);
+	return ferror(fp) ? bc_error(BC_E_IO, "writing the map failed") : 0;
+}
+
+#define PB_LINE	64		/* pages to a line of the pageblock zoom */
+
+int map_text_pageblock(FILE *fp, const struct model *m, const struct frm_set *s,
+		       const struct frm_frame *f, uint64_t pfn, const struct map_text_opts *o)
+{
+	struct map_text_opts po = *o;
+	uint64_t start = pfn - pfn % s->g.pb_pages, rstart;
+	uint16_t n[PBM_NR_COUNT];
+	unsigned int i, sum = 0, r;
+	const char *zone = NULL;
+	int digits = 1;
+	uint8_t *pages;
+	long blk;
+	int ret;
+
+	if (pfn < s->g.base_pfn || pfn >= s->g.base_pfn + s->g.nr_pb * s->g.pb_pages)
+		return bc_error(BC_E_INVAL, "pfn 0x%" PRIx64 " is outside the map (pfns 0x%" PRIx64
+				"-0x%" PRIx64 ")", pfn, s->g.base_pfn,
+				s->g.base_pfn + s->g.nr_pb * s->g.pb_pages);
+	pages = malloc(s->g.pb_pages);
+	if (!pages)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = pbm_counts(m, start, s->g.pb_pages, n);
+	if (!ret)
+		ret = pbm_pages(m, start, s->g.pb_pages, pages);
+	if (ret) {
+		free(pages);
+		return ret;
+	}
+	for (i = 0; i < s->layout.nr_zones; i++)
+		if (start < s->layout.zones[i].start_pfn + s->layout.zones[i].spanned &&
+		    start + s->g.pb_pages > s->layout.zones[i].start_pfn && !zone)
+			zone = s->layout.zones[i].name;
+	r = (unsigned int)((start - s->g.base_pfn) / PBM_ROW_PAGES);
+	rstart = s->g.base_pfn + (uint64_t)r * PBM_ROW_PAGES;
+	fprintf(fp, "pageblock 0x%" PRIx64 "-0x%" PRIx64 " (%s) at %s (ts %" PRIu64 ", before event %"
+		PRIu64 "), %s\n", start, start + s->g.pb_pages, zone ? zone : "no zone", f->label,
+		f->ts, f->seq, pbm_content_name(PBM_CONTENT(f->cells[(start - s->g.base_pfn) /
+							    s->g.pb_pages])));
+	fputs("pages:", fp);
+	for (i = 0; i < PBM_NR_COUNT; i++) {
+		fprintf(fp, "%s %s %u", i ? "," : "", pbm_count_name(i), n[i]);
+		sum += n[i];
+	}
+	fprintf(fp, ", hole %u\n", s->g.pb_pages - sum);
+	po.by = MAP_TEXT_CONTENT;
+	for (rstart = (start + s->g.pb_pages - 1) >> 4; rstart; rstart >>= 4)
+		digits++;
+	rstart = s->g.base_pfn + (uint64_t)r * PBM_ROW_PAGES;
+	for (i = 0; i < s->g.pb_pages; i++) {
+		if (i % PB_LINE == 0)
+			fprintf(fp, "0x%0*" PRIx64 " ", digits, start + i);
+		put_cell(fp, &po, PBM_CELL(pages[i], PBM_MT_NONE), false);
+		if (i % PB_LINE == PB_LINE - 1 || i == s->g.pb_pages - 1)
+			fputc('\n', fp);
+	}
+	blk = frm_row_blocker(s, f, r);
+	if (blk >= 0 && rstart + (uint64_t)blk * s->g.pb_pages == start) {
+		const struct pr_answer *a = &f->rows[r];
+
+		fprintf(fp, "the page that stops the row's 1 GiB allocation: pfn 0x%" PRIx64 "\n",
+			a->has_blocker ? a->blocker.pfn : a->cand[0].pfn);
+	}
+	free(pages);
+	fprintf(fp, "legend:\n");
+	for (i = 0; i < PBM_NR_CONTENT; i++) {
+		fputs("  ", fp);
+		put_cell(fp, &po, PBM_CELL(i, PBM_MT_NONE), false);
+		fprintf(fp, " %-10s %s\n", pbm_content_name(i), pbm_content_text(i));
+	}
 	return ferror(fp) ? bc_error(BC_E_IO, "writing the map failed") : 0;
 }

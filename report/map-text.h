@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <stdint.h>
+
 struct frm_set;
 struct frm_frame;
+struct model;
 
 enum map_text_by { MAP_TEXT_CONTENT, MAP_TEXT_MIGRATETYPE };
 
@@ -33,5 +36,17 @@ unsigned int map_text_per_char(const struct frm_set *s, unsigned int cols);
  */
 int map_text_write(FILE *fp, const struct frm_set *s, const struct frm_frame *f,
 		   const struct map_text_opts *o);
+
+/**
+ * map_text_pageblock() - the zoom into one pageblock, as the report's click shows it:
+ * the pageblock holding @pfn on @m (the state of frame @f of @s), its page counts
+ * (pbm_counts()), and one character per page (pbm_pages()), 64 to a line after the
+ * line's first pfn; the page that stops the row's 1 GiB allocation is named when it
+ * lies there. Always by content.
+ * Return: 0, -BC_E_INVAL when @pfn is outside the map, -BC_E_IO when writing failed,
+ * or another negative bc_err.
+ */
+int map_text_pageblock(FILE *fp, const struct model *m, const struct frm_set *s,
+		       const struct frm_frame *f, uint64_t pfn, const struct map_text_opts *o);
 
 #endif

@@ -79,6 +79,55 @@ struct pbm_geometry {
 	uint64_t nr_pb;			/* nr_rows * row_pb */
 };
 
+/*
+ * Page counts of a pageblock, from the model's pageblock counters (MODEL_PBC_*): the
+ * numbers the report's hover shows for every pageblock. Pages not counted are holes.
+ */
+#define PBM_COUNTS							\
+	_N(FREE, "free")		/* buddy and per-cpu lists */	\
+	_N(MOVABLE, "movable")		/* in use, migratable (hugetlb too) */ \
+	_N(UNMOVABLE, "unmovable")	/* in use, unmovable or reclaimable */ \
+	_N(RESERVED, "reserved")					\
+	_N(UNKNOWN, "unknown")		/* in use or pcp, cannot tell */ \
+	_N(UNINIT, "uninit")
+
+#define _N(c, s) PBM_N_##c,
+enum pbm_count { PBM_COUNTS PBM_NR_COUNT };
+#undef _N
+const char *pbm_count_name(enum pbm_count c);
+/* The PBM_NR_COUNT counts of the pageblock [@pfn, @pfn + pb_pages) (all 0: no zone
+ * meets it, every page a hole). Return: 0, or a negative bc_err. */
+int pbm_counts(const struct model *m, uint64_t pfn, unsigned int pb_pages,
+	       uint16_t out[PBM_NR_COUNT]);
+/* The count a page class (pbm_pages()) falls in, -1 for a hole. */
+int pbm_count_of_class(enum pbm_content c);
+
+/*
+ * A growing byte buffer for the compact encodings below. Numbers are unsigned LEB128
+ * varints (7 bits a byte, low bits first, the top bit set on every byte but the last).
+ */
+struct pbm_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+/* Return: 0, or -BC_E_NOMEM. */
+int pbm_buf_varint(struct pbm_buf *b, uint64_t v);
+void pbm_buf_free(struct pbm_buf *b);
+
+/*
+ * What pbm_fill_all() encodes besides the cells (either may be NULL):
+ * @counts  every pageblock's PBM_NR_COUNT counts, run-length encoded over pageblocks:
+ *          repeated (varint repeat, then the PBM_NR_COUNT counts as varints), the
+ *          repeats adding up to g->nr_pb;
+ * @runs    every page's class (enum pbm_content, as pbm_pages() gives it), run-length
+ *          encoded over the whole map (runs cross pageblocks): repeated varint
+ *          (length << 4 | class), the lengths adding up to g->nr_pb * g->pb_pages.
+ */
+struct pbm_extra {
+	struct pbm_buf *counts;
+	struct pbm_buf *runs;
+};
+
 /* The rows covering @m's zones. Return: 0, or -BC_E_INVAL (no zones). */
 int pbm_geometry(const struct model *m, struct pbm_geometry *g);
 
@@ -87,6 +136,9 @@ int pbm_geometry(const struct model *m, struct pbm_geometry *g);
  * now. Return: 0, or a negative bc_err.
  */
 int pbm_fill(const struct model *m, const struct pbm_geometry *g, uint8_t *cells);
+/* pbm_fill(), and what @x asks for appended to its buffers. */
+int pbm_fill_all(const struct model *m, const struct pbm_geometry *g, uint8_t *cells,
+		 const struct pbm_extra *x);
 
 /*
  * The class of each page of [@pfn, @pfn + @n) into @out (one enum pbm_content per

@@ -8,8 +8,14 @@
  * that pfn and kind, as `bigchunk predict --range` of the row names them, and a click
  * zooms into its pageblock's 512 pages; one timeline
  * point per prediction stored in the capture (predict --every stores some first in two); the
- * file is 0600 and at most 3 MB. A screenshot of each (hover shown) lands in
- * build/report-NAME.png.
+ * file is 0600 and at most 3 MB. A pageblock that stops no row: the hover shows the page
+ * counts `bigchunk map --pageblock` gives for it, and its zoom shows 512 pages of the
+ * classes map --pageblock draws, a known pfn among them. The 2 MiB series has a point per
+ * frame, and on vm-reserved its last value is what `predict --size 2M --count N` gets in
+ * a row, and report --no-2m writes the same file but the 2 MiB counts (the count leaves
+ * the replay as it was). The layouts of a stored compare run (run here on vm-reserved) appear as columns
+ * with their served counts; elsewhere no compare table. A screenshot of each (hover shown)
+ * lands in build/report-NAME.png.
  * Skips with the reason where Chromium is absent.
  */
 #include <check.h>
@@ -121,13 +127,145 @@ static char *predicted_blocker(const char *copy, const char *row)
 	return want;
 }
 
+/* The count NAME of the tip's "pages: free 3, unmovable 509 (click to zoom)": 0 when
+ * not named. */
+static int tip_count(const char *tip, const char *name)
+{
+	const char *p = tip + strlen("pages:");
+	char n[32];
+	unsigned int v;
+
+	while (sscanf(p, " %31[a-z] %u", n, &v) == 2) {
+		if (!strcmp(n, name))
+			return (int)v;
+		p += strcspn(p, ",");
+		if (!*p++)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The hover of a pageblock (@text, the tip) shows the counts `map --pageblock` prints
+ * for it ("pages: free 3, movable 0, ..., hole 0"): every non-zero count as "NAME N"
+ * on the tip's "pages:" line, no zero one. And the zoom's pages (@chars, one map
+ * character per page) are map's characters, page for page: @known_pfn is @known_class.
+ */
+static void check_pageblock(const char *copy, const char *pfn, const char *text,
+			    const char *chars, const char *known_pfn, const char *known_class)
+{
+	char *out, *line, *tip, *p, name[32], want[48], legend_ch = 0, drawn[4096] = "";
+	uint64_t first = strtoull(pfn, NULL, 16), known = strtoull(known_pfn, NULL, 16), at;
+	unsigned int v, n = 0;
+	size_t len = 0;
+
+	ck_assert_int_eq(fixture_run_bc(&out, "map '%s' --pageblock %s", copy, pfn), 0);
+	line = strstr(out, "\npages:");
+	tip = strstr(text, "\npages: ");
+	ck_assert_msg(line && tip, "no counts: map '%.300s', tip '%s'", out, text);
+	tip = strndup(tip + 1, strcspn(tip + 1, "\n"));
+	for (p = line + 7; sscanf(p, " %31[a-z] %u", name, &v) == 2; n++) {
+		ck_assert_msg(tip_count(tip, name) == (int)v, "pageblock %s: map says %s %u, the "
+			      "hover '%s'", pfn, name, v, tip);
+		p += strcspn(p, ",\n");
+		if (*p++ != ',')
+			break;
+	}
+	ck_assert_uint_eq(n, 6);	/* six counts, then the holes */
+	/* the page lines: "0xPFN " and 64 characters */
+	for (p = strchr(line + 1, '\n') + 1; !strncmp(p, "0x", 2); p = strchr(p, '\n') + 1) {
+		at = strtoull(p, NULL, 16);
+		ck_assert_uint_eq(at, first + len);
+		v = (unsigned int)strcspn(strchr(p, ' ') + 1, "\n");
+		ck_assert(len + v < sizeof(drawn));
+		memcpy(drawn + len, strchr(p, ' ') + 1, v);
+		len += v;
+	}
+	drawn[len] = 0;
+	ck_assert_uint_eq(len, 512);
+	ck_assert_msg(!strcmp(drawn, chars), "pageblock %s: map draws\n%s\nthe zoom\n%s", pfn,
+		      drawn, chars);
+	/* the known pfn's class, by the legend's character */
+	ck_assert(known >= first && known < first + 512);
+	snprintf(want, sizeof(want), " %s ", known_class);
+	for (p = strstr(out, "legend:\n"); p && (p = strchr(p, '\n')); p++)
+		if (!strncmp(p + 5, want + 1, strlen(want) - 1))
+			legend_ch = p[3];
+	ck_assert_msg(legend_ch, "no legend line for '%s'", known_class);
+	ck_assert_msg(drawn[known - first] == legend_ch, "pfn %s: map draws '%c', the zoom says %s",
+		      known_pfn, drawn[known - first], known_class);
+	free(tip);
+	free(out);
+}
+
+/* compare on @copy: three layouts stored; their names and served counts as the page
+ * shows them ("asis|movable:1G|..."), from the capture. */
+static void run_compare(const char *copy, char **layouts, char **served)
+{
+	char *p;
+
+	ck_assert_int_eq(fixture_run_bc(NULL, "compare '%s' --size 1G --layout asis --layout "
+					"movable:1G --layout reserve:1G >/dev/null 2>&1", copy), 0);
+	*layouts = fixture_sql_rows(copy, "SELECT group_concat(layout, '|') FROM (SELECT layout "
+				    "FROM compare_results GROUP BY layout ORDER BY min(rowid))");
+	*served = fixture_sql_rows(copy, "SELECT group_concat(CAST(value AS INTEGER), '|') FROM "
+				   "(SELECT value FROM compare_results WHERE name = 'served' "
+				   "ORDER BY rowid)");
+	for (p = *layouts; *p; p++)
+		if (*p == '\n')
+			*p = 0;
+	for (p = *served; *p; p++)
+		if (*p == '\n')
+			*p = 0;
+}
+
+/* predict's 2 MiB allocations in a row at the end: the successes before the first
+ * failure of --count @n + 1 (at most @n + 1). */
+static long long predict_2m(const char *copy, long long n)
+{
+	char *out, *p;
+	long long ok = 0;
+
+	ck_assert_int_eq(fixture_run_bc(&out, "predict '%s' --size 2M --count %lld --no-store "
+					"--json", copy, n + 1), 1);
+	for (p = out; (p = strstr(p, "\"success\": ")); p++) {
+		if (strncmp(p + 11, "true", 4))
+			break;
+		ok++;
+	}
+	free(out);
+	return ok;
+}
+
+/* The 2 MiB count leaves the replay as it was: report --no-2m writes the same file but
+ * the counts ("contig_2m":N, keys). */
+static void check_no_2m(const char *copy, const char *html)
+{
+	char *plain = fixture_tmpfile("report-no2m.html"), *a, *b, *p, *q;
+
+	ck_assert_int_eq(fixture_run_bc(NULL, "report '%s' --no-2m -o '%s' >/dev/null 2>&1", copy,
+					plain), 0);
+	ck_assert_int_eq(fixture_runf(&a, "sed 's/\"contig_2m\":[0-9]*,//g' '%s'", html), 0);
+	ck_assert_int_eq(fixture_runf(&b, "cat '%s'", plain), 0);
+	ck_assert_msg(!strstr(b, "\"contig_2m\":"), "report --no-2m has 2 MiB counts");
+	for (p = a, q = b; *p && *p == *q; p++, q++)
+		;
+	ck_assert_msg(!*p && !*q, "report --no-2m differs beyond the 2 MiB counts at byte %ld: "
+		      "'%.80s' vs '%.80s'", (long)(p - a), p, q);
+	free(a);
+	free(b);
+	fixture_rm(plain);
+}
+
 START_TEST(test_report_browser)
 {
 	const char *db = caps.gl_pathv[_i], *chrome = chromium();
 	char *copy = fixture_tmpfile("report.db"), *html = fixture_tmpfile("report.html");
 	char *name = strdup(strrchr(db, '/') + 1), *out, *res, *e, *want, *text;
+	char *layouts = NULL, *served = NULL, *nb[4];
 	struct stat st;
 	long long preds;
+	unsigned int k;
 
 	if (!chrome) {
 		fixture_skip("report browser test: Chromium is not installed (apt-get install "
@@ -139,6 +277,9 @@ START_TEST(test_report_browser)
 	/* stored predictions for the timeline: on two captures (each costs a replay) */
 	if (!strcmp(name, "default") || !strcmp(name, "vm-movable"))
 		fixture_run_bc(NULL, "predict '%s' --size 1G --every 2s >/dev/null 2>&1", copy);
+	/* a stored compare run for the layouts side by side: on one (a quick one) */
+	if (!strcmp(name, "vm-reserved"))
+		run_compare(copy, &layouts, &served);
 	preds = fixture_sql_count(copy, "SELECT count(*) FROM predictions p JOIN prediction_runs r "
 				  "ON r.id = p.run WHERE r.mode <> 'verify'");
 	ck_assert_int_eq(fixture_run_bc(&out, "report '%s' -o '%s'", copy, html), 0);
@@ -181,6 +322,45 @@ START_TEST(test_report_browser)
 		ck_assert_msg(strcmp(name, "default"), "default: no blocker to hover: %s", res);
 	}
 	free(text);
+	/* the 2 MiB series: a point per frame */
+	ck_assert_int_eq(num_of(res, "frame_points"), num_of(res, "frames"));
+	ck_assert_int_eq(num_of(res, "c2m_points"), num_of(res, "frames"));
+	if (!strcmp(name, "vm-reserved")) {
+		ck_assert_int_eq(predict_2m(copy, num_of(res, "c2m_end")), num_of(res, "c2m_end"));
+		check_no_2m(copy, html);
+	}
+	/* a pageblock that stops no row: hover counts and zoom against map --pageblock */
+	nb[0] = str_of(res, "nb_pfn");
+	nb[1] = str_of(res, "nb_text");
+	nb[2] = str_of(res, "nb_known_pfn");
+	nb[3] = str_of(res, "nb_known_class");
+	ck_assert_msg(nb[0] && nb[1] && nb[2] && nb[3], "%s: no pageblock probed: %s", db, res);
+	ck_assert_int_eq(num_of(res, "nb_zoom_pages"), 512);
+	text = str_of(res, "nb_zoom_chars");
+	ck_assert(text);
+	for (e = nb[1]; (e = strstr(e, "\\n")); e++) {	/* the tip's newlines, JSON-escaped */
+		*e = '\n';
+		memmove(e + 1, e + 2, strlen(e + 2) + 1);
+	}
+	check_pageblock(copy, nb[0], nb[1], text, nb[2], nb[3]);
+	free(text);
+	for (k = 0; k < 4; k++)
+		free(nb[k]);
+	/* compare's layouts, one column each, with their served counts */
+	text = str_of(res, "compare_layouts");
+	if (layouts) {
+		ck_assert_msg(text && !strcmp(text, layouts), "%s: layouts shown '%s', stored '%s'",
+			      db, text, layouts);
+		free(text);
+		text = str_of(res, "compare_served");
+		ck_assert_msg(text && !strcmp(text, served), "%s: served shown '%s', stored '%s'",
+			      db, text, served);
+	} else {
+		ck_assert_msg(!text, "%s: a compare table without a stored run: %s", db, text);
+	}
+	free(text);
+	free(layouts);
+	free(served);
 	free(out);
 	fixture_runf(NULL, "rm -rf '%s.profile'", html);
 	fixture_rm(html);
