@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sim-pfnmap: two flat arrays of pfn + 1 (0 = none), kernel -> simulated and back.
- * calloc() leaves untouched pages of the arrays unmapped, so a sparse capture costs
- * what it touches.
+ * Anonymous mappings leave untouched pages of the arrays unmapped, so a sparse
+ * capture costs what it touches.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "common/err.h"
 #include "sim/sim-pfnmap.h"
@@ -13,7 +14,26 @@ struct sim_pfnmap {
 	uint64_t end;
 	uint32_t *fwd;			/* kernel pfn -> simulated pfn + 1 */
 	uint32_t *rev;			/* simulated pfn -> kernel pfn + 1 */
+	size_t bytes;			/* of each mapping */
 };
+
+#define HUGE_BYTES	(2ul << 20)
+
+/*
+ * A zeroed array of @bytes, untouched pages unmapped. Transparent huge pages where
+ * the kernel gives them: lookups land all over the pfn range, and a 4 KiB page per
+ * fault and per TLB entry made the map the simulation's largest cost.
+ */
+static uint32_t *map_zeroed(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE);	/* advice: no error if refused */
+	return p;
+}
 
 int sim_pfnmap_create(uint64_t end, struct sim_pfnmap **out)
 {
@@ -27,8 +47,9 @@ int sim_pfnmap_create(uint64_t end, struct sim_pfnmap **out)
 	if (!pm)
 		return bc_error(BC_E_NOMEM, "out of memory");
 	pm->end = end;
-	pm->fwd = calloc(end + 1, sizeof(uint32_t));
-	pm->rev = calloc(end + 1, sizeof(uint32_t));
+	pm->bytes = ((end + 1) * sizeof(uint32_t) + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+	pm->fwd = map_zeroed(pm->bytes);
+	pm->rev = map_zeroed(pm->bytes);
 	if (!pm->fwd || !pm->rev) {
 		sim_pfnmap_destroy(pm);
 		return bc_error(BC_E_NOMEM, "out of memory (pfn map of %llu pfns)",
@@ -42,8 +63,10 @@ void sim_pfnmap_destroy(struct sim_pfnmap *pm)
 {
 	if (!pm)
 		return;
-	free(pm->fwd);
-	free(pm->rev);
+	if (pm->fwd)
+		munmap(pm->fwd, pm->bytes);
+	if (pm->rev)
+		munmap(pm->rev, pm->bytes);
 	free(pm);
 }
 
