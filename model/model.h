@@ -741,5 +741,7 @@ struct model_state;
 int model_state_save(const struct model *m, struct model_state **out);
 int model_state_restore(struct model *m, const struct model_state *s);
 void model_state_free(struct model_state *s);
+/* Bytes the copy holds. */
+size_t model_state_bytes(const struct model_state *s);
 
 #endif

@@ -21,6 +21,7 @@
 #define PG_COPY		2u		/* copy number slot - PG_COPY */
 
 struct model_state {
+	size_t bytes;			/* held by the copy */
 	struct model m;			/* the struct itself (scalars, counters, anomalies) */
 	uint32_t *pg;			/* [map pages]: PG_ZERO, PG_HOLE or PG_COPY + copy */
 	uint32_t *copies;		/* the copied map pages */
@@ -84,6 +85,7 @@ static int save_map(const struct model *m, struct model_state *s)
 			cap = nc;
 		}
 		memcpy(&s->copies[ncopy * MAP_PAGE_WORDS], w, n * sizeof(*w));
+		s->bytes += MAP_PAGE_WORDS * sizeof(*w);
 		s->pg[pg] = (uint32_t)(PG_COPY + ncopy++);
 	}
 	return 0;
@@ -168,6 +170,11 @@ int model_state_save(const struct model *m, struct model_state **out)
 		model_state_free(s);
 		return bc_error(BC_E_NOMEM, "model: out of memory for a copy of the state");
 	}
+	s->bytes += sizeof(*s) + nr_map_pages(m) * sizeof(*s->pg) + m->nr_pb * sizeof(*m->pb) +
+		    (size_t)m->pool_top * sizeof(*s->nodes) +
+		    m->nr_zones * (nr_lists(m) * sizeof(struct flist) + m->nr_cpus * 4);
+	if (m->dz)
+		s->bytes += m->nr_zones * (sizeof(*m->dz) + m->nr_cpus * sizeof(struct dpcp));
 	*out = s;
 	return 0;
 }
@@ -285,6 +292,11 @@ int model_state_restore(struct model *m, const struct model_state *s)
 	restore_zones(m, s);
 	MODEL_ASSERT_EXPENSIVE(model_recount(m, NULL, 0) == 0);
 	return 0;
+}
+
+size_t model_state_bytes(const struct model_state *s)
+{
+	return s->bytes;
 }
 
 void model_state_free(struct model_state *s)

@@ -123,6 +123,24 @@ int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts
 	return ret ? ret : ret2;
 }
 
+int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
+			     unsigned int n)
+{
+	unsigned int i;
+	int ret = 0, ret2 = 0;
+
+	for (i = 0; i < n; i++)
+		counts[i] = 0;
+	for (i = 0; !ret && !ret2 && i < n; i++) {
+		ret = model_checkpoint(m);
+		if (ret)
+			break;
+		ret = count_from_here(m, nr_pages[i], &counts[i]);
+		ret2 = model_rollback(m);
+	}
+	return ret ? ret : ret2;
+}
+
 int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages)
 {
 	return try_range(m, start, nr_pages, MODEL_ISOLATE_MEM_OFFLINE);

@@ -30,6 +30,10 @@ int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn);
  */
 int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
 		     unsigned int n);
+/* The same counts under the undo journal (model_checkpoint()/model_rollback()), as
+ * simulate made them before: the benchmark's baseline and the tests' cross-check. */
+int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
+			     unsigned int n);
 /* offline_pages() of [@start, @start + @nr_pages). Return: 0 done, 1 refused (the
  * model's stage said no), or a negative bc_err. */
 int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages);
