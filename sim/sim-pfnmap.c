@@ -85,17 +85,33 @@ void sim_pfnmap_clear(struct sim_pfnmap *pm, uint64_t kpfn, uint64_t n)
 
 void sim_pfnmap_set(struct sim_pfnmap *pm, uint64_t kpfn, uint64_t spfn, uint64_t n)
 {
-	uint64_t i;
+	uint64_t i, both = 0;
 
-	sim_pfnmap_clear(pm, kpfn, n);
-	for (i = 0; i < n && kpfn + i < pm->end && spfn + i < pm->end; i++) {
-		uint32_t old = pm->rev[spfn + i];
+	/*
+	 * One pass: kernel page kpfn + i drops its old simulated page, simulated page
+	 * spfn + i its old kernel page, then the two point at each other. A page of
+	 * either side met again later in the pass finds its link already dropped, as
+	 * when every kernel page was cleared first.
+	 */
+	if (kpfn < pm->end && spfn < pm->end) {
+		both = n;
+		if (both > pm->end - kpfn)
+			both = pm->end - kpfn;
+		if (both > pm->end - spfn)
+			both = pm->end - spfn;
+	}
+	for (i = 0; i < both; i++) {
+		uint32_t s = pm->fwd[kpfn + i], old = pm->rev[spfn + i];
 
+		if (s && pm->rev[s - 1] == kpfn + i + 1)
+			pm->rev[s - 1] = 0;
 		if (old && pm->fwd[old - 1] == spfn + i + 1)
 			pm->fwd[old - 1] = 0;
 		pm->fwd[kpfn + i] = (uint32_t)(spfn + i + 1);
 		pm->rev[spfn + i] = (uint32_t)(kpfn + i + 1);
 	}
+	if (both < n && kpfn + both < pm->end)
+		sim_pfnmap_clear(pm, kpfn + both, n - both);
 }
 
 uint64_t sim_pfnmap_sim(const struct sim_pfnmap *pm, uint64_t kpfn)
