@@ -119,6 +119,20 @@ uint64_t sim_pfnmap_sim(const struct sim_pfnmap *pm, uint64_t kpfn)
 	return kpfn < pm->end && pm->fwd[kpfn] ? pm->fwd[kpfn] - 1 : UINT64_MAX;
 }
 
+void sim_pfnmap_prefetch(const struct sim_pfnmap *pm, uint64_t kpfn, int deep)
+{
+	uint32_t s;
+
+	if (kpfn >= pm->end)
+		return;
+	if (!deep) {
+		__builtin_prefetch(&pm->fwd[kpfn]);
+		return;
+	}
+	s = pm->fwd[kpfn];
+	__builtin_prefetch(&pm->rev[s ? s - 1 : kpfn]);
+}
+
 int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn)
 {
 	return spfn < pm->end && pm->rev[spfn] != 0;
