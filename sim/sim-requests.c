@@ -110,7 +110,7 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			/* only the requests' kinds are decoded; the others need their seq */
 			k = tr_decoder_kind(it->dec, it->raw.type);
 			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN) {
-				tr_decode(it->dec, &it->raw, &it->ev);
+				tr_decode_page(it->dec, &it->raw, &it->ev);
 			} else {
 				it->ev.kind = k;
 				it->ev.seq = it->raw.seq;
