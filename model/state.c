@@ -194,7 +194,10 @@ static void restore_map(struct model *m, const struct model_state *s)
 		case PG_ZERO:
 			if (all_words(w, n, 0))
 				break;
-			if (n == MAP_PAGE_WORDS && !madvise(w, 4096, MADV_DONTNEED))
+			/* given back as model_release_uninit() does; a page mapped from the
+			 * shared hole page would read holes again, so look */
+			if (n == MAP_PAGE_WORDS && !madvise(w, 4096, MADV_DONTNEED) &&
+			    all_words(w, n, 0))
 				break;
 			memset(w, 0, n * sizeof(*w));
 			break;
