@@ -4,7 +4,8 @@
  * out for that object (not the kernel's pfn); pages allocated before the capture are
  * released where they are; the figures of a hand-built state are the counts it holds;
  * a snapshot's figures against themselves differ by nothing; the JSON has the same
- * keys under "sim" and "kernel"; the stored rows are the printed run's.
+ * keys under "sim" and "kernel"; the stored rows are the printed run's; the 2 MiB and
+ * 1 GiB counts made through a copy of the state are those made under the journal.
  */
 #include <check.h>
 #include <stdio.h>
