@@ -70,6 +70,31 @@ size_t tdb_encode_events(const struct bc_event *ev, int n, const int *nfields_by
 	return pos;
 }
 
+/*
+ * bc_get_uvarint() without a bounds check per byte when ten bytes remain: values of
+ * up to nine bytes decode here, the rest (and every error) in bc_get_uvarint().
+ */
+static inline int get_uvarint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
+{
+	size_t i = *pos;
+	uint64_t r = 0;
+	int shift;
+
+	if (len - i < 10 || i > len)
+		return bc_get_uvarint(p, len, pos, v);
+	for (shift = 0; shift < 63; shift += 7) {
+		uint8_t b = p[i++];
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pos = i;
+			*v = r;
+			return 0;
+		}
+	}
+	return bc_get_uvarint(p, len, pos, v);
+}
+
 int tdb_decode_event(const uint8_t *buf, size_t len, size_t *pos, uint64_t *prev_ts,
 		     const int *nfields_by_type, int nr_types, struct bc_event *ev)
 {
@@ -77,7 +102,7 @@ int tdb_decode_event(const uint8_t *buf, size_t len, size_t *pos, uint64_t *prev
 	int i, ret, nf;
 
 	for (i = 0; i < 4; i++) {
-		ret = bc_get_uvarint(buf, len, pos, &v[i]);
+		ret = get_uvarint(buf, len, pos, &v[i]);
 		if (ret)
 			return ret;
 	}
@@ -93,7 +118,7 @@ int tdb_decode_event(const uint8_t *buf, size_t len, size_t *pos, uint64_t *prev
 	for (i = 0; i < nf; i++) {
 		uint64_t x;
 
-		ret = bc_get_uvarint(buf, len, pos, &x);
+		ret = get_uvarint(buf, len, pos, &x);
 		if (ret)
 			return ret;
 		ev->field[i] = bc_unzigzag(x);

@@ -80,7 +80,7 @@ int model_zone_type_of_name(const char *name)
 
 static int zone_type(const struct model *m, unsigned int zi)
 {
-	return model_zone_type_of_name(m->layout.zones[zi].name);
+	return m->zone_type[zi];
 }
 
 /* NR_FREE_PAGES: buddy pages not on the ISOLATE lists (account_freepages()). */

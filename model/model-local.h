@@ -219,6 +219,7 @@ struct model {
 	uint32_t nr_pb;
 	struct mzone zones[MODEL_MAX_ZONES];
 	unsigned int nr_zones;
+	int8_t zone_type[MODEL_MAX_ZONES];	/* model_zone_type_of_name() of each, -1 none */
 	struct dzone *dz;		/* [nr_zones], decide.c; NULL until first needed */
 
 	/* node pool */

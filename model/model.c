@@ -789,6 +789,7 @@ struct model *model_create(const struct model_layout *layout,
 {
 	struct model *m;
 	uint64_t lo = 0, hi = 0;
+	unsigned int i;
 
 	if (layout_span(layout, &lo, &hi))
 		return NULL;
@@ -818,6 +819,8 @@ struct model *model_create(const struct model_layout *layout,
 		bc_error(BC_E_NOMEM, "model: cannot allocate the pfn map");
 		return NULL;
 	}
+	for (i = 0; i < m->nr_zones; i++)
+		m->zone_type[i] = (int8_t)model_zone_type_of_name(layout->zones[i].name);
 	init_pageblocks(m);
 	init_words(m);
 	return m;

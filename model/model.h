@@ -727,4 +727,21 @@ int model_checkpoint(struct model *m);
 int model_rollback(struct model *m);
 int model_commit(struct model *m);
 
+/*
+ * A copy of the model's state (pfn words, pageblocks, free and pcp lists, pcp tuning,
+ * counters, anomalies), for what-if work too large for the journal (a journal entry
+ * per changed word): model_state_save() costs the state's size once (map pages of
+ * uninitialised memory or holes are not copied), model_state_restore() puts the state
+ * back as it was, writing only the map pages that differ, and may be called again
+ * with the same copy. Hooks, options and the current event are not state. Neither
+ * may be called while a checkpoint is open. Return: 0, or a negative bc_err
+ * (-BC_E_NOMEM, -BC_E_INVAL).
+ */
+struct model_state;
+int model_state_save(const struct model *m, struct model_state **out);
+int model_state_restore(struct model *m, const struct model_state *s);
+void model_state_free(struct model_state *s);
+/* Bytes the copy holds. */
+size_t model_state_bytes(const struct model_state *s);
+
 #endif

@@ -76,6 +76,19 @@ void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n)
 	sim_pfnmap_clear(a->pm, kpfn, n);
 }
 
+void sim_apply_prefetch(const struct sim_apply *a, const struct sim_request *rq, int deep)
+{
+	sim_pfnmap_prefetch(a->pm, rq->pfn, deep);
+}
+
+void sim_apply_ahead(const struct sim_apply *a, const struct sim_request *rq, int n, int i)
+{
+	if (i + 8 < n)
+		sim_pfnmap_prefetch(a->pm, rq[i + 8].pfn, 0);
+	if (i + 2 < n)
+		sim_pfnmap_prefetch(a->pm, rq[i + 2].pfn, 1);
+}
+
 static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,

@@ -50,6 +50,16 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 void sim_apply_destroy(struct sim_apply *a);
 /* Make request @rq. Return: 0, or a negative bc_err. */
 int sim_apply_request(struct sim_apply *a, const struct sim_request *rq);
+/*
+ * A request to be made soon: start loading what it will read (@deep 0: a few
+ * requests ahead; @deep 1: closer, once the first loads are in). Nothing changes.
+ */
+void sim_apply_prefetch(const struct sim_apply *a, const struct sim_request *rq, int deep);
+
+/* Requests read at a time by the drivers (sim.c, the benchmark). */
+#define SIM_BATCH	64
+/* Before making @rq[@i] of @n read ahead: the prefetches of the ones after it. */
+void sim_apply_ahead(const struct sim_apply *a, const struct sim_request *rq, int n, int i);
 /* The simulated pfn of kernel pfn @kpfn, UINT64_MAX when not handed out by the simulation. */
 uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn);
 /* Kernel pfns [@kpfn, +@n) are now the simulated [@spfn, +@n) (a request made by a hook). */

@@ -22,12 +22,18 @@ int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
  * candidate succeeds, or a negative bc_err. */
 int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn);
 /*
- * How many allocations of @nr_pages would succeed in a row: one pass over the
- * candidates, each success kept for the next (hugetlb's nr_hugepages growth, except
- * that a candidate failed once is not tried again). The state is rolled back.
- * Return: 0 and *@count, or a negative bc_err.
+ * How many allocations of @nr_pages[i] (each a power of two) would succeed in a row,
+ * for each of the @n sizes from the same state: one pass over the candidates, each
+ * success kept for the next (hugetlb's nr_hugepages growth, except that a candidate
+ * failed once is not tried again). The state is put back as it was after each size.
+ * Return: 0 and @counts[], or a negative bc_err.
  */
-int sim_contig_count(struct model *m, uint64_t nr_pages, uint64_t *count);
+int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
+		     unsigned int n);
+/* The same counts under the undo journal (model_checkpoint()/model_rollback()), as
+ * simulate made them before: the benchmark's baseline and the tests' cross-check. */
+int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
+			     unsigned int n);
 /* offline_pages() of [@start, @start + @nr_pages). Return: 0 done, 1 refused (the
  * model's stage said no), or a negative bc_err. */
 int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages);

@@ -118,10 +118,14 @@ int sim_figures_compute(struct model *m, struct sim_figures *out)
 		out->unmovable_pages += zf->unmovable_pages;
 		out->present_pages += L->zones[zi].present;
 	}
-	if (!ret)
-		ret = sim_contig_count(m, SIM_2M_PAGES, &out->contig_2m);
-	if (!ret)
-		ret = sim_contig_count(m, SIM_1G_PAGES, &out->contig_1g);
+	if (!ret) {
+		const uint64_t sizes[2] = { SIM_2M_PAGES, SIM_1G_PAGES };
+		uint64_t counts[2];
+
+		ret = sim_contig_count(m, sizes, counts, 2);
+		out->contig_2m = counts[0];
+		out->contig_1g = counts[1];
+	}
 	return ret;
 }
 

@@ -24,6 +24,9 @@ void sim_pfnmap_set(struct sim_pfnmap *pm, uint64_t kpfn, uint64_t spfn, uint64_
 /* The simulated pfn of kernel pfn @kpfn, or UINT64_MAX when the capture did not hand
  * it out (allocated before it). */
 uint64_t sim_pfnmap_sim(const struct sim_pfnmap *pm, uint64_t kpfn);
+/* Start loading what a request on kernel pfn @kpfn will read: its entry (@deep 0),
+ * then (@deep 1, once that entry is in) the reverse entry it leads to. */
+void sim_pfnmap_prefetch(const struct sim_pfnmap *pm, uint64_t kpfn, int deep);
 /* Is simulated pfn @spfn a page the simulation handed out for some kernel pfn? */
 int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn);
 /* Forget kernel pages [@kpfn, +@n) and their simulated pages. */

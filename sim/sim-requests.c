@@ -91,6 +91,7 @@ static void attempt_request(const struct tr_attempt *a, struct sim_request *rq)
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 {
 	const struct tr_attempt *a;
+	enum tr_event_kind k;
 	int ret;
 
 	for (;;) {
@@ -106,7 +107,14 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 				return 1;
 			}
 			it->events++;
-			tr_decode(it->dec, &it->raw, &it->ev);
+			/* only the requests' kinds are decoded; the others need their seq */
+			k = tr_decoder_kind(it->dec, it->raw.type);
+			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN) {
+				tr_decode_page(it->dec, &it->raw, &it->ev);
+			} else {
+				it->ev.kind = k;
+				it->ev.seq = it->raw.seq;
+			}
 			it->have_ev = true;
 		}
 		/* an attempt that stood before this event comes first */

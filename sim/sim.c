@@ -27,27 +27,49 @@ struct sim {
 	struct sim_result *res;
 };
 
-/* Every request of events [from, to). */
+/* One request: the hook's, else the simulation's. */
+static int one_request(struct sim *S, const struct sim_request *rq)
+{
+	int ret = S->o->before ? S->o->before(S->o->hook_arg, S->m, S->ap, rq) : 0;
+
+	if (ret == 1)
+		ret = 0;
+	else if (!ret)
+		ret = sim_apply_request(S->ap, rq);
+	if (!ret && S->o->progress && !(S->res->st.requests & 0xffff))
+		S->o->progress(S->o->arg, rq->seq, S->total, false);
+	return ret;
+}
+
+/*
+ * Every request of events [from, to), read SIM_BATCH at a time so that the lookups of
+ * those a few places ahead start early (sim_apply_prefetch()): the pfn map and the
+ * model's pages are too large for the caches and each request lands somewhere else.
+ */
 static int run_window(struct sim *S, uint64_t from, uint64_t to)
 {
+	struct sim_request rq[SIM_BATCH];
 	struct sim_reqs *it;
-	struct sim_request rq;
-	int ret;
+	int ret, n, i;
 
 	ret = sim_reqs_open(S->db, rp_decoder(S->rp), S->att, S->nr_att, from, to, &it);
 	if (ret)
 		return ret;
-	while ((ret = sim_reqs_next(it, &rq)) == 1) {
-		ret = S->o->before ? S->o->before(S->o->hook_arg, S->m, S->ap, &rq) : 0;
-		if (ret == 1)
-			ret = 0;
-		else if (!ret)
-			ret = sim_apply_request(S->ap, &rq);
-		if (ret)
-			break;
-		if (S->o->progress && !(S->res->st.requests & 0xffff))
-			S->o->progress(S->o->arg, rq.seq, S->total, false);
-	}
+	do {
+		for (n = 0; n < SIM_BATCH && (ret = sim_reqs_next(it, &rq[n])) == 1; n++)
+			;
+		for (i = 0; ret >= 0 && i < n; i++) {
+			int r;
+
+			sim_apply_ahead(S->ap, rq, n, i);
+			r = one_request(S, &rq[i]);
+			if (r) {
+				ret = r < 0 ? r : 0;
+				goto out;
+			}
+		}
+	} while (ret == 1);
+out:
 	S->res->st.events += sim_reqs_events(it);
 	S->res->st.kernel_failed_allocs += sim_reqs_failed_allocs(it);
 	sim_reqs_close(it);

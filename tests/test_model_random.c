@@ -352,6 +352,34 @@ static void run_seed(uint64_t seed, unsigned int steps, const char *rel)
 			ck_assert_msg(state_hash(m) == before, "seed %#llx step %u: rollback differs",
 				      (unsigned long long)seed, i);
 			op = "rollback";
+		} else if (rn(50) == 0) {
+			/* the same through a copy of the state, restored twice */
+			struct model_contig_req req = { .kind = MODEL_KIND_HUGETLB };
+			struct model_contig_result cres;
+			struct model_state *st;
+			uint64_t before = state_hash(m), s;
+			unsigned int k, r, nk = 1 + rn(20);
+			struct iso tiso[MAX_ISO];
+			unsigned int tnr;
+
+			ck_assert_int_eq(model_state_save(m, &st), 0);
+			for (r = 0; r < 2; r++) {
+				memcpy(tiso, iso, sizeof(iso));
+				tnr = nr_iso;
+				s = Z + 512 * rn(NPFN / 512 - 2);
+				req.start = s;
+				req.end = s + 1024;
+				model_alloc_contig_range(m, &req, &cres);
+				for (k = 0; k < nk; k++)
+					step_once(m, tiso, &tnr);
+				recount_ok(m, seed, i, "steps before a restore");
+				ck_assert_int_eq(model_state_restore(m, st), 0);
+				ck_assert_msg(state_hash(m) == before,
+					      "seed %#llx step %u: restore %u differs",
+					      (unsigned long long)seed, i, r);
+			}
+			model_state_free(st);
+			op = "restore";
 		} else {
 			op = step_once(m, iso, &nr_iso);
 		}

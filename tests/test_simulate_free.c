@@ -4,7 +4,8 @@
  * out for that object (not the kernel's pfn); pages allocated before the capture are
  * released where they are; the figures of a hand-built state are the counts it holds;
  * a snapshot's figures against themselves differ by nothing; the JSON has the same
- * keys under "sim" and "kernel"; the stored rows are the printed run's.
+ * keys under "sim" and "kernel"; the stored rows are the printed run's; the 2 MiB and
+ * 1 GiB counts made through a copy of the state are those made under the journal.
  */
 #include <check.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "model/model.h"
 #include "replay/replay.h"
 #include "sim/sim-apply.h"
+#include "sim/sim-contig.h"
 #include "sim/sim-figures.h"
 #include "sim/sim-requests.h"
 #include "sim/sim.h"
@@ -164,6 +166,43 @@ START_TEST(test_kernel_against_itself)
 }
 END_TEST
 
+/*
+ * The "in a row" counts through a copy of the state (what simulate does) equal those
+ * made under the undo journal, and both leave the state as it was: the figures made
+ * again are the same, counts included.
+ */
+START_TEST(test_contig_copy_is_journal)
+{
+	const uint64_t sizes[2] = { 512, 262144 };
+	struct sim_figures a, b;
+	struct tdb_snap_info *si;
+	uint64_t jr[2];
+	struct rp_opts ro = { .until_seq = UINT64_MAX, .no_score = true, .no_attempts = true };
+	struct replay *rp;
+	struct model *m;
+	struct tdb *db;
+	int nr;
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/thp.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tdb_snap_list(db, &si, &nr), 0);
+	ck_assert_int_ge(nr, 2);
+	ro.seed_snap = si[nr - 1].id;
+	ck_assert_int_eq(rp_create(db, &ro, &rp), 0);
+	m = rp_model(rp);
+	ck_assert_int_eq(sim_figures_compute(m, &a), 0);
+	ck_assert_int_eq(sim_contig_count_journal(m, sizes, jr, 2), 0);
+	ck_assert_uint_eq(jr[0], a.contig_2m);
+	ck_assert_uint_eq(jr[1], a.contig_1g);
+	ck_assert_uint_gt(a.contig_2m, 0);
+	ck_assert_int_eq(sim_figures_compute(m, &b), 0);
+	ck_assert_msg(!memcmp(&a, &b, sizeof(a)), "the figures differ after the counts");
+	ck_assert_uint_eq(model_recount(m, NULL, 0), 0);
+	rp_destroy(rp);
+	free(si);
+	tdb_close(db);
+}
+END_TEST
+
 /* The keys (strings followed by ':') of @s between @from and @to, joined by ','. */
 static void keys_between(const char *from, const char *to, char *out, size_t len)
 {
@@ -298,6 +337,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_free_releases_simulated_pfn);
 	tcase_add_test(tc, test_figures_hand_built);
 	tcase_add_test(tc, test_kernel_against_itself);
+	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);

@@ -37,6 +37,55 @@ START_TEST(test_varint_roundtrip)
 }
 END_TEST
 
+/*
+ * tdb_decode_event() decodes values of every length alike whether ten bytes follow
+ * (its fast path) or fewer (bc_get_uvarint()), and refuses a truncated or overlong
+ * value the same way.
+ */
+START_TEST(test_decode_event_lengths)
+{
+	const int64_t vals[] = { 0, -1, 127, -129, 1ll << 20, -(1ll << 34), 1ll << 48,
+				 INT64_MAX, INT64_MIN, 0x640000 };
+	const int nfields[2] = { -1, 10 };
+	uint8_t buf[256];
+	struct bc_event ev = { .type = 1, .cpu = 3, .ts = 123456789012345ull, .pid = -7,
+			       .nfields = 10 }, got;
+	size_t n, pos, slack;
+	uint64_t prev;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		ev.field[i] = vals[i];
+	n = tdb_encode_events(&ev, 1, nfields, 2, buf);
+	for (slack = 0; slack <= 12; slack += 12) {
+		memset(buf + n, 0xff, slack);
+		pos = 0;
+		prev = 0;
+		memset(&got, 0, sizeof(got));
+		ck_assert_int_eq(tdb_decode_event(buf, n + slack, &pos, &prev, nfields, 2, &got), 0);
+		ck_assert_uint_eq(pos, n);
+		ck_assert_uint_eq(got.ts, ev.ts);
+		ck_assert_int_eq(got.pid, ev.pid);
+		for (i = 0; i < 10; i++)
+			ck_assert_int_eq(got.field[i], vals[i]);
+		/* cut short: an error, never a read past the end */
+		pos = 0;
+		prev = 0;
+		ck_assert_int_lt(tdb_decode_event(buf, n - 1, &pos, &prev, nfields, 2, &got), 0);
+	}
+	/* an eleven-byte value is overlong, with or without bytes after it */
+	memset(buf, 0xff, 10);
+	buf[10] = 0x01;
+	memset(buf + 11, 0, 20);
+	for (slack = 11; slack <= 31; slack += 20) {
+		pos = 0;
+		prev = 0;
+		ck_assert_int_eq(tdb_decode_event(buf, slack, &pos, &prev, nfields, 2, &got),
+				 -BC_E_FORMAT);
+	}
+}
+END_TEST
+
 static const char *const alloc_fields[] = { "pfn", "order", "gfp_flags", "migratetype" };
 static const int alloc_sizes[] = { 8, 4, 8, 4 };
 static const bool alloc_signed[] = { false, false, false, true };
@@ -470,6 +519,7 @@ Suite *tdb_suite(void)
 	TCase *lim = tcase_create("limits");
 
 	tcase_add_test(tc, test_varint_roundtrip);
+	tcase_add_test(tc, test_decode_event_lengths);
 	tcase_add_test(tc, test_events_roundtrip);
 	tcase_add_test(tc, test_types_as_read);
 	suite_add_tcase(s, tc);

@@ -143,6 +143,33 @@ static inline int64_t fld(const struct bc_event *e, int idx, int64_t dflt)
 	return idx >= 0 && idx < e->nfields ? e->field[idx] : dflt;
 }
 
+void tr_decode_page(const struct tr_decoder *d, const struct bc_event *raw,
+		    struct tr_event *ev)
+{
+	const struct tr_type *t = raw->type < d->nr_types ? &d->types[raw->type] : NULL;
+	int64_t pfn;
+
+	ev->raw = raw;
+	ev->seq = raw->seq;
+	ev->ts = raw->ts;
+	ev->cpu = raw->cpu;
+	ev->pid = raw->pid;
+	if (!t) {
+		ev->kind = TR_EV_OTHER;
+		ev->pfn = UINT64_MAX;
+		ev->order = 0;
+		ev->mt = -1;
+		ev->gfp = 0;
+		return;
+	}
+	ev->kind = t->kind;
+	pfn = fld(raw, t->pfn, -1);
+	ev->pfn = pfn < 0 ? UINT64_MAX : (uint64_t)pfn;
+	ev->order = (unsigned int)fld(raw, t->order, 0);
+	ev->mt = (int)fld(raw, t->mt, -1);
+	ev->gfp = (uint64_t)fld(raw, t->gfp, 0);
+}
+
 void tr_decode(const struct tr_decoder *d, const struct bc_event *raw, struct tr_event *ev)
 {
 	const struct tr_type *t = raw->type < d->nr_types ? &d->types[raw->type] : NULL;

@@ -73,6 +73,11 @@ void tr_decoder_destroy(struct tr_decoder *d);
 /* Decode @raw into @ev (types the table does not know decode as TR_EV_OTHER). */
 void tr_decode(const struct tr_decoder *d, const struct bc_event *raw, struct tr_event *ev);
 
+/* tr_decode() of the fields a page event's request needs (kind, seq, ts, cpu, pid,
+ * pfn, order, mt, gfp); the others are left as they were. Not for extfrag events. */
+void tr_decode_page(const struct tr_decoder *d, const struct bc_event *raw,
+		    struct tr_event *ev);
+
 /* The kind of event type @type without decoding (TR_EV_OTHER for unknown ids). */
 enum tr_event_kind tr_decoder_kind(const struct tr_decoder *d, unsigned int type);
 
