@@ -19,6 +19,7 @@
 #include "model/model.h"
 #include "sim/sim-apply.h"
 #include "tests/fixture.h"
+#include "trace/tr-attempt.h"
 
 START_TEST(test_parse)
 {
@@ -210,6 +211,68 @@ START_TEST(test_asis_agrees_with_predict)
 }
 END_TEST
 
+/* alloc_contig_pages(): one call's failed ranges before its last are not calls of their own. */
+START_TEST(test_contig_calls_grouped)
+{
+	const uint64_t zs[] = { 0, 0x1000, 0x100000 };	/* DMA, DMA32, Normal */
+	const uint64_t G = 0x40000, M = 0x200;
+	struct tr_attempt v[] = {
+		/* call 1: Normal fails, then DMA32 0x40000 fails, then 0x80000 served */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 9, .start_pfn = 0x2000, .end_pfn = 0x2000 + M },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x40000, .end_pfn = 0x80000 },
+		{ .kind = TR_ATTEMPT_OFFLINE, .pid = 5, .start_pfn = 0x108000, .end_pfn = 0x110000 },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x80000, .end_pfn = 0xc0000,
+		  .success = true },
+		/* call 2 fails at 0x40000; call 3 starts again in Normal (a higher zone) */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x40000, .end_pfn = 0x80000 },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+		/* call 4: the same zone, not further on: a new search */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+	};
+	const bool want[] = { true, false, true, false, false, false, false, false };
+	int i;
+
+	tr_contig_mark(v, 8, zs, 3);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(v[i].continued == want[i], "attempt %d: continued %d", i,
+			      v[i].continued);
+}
+END_TEST
+
+/*
+ * A failed real attempt is asked too: a hugetlb probe step that got no page (no range
+ * reached alloc_contig_range(), so no attempt in the trace) becomes a failed 1 GiB call.
+ */
+START_TEST(test_failed_real_attempts_asked)
+{
+	char *copy = fixture_tmpfile("failed.db"), *out = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "r=d['real']; print(d['real_attempts'], d['real_kernel_served'], "
+			 "d['real_served'] == sum(x['served'] for x in r), "
+			 "[x['kernel_served'] for x in r], [x['nr_pages'] for x in r])";
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	fixture_sql_exec(copy, "INSERT INTO probes (id, kind, mono_begin, mono_end, requested, "
+			 "obtained, success, restored) VALUES (9, 'hugetlb_1g', 0, 0, 1, 0, 0, 1);"
+			 "INSERT INTO markers (seq, ts, cpu, pid, text) VALUES "
+			 "(53000, 53180000000, 0, 157, 'bigchunk probe 9 hugetlb_1g step 0 begin 1'),"
+			 "(53500, 53200000000, 0, 157, 'bigchunk probe 9 hugetlb_1g step 0 end 2')");
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --layout asis --json "
+				      "--no-store 2>/dev/null | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_str_eq(out, "2 1 True [True, False] [262144, 262144]\n");
+	free(out);
+	/* the text names each real attempt with both outcomes */
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --layout asis --no-store "
+				      "2>/dev/null | grep -c '^  real attempt'", fixture_bigchunk(),
+				      copy), 0);
+	ck_assert_str_eq(out, "2\n");
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -221,6 +284,8 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_reserve_removes_range);
 	tcase_add_test(tc, test_cma_typed_and_unmovable_never_there);
 	tcase_add_test(tc, test_asis_agrees_with_predict);
+	tcase_add_test(tc, test_contig_calls_grouped);
+	tcase_add_test(tc, test_failed_real_attempts_asked);
 	suite_add_tcase(s, tc);
 	return s;
 }
