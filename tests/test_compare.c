@@ -18,6 +18,7 @@
 #include "model/decide.h"
 #include "model/model.h"
 #include "sim/sim-apply.h"
+#include "sim/sim-contig.h"
 #include "tests/fixture.h"
 #include "trace/tr-attempt.h"
 
@@ -211,6 +212,39 @@ START_TEST(test_asis_agrees_with_predict)
 }
 END_TEST
 
+/*
+ * cma_alloc() on a kernel without the isolate bit (< 6.17): the area's pageblocks are
+ * MIGRATE_CMA again after alloc_contig_range(MIGRATE_CMA) (undo_isolate_page_range()
+ * with the caller's type), not MOVABLE: else a second demand finds no CMA area.
+ */
+START_TEST(test_cma_alloc_keeps_cma_type)
+{
+	struct model *m = fixture_free_zone("6.12.0", 0x40000, 8192);
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 1, .gfp = 0x140cca };
+	struct model_contig_result res;
+	uint64_t moved = 0, p, s = 0x40000 + 4096, e = s + 2048;
+	struct model_decision d;
+	int stored, eff, i;
+	bool iso;
+
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	/* movable pages until some are in the area (past half the free pages: __rmqueue()) */
+	for (i = 0; i < 5000; i++)
+		ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	ck_assert_int_eq(sim_contig_range(m, s, 1024, MODEL_ISOLATE_CMA_ALLOC, &res), 0);
+	ck_assert_msg(res.ret == 0 && res.migrated > 0, "cma_alloc: ret %d stage %s at %#llx, "
+		      "%llu migrated", res.ret, model_contig_stage_name(res.stage),
+		      (unsigned long long)res.pfn, (unsigned long long)res.migrated);
+	for (p = s; p < e; p += 512) {
+		ck_assert_int_eq(model_pageblock_mt(m, p, &stored, &eff, &iso), 0);
+		ck_assert_msg(stored == CMP_TRACE_MT_CMA && !iso, "block %#llx: type %d",
+			      (unsigned long long)p, stored);
+	}
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
 /* alloc_contig_pages(): one call's failed ranges before its last are not calls of their own. */
 START_TEST(test_contig_calls_grouped)
 {
@@ -284,6 +318,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_reserve_removes_range);
 	tcase_add_test(tc, test_cma_typed_and_unmovable_never_there);
 	tcase_add_test(tc, test_asis_agrees_with_predict);
+	tcase_add_test(tc, test_cma_alloc_keeps_cma_type);
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
 	suite_add_tcase(s, tc);
