@@ -196,6 +196,24 @@ static int retype(struct model *m, uint64_t s, uint64_t n, int mt)
 	return ret;
 }
 
+/*
+ * The seed's pcp pages inside the area go to the buddy (free_pcppages_bulk() with the
+ * block's type, CMA): they sit on another type's list (Unmovable, Reclaimable) where a
+ * boot with the area never put them (free_unref_page() files a CMA page on the Movable
+ * list), and an unmovable request would take them from there.
+ */
+static int drain_area(struct model *m, uint64_t s, uint64_t e)
+{
+	struct model_pfn_info pi;
+	uint64_t p;
+	int ret = 0;
+
+	for (p = s; !ret && p < e; p++)
+		if (!model_pfn_info(m, p, &pi) && pi.state == MODEL_PFN_PCP && pi.head == p)
+			ret = model_pcpu_drain(m, p, pi.order, CMP_TRACE_MT_CMA, pi.cpu);
+	return ret;
+}
+
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
 		  uint64_t *moved)
 {
@@ -203,6 +221,8 @@ int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_
 
 	model_set_cma(m, true);
 	ret = retype(m, start, nr_pages, CMP_TRACE_MT_CMA);
+	if (!ret)
+		ret = drain_area(m, start, start + nr_pages);
 	if (!ret)
 		ret = evacuate(m, ap, start, start + nr_pages, false,
 			       moved);

@@ -245,6 +245,40 @@ START_TEST(test_cma_alloc_keeps_cma_type)
 }
 END_TEST
 
+/*
+ * A page the seed holds free on an Unmovable pcp list inside the future area is drained
+ * to the buddy when the area is placed: else the next unmovable request takes it there.
+ */
+START_TEST(test_cma_area_pcp_drained)
+{
+	struct model *m = fixture_free_zone("6.12.0", 0x40000, 8192);
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 0, .gfp = 0xcc0 };
+	uint64_t moved = 0, s = 0x40000 + 4096, e = s + 2048, p;
+	struct model_pfn_info pi;
+	struct model_decision d;
+	int i, in_area = 0;
+
+	/* unmovable pages up to the area's first pages, then those freed to cpu 0's pcp */
+	for (i = 0; i < 8192 && (model_pfn_info(m, s + 4, &pi) || pi.state != MODEL_PFN_ALLOC);
+	     i++)
+		ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	for (p = s; p < s + 4; p++)
+		if (!model_pfn_info(m, p, &pi) && pi.state == MODEL_PFN_ALLOC)
+			ck_assert_int_eq(model_give(m, 0, p, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, s, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	for (i = 0; i < 64; i++) {
+		if (model_take(m, &rq, &d))
+			break;
+		in_area += d.pfn >= s && d.pfn < e;
+	}
+	ck_assert_int_eq(in_area, 0);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
 /* alloc_contig_pages(): one call's failed ranges before its last are not calls of their own. */
 START_TEST(test_contig_calls_grouped)
 {
@@ -319,6 +353,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_cma_typed_and_unmovable_never_there);
 	tcase_add_test(tc, test_asis_agrees_with_predict);
 	tcase_add_test(tc, test_cma_alloc_keeps_cma_type);
+	tcase_add_test(tc, test_cma_area_pcp_drained);
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
 	suite_add_tcase(s, tc);
