@@ -13,6 +13,7 @@
 #                  trace marker "bigchunk-job cma-demand" goes first on every kernel, so
 #                  a plain boot's capture of the same job says when the demand came
 #                  (compare --at marker:bigchunk-job). No probes.
+#   bc.job=cmalight  the same cma_alloc() writes after light's workload (small captures)
 #   bc.tracecmd=1  also run trace-cmd record on the same events beside bigchunk record
 # Results go to /cap: vm.db, trace.dat (if asked), record.log.
 job=frag tracecmd=0 cma=24:2048
@@ -42,9 +43,14 @@ light|rings)
 	probes="--probe 1G:1 --probe-offline 2"
 	snaps=
 	;;
-cmaalloc)
-	$W anon 768 100000 & hold1=$!
-	$W slab 8 100000 /tmp & hold2=$!
+cmaalloc|cmalight)
+	if [ $job = cmalight ]; then
+		$W anon 64 100000 & hold1=$!
+		hold2=
+	else
+		$W anon 768 100000 & hold1=$!
+		$W slab 8 100000 /tmp & hold2=$!
+	fi
 	# The allocator: the marker in the recording's instance, then K writes to alloc.
 	cat > /tmp/cma-alloc.sh <<EOS
 sleep 4
@@ -63,6 +69,7 @@ done
 echo "served \$ok of ${cma%%:*} used \$(cat \$area/used)" >> /cap/cma-alloc.log
 EOS
 	work="$W pagecache 512 1 /tmp & $W thp 256 6 & $W mixed 256 10 /tmp & sh /tmp/cma-alloc.sh; wait"
+	[ $job = cmalight ] && work="$W pagecache 32 1 /tmp & $W slab 1 1 /tmp & sh /tmp/cma-alloc.sh; wait"
 	probes=
 	snaps="--snapshot-every 8s"
 	;;
