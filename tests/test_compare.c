@@ -279,6 +279,52 @@ START_TEST(test_cma_area_pcp_drained)
 }
 END_TEST
 
+/*
+ * Against a real CMA kernel (traces/vm-cma-alloc*.db, tests/vm/README.md): the same job
+ * recorded on a kernel booted with cma=256M, which served 8 cma_alloc() of 2048 pages
+ * through debugfs at the marker, and on a plain kernel. compare's cma: layout from the
+ * plain capture must serve as many from the area, at the kernel's pfns, migrating what
+ * the kernel migrated (nothing: a boot with the area keeps movable pages out of it
+ * while the rest of the zone has more free pages). The CMA capture's own attempts are
+ * cma_alloc()'s: predict --verify and check follow them as such.
+ */
+START_TEST(test_cma_layout_against_cma_kernel)
+{
+	char *plain = fixture_tmpfile("plain.db"), *cma = fixture_tmpfile("cma.db");
+	char *out = NULL, *kernel = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(d['served_from_cma'], sorted(d['served_pfns']), d['pages_migrated'])";
+	const char *csv = "import csv,sys; r=list(csv.reader(sys.stdin))[-1]; "
+			  "print(r[0], '[' + r[1] + ']', r[2])";
+
+	fixture_copy(fixture_path("traces/vm-cma-alloc-plain.db"), plain);
+	fixture_copy(fixture_path("traces/vm-cma-alloc.db"), cma);
+	ck_assert_int_eq(fixture_runf(&kernel, "%s query %s \"SELECT count(*), group_concat(pfn, "
+				      "', '), (SELECT coalesce(sum(succeeded), 0) FROM "
+				      "mm_migrate_pages) FROM (SELECT pfn FROM cma_alloc_finish "
+				      "WHERE errorno = 0 ORDER BY pfn)\" --csv | python3 -c \"%s\"",
+				      fixture_bigchunk(), cma, csv), 0);
+	ck_assert_str_eq(kernel, "8 [1048576, 1050624, 1052672, 1054720, 1056768, 1058816, "
+			 "1060864, 1062912] 0\n");
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 8M --count 8 --at "
+				      "marker:bigchunk-job --layout cma:256M@0x100000 --json "
+				      "--no-store 2>/dev/null | python3 -c \"%s\"", fixture_bigchunk(),
+				      plain, py), 0);
+	ck_assert_str_eq(out, kernel);
+	free(out);
+	ck_assert_int_eq(fixture_runf(&out, "%s predict --verify %s 2>/dev/null | head -1 | "
+				      "grep -o '[0-9]* real attempts, [0-9]* agree'",
+				      fixture_bigchunk(), cma), 0);
+	ck_assert_str_eq(out, "8 real attempts, 8 agree\n");
+	free(out);
+	ck_assert_int_eq(fixture_runf(NULL, "%s check %s >/dev/null 2>&1", fixture_bigchunk(),
+				      cma), 0);
+	free(kernel);
+	fixture_rm(plain);
+	fixture_rm(cma);
+}
+END_TEST
+
 /* alloc_contig_pages(): one call's failed ranges before its last are not calls of their own. */
 START_TEST(test_contig_calls_grouped)
 {
@@ -354,6 +400,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_asis_agrees_with_predict);
 	tcase_add_test(tc, test_cma_alloc_keeps_cma_type);
 	tcase_add_test(tc, test_cma_area_pcp_drained);
+	tcase_add_test(tc, test_cma_layout_against_cma_kernel);
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
 	suite_add_tcase(s, tc);
