@@ -9,7 +9,10 @@
  * the layout serves keeps its pages to the end, as the demand does. What the seed holds where the layout forbids it (unmovable pages in
  * ZONE_MOVABLE or the CMA area) moves out at the start, to where the model's own
  * allocator puts it (the kernel would never have placed them there); a seed page in a
- * reservation is gone with it (counted). Deterministic; prints nothing.
+ * reservation is gone with it (counted). In a CMA area the seed's pcp pages go to the
+ * buddy, and movable seed pages move out while the rest of the zone has more free
+ * pages than the area (__rmqueue()'s CMA balance held from boot: an assumption).
+ * Deterministic; prints nothing.
  */
 #ifndef BC_CMP_RUN_H
 #define BC_CMP_RUN_H
