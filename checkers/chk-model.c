@@ -21,6 +21,7 @@
 #include "db/tdb-snap.h"
 
 #define MT_MOVABLE 1
+#define MT_CMA 4		/* trace numbering, when the kernel has CONFIG_CMA */
 
 static const char *mt_name(const struct chk_ctx *c, int mt)
 {
@@ -99,8 +100,13 @@ static int undo_type(const struct chk_ctx *c, const struct chk_att *ca, uint64_t
 {
 	uint64_t i = (pfn >> c->pb_order) - ca->pb_first;
 
+	/*
+	 * unset_migratetype_isolate() with the caller's type: MIGRATE_CMA for cma_alloc()'s
+	 * alloc_contig_range() (the only caller on a CMA block), else Movable.
+	 */
 	if (!c->isolate_bit)
-		return MT_MOVABLE;	/* unset_migratetype_isolate() with the caller's type */
+		return ca->pb_before && i < ca->nr_pb && c->isolate_mt == MT_CMA + 1 &&
+		       (ca->pb_before[i] & PBS_MT) == MT_CMA ? MT_CMA : MT_MOVABLE;
 	if (!ca->pb_before || i >= ca->nr_pb)
 		return -1;
 	return ca->pb_before[i] == PBS_NONE ? -1 : ca->pb_before[i] & PBS_MT;

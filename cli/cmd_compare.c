@@ -52,14 +52,17 @@ const char cmd_compare_usage[] =
 	"  --no-store         do not store the results in the capture (compare_results)\n"
 	"  -f, --force        accept an incomplete capture\n"
 	"\n"
-	"Per layout: demand and served (the real attempts among them), pages migrated and\n"
+	"Per layout: demand and served (the real attempts among them: each of the\n"
+	"capture's alloc_contig_pages() calls and hugetlb probe steps, served or failed by\n"
+	"the kernel, listed with what the layout did), pages migrated and\n"
 	"scanned per success, idle page-seconds (reserved, or CMA and free, unused by the\n"
 	"demand), fallbacks (allocations from another type's list), needed_reclaim (no\n"
 	"zone above its watermark), pageblocks holding unmovable pages at the end, and\n"
 	"what stopped the ranges tried by failed requests (STAGE:KIND).\n"
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
-	"ZONE_MOVABLE or CMA) move out at the start; seed pages inside a reservation are\n"
-	"gone; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
+	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
+	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
+	"are gone; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
 	"\n"
 	"Example:\n"
 	"  bigchunk compare cap.db --size 1G --layout asis --layout movable:1G \\\n"
@@ -140,6 +143,27 @@ static double per_success(uint64_t v, uint64_t n)
 	return n ? (double)v / (double)n : 0;
 }
 
+/* Each real attempt: what the kernel did, what the layout would have done. */
+static void print_real(const struct cmp_result *r)
+{
+	unsigned int k;
+
+	for (k = 0; k < r->nr_real; k++) {
+		const struct cmp_real *x = &r->real[k];
+
+		printf("  real attempt %u: %" PRIu64 " KiB at %.3f s: kernel %s, here ", k + 1,
+		       x->nr_pages * 4, (double)x->ts / 1e9,
+		       x->kernel_served ? "served" : "failed");
+		if (x->served)
+			printf("served at pfn 0x%" PRIx64 "\n", x->pfn);
+		else
+			printf("failed\n");
+	}
+	if (r->real_attempts > r->nr_real)
+		printf("  (%" PRIu64 " more real attempts not listed)\n",
+		       r->real_attempts - r->nr_real);
+}
+
 static void print_text(const struct args *A, const struct cmp_result *r)
 {
 	int i, b;
@@ -169,8 +193,8 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 		if (r[i].layout.cma_pages)
 			printf(" CMA 0x%" PRIx64 "+%" PRIu64 ";", r[i].layout.cma_pfn,
 			       r[i].layout.cma_pages);
-		printf(" real attempts %" PRIu64 "/%" PRIu64 ";", r[i].real_served,
-		       r[i].real_attempts);
+		printf(" real attempts %" PRIu64 "/%" PRIu64 " (the kernel %" PRIu64 ");",
+		       r[i].real_served, r[i].real_attempts, r[i].real_kernel_served);
 		if (r[i].layout.reserve_pages || r[i].layout.cma_pages)
 			printf(" served from the reservation %" PRIu64 ", from CMA %" PRIu64
 			       ";", r[i].served_reserve, r[i].served_cma);
@@ -185,6 +209,7 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 			printf(" %s %" PRIu64, r[i].demand.blockers[b].name,
 			       r[i].demand.blockers[b].n);
 		printf("%s\n", r[i].demand.nr_blockers ? "" : " none");
+		print_real(&r[i]);
 	}
 }
 
@@ -230,6 +255,20 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "served", d->served);
 		json_kuint(&j, "real_attempts", r[i].real_attempts);
 		json_kuint(&j, "real_served", r[i].real_served);
+		json_kuint(&j, "real_kernel_served", r[i].real_kernel_served);
+		json_key(&j, "real");
+		json_arr_begin(&j);
+		for (b = 0; b < (int)r[i].nr_real; b++) {
+			json_obj_begin(&j);
+			json_kuint(&j, "ts", r[i].real[b].ts);
+			json_kuint(&j, "nr_pages", r[i].real[b].nr_pages);
+			json_kbool(&j, "kernel_served", r[i].real[b].kernel_served);
+			json_kbool(&j, "served", r[i].real[b].served);
+			if (r[i].real[b].served)
+				json_kuint(&j, "pfn", r[i].real[b].pfn);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 		json_kuint(&j, "served_from_reserve", r[i].served_reserve);
 		json_kuint(&j, "served_from_cma", r[i].served_cma);
 		json_kuint(&j, "pages_migrated", d->pages_migrated);

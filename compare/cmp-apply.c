@@ -53,20 +53,25 @@ static int give_all(struct model *m, const struct moved_block *v, size_t n, uint
 	return ret;
 }
 
-static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t e, bool all,
-		    uint64_t *moved)
+/* What evacuate() moves: every page in use, the unmovable ones, or (up to a limit) movable. */
+enum ev_what { EV_ALL, EV_UNMOVABLE, EV_MOVABLE };
+
+static int evacuate_some(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t e,
+			 enum ev_what what, uint64_t limit, uint64_t *moved)
 {
 	struct moved_block *v = NULL, *nv;
 	size_t nr = 0, cap = 0;
 	struct model_pfn_info pi;
-	uint64_t p, np, n;
+	uint64_t p, np, n, done = 0;
 	int ret = 0;
 
-	for (p = s; !ret && p < e; p += n) {
+	for (p = s; !ret && p < e && done < limit; p += n) {
 		n = 1;
 		/* PageReserved pages (and the reservation's own) stay: boot memory */
 		if (model_pfn_info(m, p, &pi) || pi.state != MODEL_PFN_ALLOC || pi.head != p ||
-		    pi.kind == MODEL_KIND_RESERVED || (!all && movable_kind(pi.kind)))
+		    pi.kind == MODEL_KIND_RESERVED ||
+		    (what == EV_UNMOVABLE && movable_kind(pi.kind)) ||
+		    (what == EV_MOVABLE && !movable_kind(pi.kind)))
 			continue;
 		if (nr == cap) {
 			cap = cap ? 2 * cap : 1024;
@@ -82,6 +87,11 @@ static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t 
 		v[nr].order = pi.seeded ? 0 : pi.order;
 		n = 1ull << v[nr].order;
 		ret = take(m, v[nr].order, movable_kind(pi.kind), &np);
+		if (ret > 0 && what == EV_MOVABLE) {
+			ret = 0;	/* best effort: no room outside, the rest stays */
+			break;
+		}
+		done += n;
 		if (ret > 0)
 			ret = bc_error(BC_E_NOMEM, "no room to move seed page 0x%llx out",
 				       (unsigned long long)p);
@@ -95,6 +105,41 @@ static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t 
 		ret = give_all(m, v, nr, moved);
 	free(v);
 	return ret;
+}
+
+static int evacuate(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t e, bool all,
+		    uint64_t *moved)
+{
+	return evacuate_some(m, ap, s, e, all ? EV_ALL : EV_UNMOVABLE, UINT64_MAX, moved);
+}
+
+/*
+ * Movable seed pages in a CMA area move out while the rest of the zone has more free
+ * pages than the area: a boot with the area would not have put them there, since
+ * __rmqueue() takes CMA pages for movable requests only once the zone's free CMA pages
+ * exceed half its free pages. Moving k pages makes the area's free pages k more and
+ * the others k fewer, so k = (others - area) / 2 at most. An assumption (stated in
+ * cmp-run.h): the balance held from boot.
+ */
+static int balance_cma(struct model *m, struct sim_apply *ap, uint64_t s, uint64_t e,
+		       uint64_t *moved)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct model_range_counts rc;
+	struct model_zone_stats zs;
+	uint64_t area_free, others;
+	unsigned int z;
+
+	for (z = 0; z < L->nr_zones; z++)
+		if (s >= L->zones[z].start_pfn && s < L->zones[z].start_pfn + L->zones[z].spanned)
+			break;
+	if (z == L->nr_zones || model_zone_stats(m, z, &zs) || model_range_counts(m, s, e, &rc))
+		return 0;
+	area_free = rc.pages[MODEL_PBC_FREE];
+	others = zs.free_pages > area_free ? zs.free_pages - area_free : 0;
+	if (others <= area_free + 1)
+		return 0;
+	return evacuate_some(m, ap, s, e, EV_MOVABLE, (others - area_free) / 2, moved);
 }
 
 static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
@@ -196,6 +241,24 @@ static int retype(struct model *m, uint64_t s, uint64_t n, int mt)
 	return ret;
 }
 
+/*
+ * The seed's pcp pages inside the area go to the buddy (free_pcppages_bulk() with the
+ * block's type, CMA): they sit on another type's list (Unmovable, Reclaimable) where a
+ * boot with the area never put them (free_unref_page() files a CMA page on the Movable
+ * list), and an unmovable request would take them from there.
+ */
+static int drain_area(struct model *m, uint64_t s, uint64_t e)
+{
+	struct model_pfn_info pi;
+	uint64_t p;
+	int ret = 0;
+
+	for (p = s; !ret && p < e; p++)
+		if (!model_pfn_info(m, p, &pi) && pi.state == MODEL_PFN_PCP && pi.head == p)
+			ret = model_pcpu_drain(m, p, pi.order, CMP_TRACE_MT_CMA, pi.cpu);
+	return ret;
+}
+
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
 		  uint64_t *moved)
 {
@@ -204,8 +267,12 @@ int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_
 	model_set_cma(m, true);
 	ret = retype(m, start, nr_pages, CMP_TRACE_MT_CMA);
 	if (!ret)
+		ret = drain_area(m, start, start + nr_pages);
+	if (!ret)
 		ret = evacuate(m, ap, start, start + nr_pages, false,
 			       moved);
+	if (!ret)
+		ret = balance_cma(m, ap, start, start + nr_pages, moved);
 	return ret;
 }
 

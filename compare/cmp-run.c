@@ -236,14 +236,22 @@ static int before(void *arg, struct model *m, struct sim_apply *ap, const struct
 	}
 	if (rq->kind != SIM_REQ_CONTIG)
 		return 0;
-	/* the capture's own attempt: asked on demand under every layout */
+	/* the capture's own attempt, served or failed: asked on demand under every layout */
 	R->r->real_attempts++;
+	R->r->real_kernel_served += !rq->failed;
 	ret = cmp_demand_one(m, NULL, rq->nr_pages, &R->r->demand, &pfn);
+	if (ret < 0)
+		return ret;
+	if (R->r->nr_real < CMP_MAX_PFNS)
+		R->r->real[R->r->nr_real++] = (struct cmp_real){
+			.ts = rq->ts, .nr_pages = rq->nr_pages, .kernel_served = !rq->failed,
+			.served = ret == 0, .pfn = ret == 0 ? pfn : 0 };
 	if (ret == 0) {
 		R->r->real_served++;
-		sim_apply_map(ap, rq->pfn, pfn, rq->nr_pages);
+		if (!rq->failed)	/* the kernel's pages, freed later: where they are here */
+			sim_apply_map(ap, rq->pfn, pfn, rq->nr_pages);
 	}
-	return ret < 0 ? ret : 1;
+	return 1;
 }
 
 /* Pageblocks holding unmovable pages (sim-figures' count, without its contig counts). */

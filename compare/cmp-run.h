@@ -4,10 +4,15 @@
  * requests run through the free-running simulator (sim/sim.h) on the layout placed at
  * boot (cmp-layout.h); at each demand time the demand (count x nr_pages) is asked,
  * and every real contiguous attempt of the capture is asked too, on demand
- * (cmp-demand.h). What the seed holds where the layout forbids it (unmovable pages in
+ * (cmp-demand.h): the successful ones and the failed ones (the kernel's failed
+ * alloc_contig_pages() calls and hugetlb probe steps, sim-requests.h); a failed one
+ * the layout serves keeps its pages to the end, as the demand does. What the seed holds where the layout forbids it (unmovable pages in
  * ZONE_MOVABLE or the CMA area) moves out at the start, to where the model's own
  * allocator puts it (the kernel would never have placed them there); a seed page in a
- * reservation is gone with it (counted). Deterministic; prints nothing.
+ * reservation is gone with it (counted). In a CMA area the seed's pcp pages go to the
+ * buddy, and movable seed pages move out while the rest of the zone has more free
+ * pages than the area (__rmqueue()'s CMA balance held from boot: an assumption).
+ * Deterministic; prints nothing.
  */
 #ifndef BC_CMP_RUN_H
 #define BC_CMP_RUN_H
@@ -40,11 +45,22 @@ struct cmp_zone {
 	uint64_t pageblocks[8];		/* per type (trace numbering), as pagetypeinfo */
 };
 
+/* One real attempt of the capture (an alloc_contig_pages() call) asked under the layout. */
+struct cmp_real {
+	uint64_t ts, nr_pages;
+	bool kernel_served;		/* what the traced kernel did */
+	bool served;			/* what the layout did */
+	uint64_t pfn;			/* served: where */
+};
+
 struct cmp_result {
 	struct cmp_layout layout;	/* placed */
 	uint64_t movable_start;		/* ZONE_MOVABLE's first pfn, 0 none */
 	struct cmp_demand_stats demand;	/* the demand and the real attempts */
-	uint64_t real_attempts, real_served;
+	uint64_t real_attempts, real_served;	/* the capture's calls, failed ones too */
+	uint64_t real_kernel_served;		/* of them, those the kernel served */
+	struct cmp_real real[CMP_MAX_PFNS];	/* the first real attempts, in order */
+	unsigned int nr_real;
 	uint64_t served_reserve, served_cma;	/* the demand's successes from the areas */
 	uint64_t served_pfns[CMP_MAX_PFNS];	/* the demand's first successes (not the real ones) */
 	unsigned int nr_served_pfns;

@@ -28,6 +28,7 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 		{ "demand", (double)d->asked }, { "served", (double)d->served },
 		{ "real_attempts", (double)r->real_attempts },
 		{ "real_served", (double)r->real_served },
+		{ "real_kernel_served", (double)r->real_kernel_served },
 		{ "pages_migrated", (double)d->pages_migrated },
 		{ "pages_scanned", (double)d->pages_scanned },
 		{ "idle_page_seconds", r->idle_page_seconds },

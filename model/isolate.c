@@ -130,12 +130,16 @@ static uint32_t straddles(const struct model *m, uint32_t boundary)
  * block's list (the isolated one onto ISOLATE), else move the block's free pages to
  * the ISOLATE lists; then the bit.
  */
-static void isolate_block(struct model *m, uint32_t pbi)
+static void isolate_block(struct model *m, uint32_t pbi, enum model_isolate_mode mode)
 {
 	uint32_t h = model_find_large_buddy(m, pbi);
 
+	/*
+	 * The old type is lost (< 6.17): undo_isolate_page_range() sets the caller's
+	 * migratetype, MIGRATE_CMA for cma_alloc()'s alloc_contig_range(), else MOVABLE.
+	 */
 	if (!m->prof.isolate_bit)
-		model_pb_set_mt(m, pbi, IMT_MOVABLE);	/* the old type is lost (< 6.17) */
+		model_pb_set_mt(m, pbi, mode == MODEL_ISOLATE_CMA_ALLOC ? IMT_CMA : IMT_MOVABLE);
 	if (h != NIL) {
 		struct mzone *z = zone_of_idx(m, h);
 		uint32_t info = model_del_free(m, h);
@@ -208,7 +212,7 @@ static uint32_t isolate_one(struct model *m, uint32_t pbi, uint32_t s, uint32_t 
 		return NIL;	/* no online page */
 	bad = has_unmovable(m, bs > s ? bs : s, be < e ? be : e, mode, flags);
 	if (bad == NIL)
-		isolate_block(m, pbi);
+		isolate_block(m, pbi, mode);
 	return bad;
 }
 

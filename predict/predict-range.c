@@ -250,6 +250,19 @@ static void judge(struct pr_ctx *c, const struct model_contig_result *res,
 }
 
 /*
+ * A given range (a real attempt's, verify) on a MIGRATE_CMA pageblock is cma_alloc()'s
+ * alloc_contig_range(MIGRATE_CMA): alloc_contig_pages() refuses CMA ranges.
+ */
+static bool cma_block(const struct model *m, uint64_t pfn)
+{
+	int stored, eff;
+	bool iso;
+
+	return model_get_profile(m)->cma && !model_pageblock_mt(m, pfn, &stored, &eff, &iso) &&
+	       stored == 4;
+}
+
+/*
  * alloc_contig_range() (or offline_pages() with @o->offline) on [s, e) as a
  * hypothetical attempt; with @keep, a success stays applied (the range becomes one
  * hugetlb allocation, or offline memory) and its checkpoint is committed into the
@@ -262,7 +275,9 @@ static int try_range(struct pr_ctx *c, const struct pr_opts *o, uint64_t s, uint
 	struct model_contig_req req = {
 		.start = s,
 		.end = e,
-		.mode = o->offline ? MODEL_ISOLATE_MEM_OFFLINE : MODEL_ISOLATE_OTHER,
+		.mode = o->offline ? MODEL_ISOLATE_MEM_OFFLINE :
+			o->has_range && cma_block(c->m, s) ? MODEL_ISOLATE_CMA_ALLOC :
+			MODEL_ISOLATE_OTHER,
 		.kind = MODEL_KIND_HUGETLB,
 		.flags = slab_refcount_zero(c) ? MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
 		/* offline_pages() drains the LRU batches before isolating; alloc_contig_range() not */

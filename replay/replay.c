@@ -450,12 +450,27 @@ static int attempt_verdict(struct replay *rp, const struct model_contig_req *req
 	return ret ? ret : ret2;
 }
 
-static struct model_contig_req attempt_req(const struct tr_attempt *a)
+/*
+ * An attempt on a MIGRATE_CMA pageblock is cma_alloc()'s alloc_contig_range(MIGRATE_CMA)
+ * (alloc_contig_pages() refuses CMA ranges: has_unmovable_pages()); its isolation
+ * accepts the block and gives it back as CMA.
+ */
+static bool in_cma_block(const struct replay *rp, uint64_t pfn)
+{
+	int stored, eff;
+	bool iso;
+
+	return model_get_profile(rp->m)->cma &&
+	       !model_pageblock_mt(rp->m, pfn, &stored, &eff, &iso) && stored == 4;
+}
+
+static struct model_contig_req attempt_req(const struct replay *rp, const struct tr_attempt *a)
 {
 	struct model_contig_req req = {
 		.start = a->start_pfn,
 		.end = a->end_pfn,
 		.mode = a->kind == TR_ATTEMPT_OFFLINE ? MODEL_ISOLATE_MEM_OFFLINE :
+			in_cma_block(rp, a->start_pfn) ? MODEL_ISOLATE_CMA_ALLOC :
 			MODEL_ISOLATE_OTHER,
 		.kind = MODEL_KIND_HUGETLB,
 	};
@@ -466,7 +481,7 @@ static struct model_contig_req attempt_req(const struct tr_attempt *a)
 /* The kernel went on with this attempt: follow it, noting where the model would not. */
 static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 {
-	struct model_contig_req req = attempt_req(&rp->attempts[i]);
+	struct model_contig_req req = attempt_req(rp, &rp->attempts[i]);
 	int ret;
 
 	ret = rp->opts.attempt_verdicts ? attempt_verdict(rp, &req, i) : 0;
@@ -483,7 +498,7 @@ static int attempt_begin(struct replay *rp, const struct rp_hooks *h, int i)
 /* At the kernel's test_pages_isolated() that passed, the range becomes the allocation. */
 static int attempt_test(struct replay *rp, const struct tr_attempt *a, const struct tr_event *ev)
 {
-	struct model_contig_req req = attempt_req(a);
+	struct model_contig_req req = attempt_req(rp, a);
 
 	if (ev->seq != a->seq_test || !a->success)
 		return 0;
@@ -493,7 +508,7 @@ static int attempt_test(struct replay *rp, const struct tr_attempt *a, const str
 static int attempt_end(struct replay *rp, const struct rp_hooks *h)
 {
 	struct tr_attempt *a = &rp->attempts[rp->open_attempt];
-	struct model_contig_req req = attempt_req(a);
+	struct model_contig_req req = attempt_req(rp, a);
 	int ret;
 
 	ret = model_contig_follow_end(rp->m, &req, &rp->att_follow[rp->open_attempt]);

@@ -160,6 +160,8 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	model_set_event(a->m, rq->seq, rq->ts);
 	if (rq->kind == SIM_REQ_PCP_DRAIN)
 		return do_drain(a, rq);
+	if (rq->kind == SIM_REQ_CONTIG && rq->failed)
+		return 0;	/* the kernel placed nothing (what-if runs ask it again) */
 	a->st->requests++;
 	switch (rq->kind) {
 	case SIM_REQ_ALLOC:

@@ -60,14 +60,15 @@ void sim_reqs_close(struct sim_reqs *it)
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
 uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it) { return it->failed; }
 
-/* The next successful attempt that stands before @seq (UINT64_MAX: any left), or NULL. */
+/* The next attempt handed out (sim-requests.h) that stands before @seq (UINT64_MAX: any left), or NULL. */
 static const struct tr_attempt *attempt_before(struct sim_reqs *it, uint64_t seq)
 {
 	while (it->next_att < it->nr_att) {
 		const struct tr_attempt *a = &it->att[it->next_att];
 		uint64_t s = att_seq(a);
 
-		if (!a->success || s < it->seq_from) {
+		if ((!a->success && (a->kind != TR_ATTEMPT_CONTIG || a->continued)) ||
+		    s < it->seq_from) {
 			it->next_att++;
 			continue;
 		}
@@ -85,6 +86,7 @@ static void attempt_request(const struct tr_attempt *a, struct sim_request *rq)
 		.kind = a->kind == TR_ATTEMPT_OFFLINE ? SIM_REQ_OFFLINE : SIM_REQ_CONTIG,
 		.seq = att_seq(a), .ts = a->ts_test ? a->ts_test : a->ts_begin, .cpu = -1,
 		.mt = 1, .pfn = a->start_pfn, .nr_pages = a->end_pfn - a->start_pfn,
+		.failed = !a->success,
 	};
 }
 

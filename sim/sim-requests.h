@@ -8,6 +8,9 @@
  *   - a free (mm_page_free): the kernel's pfn and order;
  *   - a contiguous allocation the kernel made (a real alloc_contig_range() attempt that
  *     succeeded, trace/tr-attempt.h): its size, after its last test_pages_isolated();
+ *     and one the kernel failed (failed set: the last attempt of an alloc_contig_pages()
+ *     call, or a hugetlb probe's step that got no page; tr_contig_calls()): what-if
+ *     runs ask it again, the simulator skips it;
  *   - a memory-block offline that succeeded (offline_pages()): its range, likewise.
  * The kernel's own moves are requests too: a migration (compaction, an attempt) is an
  * allocation of the target and a free of the source; memory coming online is freed
@@ -44,6 +47,7 @@ struct sim_request {
 	uint64_t gfp;
 	uint64_t pfn;			/* the kernel's pfn: the object's identity */
 	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
+	bool failed;			/* CONTIG: the kernel's call failed */
 };
 
 struct sim_reqs;

@@ -169,7 +169,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 			      .no_attempts = true, .seed_snap = seed->id, .note = S->o->note,
 			      .arg = S->o->arg, .layout = S->o->layout, .layout_arg = S->o->hook_arg };
 	struct tr_attempt_geometry geo;
-	int ret = rp_create(S->db, &ro, &S->rp);
+	uint64_t zstart[MODEL_MAX_ZONES];
+	int z, ret = rp_create(S->db, &ro, &S->rp);
 
 	if (!ret)
 		ret = rp_run(S->rp, NULL);
@@ -186,6 +187,10 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	ret = tr_find_attempts(S->db, rp_decoder(S->rp), &geo, &S->att, &S->nr_att);
 	if (!ret)
 		ret = tr_probe_attempts(S->db, &S->att, &S->nr_att);
+	for (z = 0; z < (int)L->nr_zones; z++)
+		zstart[z] = L->zones[z].start_pfn;
+	if (!ret)
+		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	if (!ret && S->o->ready)

@@ -18,7 +18,9 @@
 #include "model/decide.h"
 #include "model/model.h"
 #include "sim/sim-apply.h"
+#include "sim/sim-contig.h"
 #include "tests/fixture.h"
+#include "trace/tr-attempt.h"
 
 START_TEST(test_parse)
 {
@@ -210,6 +212,181 @@ START_TEST(test_asis_agrees_with_predict)
 }
 END_TEST
 
+/*
+ * cma_alloc() on a kernel without the isolate bit (< 6.17): the area's pageblocks are
+ * MIGRATE_CMA again after alloc_contig_range(MIGRATE_CMA) (undo_isolate_page_range()
+ * with the caller's type), not MOVABLE: else a second demand finds no CMA area.
+ */
+START_TEST(test_cma_alloc_keeps_cma_type)
+{
+	struct model *m = fixture_free_zone("6.12.0", 0x40000, 8192);
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 1, .gfp = 0x140cca };
+	struct model_contig_result res;
+	uint64_t moved = 0, p, s = 0x40000 + 4096, e = s + 2048;
+	struct model_decision d;
+	int stored, eff, i;
+	bool iso;
+
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	/* movable pages until some are in the area (past half the free pages: __rmqueue()) */
+	for (i = 0; i < 5000; i++)
+		ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	ck_assert_int_eq(sim_contig_range(m, s, 1024, MODEL_ISOLATE_CMA_ALLOC, &res), 0);
+	ck_assert_msg(res.ret == 0 && res.migrated > 0, "cma_alloc: ret %d stage %s at %#llx, "
+		      "%llu migrated", res.ret, model_contig_stage_name(res.stage),
+		      (unsigned long long)res.pfn, (unsigned long long)res.migrated);
+	for (p = s; p < e; p += 512) {
+		ck_assert_int_eq(model_pageblock_mt(m, p, &stored, &eff, &iso), 0);
+		ck_assert_msg(stored == CMP_TRACE_MT_CMA && !iso, "block %#llx: type %d",
+			      (unsigned long long)p, stored);
+	}
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * A page the seed holds free on an Unmovable pcp list inside the future area is drained
+ * to the buddy when the area is placed: else the next unmovable request takes it there.
+ */
+START_TEST(test_cma_area_pcp_drained)
+{
+	struct model *m = fixture_free_zone("6.12.0", 0x40000, 8192);
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 0, .gfp = 0xcc0 };
+	uint64_t moved = 0, s = 0x40000 + 4096, e = s + 2048, p;
+	struct model_pfn_info pi;
+	struct model_decision d;
+	int i, in_area = 0;
+
+	/* unmovable pages up to the area's first pages, then those freed to cpu 0's pcp */
+	for (i = 0; i < 8192 && (model_pfn_info(m, s + 4, &pi) || pi.state != MODEL_PFN_ALLOC);
+	     i++)
+		ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	for (p = s; p < s + 4; p++)
+		if (!model_pfn_info(m, p, &pi) && pi.state == MODEL_PFN_ALLOC)
+			ck_assert_int_eq(model_give(m, 0, p, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, s, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	for (i = 0; i < 64; i++) {
+		if (model_take(m, &rq, &d))
+			break;
+		in_area += d.pfn >= s && d.pfn < e;
+	}
+	ck_assert_int_eq(in_area, 0);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * Against a real CMA kernel (traces/vm-cma-alloc*.db, tests/vm/README.md): the same job
+ * recorded on a kernel booted with cma=256M, which served 8 cma_alloc() of 2048 pages
+ * through debugfs at the marker, and on a plain kernel. compare's cma: layout from the
+ * plain capture must serve as many from the area, at the kernel's pfns, migrating what
+ * the kernel migrated (nothing: a boot with the area keeps movable pages out of it
+ * while the rest of the zone has more free pages). The CMA capture's own attempts are
+ * cma_alloc()'s: predict --verify and check follow them as such.
+ */
+START_TEST(test_cma_layout_against_cma_kernel)
+{
+	char *plain = fixture_tmpfile("plain.db"), *cma = fixture_tmpfile("cma.db");
+	char *out = NULL, *kernel = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(d['served_from_cma'], sorted(d['served_pfns']), d['pages_migrated'])";
+	const char *csv = "import csv,sys; r=list(csv.reader(sys.stdin))[-1]; "
+			  "print(r[0], '[' + r[1] + ']', r[2])";
+
+	fixture_copy(fixture_path("traces/vm-cma-alloc-plain.db"), plain);
+	fixture_copy(fixture_path("traces/vm-cma-alloc.db"), cma);
+	ck_assert_int_eq(fixture_runf(&kernel, "%s query %s \"SELECT count(*), group_concat(pfn, "
+				      "', '), (SELECT coalesce(sum(succeeded), 0) FROM "
+				      "mm_migrate_pages) FROM (SELECT pfn FROM cma_alloc_finish "
+				      "WHERE errorno = 0 ORDER BY pfn)\" --csv | python3 -c \"%s\"",
+				      fixture_bigchunk(), cma, csv), 0);
+	ck_assert_str_eq(kernel, "8 [1048576, 1050624, 1052672, 1054720, 1056768, 1058816, "
+			 "1060864, 1062912] 0\n");
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 8M --count 8 --at "
+				      "marker:bigchunk-job --layout cma:256M@0x100000 --json "
+				      "--no-store 2>/dev/null | python3 -c \"%s\"", fixture_bigchunk(),
+				      plain, py), 0);
+	ck_assert_str_eq(out, kernel);
+	free(out);
+	ck_assert_int_eq(fixture_runf(&out, "%s predict --verify %s 2>/dev/null | head -1 | "
+				      "grep -o '[0-9]* real attempts, [0-9]* agree'",
+				      fixture_bigchunk(), cma), 0);
+	ck_assert_str_eq(out, "8 real attempts, 8 agree\n");
+	free(out);
+	ck_assert_int_eq(fixture_runf(NULL, "%s check %s >/dev/null 2>&1", fixture_bigchunk(),
+				      cma), 0);
+	free(kernel);
+	fixture_rm(plain);
+	fixture_rm(cma);
+}
+END_TEST
+
+/* alloc_contig_pages(): one call's failed ranges before its last are not calls of their own. */
+START_TEST(test_contig_calls_grouped)
+{
+	const uint64_t zs[] = { 0, 0x1000, 0x100000 };	/* DMA, DMA32, Normal */
+	const uint64_t G = 0x40000, M = 0x200;
+	struct tr_attempt v[] = {
+		/* call 1: Normal fails, then DMA32 0x40000 fails, then 0x80000 served */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 9, .start_pfn = 0x2000, .end_pfn = 0x2000 + M },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x40000, .end_pfn = 0x80000 },
+		{ .kind = TR_ATTEMPT_OFFLINE, .pid = 5, .start_pfn = 0x108000, .end_pfn = 0x110000 },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x80000, .end_pfn = 0xc0000,
+		  .success = true },
+		/* call 2 fails at 0x40000; call 3 starts again in Normal (a higher zone) */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x40000, .end_pfn = 0x80000 },
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+		/* call 4: the same zone, not further on: a new search */
+		{ .kind = TR_ATTEMPT_CONTIG, .pid = 5, .start_pfn = 0x100000, .end_pfn = 0x100000 + G },
+	};
+	const bool want[] = { true, false, true, false, false, false, false, false };
+	int i;
+
+	tr_contig_mark(v, 8, zs, 3);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(v[i].continued == want[i], "attempt %d: continued %d", i,
+			      v[i].continued);
+}
+END_TEST
+
+/*
+ * A failed real attempt is asked too: a hugetlb probe step that got no page (no range
+ * reached alloc_contig_range(), so no attempt in the trace) becomes a failed 1 GiB call.
+ */
+START_TEST(test_failed_real_attempts_asked)
+{
+	char *copy = fixture_tmpfile("failed.db"), *out = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "r=d['real']; print(d['real_attempts'], d['real_kernel_served'], "
+			 "d['real_served'] == sum(x['served'] for x in r), "
+			 "[x['kernel_served'] for x in r], [x['nr_pages'] for x in r])";
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	fixture_sql_exec(copy, "INSERT INTO probes (id, kind, mono_begin, mono_end, requested, "
+			 "obtained, success, restored) VALUES (9, 'hugetlb_1g', 0, 0, 1, 0, 0, 1);"
+			 "INSERT INTO markers (seq, ts, cpu, pid, text) VALUES "
+			 "(53000, 53180000000, 0, 157, 'bigchunk probe 9 hugetlb_1g step 0 begin 1'),"
+			 "(53500, 53200000000, 0, 157, 'bigchunk probe 9 hugetlb_1g step 0 end 2')");
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --layout asis --json "
+				      "--no-store 2>/dev/null | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_str_eq(out, "2 1 True [True, False] [262144, 262144]\n");
+	free(out);
+	/* the text names each real attempt with both outcomes */
+	ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --layout asis --no-store "
+				      "2>/dev/null | grep -c '^  real attempt'", fixture_bigchunk(),
+				      copy), 0);
+	ck_assert_str_eq(out, "2\n");
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -221,6 +398,11 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_reserve_removes_range);
 	tcase_add_test(tc, test_cma_typed_and_unmovable_never_there);
 	tcase_add_test(tc, test_asis_agrees_with_predict);
+	tcase_add_test(tc, test_cma_alloc_keeps_cma_type);
+	tcase_add_test(tc, test_cma_area_pcp_drained);
+	tcase_add_test(tc, test_cma_layout_against_cma_kernel);
+	tcase_add_test(tc, test_contig_calls_grouped);
+	tcase_add_test(tc, test_failed_real_attempts_asked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -329,3 +329,98 @@ int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
 	*nr = f.nr;
 	return 0;
 }
+
+/* The zone holding @pfn: the last whose first pfn is at or below it. */
+static int zone_of(const uint64_t *zone_start, int nr_zones, uint64_t pfn)
+{
+	int z = 0;
+
+	while (z + 1 < nr_zones && zone_start[z + 1] <= pfn)
+		z++;
+	return z;
+}
+
+/*
+ * Does @b go on with the search of alloc_contig_pages() that @a was part of? The same
+ * task, the same size, further on: a lower zone, or a higher pfn in the same zone
+ * (for_each_zone_zonelist_nodemask() from the highest zone, pfn += nr_pages within it).
+ */
+static bool same_call(const struct tr_attempt *a, const struct tr_attempt *b,
+		      const uint64_t *zone_start, int nr_zones)
+{
+	int za = zone_of(zone_start, nr_zones, a->start_pfn);
+	int zb = zone_of(zone_start, nr_zones, b->start_pfn);
+
+	return b->pid == a->pid && b->end_pfn - b->start_pfn == a->end_pfn - a->start_pfn &&
+	       (zb < za || (zb == za && b->start_pfn > a->start_pfn));
+}
+
+/* A hugetlb_1g probe's failed step with no attempt in its window (see the header). */
+static int probe_miss(struct tdb *db, const struct tdb_probe *p, struct found *f, int nr0)
+{
+	struct tr_attempt a = { .kind = TR_ATTEMPT_CONTIG, .from_probe = true, .pid = -1 };
+	uint64_t bseq, eseq, bts, ets;
+	char prefix[96];
+	int i;
+
+	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " hugetlb_1g step %" PRId64
+		 " begin ", p->id, p->obtained);
+	if (tdb_marker_find(db, prefix, false, &bseq, &bts) != 1)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "bigchunk probe %" PRId64 " hugetlb_1g step %" PRId64
+		 " end ", p->id, p->obtained);
+	if (tdb_marker_find(db, prefix, false, &eseq, &ets) != 1 || eseq <= bseq)
+		return 0;
+	for (i = 0; i < nr0; i++)
+		if (f->v[i].kind == TR_ATTEMPT_CONTIG && f->v[i].seq_begin >= bseq &&
+		    f->v[i].seq_begin < eseq)
+			return 0;	/* the step's own attempts stand for it */
+	a.end_pfn = 1ull << 18;		/* 1 GiB of 4 KiB pages */
+	a.seq_begin = bseq;
+	a.seq_test = a.seq_end = eseq - 1;
+	a.ts_begin = bts;
+	a.ts_test = ets;
+	return push(f, &a);
+}
+
+void tr_contig_mark(struct tr_attempt *v, int nr, const uint64_t *zone_start, int nr_zones)
+{
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		struct tr_attempt *a = &v[i];
+
+		a->continued = false;
+		if (a->kind != TR_ATTEMPT_CONTIG || a->success || a->from_probe)
+			continue;
+		for (j = i + 1; j < nr && (v[j].kind != TR_ATTEMPT_CONTIG || v[j].pid != a->pid); j++)
+			;
+		a->continued = j < nr && same_call(a, &v[j], zone_start, nr_zones);
+	}
+}
+
+int tr_contig_calls(struct tdb *db, const uint64_t *zone_start, int nr_zones,
+		    struct tr_attempt **v, int *nr)
+{
+	struct found f = { .v = *v, .nr = *nr, .cap = *nr };
+	struct tdb_probe *p;
+	int n, i, ret = tdb_probes(db, &p, &n);
+
+	if (ret)
+		return ret;
+	for (i = 0; !ret && i < n; i++)
+		if (!strcmp(p[i].kind, "hugetlb_1g") && p[i].obtained < p[i].requested)
+			ret = probe_miss(db, &p[i], &f, *nr);
+	free(p);
+	if (ret) {
+		if (f.v != *v)
+			free(f.v);
+		return ret;
+	}
+	if (f.nr > 1)
+		qsort(f.v, (size_t)f.nr, sizeof(*f.v), cmp_begin);
+	tr_contig_mark(f.v, f.nr, zone_start, nr_zones);
+	*v = f.v;
+	*nr = f.nr;
+	return 0;
+}

@@ -33,6 +33,8 @@ struct tr_attempt {
 	unsigned int nr_tests;		/* offline retries test once per pass */
 	uint64_t migrated, migrate_failed;	/* from mm_migrate_pages in the window */
 	bool from_probe;		/* an offline probe's window, no test event */
+	bool continued;			/* failed, and the same alloc_contig_pages() call
+					 * tried another range after it (tr_contig_calls()) */
 };
 
 /* What the finder needs to know of the machine. */
@@ -58,6 +60,23 @@ int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
  * begin marker to its end marker. Return: 0, or a negative bc_err (*@v unchanged).
  */
 int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr);
+
+/**
+ * tr_contig_calls() - the capture's alloc_contig_pages() calls among the attempts *@v
+ * (*@nr, sorted by seq_begin), for what-if runs that ask each call again:
+ *   - a failed CONTIG attempt after which the same task tried another range of the same
+ *     size further on in the search is marked continued (alloc_contig_pages(): zones
+ *     highest first, pfns ascending within a zone; @zone_start: the zones' first pfns,
+ *     ascending, @nr_zones of them): the call is the later attempt;
+ *   - a step of a hugetlb_1g probe that got no page, and in whose window no attempt
+ *     stands, is added as a failed CONTIG attempt of 1 GiB at the step's end
+ *     (from_probe; start_pfn 0: no range reached alloc_contig_range()).
+ * Return: 0, or a negative bc_err (*@v unchanged).
+ */
+int tr_contig_calls(struct tdb *db, const uint64_t *zone_start, int nr_zones,
+		    struct tr_attempt **v, int *nr);
+/* The first part of tr_contig_calls(): the continued marks of @v (@nr, by seq_begin). */
+void tr_contig_mark(struct tr_attempt *v, int nr, const uint64_t *zone_start, int nr_zones);
 
 /*
  * The marker "bigchunk probe ID offline WHAT" (WHAT: begin, end) of @db: true and its

@@ -4,7 +4,7 @@
 # (tests/vm/score.sh: thresholds there). On 6.12 also two short captures with boot options that
 # change the layout: movablecore=1G (ZONE_MOVABLE) and memmap=256M$0x100000000 (a reserved
 # range). When tests/vm/build-cma-kernel.sh has built its kernel, also the frag job on it with
-# cma=256M. Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
+# cma=256M, and the cmaalloc job on it and on 6.12, set side by side by cma-compare.sh. Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
 # unavailable (BC_VM_REQUIRE=1 makes that a failure); exit 1 when a capture fails or scores
 # below a threshold.
 set -uo pipefail
@@ -30,8 +30,13 @@ reserved-6.12 6.12 4G bc.job=light memmap=256M\$0x100000000"}
 # runs) boots with a 256 MiB area when it has been built.
 if [ -z "${BC_VM_RUNS:-}" ]; then
 	if [ -s "$cache/k-cma/vmlinuz" ]; then
+		# cma-alloc: cma_alloc() through debugfs under churn; cma-alloc-plain: the same
+		# job on Debian's kernel, from which compare's cma: layout must predict it
+		# (cma-compare.sh). nokaslr: the kernel image at the same place in both boots.
 		runs="$runs
-cma-6.12 cma 4G cma=256M"
+cma-6.12 cma 4G cma=256M
+cma-alloc cma 4G bc.job=cmaalloc cma=256M nokaslr
+cma-alloc-plain 6.12 4G bc.job=cmaalloc nokaslr"
 	else
 		echo "check-kernels: cma-6.12 SKIP (no CMA kernel in $cache/k-cma: tests/vm/build-cma-kernel.sh builds one)"
 	fi
@@ -54,6 +59,12 @@ while read -r name series mem args; do
 	esac
 	echo "check-kernels: $name done in $(( $(date +%s) - t0 )) s"
 done <<< "$runs"
+# compare's cma: layout from the plain capture against what the CMA kernel did
+if [ -s "$cache/out/cma-alloc/vm.db" ] && [ -s "$cache/out/cma-alloc-plain/vm.db" ] &&
+   [ -z "${BC_VM_RUNS:-}" ]; then
+	"$here/cma-compare.sh" "$cache/out/cma-alloc-plain/vm.db" "$cache/out/cma-alloc" ||
+		failed="$failed cma-compare"
+fi
 echo "check-kernels: $(( $(date +%s) - start )) s in all"
 if [ -n "$failed" ]; then
 	echo "check-kernels: FAIL:$failed"

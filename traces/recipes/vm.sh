@@ -10,12 +10,14 @@
 #                          Debian's linux-source-6.12 (tests/vm/build-cma-kernel.sh; Debian's
 #                          own kernels have no CMA): the kernel puts the area at the start of
 #                          Normal, 128 MIGRATE_CMA pageblocks 0x100000-0x110000
+#   traces/vm-cma-alloc.db, vm-cma-alloc-plain.db  the cmalight job (8 cma_alloc() through
+#                          debugfs) on the CMA kernel and on Debian's 6.12, both nokaslr
 # Both run the guest's light job (64 MiB of anonymous memory held, page cache, slab, then a
 # 1 GiB hugetlb probe and two offline probes). Needs qemu-system-x86, busybox-static, the
 # kernel package (tests/vm/fetch-kernels.sh downloads it) and a built tree (make,
 # make build/workload). Each must stay below 5 MiB.
 # The CMA kernel takes the longest: build-cma-kernel.sh keeps an image already built.
-# Usage: traces/recipes/vm.sh [movable|reserved|cma]...
+# Usage: traces/recipes/vm.sh [movable|reserved|cma|cmaalloc]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -31,6 +33,16 @@ for what in ${*:-movable reserved}; do
 	cma)
 		tests/vm/build-cma-kernel.sh
 		BC_VM_MEM=4G tests/vm/run-vm.sh cma vm-cma bc.job=light cma=256M ;;
+	cmaalloc)
+		# cma_alloc() on the CMA kernel and the same job on Debian's: compare's cma: check
+		tests/vm/build-cma-kernel.sh
+		BC_VM_MEM=4G tests/vm/run-vm.sh cma vm-cma-alloc bc.job=cmalight bc.cma=8:2048 \
+			cma=256M nokaslr
+		BC_VM_MEM=4G tests/vm/run-vm.sh 6.12 vm-cma-alloc-plain bc.job=cmalight \
+			bc.cma=8:2048 nokaslr
+		cp "$cache/out/vm-cma-alloc-plain/vm.db" traces/vm-cma-alloc-plain.db
+		chmod 0644 traces/vm-cma-alloc-plain.db
+		what=cma-alloc ;;
 	*)
 		echo "recipe: unknown capture $what" >&2; exit 2 ;;
 	esac
