@@ -575,7 +575,10 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			touch(rp, ev.pfn, ev.kind == TR_EV_EXTFRAG ? ev.fallback_order : ev.order);
 		if (in_seed_read && seed_already_has(rp, &ev)) {
 			rp->seed_skipped++;
-			ret = 0;
+			/* the drain still names its block's type (free_pcppages_bulk()) */
+			ret = ev.kind == TR_EV_PCPU_DRAIN ?
+			      model_seed_drain_type(rp->m, ev.pfn, ev.mt) : 0;
+			ret = ret < 0 ? ret : 0;
 		} else {
 			ret = apply(rp, &ev);
 		}
