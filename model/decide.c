@@ -1059,6 +1059,7 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 	/* no partner re-typed (model_pb_fix_guess()): a partner is a guess again */
 	ret = model_retype_block(m, pbi, imt);
 	model_pb_confirm(m, pbi);
+	jset64(m, &m->guess_fixes, m->guess_fixes + 1);
 	return ret;
 }
 
