@@ -83,6 +83,56 @@ START_TEST(test_free_releases_simulated_pfn)
 }
 END_TEST
 
+/*
+ * A drain of the trace changes the simulation only where it holds exactly the
+ * kernel's block: a pcp block of another order or head, or flags-0 seed pages the
+ * simulation has made its own, stay as they are.
+ */
+START_TEST(test_drain_of_other_block)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	uint64_t flags[4] = { 0, 0, KPF_BIT(KPF_SLAB), 0 };
+	struct sim_stats st = { 0 };
+	struct model_pfn_info pi;
+	struct sim_apply *a;
+	struct sim_request rq;
+
+	/* an order-2 pcp block at 0x40100 (freed to cpu 0's list) */
+	ck_assert_int_eq(model_page_alloc(m, 0x40100, 2, GFP_KERNEL_, 0, 0), 0);
+	ck_assert_int_eq(model_page_free(m, 0x40100, 2, 0), 0);
+	ck_assert_int_eq(state(m, 0x40100), MODEL_PFN_PCP);
+	/* seed pages 0x40200..3 of flags 0 but one slab page */
+	ck_assert_int_eq(model_seed_pfn_range(m, 0x40200, 4, flags, NULL), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+
+	rq = req(SIM_REQ_PCP_DRAIN, 0x40100, 0, 0, 0);		/* another order */
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	rq = req(SIM_REQ_PCP_DRAIN, 0x40101, 0, 0, 0);		/* inside, not its head */
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(model_pfn_info(m, 0x40101, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
+	ck_assert_uint_eq(pi.head, 0x40100);
+	ck_assert_uint_eq(pi.order, 2);
+	rq = req(SIM_REQ_PCP_DRAIN, 0x40200, 2, 0, 0);		/* holds a slab page */
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(state(m, 0x40200), MODEL_PFN_ALLOC);
+	ck_assert_int_eq(state(m, 0x40202), MODEL_PFN_ALLOC);
+	ck_assert_uint_eq(st.seed_pcp_drained, 0);
+
+	/* exactly the block: drained to the buddy */
+	rq = req(SIM_REQ_PCP_DRAIN, 0x40100, 2, 0, 0);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(state(m, 0x40100), MODEL_PFN_BUDDY);
+	rq = req(SIM_REQ_PCP_DRAIN, 0x40200, 1, 0, 0);		/* two flags-0 pages */
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(state(m, 0x40201), MODEL_PFN_BUDDY);
+	ck_assert_uint_eq(st.seed_pcp_drained, 2);
+	ck_assert_uint_eq(model_recount(m, NULL, 0), 0);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
 START_TEST(test_figures_hand_built)
 {
 	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
@@ -296,6 +346,7 @@ Suite *simulate_free_suite(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_free_releases_simulated_pfn);
+	tcase_add_test(tc, test_drain_of_other_block);
 	tcase_add_test(tc, test_figures_hand_built);
 	tcase_add_test(tc, test_kernel_against_itself);
 	tcase_add_test(tc, test_json_and_store);
