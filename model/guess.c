@@ -100,10 +100,8 @@ int model_seed_drain_type(struct model *m, uint64_t pfn, int mt)
 		model_pb_confirm(m, pbi);
 		return 0;
 	}
-	ret = model_retype_block(m, pbi, imt);
-	model_pb_confirm(m, pbi);
-	jset64(m, &m->guess_fixes, m->guess_fixes + 1);
-	return ret < 0 ? ret : 1;
+	ret = model_pb_fix_guess(m, pbi, imt);
+	return ret < 0 ? ret : ret > 0;
 }
 
 int model_mark_pageblock_guessed(struct model *m, uint64_t pfn)
