@@ -320,7 +320,7 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 			/*
 			 * A drain or a pcp hit while the seed was read names its block's
 			 * type too (free_pcppages_bulk(); free_unref_page() listed the page
-			 * by get_pfnblock_migratetype())
+			 * by get_pfnblock_migratetype()).
 			 */
 			if (!ret && (ev.kind == TR_EV_PCPU_DRAIN ||
 				     (ev.kind == TR_EV_PAGE_ALLOC &&
