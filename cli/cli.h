@@ -44,6 +44,19 @@ struct simulate_args {
 };
 struct tdb;
 int simulate_open(struct simulate_args *a, struct tdb **db, uint64_t *until_seq);
+/* What each kind of simulation does with its result (an opaque struct of its own). */
+struct simulate_ops {
+	int (*store)(struct tdb *db, const void *res);
+	void (*print_json)(const void *res);
+	void (*print_text)(const void *res, const char *path);
+	void (*release)(void *res);
+};
+/*
+ * After a run over @a's capture @db that returned @ret: store the result (unless
+ * --no-store), print it, release it and close @db. Return: the command's exit code.
+ */
+int simulate_finish(struct simulate_args *a, struct tdb *db, int ret,
+		    const struct simulate_ops *ops, void *res);
 int simulate_free(struct simulate_args *a);	/* cmd_simulate_free.c */
 
 /* The -o FILE and -f entries of a struct option table (commands that write a capture). */

@@ -226,8 +226,38 @@ int simulate_open(struct simulate_args *a, struct tdb **db, uint64_t *until_seq)
 	return 0;
 }
 
+int simulate_finish(struct simulate_args *a, struct tdb *db, int ret,
+		    const struct simulate_ops *ops, void *res)
+{
+	if (!ret && a->store) {
+		ret = ops->store(db, res);
+		if (ret)
+			bc_error_prefix(ret, "results not stored");
+	}
+	if (ret) {
+		ops->release(res);
+		tdb_close(db);
+		return cli_fail("simulate");
+	}
+	if (a->as_json)
+		ops->print_json(res);
+	else
+		ops->print_text(res, a->path);
+	ops->release(res);
+	tdb_close(db);
+	return cli_partial_exit(a->partial, EXIT_OK);
+}
+
+static int teacher_store(struct tdb *db, const void *res) { return tc_store_results(db, res); }
+static void teacher_json(const void *res) { print_json(res); }
+static void teacher_text(const void *res, const char *path) { print_text(res, path); }
+static void teacher_release(void *res) { tc_result_free(res); }
+
 static int simulate_teacher(struct simulate_args *a)
 {
+	static const struct simulate_ops ops = {
+		teacher_store, teacher_json, teacher_text, teacher_release
+	};
 	struct rp_opts ro = { .progress = cli_replay_progress, .note = cli_note };
 	struct tc_result res;
 	struct tdb *db;
@@ -236,23 +266,7 @@ static int simulate_teacher(struct simulate_args *a)
 	if (ret)
 		return ret;
 	ret = tc_run(db, &ro, TC_MAX_DIS, &res);
-	if (!ret && a->store) {
-		ret = tc_store_results(db, &res);
-		if (ret)
-			bc_error_prefix(ret, "results not stored");
-	}
-	if (ret) {
-		tc_result_free(&res);
-		tdb_close(db);
-		return cli_fail("simulate");
-	}
-	if (a->as_json)
-		print_json(&res);
-	else
-		print_text(&res, a->path);
-	tc_result_free(&res);
-	tdb_close(db);
-	return cli_partial_exit(a->partial, EXIT_OK);
+	return simulate_finish(a, db, ret, &ops, &res);
 }
 
 int cmd_simulate(int argc, char **argv)

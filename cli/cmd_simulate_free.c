@@ -214,8 +214,14 @@ static void print_text(const struct sim_result *r, const char *path)
 		print_snapshot(&r->snaps[i]);
 }
 
+static int free_store(struct tdb *db, const void *res) { return sim_store(db, res); }
+static void free_json(const void *res) { print_json(res); }
+static void free_text(const void *res, const char *path) { print_text(res, path); }
+static void free_release(void *res) { sim_result_release(res); }
+
 int simulate_free(struct simulate_args *a)
 {
+	static const struct simulate_ops ops = { free_store, free_json, free_text, free_release };
 	struct sim_opts so = { .progress = cli_replay_progress, .note = cli_note };
 	struct sim_result res;
 	struct tdb *db;
@@ -224,21 +230,5 @@ int simulate_free(struct simulate_args *a)
 	if (ret)
 		return ret;
 	ret = sim_run(db, &so, &res);
-	if (!ret && a->store) {
-		ret = sim_store(db, &res);
-		if (ret)
-			bc_error_prefix(ret, "results not stored");
-	}
-	if (ret) {
-		sim_result_release(&res);
-		tdb_close(db);
-		return cli_fail("simulate");
-	}
-	if (a->as_json)
-		print_json(&res);
-	else
-		print_text(&res, a->path);
-	sim_result_release(&res);
-	tdb_close(db);
-	return cli_partial_exit(a->partial, EXIT_OK);
+	return simulate_finish(a, db, ret, &ops, &res);
 }

@@ -763,8 +763,7 @@ static int exec_plan(struct model *m, struct mzone *z, const struct plan *pl,
 /* The pages [idx, idx + 2^order), free words, become the request's allocation. */
 static void make_alloc(struct model *m, uint32_t idx, const struct model_request *rq, int imt)
 {
-	unsigned int kind = model_gfp_hugetlb(rq->gfp, rq->order, m->layout.hugetlb_orders) ?
-			    MODEL_KIND_HUGETLB : model_gfp_kind(rq->gfp, rq->order);
+	unsigned int kind = model_alloc_kind(m, rq->gfp, rq->order);
 	unsigned int gc = model_gfp_classify(rq->gfp, rq->order, m->pb_order);
 
 	model_fill_range(m, idx, 1u << rq->order, w_alloc(rq->order, (unsigned int)imt, kind, gc, 0),

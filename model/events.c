@@ -224,9 +224,7 @@ int model_page_alloc(struct model *m, uint64_t pfn, unsigned int order, uint64_t
 	if (imt >= IMT_HIGHATOMIC)
 		imt = -1;
 	gc = model_gfp_classify(gfp, order, m->pb_order);
-	/* a page for the hugetlb pool is hugetlb from its allocation on */
-	kind = model_gfp_hugetlb(gfp, order, m->layout.hugetlb_orders) ? MODEL_KIND_HUGETLB :
-	       model_gfp_kind(gfp, order);
+	kind = model_alloc_kind(m, gfp, order);
 	m->hugetlb_allocs += kind == MODEL_KIND_HUGETLB;
 	n = 1u << order;
 	w = m->words[idx];

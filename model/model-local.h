@@ -256,6 +256,13 @@ struct model {
 	int err;
 };
 
+/*
+ * The kind of a page an allocation of @gfp and @order makes: hugetlb for the pool's
+ * allocations (model_gfp_hugetlb()), else what the gfp mask tells (model_gfp_kind()).
+ * Replay (events.c) and the decisions (decide.c) must agree on it.
+ */
+enum model_kind model_alloc_kind(const struct model *m, uint64_t gfp, unsigned int order);
+
 /* ---- out of memory ------------------------------------------------------------- */
 
 /* Mark @m broken (m->err) and return -BC_E_NOMEM with the message. */

@@ -211,6 +211,14 @@ bool model_gfp_hugetlb(uint64_t gfp, unsigned int order, uint32_t hugetlb_orders
 	       !(gfp & (GFP_NOMEMALLOC_BIT | GFP_NORETRY_BIT));
 }
 
+enum model_kind model_alloc_kind(const struct model *m, uint64_t gfp, unsigned int order)
+{
+	/* a page for the hugetlb pool is hugetlb from its allocation on */
+	if (model_gfp_hugetlb(gfp, order, m->layout.hugetlb_orders))
+		return MODEL_KIND_HUGETLB;
+	return model_gfp_kind(gfp, order);
+}
+
 /* ---- categories and word writes ------------------------------------------------ */
 
 const uint8_t model_tag_cat[WT_ALLOC] = {

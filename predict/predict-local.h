@@ -22,6 +22,7 @@ struct pr_pin_note {
 	uint64_t start, end;		/* its block */
 	uint64_t culprit;		/* the pfn the kernel named, UINT64_MAX if none */
 	bool pins;			/* it failed with failed migrations: learn pins */
+	int slab_vote;			/* order-0 slab pages passed: 1 yes, -1 no, 0 unknown */
 };
 
 struct pr_ctx {
@@ -52,6 +53,9 @@ struct pr_ctx {
 	uint64_t nr_lru_pending;
 	bool lru_drained;		/* this question's search drained the batches */
 	uint64_t attempts_run;		/* hypothetical attempts, all callers */
+	/* has_unmovable_pages() passes order-0 slab pages (pr_learn_slab_rule()) */
+	bool slab_passes;
+	int slab_votes;			/* sum of the votes of the probes passed so far */
 };
 
 /* What one attempt found besides its verdict. */
@@ -97,6 +101,14 @@ unsigned int pr_learn_pins(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t cu
 /* The offline probes of the capture (c->notes): each drained its zone's pcp lists,
  * and those that failed with failed migrations show pins. */
 int pr_load_probe_pins(struct pr_ctx *c);
+/*
+ * Does the traced kernel's has_unmovable_pages() pass order-0 slab pages? Sets the
+ * release's default in c->slab_passes and each failed offline probe's vote in its
+ * note; pr_pins_due() counts a vote once the replay has passed that probe, so a
+ * question never learns from an attempt that ends after it (predict-ctx.c).
+ * Return: 0 or a negative bc_err.
+ */
+int pr_learn_slab_rule(struct pr_ctx *c);
 /* Apply the probes that ended before event @seq (UINT64_MAX: all): their zone's pcp
  * drain, their pins. */
 int pr_pins_due(struct pr_ctx *c, uint64_t seq);

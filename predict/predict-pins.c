@@ -223,6 +223,16 @@ int pr_pins_due(struct pr_ctx *c, uint64_t seq)
 			return ret;
 		if (nr)
 			pr_touch_all(c);
+		if (n->slab_vote) {
+			bool was = c->slab_passes;
+
+			/* what this kernel's has_unmovable_pages() did with slab pages */
+			c->slab_votes += n->slab_vote;
+			if (c->slab_votes)
+				c->slab_passes = c->slab_votes > 0;
+			if (c->slab_passes != was)
+				pr_touch_all(c);
+		}
 		if (n->pins)
 			pr_learn_pins(c, n->start, n->end, n->culprit, n->seq,
 				      "an offline probe could not migrate it");

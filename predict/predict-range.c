@@ -124,7 +124,7 @@ static void count_in_use(struct pr_ctx *c, uint64_t s, uint64_t e, struct pr_att
  */
 static bool slab_refcount_zero(const struct pr_ctx *c)
 {
-	return model_get_profile(c->m)->version >= MODEL_KVER(6, 18, 0);
+	return c->slab_passes;
 }
 
 /*

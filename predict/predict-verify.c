@@ -100,6 +100,49 @@ static int probe_ranges(struct tdb *db, const struct tdb_probe *p, struct pr_ver
 	return 0;
 }
 
+/*
+ * offline_pages() (mm/memory_hotplug.c) first disables the zone's pcp lists
+ * (zone_pcp_disable(): __drain_all_pages() run by the offlining task), then isolates:
+ * has_unmovable_pages() sees the state after that drain, where a seeded flags-0 page
+ * the drain did not free is a kernel page in use, not a pcp page. The drain is the
+ * kernel's own first step from the state the attempt began in; its events say which
+ * pages were on the lists then (state, not outcome). Apply the first run of
+ * mm_page_pcpu_drain of one task in [@it->seq, @it->seq_end) and the drain's
+ * conclusion to @V's model, inside a checkpoint the caller rolls back.
+ */
+static int apply_own_drain(struct vctx *V, const struct pr_verify_item *it)
+{
+	const struct tr_decoder *d = rp_decoder(V->rp);
+	struct model *m = V->c->m;
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int32_t pid = -1;
+	uint64_t nr = 0;
+	int ret = 0;
+
+	if (it->seq_end > it->seq &&
+	    !tdb_cursor_open(rp_tdb(V->rp), it->seq, it->seq_end, &cur)) {
+		while (!ret && tdb_cursor_next(cur, &raw) == 1) {
+			bool drain = tr_decoder_kind(d, raw.type) == TR_EV_PCPU_DRAIN;
+
+			if (pid < 0 && drain)
+				pid = raw.pid;
+			if (pid < 0 || raw.pid != pid)
+				continue;
+			if (!drain)
+				break;
+			tr_decode(d, &raw, &ev);
+			if (ev.pfn != UINT64_MAX && ev.order < 40)
+				ret = model_pcpu_drain(m, ev.pfn, ev.order, ev.mt, ev.cpu);
+		}
+		tdb_cursor_close(cur);
+	}
+	if (ret < 0)
+		return ret;
+	return model_zone_pcp_drained(m, it->start_pfn, &nr);
+}
+
 static int load_probes(struct vctx *V, unsigned int *cap)
 {
 	struct tdb *db = rp_tdb(V->rp);
@@ -138,10 +181,12 @@ static int load_probes(struct vctx *V, unsigned int *cap)
 		} else {
 			it->start_pfn = (uint64_t)p[i].start_pfn;
 			it->end_pfn = (uint64_t)p[i].end_pfn;
-			/* the evidence of a pin (predict-pins.c learns the pins themselves) */
-			if (!it->k_success && probe_marker(db, p[i].id, p[i].kind, "end", &eseq,
-							   &ets))
-				it->k_migrate_failed = pr_migrate_failed(V->c, seq, eseq);
+			if (probe_marker(db, p[i].id, p[i].kind, "end", &eseq, &ets)) {
+				it->seq_end = eseq;
+				/* the evidence of a pin (predict-pins.c learns the pins) */
+				if (!it->k_success)
+					it->k_migrate_failed = pr_migrate_failed(V->c, seq, eseq);
+			}
 		}
 		v->nr++;
 	}
@@ -179,6 +224,9 @@ static int load_attempts(struct vctx *V, unsigned int *cap)
 			 a[i].kind == TR_ATTEMPT_OFFLINE ? "offline test" : "alloc_contig test");
 		/* offline attempts are predicted with offline_pages() semantics */
 		it->offline_semantics = a[i].kind == TR_ATTEMPT_OFFLINE;
+		/* offline_pages() drains before it isolates (apply_own_drain()) */
+		if (it->offline_semantics)
+			it->seq_end = a[i].seq_end + 1;
 	}
 	return 0;
 }
@@ -231,6 +279,8 @@ static const char *invisible_at(struct vctx *V, const struct pr_verify_item *it,
 		return PR_RACE;
 	if (pi.state != MODEL_PFN_ALLOC)
 		return NULL;
+	if (pi.kind == MODEL_KIND_SLAB && !pi.order && c->slab_passes)
+		return PR_SLAB_RULE;	/* pr_learn_slab_rule() */
 	if (pi.kind == MODEL_KIND_UNKNOWN && pi.mt < 0)
 		return "refcount";
 	if (pi.kind == MODEL_KIND_ANON || pi.kind == MODEL_KIND_FILE ||
@@ -360,16 +410,32 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 	struct pr_answer *ans = NULL;
 	unsigned int nr = 0, i;
 	struct pr_opts o;
-	int ret;
+	int ret = 0;
 
 	if (!item_question(V, it, &o))
 		return 0;
-	if (ev)
+	if (it->seq_end) {
+		/* what its isolation saw: after its own drain (rolled back after asking) */
+		ret = model_checkpoint(V->c->m);
+		if (ret)
+			return ret;
+		ret = apply_own_drain(V, it);
+		pr_touch_all(V->c);
+	}
+	if (!ret && ev)
 		ret = pr_ask_before(V->c, &o, ev, &ans, &nr);
-	else
+	else if (!ret)
 		ret = pr_ask(V->c, &o, it->seq, it->ts, &ans, &nr);
-	if (ret)
+	if (it->seq_end) {
+		int r = model_rollback(V->c->m);
+
+		pr_touch_all(V->c);
+		ret = ret ? ret : r;
+	}
+	if (ret) {
+		pr_answers_free(ans, nr);
 		return ret;
+	}
 	it->p_ranges = calloc(nr + 1, sizeof(uint64_t));
 	if (!it->p_ranges) {
 		pr_answers_free(ans, nr);

@@ -261,6 +261,7 @@ struct pr_verify_item {
 	uint64_t ts;
 	uint64_t start_pfn, end_pfn;	/* offline / trace: the range; hugetlb: 0 */
 	bool offline_semantics;		/* predicted as offline_pages() */
+	uint64_t seq_end;		/* offline probe: its end marker (0: unknown) */
 	/* the kernel */
 	bool k_success;
 	unsigned int k_nr;		/* hugetlb: pages obtained */
@@ -286,6 +287,8 @@ struct pr_verify_item {
 	bool depends_on_pins;		/* invisible != NULL */
 #define PR_RACE "race"			/* invisible: the culprit was allocated during the attempt */
 #define PR_LOST "lost events"		/* invisible: the culprit lies in a lost-event window */
+/* invisible: an order-0 slab page the model passed: this build's rule, not yet learned */
+#define PR_SLAB_RULE "isolation rule for slab pages (learned from the first failed offline on)"
 	char why[384];			/* disagreement: what differs */
 };
 

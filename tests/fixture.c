@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "common/err.h"
 #include "common/kpageflags.h"
 #include "model/model.h"
 #include "tests/fixture.h"
@@ -322,25 +323,68 @@ long long fixture_sql_count(const char *path, const char *query)
 	return n;
 }
 
-struct model *fixture_free_zone(const char *release, uint64_t start, unsigned int npfn)
+void fixture_layout_init(struct model_layout *l)
 {
-	struct model_layout l = { .nr_zones = 1, .pageblock_order = 9, .max_page_order = 10,
-				  .nr_cpus = 2, .memory_block_pages = 32768 };
+	memset(l, 0, sizeof(*l));
+	l->pageblock_order = 9;
+	l->max_page_order = 10;
+	l->nr_cpus = 2;
+	l->memory_block_pages = 32768;
+}
+
+unsigned int fixture_layout_zone(struct model_layout *l, const char *name, uint64_t start,
+				 uint64_t npfn)
+{
+	unsigned int i = l->nr_zones++;
+
+	ck_assert_uint_lt(i, MODEL_MAX_ZONES);
+	snprintf(l->zones[i].name, sizeof(l->zones[i].name), "%s", name);
+	l->zones[i].start_pfn = start;
+	l->zones[i].spanned = l->zones[i].present = l->zones[i].managed = npfn;
+	return i;
+}
+
+struct model *fixture_model(const struct model_layout *l, const char *release)
+{
 	struct model_profile prof;
-	uint64_t *f = malloc(npfn * sizeof(*f));
 	struct model *m;
-	unsigned int i;
+
+	ck_assert_int_eq(model_profile_from_release(release, l->pageblock_order, &prof), 0);
+	m = model_create(l, &prof);
+	ck_assert_msg(m != NULL, "model_create: %s", bc_errmsg());
+	return m;
+}
+
+void fixture_seed(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags)
+{
+	uint64_t *f = malloc(n * sizeof(*f)), i;
 
 	ck_assert_ptr_nonnull(f);
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = start;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = npfn;
-	model_profile_from_release(release, 9, &prof);
-	m = model_create(&l, &prof);
-	ck_assert_ptr_nonnull(m);
-	for (i = 0; i < npfn; i++)
-		f[i] = KPF_BIT(KPF_BUDDY);
-	ck_assert_int_eq(model_seed_pfn_range(m, start, npfn, f, NULL), 0);
+	for (i = 0; i < n; i++)
+		f[i] = flags;
+	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, f, NULL), 0);
 	free(f);
+}
+
+void fixture_seed_compound(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags)
+{
+	uint64_t *f = malloc(n * sizeof(*f)), i;
+
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < n; i++)
+		f[i] = flags | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
+	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, f, NULL), 0);
+	free(f);
+}
+
+struct model *fixture_free_zone(const char *release, uint64_t start, unsigned int npfn)
+{
+	struct model_layout l;
+	struct model *m;
+
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "Normal", start, npfn);
+	m = fixture_model(&l, release);
+	fixture_seed(m, start, npfn, KPF_BIT(KPF_BUDDY));
 	return m;
 }

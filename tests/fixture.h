@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct model;
+struct model_layout;
 
 /* A fresh path "<tmpdir>/<name>" in a per-process temp dir (the file does not exist).
  * The string is static storage per call slot; valid for the test. */
@@ -51,9 +52,21 @@ char *fixture_sql_rows(const char *path, const char *query);
 long long fixture_sql_count(const char *path, const char *query);
 
 /*
- * A model of one zone "Normal" of @npfn pfns from @start, every page free in the buddy:
- * pageblock_order 9, MAX_PAGE_ORDER 10, 2 cpus, profile of kernel @release.
+ * Synthetic layouts for model tests. fixture_layout_init(): no zones, pageblock_order 9,
+ * MAX_PAGE_ORDER 10, 2 cpus, 128 MiB memory blocks (the test machines' geometry).
+ * fixture_layout_zone(): append zone @name of @npfn pfns from @start, all present and
+ * managed; returns its index. fixture_model(): the model of @l under the profile of kernel
+ * @release (the test fails if it cannot be made).
  */
+void fixture_layout_init(struct model_layout *l);
+unsigned int fixture_layout_zone(struct model_layout *l, const char *name, uint64_t start,
+				 uint64_t npfn);
+struct model *fixture_model(const struct model_layout *l, const char *release);
+/* Seed [@pfn, @pfn + @n) with @flags on every page (the test fails if the model refuses). */
+void fixture_seed(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags);
+/* Seed a compound page of @n pages at @pfn: COMPOUND_HEAD, then COMPOUND_TAIL, all | @flags. */
+void fixture_seed_compound(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags);
+/* One zone "Normal" of @npfn pfns from @start, every page free in the buddy. */
 struct model *fixture_free_zone(const char *release, uint64_t start, unsigned int npfn);
 
 #endif

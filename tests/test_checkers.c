@@ -1097,20 +1097,12 @@ END_TEST
 /* A model of the crafted layout, seeded from @flags (ZEND entries, pfn 0 up). */
 static struct model *mk_model(const uint64_t *flags)
 {
-	struct model_layout L = { 0 };
-	struct model_profile prof;
+	struct model_layout L;
 	struct model *m;
 
-	L.nr_zones = 1;
-	snprintf(L.zones[0].name, sizeof(L.zones[0].name), "Normal");
-	L.zones[0].start_pfn = ZSTART;
-	L.zones[0].spanned = L.zones[0].present = L.zones[0].managed = ZEND - ZSTART;
-	L.pageblock_order = 9;
-	L.max_page_order = 10;
-	L.nr_cpus = 2;
-	ck_assert_int_eq(model_profile_from_release("6.18.44", 9, &prof), 0);
-	m = model_create(&L, &prof);
-	ck_assert_msg(m != NULL, "%s", bc_errmsg());
+	fixture_layout_init(&L);
+	fixture_layout_zone(&L, "Normal", ZSTART, ZEND - ZSTART);
+	m = fixture_model(&L, "6.18.44");
 	ck_assert_int_eq(model_seed_pfn_range(m, ZSTART, ZEND - ZSTART, flags + ZSTART, NULL), 0);
 	return m;
 }

@@ -28,39 +28,12 @@ enum { UNMOV = 0, MOV = 1, RECL = 2 };
 static struct model *mk_zones(const char *rel, bool dma32)
 {
 	struct model_layout l;
-	struct model_profile p;
-	struct model *m;
-	unsigned int i = 0;
 
-	memset(&l, 0, sizeof(l));
-	if (dma32) {
-		strcpy(l.zones[i].name, "DMA32");
-		l.zones[i].start_pfn = Z - NPFN;
-		l.zones[i].spanned = l.zones[i].present = l.zones[i].managed = NPFN;
-		i++;
-	}
-	strcpy(l.zones[i].name, "Normal");
-	l.zones[i].start_pfn = Z;
-	l.zones[i].spanned = l.zones[i].present = l.zones[i].managed = NPFN;
-	l.nr_zones = i + 1;
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	l.memory_block_pages = 32768;
-	model_profile_from_release(rel, 9, &p);
-	m = model_create(&l, &p);
-	ck_assert_ptr_nonnull(m);
-	return m;
-}
-
-static void seed(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags)
-{
-	uint64_t *f = malloc(n * sizeof(*f)), i;
-
-	for (i = 0; i < n; i++)
-		f[i] = flags;
-	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, f, NULL), 0);
-	free(f);
+	fixture_layout_init(&l);
+	if (dma32)
+		fixture_layout_zone(&l, "DMA32", Z - NPFN, NPFN);
+	fixture_layout_zone(&l, "Normal", Z, NPFN);
+	return fixture_model(&l, rel);
 }
 
 #define ANON	(KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON))
@@ -72,7 +45,7 @@ static struct model *mk(const char *rel)
 	struct model *m = mk_zones(rel, false);
 	unsigned int b;
 
-	seed(m, Z, NPFN, ANON);
+	fixture_seed(m, Z, NPFN, ANON);
 	for (b = 0; b < NPFN; b += 512)
 		ck_assert_int_eq(model_set_pageblock_mt(m, Z + b, MOV), 0);
 	return m;
@@ -160,7 +133,7 @@ START_TEST(test_refill_order_batch)
 	int i;
 
 	limits(m, 0, 4, 16);
-	seed(m, Z + 0x200, 0x200, BUDDY);
+	fixture_seed(m, Z + 0x200, 0x200, BUDDY);
 	d = ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, false);
 	ck_assert_int_eq(d.source, MODEL_SRC_REFILL);
 	ck_assert_uint_eq(d.pfn, Z + 0x200);
@@ -187,8 +160,8 @@ START_TEST(test_expand_halves_to_head)
 	uint64_t head;
 	struct model_decision d;
 
-	seed(m, Z + 0x40, 0x40, BUDDY);		/* one order-6 block */
-	seed(m, Z + 0x100, 0x10, BUDDY);	/* an order-4 block already listed */
+	fixture_seed(m, Z + 0x40, 0x40, BUDDY);		/* one order-6 block */
+	fixture_seed(m, Z + 0x100, 0x10, BUDDY);	/* an order-4 block already listed */
 	d = ask(m, 0, 5, MOV, GFP_HIGHUSER_MOVABLE, true);	/* order 5: not a pcp order */
 	ck_assert_int_eq(d.source, MODEL_SRC_BUDDY);
 	ck_assert_uint_eq(d.pfn, Z + 0x40);
@@ -225,7 +198,7 @@ START_TEST(test_fallback_claim_whole)
 	struct model_decision d;
 
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
-	seed(m, Z + 0x200, 0x200, BUDDY);
+	fixture_seed(m, Z + 0x200, 0x200, BUDDY);
 	d = ask(m, 0, 5, UNMOV, GFP_KERNEL, true);
 	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
 	ck_assert_int_eq(d.fallback_mt, MOV);
@@ -243,7 +216,7 @@ static void steal_case(const char *rel, int halves_mt)
 	struct model *m = mk(rel);
 	struct model_decision d;
 
-	seed(m, Z + 0x40, 0x40, BUDDY);		/* order 6 in a MOVABLE block */
+	fixture_seed(m, Z + 0x40, 0x40, BUDDY);		/* order 6 in a MOVABLE block */
 	d = ask(m, 0, 4, UNMOV, GFP_KERNEL, true);
 	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
 	ck_assert(!d.claimed);
@@ -279,7 +252,7 @@ static void steal_small_case(const char *rel, int half_mt)
 
 	limits(m, 0, 1, 4);			/* refills of one block */
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z, UNMOV), 0);
-	seed(m, Z + 4, 4, BUDDY);		/* order 2 in an UNMOVABLE block */
+	fixture_seed(m, Z + 4, 4, BUDDY);		/* order 2 in an UNMOVABLE block */
 	d = ask(m, 0, 1, MOV, GFP_HIGHUSER_MOVABLE, true);
 	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
 	ck_assert(!d.claimed);
@@ -303,7 +276,7 @@ START_TEST(test_fallback_claim_partial)
 	struct model *m = mk("6.18.44");
 	struct model_decision d;
 
-	seed(m, Z + 0x100, 0x100, BUDDY);	/* 256 free pages: half the block */
+	fixture_seed(m, Z + 0x100, 0x100, BUDDY);	/* 256 free pages: half the block */
 	d = ask(m, 0, 4, UNMOV, GFP_KERNEL, true);
 	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
 	ck_assert(d.claimed);
@@ -325,12 +298,12 @@ START_TEST(test_nofragment)
 	struct model_decision d;
 	unsigned int b;
 
-	seed(m, Z - NPFN, 2 * NPFN, ANON);
+	fixture_seed(m, Z - NPFN, 2 * NPFN, ANON);
 	for (b = 0; b < 2 * NPFN; b += 512)
 		ck_assert_int_eq(model_set_pageblock_mt(m, Z - NPFN + b, MOV), 0);
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z - NPFN, UNMOV), 0);
-	seed(m, Z - NPFN + 0x10, 0x10, BUDDY);	/* DMA32: UNMOVABLE order 4 */
-	seed(m, Z + 0x10, 0x10, BUDDY);		/* Normal: MOVABLE order 4 */
+	fixture_seed(m, Z - NPFN + 0x10, 0x10, BUDDY);	/* DMA32: UNMOVABLE order 4 */
+	fixture_seed(m, Z + 0x10, 0x10, BUDDY);		/* Normal: MOVABLE order 4 */
 	d = ask(m, 0, 4, UNMOV, GFP_KERNEL, false);
 	ck_assert_int_eq(d.zone, 0);
 	ck_assert_uint_eq(d.pfn, Z - NPFN + 0x10);
@@ -338,7 +311,7 @@ START_TEST(test_nofragment)
 	model_destroy(m);
 
 	m = mk("6.18.44");
-	seed(m, Z + 0x10, 0x10, BUDDY);
+	fixture_seed(m, Z + 0x10, 0x10, BUDDY);
 	d = ask(m, 0, 4, UNMOV, GFP_KERNEL, false);
 	ck_assert_int_eq(d.source, MODEL_SRC_FALLBACK);
 	ck_assert_uint_eq(d.pfn, Z + 0x10);
@@ -356,7 +329,7 @@ START_TEST(test_watermark_none)
 				    .gfp = GFP_HIGHUSER_MOVABLE };
 	struct model_decision d;
 
-	seed(m, Z + 0x200, 0x40, BUDDY);	/* 64 free pages */
+	fixture_seed(m, Z + 0x200, 0x40, BUDDY);	/* 64 free pages */
 	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
 	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
 	ck_assert_int_eq(model_take(m, &rq, &d), 1);
@@ -413,7 +386,7 @@ START_TEST(test_give_part_of_allocation)
 	struct model *m = mk("6.1.0");
 	uint64_t i;
 
-	seed(m, Z + 0x200, 16, BUDDY);
+	fixture_seed(m, Z + 0x200, 16, BUDDY);
 	ck_assert_int_eq(model_page_alloc(m, Z + 0x200, 4, GFP_KERNEL, UNMOV, 0), 0);
 	expect_state(m, Z + 0x200, MODEL_PFN_ALLOC, 4, -1);
 	ck_assert_int_eq(model_give(m, 0, Z + 0x205, 0), 0);

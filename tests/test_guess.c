@@ -12,6 +12,7 @@
 
 #include "common/kpageflags.h"
 #include "model/model.h"
+#include "tests/fixture.h"
 
 #define Z	0x40000ull
 #define NPFN	4096u
@@ -22,21 +23,13 @@ enum { UNMOV = 0, MOV = 1, RECL = 2 };
 static struct model *mk_guess(const char *rel, const int types[8])
 {
 	struct model_layout l;
-	struct model_profile p;
 	struct model *m;
 	uint64_t *f = malloc(NPFN * sizeof(*f)), i;
 
-	memset(&l, 0, sizeof(l));
-	l.nr_zones = 1;
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = NPFN;
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	model_profile_from_release(rel, 9, &p);
-	m = model_create(&l, &p);
-	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(f);
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "Normal", Z, NPFN);
+	m = fixture_model(&l, rel);
 	for (i = 0; i < NPFN; i++)
 		f[i] = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON);
 	/* pageblock 3 holds slab pages: the strongest Unmovable evidence */

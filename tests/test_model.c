@@ -16,6 +16,7 @@
 #include "common/err.h"
 #include "common/kpageflags.h"
 #include "model/model.h"
+#include "tests/fixture.h"
 
 #define Z	0x40000ull		/* zone start, 1 GiB aligned */
 #define NPFN	4096u
@@ -34,16 +35,8 @@ static struct model *mk_layout_prof(uint64_t start, uint64_t n, const struct mod
 	struct model_layout l;
 	struct model *m;
 
-	memset(&l, 0, sizeof(l));
-	l.nr_zones = 1;
-	l.zones[0].nid = 0;
-	strcpy(l.zones[0].name, "Normal");
-	l.zones[0].start_pfn = start;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = n;
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	l.memory_block_pages = 32768;
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "Normal", start, n);
 	m = model_create(&l, p);
 	ck_assert_ptr_nonnull(m);
 	return m;
@@ -51,33 +44,23 @@ static struct model *mk_layout_prof(uint64_t start, uint64_t n, const struct mod
 
 static struct model *mk_layout(uint64_t start, uint64_t n, const char *rel)
 {
-	struct model_profile p;
+	struct model_layout l;
 
-	model_profile_from_release(rel, 9, &p);
-	return mk_layout_prof(start, n, &p);
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "Normal", start, n);
+	return fixture_model(&l, rel);
 }
 
 /* Seed [Z + off, Z + off + n) with one flags value for every page. */
 static void seed(struct model *m, uint64_t off, uint64_t n, uint64_t flags)
 {
-	uint64_t *f = malloc(n * sizeof(*f));
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		f[i] = flags;
-	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
-	free(f);
+	fixture_seed(m, Z + off, n, flags);
 }
 
-/* A compound page: COMPOUND_HEAD then COMPOUND_TAIL pages, all with @extra flags. */
+/* A compound page at Z + @off: COMPOUND_HEAD then COMPOUND_TAIL pages, all with @extra. */
 static void seed_compound(struct model *m, uint64_t off, uint64_t n, uint64_t extra)
 {
-	uint64_t *f = malloc(n * sizeof(*f)), i;
-
-	for (i = 0; i < n; i++)
-		f[i] = extra | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
-	ck_assert_int_eq(model_seed_pfn_range(m, Z + off, n, f, NULL), 0);
-	free(f);
+	fixture_seed_compound(m, Z + off, n, extra);
 }
 
 /* The standard map, all anonymous LRU pages. */

@@ -50,17 +50,10 @@ struct fx {
 static struct model *mk_model(const char *rel, bool hole)
 {
 	struct model_layout l;
-	struct model_profile p;
-	struct model *m;
 
-	memset(&l, 0, sizeof(l));
-	l.nr_zones = 2;
-	strcpy(l.zones[0].name, "DMA32");
-	l.zones[0].start_pfn = Z;
-	l.zones[0].spanned = l.zones[0].present = l.zones[0].managed = NZ;
-	strcpy(l.zones[1].name, "Normal");
-	l.zones[1].start_pfn = N;
-	l.zones[1].spanned = l.zones[1].present = l.zones[1].managed = NZ;
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "DMA32", Z, NZ);
+	fixture_layout_zone(&l, "Normal", N, NZ);
 	if (hole) {
 		/* not System RAM: [N + 0x100, N + 0x200) */
 		l.nr_ram = 2;
@@ -69,35 +62,7 @@ static struct model *mk_model(const char *rel, bool hole)
 		l.ram[1].start = N + 0x200;
 		l.ram[1].end = N + NZ;
 	}
-	l.pageblock_order = 9;
-	l.max_page_order = 10;
-	l.nr_cpus = 2;
-	l.memory_block_pages = 32768;
-	model_profile_from_release(rel, 9, &p);
-	m = model_create(&l, &p);
-	ck_assert_ptr_nonnull(m);
-	return m;
-}
-
-static void seed(struct model *m, uint64_t pfn, uint64_t n, uint64_t flags)
-{
-	uint64_t *f = malloc(n * sizeof(*f)), i;
-
-	for (i = 0; i < n; i++)
-		f[i] = flags;
-	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, f, NULL), 0);
-	free(f);
-}
-
-/* A compound folio of 2^order pages at @pfn: head flags @f | HEAD, tails @f | TAIL. */
-static void seed_compound(struct model *m, uint64_t pfn, unsigned int order, uint64_t f)
-{
-	uint64_t n = 1ull << order, *fl = malloc(n * sizeof(*fl)), i;
-
-	for (i = 0; i < n; i++)
-		fl[i] = f | (i ? KPF_BIT(KPF_COMPOUND_TAIL) : KPF_BIT(KPF_COMPOUND_HEAD));
-	ck_assert_int_eq(model_seed_pfn_range(m, pfn, n, fl, NULL), 0);
-	free(fl);
+	return fixture_model(&l, rel);
 }
 
 static struct fx mk(const char *rel, bool hole)
@@ -106,10 +71,10 @@ static struct fx mk(const char *rel, bool hole)
 
 	f.m = mk_model(rel, hole);
 	if (hole) {
-		seed(f.m, Z, N + 0x100 - Z, KPF_BIT(KPF_BUDDY));
-		seed(f.m, N + 0x200, NZ - 0x200, KPF_BIT(KPF_BUDDY));
+		fixture_seed(f.m, Z, N + 0x100 - Z, KPF_BIT(KPF_BUDDY));
+		fixture_seed(f.m, N + 0x200, NZ - 0x200, KPF_BIT(KPF_BUDDY));
 	} else {
-		seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_BUDDY));
+		fixture_seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_BUDDY));
 	}
 	ck_assert_int_eq(pr_create_model(f.m, &f.c), 0);
 	return f;
@@ -241,8 +206,8 @@ START_TEST(test_reserved_and_pgtable)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 7, 1, KPF_BIT(KPF_RESERVED));
-	seed(f.m, N + 0x409, 1, KPF_BIT(KPF_PGTABLE));
+	fixture_seed(f.m, N + 7, 1, KPF_BIT(KPF_RESERVED));
+	fixture_seed(f.m, N + 0x409, 1, KPF_BIT(KPF_PGTABLE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 7);
 	cand_is(&a[0], 1, N + 0x400, PR_V_ISOLATION, N + 0x409);
@@ -275,8 +240,8 @@ START_TEST(test_offline_culprit_flags0)
 	o.range_end = N + 0x800;
 	ck_assert_int_eq(model_page_alloc(f.m, N + 4, 0, 0x148c40, 0, 0), 0);
 	ck_assert_int_eq(model_page_alloc(f.m, N + 8, 0, 0x52cc0, 0, 0), 0);
-	seed(f.m, N + 0x10, 4, 0);
-	seed(f.m, N + 0x40, 1, KPF_BIT(KPF_PGTABLE));
+	fixture_seed(f.m, N + 0x10, 4, 0);
+	fixture_seed(f.m, N + 0x40, 1, KPF_BIT(KPF_PGTABLE));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success && a[0].has_blocker);
 	ck_assert_uint_eq(a[0].blocker.pfn, N + 0x40);
@@ -351,8 +316,8 @@ START_TEST(test_movable_too_little_free)
 	struct pr_answer *a;
 	unsigned int nr, i;
 
-	seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
-	seed(f.m, Z + 0x1f00, 0x100, KPF_BIT(KPF_BUDDY));
+	fixture_seed(f.m, Z, 2 * NZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	fixture_seed(f.m, Z + 0x1f00, 0x100, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -361,7 +326,7 @@ START_TEST(test_movable_too_little_free)
 	ck_assert(a[0].has_blocker);
 	pr_answers_free(a, nr);
 
-	seed(f.m, Z, NZ, KPF_BIT(KPF_BUDDY));
+	fixture_seed(f.m, Z, NZ, KPF_BIT(KPF_BUDDY));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -384,7 +349,7 @@ START_TEST(test_hugetlb_in_range)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed_compound(f.m, N + 0x200, 9, KPF_BIT(KPF_HUGE));
+	fixture_seed_compound(f.m, N + 0x200, 512, KPF_BIT(KPF_HUGE));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_INVALID, N + 0x200);
 	cand_is(&a[0], 1, N + SZ, PR_V_SUCCESS, UINT64_MAX);
@@ -438,7 +403,7 @@ START_TEST(test_alignment_stepping)
 	uint64_t p;
 
 	for (p = Z; p < Z + 2 * NZ; p += 512)
-		seed_compound(f.m, p, 1, KPF_BIT(KPF_SLAB));
+		fixture_seed_compound(f.m, p, 2, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(!a[0].success);
 	ck_assert_uint_eq(a[0].nr_cand, 16);
@@ -479,8 +444,8 @@ START_TEST(test_v4_prescreen)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 5, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
-	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_SLAB));
+	fixture_seed(f.m, N + 5, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	fixture_seed(f.m, N + 0x810, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	ck_assert(a[0].success);
 	ck_assert_uint_eq(a[0].start_pfn, N);
@@ -488,8 +453,8 @@ START_TEST(test_v4_prescreen)
 	ck_assert_uint_eq(a[0].migrate_pages, 1);
 	pr_answers_free(a, nr);
 
-	seed(f.m, N + 0x810, 1, KPF_BIT(KPF_BUDDY));
-	seed(f.m, N + 0x10, 1, KPF_BIT(KPF_SLAB));
+	fixture_seed(f.m, N + 0x810, 1, KPF_BIT(KPF_BUDDY));
+	fixture_seed(f.m, N + 0x10, 1, KPF_BIT(KPF_SLAB));
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_PRESCREEN, N + 0x10);
 	cand_is(&a[0], 1, N + 0x800, PR_V_SUCCESS, UINT64_MAX);
@@ -518,7 +483,7 @@ START_TEST(test_lru_batch)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N + 9, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	fixture_seed(f.m, N + 9, 1, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	ck_assert_uint_eq(pr_mark_lru_batch(f.c, N, SZ, 0), 1);
 	a = ask(&f, &o, &nr);
 	ck_assert_uint_eq(nr, 2);
@@ -607,7 +572,7 @@ START_TEST(test_likely_pinned)
 	struct pr_answer *a;
 	unsigned int nr;
 
-	seed(f.m, N, SZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
+	fixture_seed(f.m, N, SZ, KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON));
 	pr_note_pinned(f.c, N + 0x123, 7, "test");
 	a = ask(&f, &o, &nr);
 	cand_is(&a[0], 0, N, PR_V_MIGRATION, N + 0x123);
