@@ -131,6 +131,12 @@ static void print_text(const struct tc_result *r, const char *path)
 	printf("             %llu free blocks at the head of the list the model would take "
 	       "from, that no later event names, moved to the tail\n",
 	       (unsigned long long)r->stale_free_moved);
+	printf("             %llu guessed UNMOVABLE pageblocks re-typed MOVABLE (a free block "
+	       "the model would take for an unmovable request that no later event names)\n",
+	       (unsigned long long)r->stale_types_fixed);
+	printf("             %llu refills whose first pages an untraced alloc_pages_bulk() "
+	       "took (their next event is their free, or none)\n",
+	       (unsigned long long)r->bulk_refills);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -200,6 +206,8 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "untraced_bulk_allocs", r->bulk_inferred);
 	json_kuint(&j, "frees_past_pcp", r->bypass_inferred);
 	json_kuint(&j, "stale_free_blocks_moved", r->stale_free_moved);
+	json_kuint(&j, "stale_guessed_types_fixed", r->stale_types_fixed);
+	json_kuint(&j, "untraced_bulk_refills", r->bulk_refills);
 	json_obj_end(&j);
 	json_end(&j);
 }

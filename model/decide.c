@@ -962,6 +962,44 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 	return 0;
 }
 
+/*
+ * A free of part of an allocation (a non-compound high-order allocation the kernel
+ * split: split_page(); alloc_contig_range()'s pages, which free_contig_range() frees
+ * page by page on 6.1): the allocation holding [idx, idx + 2^order) becomes aligned
+ * allocations of the same type and kind, halved as expand() halves a free block, one
+ * of them exactly that range. 0, or 1 when no allocation holds the whole range.
+ */
+static int split_allocation(struct model *m, uint32_t idx, unsigned int order)
+{
+	uint32_t head, hw, start;
+	unsigned int k;
+
+	if (!model_find_alloc_head(m, idx, &head))
+		return 1;
+	hw = m->words[head];
+	k = w_order(hw);
+	if (idx + (1u << order) > head + (1u << k))
+		return 1;
+	start = head;
+	while (k > order) {
+		uint32_t other;
+
+		k--;
+		other = idx < start + (1u << k) ? start + (1u << k) : start;
+		/* the half not freed: an allocation of its own */
+		model_write_word(m, other, (m->words[other] & W_UNCERTAIN) |
+				 ((hw & ~(W_UNCERTAIN | W_ORDER_MASK)) | k));
+		if (other == start)
+			start += 1u << k;
+	}
+	if (start != head)
+		model_write_word(m, start, (m->words[start] & W_UNCERTAIN) |
+				 ((hw & ~(W_UNCERTAIN | W_ORDER_MASK)) | order));
+	else
+		model_write_word(m, head, (hw & ~W_ORDER_MASK) | order);
+	return 0;
+}
+
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 {
 	uint32_t idx, w;
@@ -975,9 +1013,12 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 		return bc_error(BC_E_INVAL, "model: cannot free pfn %#llx order %u",
 				(unsigned long long)pfn, order);
 	w = m->words[idx];
+	if ((wtag(w) == WT_TAIL || (wtag(w) == WT_ALLOC && w_order(w) > order)) &&
+	    !split_allocation(m, idx, order))
+		w = m->words[idx];
 	if (wtag(w) != WT_ALLOC)
-		return bc_error(BC_E_INVAL, "model: pfn %#llx is not an allocation",
-				(unsigned long long)pfn);
+		return bc_error(BC_E_INVAL, "model: pfn %#llx order %u is not an allocation",
+				(unsigned long long)pfn, order);
 	if (cpu < 0 || (unsigned int)cpu >= m->nr_cpus)
 		cpu = 0;
 	mt = pb_eff_mt(pb_of(m, idx));
@@ -1058,6 +1099,7 @@ int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 	/* no partner re-typed (model_pb_fix_guess()): a partner is a guess again */
 	ret = model_retype_block(m, pbi, imt);
 	model_pb_confirm(m, pbi);
+	jset64(m, &m->guess_fixes, m->guess_fixes + 1);
 	return ret;
 }
 

@@ -84,6 +84,26 @@ int model_pb_fix_guess(struct model *m, uint32_t pbi, int mt)
 	return ret ? ret : 1;
 }
 
+int model_seed_drain_type(struct model *m, uint64_t pfn, int mt)
+{
+	int imt = model_imt_from_trace(m, mt), ret = model_broken(m);
+	uint32_t idx, pbi;
+
+	if (ret)
+		return ret;
+	if (!pfn_to_idx(m, pfn, &idx) || imt < 0 || imt >= NR_IMT)
+		return 0;
+	pbi = idx >> m->pb_order;
+	if (!(m->pb[pbi].flags & PB_GUESS) || pb_in_large_free(m, pbi))
+		return 0;
+	if (pb_eff_mt(&m->pb[pbi]) == imt) {
+		model_pb_confirm(m, pbi);
+		return 0;
+	}
+	ret = model_pb_fix_guess(m, pbi, imt);
+	return ret < 0 ? ret : ret > 0;
+}
+
 int model_mark_pageblock_guessed(struct model *m, uint64_t pfn)
 {
 	uint32_t idx;

@@ -327,6 +327,16 @@ int model_mark_pageblock_guessed(struct model *m, uint64_t pfn);
  * a difference no guessed block can take stays.
  */
 int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8]);
+/*
+ * A pcp drain of @pfn, of type @mt (trace numbering), that the snapshot being read
+ * already shows (replay skips the event itself): free_pcppages_bulk() names the
+ * block's type at the drain (6.10+: get_pfnblock_migratetype(); before: the type when
+ * the page was freed). A guessed type is confirmed or corrected as a drain event does
+ * (model_pb_fix_guess(): a partner takes the old type), except for a block inside a
+ * free block above pageblock order (its pageblocks share the free block's list).
+ * Returns 1 when it corrected the type, 0 when nothing changed, or a negative bc_err.
+ */
+int model_seed_drain_type(struct model *m, uint64_t pfn, int mt);
 /* Is the type of the pageblock holding @pfn a guess? */
 bool model_pageblock_guessed(const struct model *m, uint64_t pfn);
 /* Guesses corrected so far (a cheap counter: a checker tells their re-types apart). */

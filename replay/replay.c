@@ -71,8 +71,11 @@ static int load_snaps(struct replay *rp)
  * holds free, or a free of a page it holds in use, came after the page was read (1:
  * apply it); the same on a page already in the state the event leads to was read
  * after it (-1: skip it); likewise a drain of a page on a pcp list or in the buddy.
- * Pages seeded with flags 0 (pcp, non-compound tails) and the
- * other kinds of event do not tell (0).
+ * A drain of a page the seed read with flags 0 came after the read: once drained, the
+ * page is free in the buddy and kpageflags says so (stable_page_flags(): PageBuddy, or
+ * is_free_buddy_page() for the other pages of a free block); flags 0 is the pcp page.
+ * Otherwise pages seeded with flags 0 (pcp, non-compound tails) and the other kinds
+ * of event do not tell (0).
  */
 static int seed_fit(struct replay *rp, const struct tr_event *ev)
 {
@@ -98,7 +101,7 @@ static int seed_fit(struct replay *rp, const struct tr_event *ev)
 			return 1;
 		return pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP ? -1 : 0;
 	case TR_EV_PCPU_DRAIN:
-		if (pi.state == MODEL_PFN_PCP)
+		if (pi.state == MODEL_PFN_PCP || (pi.state == MODEL_PFN_ALLOC && flags0))
 			return 1;
 		return pi.state == MODEL_PFN_BUDDY ? -1 : 0;
 	case TR_EV_FREE_BATCHED:
@@ -590,7 +593,10 @@ int rp_run(struct replay *rp, const struct rp_hooks *h)
 			touch(rp, ev.pfn, ev.kind == TR_EV_EXTFRAG ? ev.fallback_order : ev.order);
 		if (in_seed_read && seed_already_has(rp, &ev)) {
 			rp->seed_skipped++;
-			ret = 0;
+			/* the drain still names its block's type (free_pcppages_bulk()) */
+			ret = ev.kind == TR_EV_PCPU_DRAIN ?
+			      model_seed_drain_type(rp->m, ev.pfn, ev.mt) : 0;
+			ret = ret < 0 ? ret : 0;
 		} else {
 			ret = apply(rp, &ev);
 		}

@@ -317,6 +317,15 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 			break;
 		if (ev.seq < t->seed_end && ev.pfn != UINT64_MAX) {
 			ret = seed_read_event(t, &ev);
+			/*
+			 * A drain or a pcp hit while the seed was read names its block's
+			 * type too (free_pcppages_bulk(); free_unref_page() listed the page
+			 * by get_pfnblock_migratetype()).
+			 */
+			if (!ret && (ev.kind == TR_EV_PCPU_DRAIN ||
+				     (ev.kind == TR_EV_PAGE_ALLOC &&
+				      !t->open[0 > ev.cpu ? 0 : ev.cpu].open)))
+				ret = add_type(t, &ev);
 			if (ret)
 				break;
 		}
@@ -475,10 +484,10 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 		       const struct model_request *q, struct model_decision *d)
 {
 	uint64_t first_moved = UINT64_MAX;
-	int ret, n;
+	int ret, n, mt;
 
 	for (n = 0; n < 256; n++) {
-		int next, mt;
+		int next;
 
 		ret = model_decide(m, q, d);
 		if (ret || d->pfn == r->pfn)
@@ -486,6 +495,21 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 		next = next_event(t, d->pfn, r->start_seq);
 		if (d->pfn == first_moved)
 			return 0;	/* every block of the list is such a block */
+		if (d->source != MODEL_SRC_PCP && d->fallback_mt < 0 && next == TR_EV_OTHER &&
+		    q->migratetype == 0 && model_pageblock_guessed(m, d->pfn) &&
+		    !model_pageblock_mt(m, d->pfn, NULL, &mt, NULL) && mt == 0) {
+			/*
+			 * A free block on the UNMOVABLE list no later event names, in a
+			 * pageblock whose UNMOVABLE type is a guess: __rmqueue_smallest()
+			 * never took it for an unmovable request, so the block is not of
+			 * that type: MOVABLE, the type of most blocks (counted).
+			 */
+			ret = model_seed_pageblock_type(m, d->pfn, 1);
+			if (ret < 0)
+				return ret;
+			t->res->stale_types_fixed++;
+			continue;
+		}
 		if (d->source != MODEL_SRC_PCP && d->fallback_mt < 0 && next == TR_EV_OTHER) {
 			/*
 			 * A free block at the head of its list that no later event names:
@@ -524,6 +548,57 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 	return model_decide(m, q, d);
 }
 
+/*
+ * The kind of the first event naming @pfn after @r began that is not one of @r's own
+ * zone_locked events; TR_EV_OTHER: none.
+ */
+static int next_after_group(const struct teacher *t, const struct tc_req *r, uint64_t pfn)
+{
+	size_t i = pev_find(t->pev, t->nr_pev, pfn, r->start_seq);
+
+	while (i < t->nr_pev && t->pev[i].pfn == pfn && t->pev[i].seq < r->seq &&
+	       t->pev[i].kind == TR_EV_ZONE_LOCKED)
+		i++;
+	return i < t->nr_pev && t->pev[i].pfn == pfn ? t->pev[i].kind : TR_EV_OTHER;
+}
+
+/*
+ * A refill the model makes for an order-0 request: alloc_pages_bulk() refills a pcp
+ * list through __rmqueue_pcplist() as a single allocation does, but traces no
+ * mm_page_alloc for the pages it takes. A page of the model's refill whose next event
+ * after the refill is its free (or none) was taken so: under the undo journal the
+ * model makes the refill, takes such pages off the head one by one, and answers with
+ * the head that is left; then rolls back (replay applies the kernel's events).
+ */
+static int refill_bulk(struct teacher *t, struct model *m, const struct tc_req *r,
+		       const struct model_request *q, struct model_decision *d)
+{
+	struct model_decision e = *d;
+	unsigned int n;
+	int ret, ret2;
+
+	if (d->source != MODEL_SRC_REFILL || r->order || r->nr_zl < 2)
+		return 0;
+	ret = model_checkpoint(m);
+	for (n = 0; !ret && n + 1 < r->nr_zl; n++) {
+		int next = next_after_group(t, r, e.pfn);
+
+		if (next != TR_EV_PAGE_FREE && next != TR_EV_OTHER)
+			break;
+		ret = model_take(m, q, &e);
+		if (!ret)
+			ret = model_decide(m, q, &e);
+		if (ret || e.source == MODEL_SRC_NONE)
+			break;
+	}
+	if (!ret && n && e.source != MODEL_SRC_NONE) {
+		t->res->bulk_refills++;
+		d->pfn = e.pfn;
+	}
+	ret2 = model_rollback(m);
+	return ret < 0 ? ret : ret2;
+}
+
 static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 {
 	struct model *m = rp_model(rp);
@@ -537,6 +612,8 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	int ret;
 
 	ret = decide_bulk(t, m, r, &q, &d);
+	if (!ret)
+		ret = refill_bulk(t, m, r, &q, &d);
 	if (ret == -BC_E_INVAL)		/* a request the procedure does not take (order, type) */
 		d.source = MODEL_SRC_NONE;
 	else if (ret < 0)

@@ -89,6 +89,11 @@ struct tc_result {
 					 * there before a question */
 	uint64_t stale_free_moved;	/* free blocks at a list head no later event names,
 					 * moved to the tail before a question */
+	uint64_t stale_types_fixed;	/* guessed UNMOVABLE pageblocks re-typed MOVABLE: a
+					 * free block the model would take for an unmovable
+					 * request that no later event names */
+	uint64_t bulk_refills;		/* refills whose first pages an untraced
+					 * alloc_pages_bulk() took (refill_bulk()) */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */

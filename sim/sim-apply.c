@@ -137,17 +137,33 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	return model_give(a->m, rq->cpu, rq->pfn, rq->order);
 }
 
-/* A drain tells a seed page of flags 0 (or on a pcp list at the seed) was a pcp page. */
+/*
+ * A drain tells a seed page of flags 0 (or on a pcp list at the seed) was a pcp page.
+ * The simulation must hold exactly the kernel's block (free_pcppages_bulk() frees one
+ * pcp block, of the order its list holds): a pcp block of another order or head, or
+ * flags-0 seed pages of which some are the simulation's own or not flags 0, is a
+ * state the simulation reached its own way: left as it is.
+ */
 static int do_drain(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_pfn_info pi;
+	uint64_t p;
 
 	/* the simulation's own page (the cheap test first): not the seed's */
 	if (sim_pfnmap_is_sim(a->pm, rq->pfn) || model_pfn_info(a->m, rq->pfn, &pi))
 		return 0;
-	if (pi.state != MODEL_PFN_PCP &&
-	    !(pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN))
+	if (pi.state == MODEL_PFN_PCP) {
+		if (pi.head != rq->pfn || pi.order != rq->order)
+			return 0;
+	} else if (pi.state == MODEL_PFN_ALLOC && pi.seeded && pi.kind == MODEL_KIND_UNKNOWN) {
+		for (p = rq->pfn + 1; p < rq->pfn + rq->nr_pages; p++)
+			if (sim_pfnmap_is_sim(a->pm, p) || model_pfn_info(a->m, p, &pi) ||
+			    pi.state != MODEL_PFN_ALLOC || !pi.seeded ||
+			    pi.kind != MODEL_KIND_UNKNOWN)
+				return 0;
+	} else {
 		return 0;
+	}
 	a->st->seed_pcp_drained++;
 	return model_pcpu_drain(a->m, rq->pfn, rq->order, rq->mt, rq->cpu);
 }

@@ -12,12 +12,15 @@
 #   failed offline is reported, not gated), check: no violation. BC_VM_MAX_FREECOUNT
 #   (default 0) lets through that many of freecount's snapshot comparisons; a difference
 #   in pageblocks per type confined to types the seed guessed is explained, not counted.
+#   simulate --teacher: the share of allocation requests given the kernel's pfn is printed,
+#   gated at BC_VM_MIN_TEACHER % (default 0: printed only).
 set -uo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 CAPTURE.db [NAME]" >&2; exit 2; }
 bigchunk=${BIGCHUNK:-./bigchunk}
 name=${2:-$(basename "$1" .db)}
 min_free=${BC_VM_MIN_FREE:-99.9} min_kind=${BC_VM_MIN_KIND:-99} max_buddy=${BC_VM_MAX_BUDDY:-1}
 min_verify=${BC_VM_MIN_VERIFY:-99} max_freecount=${BC_VM_MAX_FREECOUNT:-0}
+min_teacher=${BC_VM_MIN_TEACHER:-0}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cp "$1" "$tmp/c.db" || exit 2
 "$bigchunk" replay "$tmp/c.db" > "$tmp/replay" 2>&1 || { cat "$tmp/replay" >&2; exit 2; }
@@ -26,9 +29,10 @@ cp "$1" "$tmp/c.db" || exit 2
 [ $? -le 1 ] || { cat "$tmp/verify" >&2; exit 2; }
 "$bigchunk" check "$tmp/c.db" > "$tmp/check" 2>&1
 [ $? -le 1 ] || { cat "$tmp/check" >&2; exit 2; }
-cp "$tmp/replay" "$tmp/verify" "$tmp/check" "$(dirname "$1")/" 2>/dev/null
+"$bigchunk" simulate --teacher "$tmp/c.db" > "$tmp/teacher" 2>&1 || { cat "$tmp/teacher" >&2; exit 2; }
+cp "$tmp/replay" "$tmp/verify" "$tmp/check" "$tmp/teacher" "$(dirname "$1")/" 2>/dev/null
 awk -v name="$name" -v min_free="$min_free" -v min_kind="$min_kind" -v max_buddy="$max_buddy" \
-    -v min_verify="$min_verify" -v max_freecount="$max_freecount" '
+    -v min_verify="$min_verify" -v max_freecount="$max_freecount" -v min_teacher="$min_teacher" '
 function low(what, v, lim) { fail = fail " " what " " v "<" lim }
 FILENAME ~ /replay$/ && /^snapshot #/ { snap = $2; sub(":", "", snap); order[++nsnap] = snap }
 FILENAME ~ /replay$/ && /^  free vs in use/ { v = $5 + 0; line[snap] = line[snap] " free " $5;
@@ -40,6 +44,8 @@ FILENAME ~ /replay$/ && /^  buddyinfo/ { v = $2 + 0; line[snap] = line[snap] " b
 FILENAME ~ /replay$/ && /^anomalies/ { anomalies = $NF }
 FILENAME ~ /verify$/ && /real attempts,/ { attempts = $2 + 0; agree = $5 + 0 }
 FILENAME ~ /verify$/ && /disagree: .*both (fail|succeed)/ { culprit++ }
+FILENAME ~ /teacher$/ && /allocation requests asked/ { asked = $(NF - 3) + 0 }
+FILENAME ~ /teacher$/ && /^  same pfn/ { teacher = $3 + 0; have_teacher = 1 }
 FILENAME ~ /check$/ && /^  [a-z-]+ +(pass|FAIL|inconclusive)/ {
 	v = $3 + 0; viol += v
 	if ($1 == "freecount" ? v > max_freecount : v > 0) fail = fail " " $1 " " v " violations" }
@@ -51,6 +57,11 @@ END {
 		name, attempts, agree, culprit, outcome
 	if (outcome < min_verify) low("verify", outcome, min_verify)
 	printf "%s check: %d violations; replay anomalies %d\n", name, viol, anomalies
+	if (have_teacher) {
+		printf "%s teacher: %.3f%% of %d allocation requests given the kernel'"'"'s pfn\n",
+			name, teacher, asked
+		if (teacher < min_teacher) low("teacher", teacher, min_teacher)
+	} else if (min_teacher > 0) fail = fail " no teacher figure"
 	if (fail != "") { printf "%s score: FAIL (%s )\n", name, fail; exit 1 }
 	printf "%s score: pass\n", name
-}' "$tmp/replay" "$tmp/verify" "$tmp/check"
+}' "$tmp/replay" "$tmp/verify" "$tmp/check" "$tmp/teacher"
