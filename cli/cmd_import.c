@@ -313,6 +313,34 @@ static int import_into(const struct import_args *a, const char *tmp, int argc, c
 }
 
 /* A signal the child raised itself by a fault, not one sent to it. */
+/*
+ * Grow the import child's heap once by @bytes and ask for transparent huge pages on it.
+ * An import touches 20-30 MB of fresh heap (the kallsyms text alone passes through three
+ * 5 MB buffers); taken 4 KiB at a time that was over 4,000 page faults, a sixth of the
+ * CPU time of importing a trace with stacks. With THP in "madvise" mode (the usual
+ * default) each 2 MiB is one fault; where THP is off, the madvise fails and nothing else
+ * changes. The heap is never trimmed (M_TRIM_THRESHOLD), so the region stays.
+ */
+static void heap_reserve(size_t bytes)
+{
+	const uintptr_t huge = 2UL << 20;
+	uintptr_t lo, hi;
+	char *base, *end;
+	void *p;
+
+	base = sbrk(0);
+	p = malloc(bytes);	/* below M_MMAP_THRESHOLD: the heap grows by it */
+	__asm__ volatile("" : : "r"(p) : "memory");	/* not optimised away with the free */
+	free(p);
+	end = sbrk(0);
+	if (base == (void *)-1 || end == (void *)-1 || end <= base)
+		return;
+	lo = ((uintptr_t)base + huge - 1) & ~(huge - 1);
+	hi = (uintptr_t)end & ~(huge - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
 static bool crash_signal(int sig)
 {
 	return sig == SIGSEGV || sig == SIGFPE || sig == SIGBUS || sig == SIGILL ||
@@ -354,6 +382,7 @@ static int import_contained(const struct import_args *a, const char *tmp, int ar
 		 */
 		mallopt(M_MMAP_THRESHOLD, 256 << 20);
 		mallopt(M_TRIM_THRESHOLD, 256 << 20);
+		heap_reserve(64 << 20);
 		rep->ret = import_into(a, tmp, argc, argv, prog, &rep->st);
 		if (rep->ret)
 			snprintf(rep->msg, sizeof(rep->msg), "%s", bc_errmsg());
