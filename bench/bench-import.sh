@@ -130,8 +130,9 @@ fi
 if [ -z "${BC_BENCH_DAT:-}" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/trace ] &&
    command -v trace-cmd >/dev/null && command -v zstd >/dev/null; then
 	echo "recording a larger trace.dat with trace-cmd (traces/recipes/frag.sh) ..."
-	if FRAG_ROUNDS=${BC_BENCH_ROUNDS:-12} sh traces/recipes/frag.sh "$tmp/big.dat" \
-	   "$tmp/big.snap" >"$tmp/rec.log" 2>&1; then
+	# the live lock the live tests and recipes take: no other live run traces with it
+	if FRAG_ROUNDS=${BC_BENCH_ROUNDS:-12} flock /tmp/bigchunk-live.lock \
+	   sh traces/recipes/frag.sh "$tmp/big.dat" "$tmp/big.snap" >"$tmp/rec.log" 2>&1; then
 		measure "$tmp/big.dat"
 	else
 		echo "bench-import: could not record the larger trace:"; tail -3 "$tmp/rec.log"
