@@ -278,6 +278,39 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
 }
 
 /* The import proper, into the temporary @tmp (run in the child). Return: 0 or a bc_err. */
+/*
+ * opts.heap_hint of the import child: grow its heap once by @bytes and fault the pages
+ * in with one madvise(MADV_POPULATE_WRITE). The kallsyms text passes through three
+ * buffers of its size in libtracecmd and here (5 MB each for this machine's kernel);
+ * touched 4 KiB at a time they were over 4,000 page faults, a sixth of the CPU time of
+ * importing a trace with stacks. Huge pages (MADV_HUGEPAGE) were tried: fewer faults,
+ * but where free page reporting has handed free 2 MiB blocks back to the hypervisor,
+ * each one costs several times more to fault in again (import CPU time bimodal, worse
+ * on average). The heap is never trimmed (M_TRIM_THRESHOLD), so what is faulted in
+ * serves those buffers; a kernel without MADV_POPULATE_WRITE (before 5.14) refuses
+ * it and nothing else changes.
+ */
+static void heap_prefault(size_t bytes)
+{
+	uintptr_t lo, hi;
+	char *base, *end;
+	void *p;
+
+	if (bytes > (192u << 20))
+		bytes = 192u << 20;	/* stays below M_MMAP_THRESHOLD: on the heap */
+	base = sbrk(0);
+	p = malloc(bytes);
+	__asm__ volatile("" : : "r"(p) : "memory");	/* not optimised away with the free */
+	free(p);
+	end = sbrk(0);
+	if (base == (void *)-1 || end == (void *)-1 || end <= base)
+		return;
+	lo = ((uintptr_t)base + 4095) & ~(uintptr_t)4095;
+	hi = (uintptr_t)end & ~(uintptr_t)4095;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
 static int import_into(const struct import_args *a, const char *tmp, int argc, char **argv,
 		       struct progress *prog, struct cap_decode_stats *st)
 {
@@ -295,6 +328,7 @@ static int import_into(const struct import_args *a, const char *tmp, int argc, c
 	}
 	opts.progress = show_progress;
 	opts.progress_arg = prog;
+	opts.heap_hint = heap_prefault;
 	ret = store_command(db, argc, argv);
 	if (!ret)
 		ret = cap_import_dat(db, a->input, a->instance, a->nevents ? a->events : NULL,
@@ -313,34 +347,6 @@ static int import_into(const struct import_args *a, const char *tmp, int argc, c
 }
 
 /* A signal the child raised itself by a fault, not one sent to it. */
-/*
- * Grow the import child's heap once by @bytes and ask for transparent huge pages on it.
- * An import touches 20-30 MB of fresh heap (the kallsyms text alone passes through three
- * 5 MB buffers); taken 4 KiB at a time that was over 4,000 page faults, a sixth of the
- * CPU time of importing a trace with stacks. With THP in "madvise" mode (the usual
- * default) each 2 MiB is one fault; where THP is off, the madvise fails and nothing else
- * changes. The heap is never trimmed (M_TRIM_THRESHOLD), so the region stays.
- */
-static void heap_reserve(size_t bytes)
-{
-	const uintptr_t huge = 2UL << 20;
-	uintptr_t lo, hi;
-	char *base, *end;
-	void *p;
-
-	base = sbrk(0);
-	p = malloc(bytes);	/* below M_MMAP_THRESHOLD: the heap grows by it */
-	__asm__ volatile("" : : "r"(p) : "memory");	/* not optimised away with the free */
-	free(p);
-	end = sbrk(0);
-	if (base == (void *)-1 || end == (void *)-1 || end <= base)
-		return;
-	lo = ((uintptr_t)base + huge - 1) & ~(huge - 1);
-	hi = (uintptr_t)end & ~(huge - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
-
 static bool crash_signal(int sig)
 {
 	return sig == SIGSEGV || sig == SIGFPE || sig == SIGBUS || sig == SIGILL ||
@@ -382,7 +388,6 @@ static int import_contained(const struct import_args *a, const char *tmp, int ar
 		 */
 		mallopt(M_MMAP_THRESHOLD, 256 << 20);
 		mallopt(M_TRIM_THRESHOLD, 256 << 20);
-		heap_reserve(64 << 20);
 		rep->ret = import_into(a, tmp, argc, argv, prog, &rep->st);
 		if (rep->ret)
 			snprintf(rep->msg, sizeof(rep->msg), "%s", bc_errmsg());

@@ -29,6 +29,7 @@
 #endif
 
 #include "capture/cap-kallsyms.h"
+#include "capture/dat-check.h"
 #include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
@@ -720,6 +721,7 @@ START_TEST(test_import_v6)
 {
 	char *v6 = fixture_tmpfile("lost-v6.dat"), *cmd, *out;
 	struct cap_decode_stats st6, st7;
+	struct dat_layout l6, l7;
 	struct tdb *db6, *db7;
 
 	if (!have_trace_cmd("import_v6"))
@@ -740,6 +742,17 @@ START_TEST(test_import_v6)
 	ck_assert_uint_eq(st6.markers, st7.markers);
 	ck_assert_uint_eq(st6.gaps, st7.gaps);
 	ck_assert_uint_eq(st6.lost, st7.lost);
+	/* The kallsyms size read ahead: the text itself in version 6; in the compressed
+	 * version 7 the uncompressed block (the text and its 4-byte size) plus the
+	 * compressed block, which is shorter than the file. */
+	ck_assert_int_eq(dat_check(v6, &l6), 0);
+	ck_assert_int_eq(dat_check(fixture_path("traces/lost.dat"), &l7), 0);
+	ck_assert_uint_gt(l6.kallsyms_size, 0);
+	ck_assert(l7.compressed);
+	ck_assert_uint_gt(l7.kallsyms_size, l6.kallsyms_size + 4);
+	ck_assert_uint_lt(l7.kallsyms_size - l6.kallsyms_size - 4, l7.file_size);
+	dat_layout_free(&l6);
+	dat_layout_free(&l7);
 	tdb_close(db6);
 	tdb_close(db7);
 	fixture_rm(v6);
