@@ -277,7 +277,6 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
 	return GO_ON;
 }
 
-/* The import proper, into the temporary @tmp (run in the child). Return: 0 or a bc_err. */
 /*
  * opts.heap_hint of the import child: grow its heap once by @bytes and fault the pages
  * in with one madvise(MADV_POPULATE_WRITE). The kallsyms text passes through three
@@ -311,6 +310,7 @@ static void heap_prefault(size_t bytes)
 		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
+/* The import proper, into the temporary @tmp (run in the child). Return: 0 or a bc_err. */
 static int import_into(const struct import_args *a, const char *tmp, int argc, char **argv,
 		       struct progress *prog, struct cap_decode_stats *st)
 {
