@@ -459,6 +459,8 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 	if (ret)
 		return ret;
 
+	if (opts && opts->heap_hint && lay.kallsyms_size)
+		opts->heap_hint((size_t)(3 * lay.kallsyms_size + (4 << 20)));
 	/* libtracecmd reports on stderr; we report through bc_error instead. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	cap_kallsyms_defer(true);	/* parsed at the first stack, if there is one */

@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,74 @@ static char *parse_line(char *line, unsigned long long *addr, char **name)
 	return p;
 }
 
+/*
+ * parse_line() for the line kallsyms almost always has, "%016llx %c NAME...": sixteen
+ * hex digits read eight at a time (hex8()), then single spaces around the type. NULL when the line is
+ * not of that shape, and parse_line() reads it instead; else the start of NAME (its
+ * end is found only if it is asked for: the caller looks for the line's end with
+ * memchr(), which is far quicker than stepping over the name byte by byte).
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ONES 0x0101010101010101ULL
+#define HIGH (0x80 * ONES)
+
+/*
+ * The value of the 8 hex digits at @s (first digit most significant), 8 bytes at a
+ * time: each byte is tested for '0'-'9' and (case folded) 'a'-'f' by adding what
+ * carries into its top bit exactly when it is at or above a bound (no byte carries
+ * into the next: all are below 0x80 first). Return: false when one is not a digit.
+ */
+static bool hex8(const char *s, uint32_t *out)
+{
+	uint64_t x, y, digit, alpha, v;
+
+	memcpy(&x, s, 8);
+	if (x & HIGH)
+		return false;
+	digit = (x + 0x50 * ONES) & ~(x + 0x46 * ONES) & HIGH;	/* >= '0', not >= ':' */
+	y = x | 0x20 * ONES;
+	alpha = (y + 0x1f * ONES) & ~(y + 0x19 * ONES) & HIGH;	/* >= 'a', not >= 'g' */
+	if ((digit | alpha) != HIGH)
+		return false;
+	v = (x & 0x0f * ONES) + (alpha >> 7) * 9;		/* each byte its digit's value */
+	v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ffULL;	/* pairs of digits: bytes */
+	v = ((v << 8) | (v >> 16)) & 0x0000ffff0000ffffULL;	/* pairs of bytes */
+	*out = (uint32_t)((v << 16) | (v >> 32));
+	return true;
+}
+#else
+static bool hex8(const char *s, uint32_t *out)
+{
+	int bad = 0, i;
+	uint32_t a = 0;
+
+	for (i = 0; i < 8; i++) {
+		int v = hex_value[(unsigned char)s[i]];
+
+		bad |= v;
+		a = a << 4 | (uint32_t)(v & 15);
+	}
+	*out = a;
+	return bad >= 0;
+}
+#endif
+
+static char *parse_line_fast(char *line, unsigned long long *addr, char **name)
+{
+	uint32_t hi, lo;
+	char type, *n;
+
+	if (line[16] != ' ' || line[18] != ' ' || !hex8(line, &hi) || !hex8(line + 8, &lo))
+		return NULL;
+	type = line[17];
+	n = line + 19;
+	if (is_space(type) || is_eol(type) || is_space(*n) || is_eol(*n))
+		return NULL;
+	*addr = (unsigned long long)hi << 32 | lo;
+	*name = type == 'A' || type == 'a' || n[0] == '$' ? NULL : n;
+	return n;
+}
+
 static int by_addr(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
@@ -259,7 +328,10 @@ static int build(char *text, size_t len, struct ksyms *ks)
 			p = line;	/* an empty line: libtraceevent's strtok() skips it */
 			continue;
 		}
-		p = parse_line(line, &addr, &name);
+		/* the fast read looks at 20 bytes: only where the text has them */
+		p = end - line > 20 ? parse_line_fast(line, &addr, &name) : NULL;
+		if (!p)
+			p = parse_line(line, &addr, &name);
 		if (!p)
 			return bc_error(BC_E_FORMAT, "capture: the trace's kallsyms could not be parsed");
 		if (name) {

@@ -80,6 +80,13 @@ struct cap_import_opts {
 	 */
 	int (*progress)(const struct cap_decode_stats *st, uint64_t records, void *arg);
 	void *progress_arg;
+	/*
+	 * Called once before libtracecmd opens the file, with the bytes of fresh memory
+	 * the import is expected to touch: libtracecmd passes the kallsyms text through
+	 * three buffers of its size (a short-lived importer can fault them in at once).
+	 * May be NULL.
+	 */
+	void (*heap_hint)(size_t bytes);
 };
 
 /**

@@ -35,6 +35,7 @@ enum {
 	OPT_DONE = 0,
 	OPT_BUFFER = 3,
 	OPT_HEADER_INFO = 16,
+	OPT_KALLSYMS = 19,
 	OPT_CMDLINES = 21,
 	OPT_BUFFER_TEXT = 22,
 	SEC_FLAG_COMPRESSED = 1,
@@ -315,7 +316,7 @@ static int rd_count(const struct rd *r, uint64_t off, uint32_t *n, uint32_t max,
 }
 
 /* v6: event formats, kallsyms, printk formats and cmdlines, all inline. */
-static int check_v6_formats(const struct rd *r, uint64_t *off)
+static int check_v6_formats(struct rd *r, uint64_t *off)
 {
 	uint32_t n, nsys, i;
 	char name[256];
@@ -340,7 +341,11 @@ static int check_v6_formats(const struct rd *r, uint64_t *off)
 			ret = skip_sized(r, off, n, "an event format");
 	}
 	if (!ret)
+		ret = rd_u32(r, *off, &n, "the kallsyms size");
+	if (!ret) {
+		r->l->kallsyms_size = n;
 		ret = skip_block(r, off, 4, "the kallsyms text");
+	}
 	if (!ret)
 		ret = skip_block(r, off, 4, "the printk formats");
 	if (!ret)
@@ -609,6 +614,34 @@ static int check_v7_buffer(struct rd *r, uint64_t off, uint32_t size)
 	return ret;
 }
 
+/*
+ * The kallsyms section at @at (@size bytes after its header): the size of its text,
+ * read ahead of libtracecmd (a hint of the memory the import will touch, not checked
+ * further). A compressed section opens with its block's compressed and uncompressed
+ * sizes (tracecmd_uncompress_block()); the text there is the uncompressed block less
+ * its 4-byte size, and the compressed block is read into memory too: counted in.
+ */
+static int kallsyms_size(struct rd *r, uint64_t at, uint16_t flags, uint64_t size)
+{
+	uint32_t n = 0;
+	int ret;
+
+	if (flags & SEC_FLAG_COMPRESSED) {
+		if (size < 8)
+			return 0;
+		ret = rd_u32(r, at + 16 + 4, &n, "the kallsyms section's uncompressed size");
+		if (!ret)
+			r->l->kallsyms_size = (uint64_t)n + size;
+		return ret;
+	}
+	if (size < 4)
+		return 0;
+	ret = rd_u32(r, at + 16, &n, "the kallsyms size");
+	if (!ret)
+		r->l->kallsyms_size = n;
+	return ret;
+}
+
 /* One v7 options section: its options; *@next: the next section (0: none). */
 static int check_v7_options(struct rd *r, uint64_t sec, uint64_t *next)
 {
@@ -648,6 +681,8 @@ static int check_v7_options(struct rd *r, uint64_t sec, uint64_t *next)
 				at += 16;
 				ret = check_headers(r, &at);
 			}
+			if (!ret && id == OPT_KALLSYMS)
+				ret = kallsyms_size(r, at, sflags, size);
 		} else if (id == OPT_BUFFER_TEXT && osize >= 8) {
 			ret = rd_u64(r, off, &at, "a section offset");
 			if (!ret)

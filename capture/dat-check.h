@@ -39,6 +39,8 @@ struct dat_layout {
 	bool compressed;		/* v7 with a compression other than "none" */
 	uint32_t page_size;
 	uint64_t file_size;
+	uint64_t kallsyms_size;		/* bytes of the kallsyms text (compressed: plus the
+					 * compressed block); 0 when none. A hint only */
 	int nbuffers;
 	struct dat_buffer *buffers;	/* malloc'ed; the top buffer first when present */
 };

@@ -10,6 +10,7 @@
  *     the file and the problem, and no output left behind.
  */
 #include <check.h>
+#include <ctype.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #endif
 
 #include "capture/cap-kallsyms.h"
+#include "capture/dat-check.h"
 #include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
@@ -470,7 +472,16 @@ START_TEST(test_kallsyms_table)
 		"\n"
 		"ffffffffc0001000 t mod_fn\t[some_mod]\n"
 		"ffffffff81003000 a abs_lower\n"
-		"ffffffff81001000 W fn_b_weak\n";
+		"ffffffff81001000 W fn_b_weak\n"
+		/* lines the quick reader leaves to the full one (cap-kallsyms.c) */
+		"ffffffff81004000  T two_spaces\n"
+		"  ffffffff81005000 T leading_spaces\n"
+		"ffffffff81006000\tt tab_before_type\n"
+		"FFFFFFFF81007000 T upper_hex\n"
+		"81008000 T short_address\n"
+		"ffffffff81009000 t  spaces_before_name\n"
+		"ffffffff8100a000 T\tname_after_tab\n"
+		"ffffffff8100b000 T x\n";
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -483,6 +494,53 @@ START_TEST(test_kallsyms_table)
 	fclose(f);
 	same_symbols(text);
 	free(text);
+}
+END_TEST
+
+/*
+ * Every byte value at the first, last and middle digits of an address: a hex digit
+ * (either case) reads as its value, anything else makes the text unreadable
+ * (-BC_E_FORMAT), by the quick reader and the full one alike. Spaces and tabs are left
+ * out: at the ends they are separators both readers accept.
+ */
+START_TEST(test_kallsyms_digits)
+{
+	static const int at[] = { 0, 7, 8, 15 };
+	char line[64];
+	int c, i;
+
+	for (i = 0; i < 4; i++) {
+		for (c = 1; c < 256; c++) {
+			struct tep_handle *tep = tep_alloc();
+			unsigned long long want = 0xffffffff81234567ULL, shift;
+			bool digit = isxdigit(c);
+			int ret;
+
+			if (c == '\n' || c == ' ' || c == '\t')
+				continue;
+			ck_assert_ptr_nonnull(tep);
+			snprintf(line, sizeof(line), "%016llx T sym\n", want);
+			line[at[i]] = (char)c;
+			shift = 4ULL * (unsigned long long)(15 - at[i]);
+			if (digit)
+				want = (want & ~(15ULL << shift)) |
+				       (unsigned long long)(isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10)
+				       << shift;
+			cap_kallsyms_defer(true);
+			ck_assert_int_eq(tep_parse_kallsyms(tep, line), 0);
+			ret = cap_kallsyms_load(tep);
+			if (digit) {
+				ck_assert_msg(ret == 0, "byte %#x at %d: %d", c, at[i], ret);
+				ck_assert_uint_eq(tep_find_function_address(tep, want), want);
+				ck_assert_str_eq(tep_find_function(tep, want), "sym");
+			} else {
+				ck_assert_msg(ret == -BC_E_FORMAT, "byte %#x at %d read as a digit",
+					      c, at[i]);
+			}
+			cap_kallsyms_defer(false);
+			tep_free(tep);
+		}
+	}
 }
 END_TEST
 
@@ -663,6 +721,7 @@ START_TEST(test_import_v6)
 {
 	char *v6 = fixture_tmpfile("lost-v6.dat"), *cmd, *out;
 	struct cap_decode_stats st6, st7;
+	struct dat_layout l6, l7;
 	struct tdb *db6, *db7;
 
 	if (!have_trace_cmd("import_v6"))
@@ -683,6 +742,17 @@ START_TEST(test_import_v6)
 	ck_assert_uint_eq(st6.markers, st7.markers);
 	ck_assert_uint_eq(st6.gaps, st7.gaps);
 	ck_assert_uint_eq(st6.lost, st7.lost);
+	/* The kallsyms size read ahead: the text itself in version 6; in the compressed
+	 * version 7 the uncompressed block (the text and its 4-byte size) plus the
+	 * compressed block, which is shorter than the file. */
+	ck_assert_int_eq(dat_check(v6, &l6), 0);
+	ck_assert_int_eq(dat_check(fixture_path("traces/lost.dat"), &l7), 0);
+	ck_assert_uint_gt(l6.kallsyms_size, 0);
+	ck_assert(l7.compressed);
+	ck_assert_uint_gt(l7.kallsyms_size, l6.kallsyms_size + 4);
+	ck_assert_uint_lt(l7.kallsyms_size - l6.kallsyms_size - 4, l7.file_size);
+	dat_layout_free(&l6);
+	dat_layout_free(&l7);
 	tdb_close(db6);
 	tdb_close(db7);
 	fixture_rm(v6);
@@ -935,6 +1005,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_stack_cache);
 	tcase_add_test(core, test_kallsyms_deferred);
 	tcase_add_test(core, test_kallsyms_table);
+	tcase_add_test(core, test_kallsyms_digits);
 	tcase_add_loop_test(core, test_import_counts_match_report, 0, NR_FIXTURES);
 	tcase_add_test(core, test_import_cpu_stats);
 	tcase_add_test(core, test_import_lost_preserved);
