@@ -42,6 +42,8 @@ void *tracecmd_record_offset(struct tracecmd_input *handle, struct tep_record *r
  * alone are 8 bytes, behind a 4-byte header and a time delta).
  */
 #define PAGE_TAIL_SLACK	16
+/* Type ids whose tep_find_event() answer is remembered (common_type is 16 bits). */
+#define KNOWN_TYPES	65536
 
 /* What one CPU's stream delivered: short streams are lost data (see check_streams()). */
 struct cpu_seen {
@@ -64,6 +66,7 @@ struct import_ctx {
 	uint64_t ts_max;
 	uint64_t short_cpus;		/* lost windows added for damaged ring-buffer data */
 	int err;
+	signed char known[KNOWN_TYPES];	/* per type id: 1 has a format, -1 not, 0 not asked */
 };
 
 /* Does the buffer behind @h hold at least one record? */
@@ -290,6 +293,18 @@ static int check_page_tail(struct import_ctx *ctx, int cpu, uint64_t to)
 	return add_damage(ctx, cpu, c->last_ts, to);
 }
 
+/* Has the file a format for @rec's type? tep_find_event() once per type id. */
+static bool type_known(struct import_ctx *ctx, const struct tep_record *rec)
+{
+	int id = cap_record_type(ctx->dec, rec);
+
+	if (id < 0 || id >= KNOWN_TYPES)
+		return tep_find_event(ctx->tep, id) != NULL;
+	if (!ctx->known[id])
+		ctx->known[id] = tep_find_event(ctx->tep, id) ? 1 : -1;
+	return ctx->known[id] > 0;
+}
+
 /*
  * Note where @rec lies in its CPU's data. Records come page after page; a jump of
  * more than one page means libtracecmd gave up on the pages between (a damaged page
@@ -324,7 +339,7 @@ static int track_record(struct import_ctx *ctx, struct tracecmd_input *h,
 		c->last_end = (const char *)tracecmd_record_offset(h, rec) - page +
 			      rec->record_size;
 	/* a type the file has no format for: a damaged record, its event lost */
-	if (!tep_find_event(ctx->tep, tep_data_type(ctx->tep, rec)) &&
+	if (!type_known(ctx, rec) &&
 	    add_damage(ctx, cpu, c->n ? c->last_ts : 0, rec->ts))
 		return -BC_E_DB;
 	if (pg > c->last_page || !c->n)

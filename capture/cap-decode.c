@@ -101,6 +101,8 @@ struct cap_decoder {
 	struct cap_stacks *stacks;		/* symbolised once per call path */
 	int long_size;
 	bool native;				/* file byte order == ours: plain loads */
+	int type_offset, type_size;		/* common_type, for cap_record_type(); size 0:
+						   ask libtraceevent */
 
 	struct cap_decode_stats st;
 };
@@ -314,6 +316,23 @@ static int register_all(struct cap_decoder *d)
 	return 0;
 }
 
+/*
+ * Where records keep their type, read as tep_data_type() does (libtraceevent's
+ * get_common_info(): the common_type field of the tep's first event, the same in all),
+ * for plain loads in a file of our byte order: asked twice per record, the library
+ * call (its field lookup, its byte-order switch) was a few percent of an import.
+ */
+static void init_record_type(struct cap_decoder *d)
+{
+	struct tep_event *ev = tep_get_first_event(d->tep);
+	struct tep_format_field *f = ev ? tep_find_common_field(ev, "common_type") : NULL;
+
+	if (d->native && f && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+		d->type_offset = f->offset;
+		d->type_size = f->size;
+	}
+}
+
 int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const *events,
 		       struct cap_decoder **out)
 {
@@ -331,6 +350,7 @@ int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const
 	if (d->long_size != 4 && d->long_size != 8)
 		d->long_size = 8;
 	d->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	init_record_type(d);
 
 	if (events) {
 		for (i = 0; events[i]; i++) {
@@ -554,6 +574,14 @@ static inline unsigned long long load_native(const uint8_t *p, int size)
 	}
 }
 
+int cap_record_type(const struct cap_decoder *d, const struct tep_record *rec)
+{
+	if (d->type_size && rec->size >= d->type_offset + d->type_size)
+		return (int)load_native((const uint8_t *)rec->data + d->type_offset,
+					d->type_size);
+	return tep_data_type(d->tep, (struct tep_record *)rec);
+}
+
 int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
 {
 	unsigned long long val;
@@ -580,7 +608,7 @@ int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
 	c->seen = true;
 	c->last_ts = rec->ts;
 
-	id = tep_data_type(d->tep, rec);
+	id = cap_record_type(d, rec);
 	if (id >= 0 && id < d->nr_types)
 		t = &d->types[id];
 	if (!t || t->kind == CAP_SKIP) {

@@ -44,6 +44,9 @@ int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const
  */
 int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu);
 
+/* The record's event type id, as tep_data_type() reads it (plain loads where it can). */
+int cap_record_type(const struct cap_decoder *d, const struct tep_record *rec);
+
 /* Counters for progress and the end summary. */
 struct cap_decode_stats {
 	uint64_t events;	/* stored */
