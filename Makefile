@@ -56,7 +56,8 @@ CLI_SRCS := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/db/schema-sql.o $(BUILD)/report/assets.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/db/schema-sql.o $(BUILD)/db/schema-image.o \
+	    $(BUILD)/report/assets.o
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/suites.o
 CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/bigchunk.o,$(CLI_OBJS))
@@ -77,6 +78,16 @@ $(BUILD)/db/schema-sql.c: db/schema.sql
 	@mkdir -p $(dir $@)
 	$(Q){ echo 'const char tdb_schema_sql[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# ... and as the empty database it makes, which a new capture starts as a copy of
+# (db/mkschema/mkschema.c, run at build time with the SQLite the binary links).
+$(BUILD)/db/mkschema: db/mkschema/mkschema.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) -O2 $(shell $(PKG_CONFIG) --cflags sqlite3) -o $@ $< $(shell $(PKG_CONFIG) --libs sqlite3)
+
+$(BUILD)/db/schema-image.c: db/schema.sql $(BUILD)/db/mkschema
+	$(Q)$(BUILD)/db/mkschema db/schema.sql > $@.tmp && mv $@.tmp $@
 
 # The report page's script and style, compiled in likewise (report/html.h).
 $(BUILD)/report/assets.c: report/assets/report.js report/assets/report.css

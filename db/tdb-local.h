@@ -9,6 +9,9 @@
 #include "db/tdb.h"
 
 extern const char tdb_schema_sql[];
+/* The empty database tdb_schema_sql makes (page size 4096), built by db/mkschema. */
+extern const unsigned char tdb_schema_image[];
+extern const unsigned long tdb_schema_image_size;
 
 /* Event stacks written per statement: one row per step was a fifth of an import. */
 #define TDB_STACK_BATCH	64

@@ -13,6 +13,7 @@
 
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-local.h"
 #include "db/tdb-trace.h"
 #include "tests/fixture.h"
 
@@ -512,6 +513,45 @@ START_TEST(test_disk_full)
 }
 END_TEST
 
+/*
+ * A new capture is a copy of the database image made at build time (db/mkschema): it
+ * holds exactly what running db/schema.sql on an empty file makes (every table, index
+ * and view with its SQL, in the same order, and user_version), and takes writes.
+ */
+START_TEST(test_schema_image)
+{
+	static const char q[] = "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || "
+				"coalesce(sql, '') FROM sqlite_master ORDER BY rowid";
+	char *path = fixture_tmpfile("image.db"), *ref = fixture_tmpfile("ref.db");
+	struct tdb *db;
+	char *got, *want;
+	sqlite3 *sq;
+
+	ck_assert_int_eq(tdb_create(path, true, &db), 0);
+	ck_assert_int_eq(tdb_set_meta(db, "k", "v"), 0);
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+	ck_assert_int_eq(sqlite3_open(ref, &sq), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sq, "PRAGMA page_size=4096", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(sq, tdb_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sq);
+	got = fixture_sql_rows(path, q);
+	want = fixture_sql_rows(ref, q);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(fixture_sql_count(path, "PRAGMA user_version"), TDB_SCHEMA_VERSION);
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM meta WHERE key = 'k'"), 1);
+	free(got);
+	got = fixture_sql_rows(path, "PRAGMA integrity_check");
+	ck_assert_str_eq(got, "ok\n");
+	free(got);
+	free(want);
+	unlink(path);
+	unlink(ref);
+}
+END_TEST
+
 Suite *tdb_suite(void)
 {
 	Suite *s = suite_create("tdb");
@@ -522,6 +562,7 @@ Suite *tdb_suite(void)
 	tcase_add_test(tc, test_decode_event_lengths);
 	tcase_add_test(tc, test_events_roundtrip);
 	tcase_add_test(tc, test_types_as_read);
+	tcase_add_test(tc, test_schema_image);
 	suite_add_tcase(s, tc);
 	tcase_add_test(lim, test_not_sqlite);
 	tcase_add_test(lim, test_newer_schema);
