@@ -45,6 +45,9 @@ struct tdb {
 		     *set_meta, *get_meta;
 	sqlite3_stmt *ins_frames, *get_frames;	/* distinct stack texts */
 	sqlite3_stmt *ins_stacks;		/* TDB_STACK_BATCH event_stacks rows */
+	sqlite3_stmt *ins_stacks_appended;	/* likewise, rowids one past the largest */
+	int64_t stack_max;			/* largest seq in event_stacks ... */
+	bool stack_max_known;			/* ... once asked (flush_stacks()) */
 	int64_t stack_pending[2 * TDB_STACK_BATCH];	/* (seq, stack id) pairs */
 	int nstack_pending;
 	sqlite3_stmt *ins_probe, *ins_probe_page;	/* prepared on first use */

@@ -552,6 +552,58 @@ START_TEST(test_schema_image)
 }
 END_TEST
 
+/*
+ * Event stacks in every order the decoder can hand them over: runs of seqs one past the
+ * largest stored (batches stored with rowids SQLite picks), gaps, a seq below the
+ * largest, a seq given twice (the later stack wins), a last partial batch, and more
+ * runs written through a second connection to the same file.
+ * Expect: event_stacks holds exactly the (seq, stack) pairs asked for.
+ */
+START_TEST(test_event_stacks_orders)
+{
+	enum { N = 700 };
+	static int64_t want[N + 200];
+	char *path = fixture_tmpfile("orders.db"), q[96];
+	int64_t id[3], seq = 0;
+	struct tdb *db;
+	int i, k, rows = 0;
+
+	memset(want, 0, sizeof(want));
+	ck_assert_int_eq(tdb_create(path, false, &db), 0);
+	for (k = 0; k < 3; k++) {
+		snprintf(q, sizeof(q), "f%d+0x1", k);
+		ck_assert_int_eq(tdb_add_stack_frames(db, q, &id[k]), 0);
+	}
+	for (i = 0; i < N; i++) {
+		/* mostly the next seq; every 97th skips one; every 150th goes back 3 */
+		seq = i % 150 == 149 ? seq - 3 : seq + (i % 97 == 96 ? 2 : 1);
+		want[seq] = id[i % 3];
+		ck_assert_int_eq(tdb_add_event_stack(db, (uint64_t)seq, id[i % 3]), 0);
+	}
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+	ck_assert_int_eq(tdb_open(path, TDB_WRITE, &db), 0);
+	for (i = 0; i < 150; i++) {
+		seq = (int64_t)N + 10 + i;
+		want[seq] = id[(i + 1) % 3];
+		ck_assert_int_eq(tdb_add_event_stack(db, (uint64_t)seq, id[(i + 1) % 3]), 0);
+	}
+	ck_assert_int_eq(tdb_finish(db), 0);
+	ck_assert_int_eq(tdb_close(db), 0);
+
+	for (i = 0; i < N + 200; i++) {
+		if (!want[i])
+			continue;
+		rows++;
+		snprintf(q, sizeof(q), "SELECT stack FROM event_stacks WHERE seq = %d", i);
+		ck_assert_msg(fixture_sql_count(path, q) == want[i], "seq %d: stack %lld, want %lld",
+			      i, fixture_sql_count(path, q), (long long)want[i]);
+	}
+	ck_assert_int_eq(fixture_sql_count(path, "SELECT count(*) FROM event_stacks"), rows);
+	fixture_rm(path);
+}
+END_TEST
+
 Suite *tdb_suite(void)
 {
 	Suite *s = suite_create("tdb");
@@ -569,6 +621,7 @@ Suite *tdb_suite(void)
 	tcase_add_test(lim, test_migrate_v1);
 	tcase_add_test(lim, test_migrate_v2_stacks);
 	tcase_add_test(tc, test_stacks_dedup);
+	tcase_add_test(tc, test_event_stacks_orders);
 	tcase_add_test(lim, test_plain_sqlite_refused);
 	tcase_add_test(lim, test_exists_refused);
 	tcase_add_test(lim, test_corrupt_chunk);
