@@ -94,6 +94,25 @@ static uint64_t nr_free(const struct mzone *z)
 	return n;
 }
 
+uint64_t model_zone_nr_free(const struct model *m, unsigned int zone)
+{
+	return zone < m->nr_zones ? nr_free(&m->zones[zone]) : 0;
+}
+
+/* The per-cpu NR_FREE_PAGES diffs not folded into the zone's counter. */
+static int64_t vmstat_pending(const struct model *m, unsigned int zi)
+{
+	const struct dzone *d = m->dz ? &m->dz[zi] : NULL;
+	int64_t n = 0;
+	unsigned int cpu;
+
+	if (!d || !d->dpcp)
+		return 0;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		n += (int32_t)d->dpcp[cpu].vm_free_diff;
+	return n;
+}
+
 /* ---- pcp sizes --------------------------------------------------------------------- */
 
 /* zone_batchsize() and the high bounds without percpu_pagelist_high_fraction. */
@@ -582,12 +601,14 @@ static bool watermark_ok(struct model *m, unsigned int zi, unsigned int order,
 {
 	struct mzone *z = &m->zones[zi];
 	const struct model_zone_limits *l = known_limits(m, zi);
-	int64_t free = (int64_t)nr_free(z), min = (int64_t)mark, reserve;
+	int64_t free, min = (int64_t)mark, reserve;
 	unsigned int o;
 	int mt;
 
 	if (!l)
 		return true;
+	/* zone_page_state(zone, NR_FREE_PAGES): the counter, per-cpu diffs unfolded */
+	free = (int64_t)nr_free(z) - vmstat_pending(m, zi);
 	reserve = (int64_t)l->lowmem_reserve[highest];
 	if (!(aflags & ALLOC_CMA))
 		free -= z->free_pages[IMT_CMA];
@@ -959,6 +980,31 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 	if (!p)
 		return -BC_E_NOMEM;
 	jset32(m, &p->high, high);
+	return 0;
+}
+
+/* __mod_zone_page_state(): the diff folds into the counter past the threshold. */
+int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t x;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
+	l = known_limits(m, zone);
+	if (!l || !l->stat_threshold || !delta)
+		return 0;
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	x = (int32_t)p->vm_free_diff + delta;
+	if (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold)
+		x = 0;		/* zone_page_state_add(x): folded */
+	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)x);
 	return 0;
 }
 

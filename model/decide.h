@@ -121,11 +121,29 @@ struct model_zone_limits {
 	uint64_t wmark_min, wmark_low, wmark_high;
 	uint64_t lowmem_reserve[MODEL_NR_ZONE_TYPES];
 	uint32_t pcp_batch, pcp_high_min, pcp_high_max;
+	/*
+	 * zoneinfo's "vm stats threshold" (calculate_normal_threshold()): how far a
+	 * cpu's NR_FREE_PAGES delta may drift before it is folded into the zone's
+	 * counter. 0 = not known: the counter is taken as exact.
+	 */
+	uint32_t stat_threshold;
 };
 int model_set_zone_limits(struct model *m, unsigned int zone,
 			  const struct model_zone_limits *lim);
 /* The limits in force for @zone (zoneinfo's, or the defaults). */
 int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out);
+/*
+ * __mod_zone_page_state(zone, NR_FREE_PAGES, @delta) on @cpu: the per-cpu diff, folded
+ * into the zone's counter when it passes the zone's stat_threshold. The watermark
+ * checks read that counter (zone_page_state()): the model's free pages less the diffs
+ * not yet folded. The caller says when the kernel changes the counter (a refill once
+ * for all its blocks before v6.10, ...). The periodic fold (refresh_cpu_vm_stats())
+ * is not modelled. No-op without a known threshold.
+ */
+int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
+/* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
+uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
+
 /* The kernel's zone type of a zone name ("DMA32" 1); -1 unknown. */
 int model_zone_type_of_name(const char *name);
 
