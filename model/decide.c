@@ -967,6 +967,46 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 					  IMT_UNMOVABLE : mt));
 }
 
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t count, high, batch, to_drain;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return 0;
+	l = limits(m, zone);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	/* zoneinfo without high_min (6.12 prints none): the bounds unknown, no decay */
+	if (!l->pcp_high_min)
+		return 0;
+	batch = l->pcp_batch;
+	count = m->zones[zone].pcp_count[cpu];
+	/* pcp->high as the free and refill paths read it (0 = not yet tuned: high_min) */
+	high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
+	if (high > l->pcp_high_min) {
+		int64_t h = high - (high >> 3), c = count - (batch << PCP_BATCH_SCALE_MAX);
+
+		if (h < c)
+			h = c;
+		if (h < l->pcp_high_min)
+			h = l->pcp_high_min;
+		high = h;
+		jset32(m, &p->high, (uint32_t)high);
+	}
+	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
+	for (to_drain = count - high; to_drain > 0 && !ret; to_drain -= batch)
+		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);
+	return ret;
+}
+
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high)
 {
 	struct dpcp *p;

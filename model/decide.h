@@ -80,6 +80,12 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
  */
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high);
 /*
+ * decay_pcp_high() (v6.7+; refresh_cpu_vm_stats() from vmstat_update() on each cpu
+ * about once a second): pcp->high drops by an eighth (not under high_min, nor under
+ * count - batch << 5) and the list drains down to it in batches. No-op before 6.7.
+ */
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu);
+/*
  * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
  * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
  * list's tail. Called in the order the kernel later hands such blocks out, this
