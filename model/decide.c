@@ -94,6 +94,25 @@ static uint64_t nr_free(const struct mzone *z)
 	return n;
 }
 
+uint64_t model_zone_nr_free(const struct model *m, unsigned int zone)
+{
+	return zone < m->nr_zones ? nr_free(&m->zones[zone]) : 0;
+}
+
+/* The per-cpu NR_FREE_PAGES diffs not folded into the zone's counter. */
+static int64_t vmstat_pending(const struct model *m, unsigned int zi)
+{
+	const struct dzone *d = m->dz ? &m->dz[zi] : NULL;
+	int64_t n = 0;
+	unsigned int cpu;
+
+	if (!d || !d->dpcp)
+		return 0;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		n += (int32_t)d->dpcp[cpu].vm_free_diff;
+	return n;
+}
+
 /* ---- pcp sizes --------------------------------------------------------------------- */
 
 /* zone_batchsize() and the high bounds without percpu_pagelist_high_fraction. */
@@ -582,12 +601,14 @@ static bool watermark_ok(struct model *m, unsigned int zi, unsigned int order,
 {
 	struct mzone *z = &m->zones[zi];
 	const struct model_zone_limits *l = known_limits(m, zi);
-	int64_t free = (int64_t)nr_free(z), min = (int64_t)mark, reserve;
+	int64_t free, min = (int64_t)mark, reserve;
 	unsigned int o;
 	int mt;
 
 	if (!l)
 		return true;
+	/* zone_page_state(zone, NR_FREE_PAGES): the counter, per-cpu diffs unfolded */
+	free = (int64_t)nr_free(z) - vmstat_pending(m, zi);
 	reserve = (int64_t)l->lowmem_reserve[highest];
 	if (!(aflags & ALLOC_CMA))
 		free -= z->free_pages[IMT_CMA];
@@ -946,6 +967,46 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 					  IMT_UNMOVABLE : mt));
 }
 
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t count, high, batch, to_drain;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return 0;
+	l = limits(m, zone);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	/* zoneinfo without high_min (6.12 prints none): the bounds unknown, no decay */
+	if (!l->pcp_high_min)
+		return 0;
+	batch = l->pcp_batch;
+	count = m->zones[zone].pcp_count[cpu];
+	/* pcp->high as the free and refill paths read it (0 = not yet tuned: high_min) */
+	high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
+	if (high > l->pcp_high_min) {
+		int64_t h = high - (high >> 3), c = count - (batch << PCP_BATCH_SCALE_MAX);
+
+		if (h < c)
+			h = c;
+		if (h < l->pcp_high_min)
+			h = l->pcp_high_min;
+		high = h;
+		jset32(m, &p->high, (uint32_t)high);
+	}
+	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
+	for (to_drain = count - high; to_drain > 0 && !ret; to_drain -= batch)
+		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);
+	return ret;
+}
+
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high)
 {
 	struct dpcp *p;
@@ -959,6 +1020,31 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 	if (!p)
 		return -BC_E_NOMEM;
 	jset32(m, &p->high, high);
+	return 0;
+}
+
+/* __mod_zone_page_state(): the diff folds into the counter past the threshold. */
+int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t x;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
+	l = known_limits(m, zone);
+	if (!l || !l->stat_threshold || !delta)
+		return 0;
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	x = (int32_t)p->vm_free_diff + delta;
+	if (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold)
+		x = 0;		/* zone_page_state_add(x): folded */
+	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)x);
 	return 0;
 }
 

@@ -80,6 +80,12 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
  */
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high);
 /*
+ * decay_pcp_high() (v6.7+; refresh_cpu_vm_stats() from vmstat_update() on each cpu
+ * about once a second): pcp->high drops by an eighth (not under high_min, nor under
+ * count - batch << 5) and the list drains down to it in batches. No-op before 6.7.
+ */
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu);
+/*
  * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
  * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
  * list's tail. Called in the order the kernel later hands such blocks out, this
@@ -121,11 +127,29 @@ struct model_zone_limits {
 	uint64_t wmark_min, wmark_low, wmark_high;
 	uint64_t lowmem_reserve[MODEL_NR_ZONE_TYPES];
 	uint32_t pcp_batch, pcp_high_min, pcp_high_max;
+	/*
+	 * zoneinfo's "vm stats threshold" (calculate_normal_threshold()): how far a
+	 * cpu's NR_FREE_PAGES delta may drift before it is folded into the zone's
+	 * counter. 0 = not known: the counter is taken as exact.
+	 */
+	uint32_t stat_threshold;
 };
 int model_set_zone_limits(struct model *m, unsigned int zone,
 			  const struct model_zone_limits *lim);
 /* The limits in force for @zone (zoneinfo's, or the defaults). */
 int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out);
+/*
+ * __mod_zone_page_state(zone, NR_FREE_PAGES, @delta) on @cpu: the per-cpu diff, folded
+ * into the zone's counter when it passes the zone's stat_threshold. The watermark
+ * checks read that counter (zone_page_state()): the model's free pages less the diffs
+ * not yet folded. The caller says when the kernel changes the counter (a refill once
+ * for all its blocks before v6.10, ...). The periodic fold (refresh_cpu_vm_stats())
+ * is not modelled. No-op without a known threshold.
+ */
+int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
+/* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
+uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
+
 /* The kernel's zone type of a zone name ("DMA32" 1); -1 unknown. */
 int model_zone_type_of_name(const char *name);
 

@@ -172,6 +172,7 @@ struct dpcp {
 	uint32_t alloc_factor;
 	uint32_t free_count;
 	uint32_t prev_free_high;	/* PCPF_PREV_FREE_HIGH_ORDER */
+	uint32_t vm_free_diff;		/* int32: vm_stat_diff[NR_FREE_PAGES] */
 };
 
 /* Pageblock: 20 bytes; counters are u16 (at most 1 << pageblock_order <= 32768). */

@@ -67,6 +67,10 @@
  *   nr_pcp_alloc(), __rmqueue*(),           model_give(): zonelist, watermarks,
  *   __zone_watermark_ok(),                  NOFRAGMENT, pcp head/refill/drain, claim
  *   free_unref_page_commit()                and steal per profile
+ *   __mod_zone_page_state(NR_FREE_PAGES)    decide.c model_vmstat_mod_free(): the
+ *                                           counter the watermarks read
+ *   decay_pcp_high() (6.7+)                 decide.c model_decay_pcp_high(), each
+ *                                           second of the free-running simulation
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given

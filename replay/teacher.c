@@ -85,6 +85,11 @@ struct teacher {
 	unsigned int pb_order;
 	unsigned int max_dis;
 	struct tc_result *res;
+	/* NR_FREE_PAGES per-cpu diffs (vm_track()) */
+	uint64_t *vm_last;		/* [zone] the model's free pages after the last event */
+	int64_t *vm_refill;		/* [cpu * zones + zone] a refill's change, pending */
+	int vm_cpu;			/* the last event's cpu, -1 none */
+	bool vm_was_refill;		/* the last event was a pcp refill's zone_locked */
 };
 
 /* Add @pfn; returns 1 when it was there, 0 when added, or -BC_E_NOMEM. */
@@ -718,9 +723,68 @@ static int reorder_pcp_lists(struct teacher *t, struct model *m)
 	return 0;
 }
 
+/*
+ * The kernel changes a zone's NR_FREE_PAGES with __mod_zone_page_state() on the cpu
+ * at work, and the watermark checks read the counter without the diffs not yet
+ * folded (model_vmstat_mod_free()). Where it does, as the events show: each block a
+ * free puts in the buddy (__free_one_page(): free_one_page(), and free_pcppages_bulk()
+ * per drained page), a buddy allocation (rmqueue_buddy()), and before v6.10 a pcp
+ * refill once for all its blocks at its end (rmqueue_bulk(): -(i << order)); from
+ * v6.10 account_freepages() at each list operation, taken per event here (the
+ * expand() halves of one take are not told apart: an approximation). The change an
+ * event makes is read from the model's free pages after it, at the next event.
+ */
+static int vm_track(struct teacher *t, struct model *m, const struct tr_event *ev)
+{
+	unsigned int nz = model_get_layout(m)->nr_zones, ncpu = model_get_layout(m)->nr_cpus;
+	bool grouped = !model_get_profile(m)->freelist_hygiene;
+	bool refill = ev->kind == TR_EV_ZONE_LOCKED && ev->percpu_refill && grouped;
+	unsigned int zi;
+	int ret = 0;
+
+	if (!t->vm_last) {
+		t->vm_last = calloc(nz, sizeof(*t->vm_last));
+		t->vm_refill = calloc((size_t)nz * ncpu, sizeof(*t->vm_refill));
+		if (!t->vm_last || !t->vm_refill)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		for (zi = 0; zi < nz; zi++)
+			t->vm_last[zi] = model_zone_nr_free(m, zi);
+		t->vm_cpu = -1;
+	}
+	for (zi = 0; zi < nz && !ret; zi++) {
+		uint64_t f = model_zone_nr_free(m, zi);
+		int64_t d = (int64_t)f - (int64_t)t->vm_last[zi];
+
+		t->vm_last[zi] = f;
+		if (t->vm_cpu < 0 || (unsigned int)t->vm_cpu >= ncpu || !d)
+			continue;
+		if (t->vm_was_refill)
+			t->vm_refill[(unsigned int)t->vm_cpu * nz + zi] += d;
+		else
+			ret = model_vmstat_mod_free(m, zi, (unsigned int)t->vm_cpu, d);
+	}
+	/* the refill on this cpu is over: rmqueue_bulk()'s one change */
+	if (!ret && !refill && ev->cpu >= 0 && (unsigned int)ev->cpu < ncpu) {
+		int64_t *r = &t->vm_refill[(unsigned int)ev->cpu * nz];
+
+		for (zi = 0; zi < nz && !ret; zi++)
+			if (r[zi]) {
+				ret = model_vmstat_mod_free(m, zi, (unsigned int)ev->cpu, r[zi]);
+				r[zi] = 0;
+			}
+	}
+	t->vm_cpu = ev->cpu;
+	t->vm_was_refill = refill;
+	return ret;
+}
+
 static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct teacher *t = arg;
+	int vret = vm_track(t, rp_model(rp), ev);
+
+	if (vret)
+		return vret;
 
 	if (!t->reordered && ev->seq >= t->seed_end) {
 		int ret = reorder_pcp_lists(t, rp_model(rp));
@@ -798,6 +862,8 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.pev);
 	free(t.ent);
 	free(t.types);
+	free(t.vm_last);
+	free(t.vm_refill);
 	if (ret)
 		tc_result_free(out);
 	return ret;

@@ -82,6 +82,8 @@ static void zl_line(struct zl_parse *p, const char *s)
 			p->counts[(unsigned int)p->zone * p->nr_cpus + (unsigned int)p->cpu] = u;
 	} else if (p->cpu >= 0 && sscanf(s, "high: %u", &u) == 1) {
 		p->high[p->cpu] = u;
+	} else if (sscanf(s, "vm stats threshold: %u", &u) == 1) {
+		p->lim.stat_threshold = u;
 	} else if (sscanf(s, "high_min: %u", &u) == 1) {
 		p->lim.pcp_high_min = u;
 	} else if (sscanf(s, "high_max: %u", &u) == 1) {

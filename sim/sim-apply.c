@@ -14,7 +14,34 @@ struct sim_apply {
 	struct model *m;
 	struct sim_pfnmap *pm;
 	struct sim_stats *st;
+	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
 };
+
+#define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
+
+/*
+ * vmstat_update() runs on each cpu about once a second (its phase is not traced): at
+ * each second of trace time since the first request every cpu's lists of every zone
+ * go through decay_pcp_high().
+ */
+static int vmstat_tick(struct sim_apply *a, uint64_t ts)
+{
+	const struct model_layout *lay = model_get_layout(a->m);
+	unsigned int zi, cpu;
+	int ret = 0;
+
+	if (!a->next_decay) {
+		a->next_decay = ts + SIM_STAT_INTERVAL_NS;
+		return 0;
+	}
+	while (ts >= a->next_decay && !ret) {
+		for (zi = 0; zi < lay->nr_zones && !ret; zi++)
+			for (cpu = 0; cpu < lay->nr_cpus && !ret; cpu++)
+				ret = model_decay_pcp_high(a->m, zi, cpu);
+		a->next_decay += SIM_STAT_INTERVAL_NS;
+	}
+	return ret;
+}
 
 static void moved(void *arg, uint64_t from, uint64_t to, unsigned int order)
 {
@@ -174,6 +201,9 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	int ret;
 
 	model_set_event(a->m, rq->seq, rq->ts);
+	ret = vmstat_tick(a, rq->ts);
+	if (ret)
+		return ret;
 	if (rq->kind == SIM_REQ_PCP_DRAIN)
 		return do_drain(a, rq);
 	if (rq->kind == SIM_REQ_CONTIG && rq->failed)

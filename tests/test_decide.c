@@ -349,6 +349,81 @@ START_TEST(test_watermark_none)
 END_TEST
 
 /*
+ * zone_watermark_fast() reads zone_page_state(NR_FREE_PAGES): a cpu's diff under the
+ * stat threshold is not in it (__mod_zone_page_state()). 64 free pages, low = min = 60:
+ * a free of 5 pages not folded leaves the counter at 59, no zone; 12 more on the same
+ * cpu pass the threshold (16) and fold: 64 + 0 pending again.
+ */
+START_TEST(test_watermark_vmstat_diff)
+{
+	struct model *m = mk("6.1.0");
+	struct model_zone_limits l = { .wmark_min = 60, .wmark_low = 60, .wmark_high = 70,
+				       .pcp_batch = 4, .pcp_high_min = 16, .pcp_high_max = 16,
+				       .stat_threshold = 16 };
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = MOV,
+				    .gfp = GFP_HIGHUSER_MOVABLE };
+	struct model_decision d;
+
+	fixture_seed(m, Z + 0x200, 0x40, BUDDY);	/* 64 free pages */
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_uint_eq(model_zone_nr_free(m, 0), 64);
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	ck_assert_int_eq(model_vmstat_mod_free(m, 0, 1, 5), 0);
+	ck_assert_int_eq(model_decide(m, &rq, &d), 1);
+	ck_assert_int_eq(model_vmstat_mod_free(m, 0, 1, 12), 0);	/* 17 > 16: folded */
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	/* a refill's -63 folds at once, whatever was pending on that cpu */
+	ck_assert_int_eq(model_vmstat_mod_free(m, 0, 0, 3), 0);
+	ck_assert_int_eq(model_vmstat_mod_free(m, 0, 0, -63), 0);
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	/* no threshold known: the counter is exact */
+	l.stat_threshold = 0;
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(model_vmstat_mod_free(m, 0, 1, 5), 0);
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * decay_pcp_high() (v6.7+): high drops by an eighth, not under high_min, and the list
+ * drains down to it; before 6.7 nothing happens.
+ */
+START_TEST(test_decay_pcp_high)
+{
+	const char *rel[] = { "6.18.44", "6.1.0" };
+	uint64_t pfns[64];
+	unsigned int r;
+	int i;
+
+	for (r = 0; r < 2; r++) {
+		struct model *m = mk(rel[r]);
+		struct model_zone_limits l = { .pcp_batch = 4, .pcp_high_min = 16,
+					       .pcp_high_max = 64 };
+
+		fixture_seed(m, Z + 0x200, 0x40, BUDDY);	/* above the high watermark (0) */
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		ck_assert_int_eq(model_set_pcp_high(m, 0, 0, 64), 0);
+		for (i = 0; i < 40; i++)
+			ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 40);
+		/* 64 -> 56 -> 49 -> 43 -> 38: the fourth drains 2 pages (batches of 4) */
+		for (i = 0; i < 3; i++)
+			ck_assert_int_eq(model_decay_pcp_high(m, 0, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 40);
+		ck_assert_int_eq(model_decay_pcp_high(m, 0, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), r ? 40 : 38);
+		for (i = 0; i < 20; i++)
+			ck_assert_int_eq(model_decay_pcp_high(m, 0, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), r ? 40 : 16);
+		recount_ok(m);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
  * free_unref_page_commit(): a free goes to the pcp head; at count >= high,
  * free_pcppages_bulk() frees clamp(free_count, batch, high - batch) pages from the tail.
  */
@@ -466,6 +541,8 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_fallback_claim_partial);
 	tcase_add_test(tc, test_nofragment);
 	tcase_add_test(tc, test_watermark_none);
+	tcase_add_test(tc, test_watermark_vmstat_diff);
+	tcase_add_test(tc, test_decay_pcp_high);
 	tcase_add_test(tc, test_give_pcp_head_drain);
 	tcase_add_test(tc, test_give_part_of_allocation);
 	tcase_set_timeout(gate, 300);
