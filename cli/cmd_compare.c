@@ -56,8 +56,11 @@ const char cmd_compare_usage[] =
 	"capture's alloc_contig_pages() calls and hugetlb probe steps, served or failed by\n"
 	"the kernel, listed with what the layout did), pages migrated and\n"
 	"scanned per success, idle page-seconds (reserved, or CMA and free, unused by the\n"
-	"demand), fallbacks (allocations from another type's list), needed_reclaim (no\n"
-	"zone above its watermark), pageblocks holding unmovable pages at the end, and\n"
+	"demand), fallbacks (allocations from another type's list), wmark (watermark\n"
+	"breaches: allocations after which their zone's free pages were at or below its\n"
+	"low watermark, __zone_watermark_ok() at order 0: the kernel wakes kswapd),\n"
+	"reclaim (needed_reclaim: no zone above its min watermark, the request not placed),\n"
+	"pageblocks holding unmovable pages at the end, and\n"
 	"what stopped the ranges tried by failed requests (STAGE:KIND).\n"
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
@@ -171,17 +174,18 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 	printf("%s: %" PRIu64 " x %" PRIu64 " KiB asked (plus the capture's contiguous "
 	       "attempts)\n", A->path, r[0].demand.asked - r[0].real_attempts,
 	       A->nr_pages * 4);
-	printf("%-28s %7s %7s %6s %9s %9s %12s %9s %8s %7s\n", "layout", "demand", "served",
-	       "%", "migr/ok", "scan/ok", "idle_pg_s", "fallback", "reclaim", "unm_pb");
+	printf("%-28s %7s %7s %6s %9s %9s %12s %9s %8s %8s %7s\n", "layout", "demand", "served",
+	       "%", "migr/ok", "scan/ok", "idle_pg_s", "fallback", "wmark", "reclaim", "unm_pb");
 	for (i = 0; i < A->nr_layouts; i++) {
 		const struct cmp_demand_stats *d = &r[i].demand;
 
 		printf("%-28s %7" PRIu64 " %7" PRIu64 " %5.1f%% %9.1f %9.1f %12.0f %9" PRIu64
-		       " %8" PRIu64 " %7" PRIu64 "\n", r[i].layout.name, d->asked, d->served,
-		       d->asked ? 100.0 * (double)d->served / (double)d->asked : 0,
+		       " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n", r[i].layout.name, d->asked,
+		       d->served, d->asked ? 100.0 * (double)d->served / (double)d->asked : 0,
 		       per_success(d->pages_migrated, d->served),
 		       per_success(d->pages_scanned, d->served), r[i].idle_page_seconds,
-		       r[i].fallbacks, r[i].needed_reclaim, r[i].unmovable_pageblocks);
+		       r[i].fallbacks, r[i].wmark_breaches, r[i].needed_reclaim,
+		       r[i].unmovable_pageblocks);
 	}
 	for (i = 0; i < A->nr_layouts; i++) {
 		printf("%s:", r[i].layout.name);
@@ -275,6 +279,7 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "pages_scanned", d->pages_scanned);
 		json_kdouble(&j, "idle_page_seconds", r[i].idle_page_seconds);
 		json_kuint(&j, "fallbacks", r[i].fallbacks);
+		json_kuint(&j, "wmark_breaches", r[i].wmark_breaches);
 		json_kuint(&j, "needed_reclaim", r[i].needed_reclaim);
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);

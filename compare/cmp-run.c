@@ -325,6 +325,7 @@ int cmp_run(struct tdb *db, const struct cmp_layout *c, const struct cmp_opts *o
 		out->requests = sr.st.requests;
 		out->fallbacks = sr.st.fallbacks;
 		out->needed_reclaim = sr.st.needed_reclaim;
+		out->wmark_breaches = sr.st.wmark_breaches;
 		sim_result_release(&sr);
 	}
 	cmp_area_release(&R.res);

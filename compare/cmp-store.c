@@ -34,6 +34,7 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 		{ "idle_page_seconds", r->idle_page_seconds },
 		{ "fallbacks", (double)r->fallbacks },
 		{ "needed_reclaim", (double)r->needed_reclaim },
+		{ "wmark_breaches", (double)r->wmark_breaches },
 		{ "unmovable_pageblocks", (double)r->unmovable_pageblocks },
 		{ "seed_moved_pages", (double)r->seed_moved_pages },
 		{ "movable_start_pfn", (double)r->movable_start },

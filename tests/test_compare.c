@@ -19,6 +19,7 @@
 #include "model/model.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-contig.h"
+#include "sim/sim-requests.h"
 #include "tests/fixture.h"
 #include "trace/tr-attempt.h"
 
@@ -387,6 +388,41 @@ START_TEST(test_failed_real_attempts_asked)
 }
 END_TEST
 
+/*
+ * Watermark breaches (sim-apply.h): allocations after which their zone's free pages
+ * are at or below its low watermark (__zone_watermark_ok() at order 0). One zone of
+ * 8192 free pages, min 1000, low 2000: order-4 GFP_KERNEL requests take 16 pages
+ * each; the fast path serves while free - 15 > low (the 387th leaves exactly 2000:
+ * the first breach), the slow path's min check while free - 15 > min (the 449th
+ * leaves 1008), the 450th needs reclaim: 63 breaches, 1 needed_reclaim.
+ */
+START_TEST(test_wmark_breaches)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 8192);
+	struct model_zone_limits lim = { .wmark_min = 1000, .wmark_low = 2000,
+					 .wmark_high = 3000, .pcp_batch = 1, .pcp_high_min = 4,
+					 .pcp_high_max = 4 };
+	struct sim_request rq = { .kind = SIM_REQ_ALLOC, .order = 4, .mt = 0, .gfp = 0xcc0,
+				  .nr_pages = 16 };
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &lim), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	for (i = 0; i < 450; i++) {
+		rq.pfn = 0x100000 + 16 * (uint64_t)i;	/* the kernel's pfn: an identity */
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		if (i == 385)
+			ck_assert_uint_eq(st.wmark_breaches, 0);
+	}
+	ck_assert_uint_eq(st.wmark_breaches, 63);
+	ck_assert_uint_eq(st.needed_reclaim, 1);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -403,6 +439,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_cma_layout_against_cma_kernel);
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
+	tcase_add_test(tc, test_wmark_breaches);
 	suite_add_tcase(s, tc);
 	return s;
 }
