@@ -60,8 +60,10 @@ const char cmd_compare_usage[] =
 	"breaches: allocations after which their zone's free pages were at or below its\n"
 	"low watermark, __zone_watermark_ok() at order 0: the kernel wakes kswapd),\n"
 	"reclaim (needed_reclaim: no zone above its min watermark, the request not placed),\n"
-	"pageblocks holding unmovable pages at the end, and\n"
-	"what stopped the ranges tried by failed requests (STAGE:KIND).\n"
+	"pageblocks holding unmovable pages at the end, and blockers: what stopped each\n"
+	"range a request tried and could not take, failed requests and those served\n"
+	"further on alike (STAGE:KIND, \"no-range\": a request no range served,\n"
+	"\"area-full\": no free place left in the reservation or CMA area).\n"
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
 	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
@@ -277,7 +279,8 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "served_from_cma", r[i].served_cma);
 		json_kuint(&j, "pages_migrated", d->pages_migrated);
 		json_kuint(&j, "pages_scanned", d->pages_scanned);
-		json_kdouble(&j, "idle_page_seconds", r[i].idle_page_seconds);
+		/* whole page-seconds: %.6g would round figures of 7 digits and more */
+		json_kuint(&j, "idle_page_seconds", (uint64_t)(r[i].idle_page_seconds + 0.5));
 		json_kuint(&j, "fallbacks", r[i].fallbacks);
 		json_kuint(&j, "wmark_breaches", r[i].wmark_breaches);
 		json_kuint(&j, "needed_reclaim", r[i].needed_reclaim);

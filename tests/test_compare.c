@@ -423,6 +423,70 @@ START_TEST(test_wmark_breaches)
 }
 END_TEST
 
+/*
+ * The issue's JSON shape, key by key: {"layouts": [{"name": .., "demand": N, "served":
+ * N, "pages_migrated": N, "idle_page_seconds": N, "fallbacks": N, "needed_reclaim": N,
+ * "unmovable_pageblocks": N, "blockers": {...}}]} (and wmark_breaches), each layout in
+ * the order given; the same figures in the text table and in compare_results.
+ */
+START_TEST(test_json_shape)
+{
+	char *copy = fixture_tmpfile("shape.db"), *out = NULL;
+	const char *py =
+		"import json,sys,sqlite3\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"db=sqlite3.connect(sys.argv[2])\n"
+		"txt=open(sys.argv[3]).read().split(chr(10))\n"
+		"keys=['demand','served','pages_migrated','idle_page_seconds','fallbacks',"
+		"'wmark_breaches','needed_reclaim','unmovable_pageblocks']\n"
+		"assert list(d)==['size_pages','layouts'], list(d)\n"
+		"names=[l['name'] for l in d['layouts']]\n"
+		"assert names==['asis','reserve:256M'], names\n"
+		"for l in d['layouts']:\n"
+		"  assert isinstance(l['name'],str)\n"
+		"  for k in keys:\n"
+		"    assert isinstance(l[k],(int,float)) and not isinstance(l[k],bool) and l[k]>=0, k\n"
+		"    v=db.execute('SELECT value FROM compare_results WHERE layout=? AND name=?',"
+		"(l['name'],k)).fetchone()\n"
+		"    assert v is not None and abs(v[0]-l[k])<=0.5, (k,v,l[k])\n"
+		"  assert l['served']<=l['demand']\n"
+		"  assert isinstance(l['blockers'],dict)\n"
+		"  for k,v in l['blockers'].items():\n"
+		"    assert ':' in k or k in ('no-range','area-full'), k\n"
+		"    assert isinstance(v,int) and v>0\n"
+		"    r=db.execute('SELECT value FROM compare_results WHERE layout=? AND name=?',"
+		"(l['name'],'blockers.'+k)).fetchone()\n"
+		"    assert r is not None and r[0]==v, (k,r,v)\n"
+		"  row=[x for x in txt if x.startswith(l['name']+' ')][0].split()\n"
+		"  assert [int(row[1]),int(row[2]),int(row[7]),int(row[8]),int(row[9]),int(row[10])]"
+		"==[l['demand'],l['served'],l['fallbacks'],l['wmark_breaches'],l['needed_reclaim'],"
+		"l['unmovable_pageblocks']], row\n"
+		"  assert int(row[6])==round(l['idle_page_seconds']), row\n"
+		"print('ok', sum(l['demand'] for l in d['layouts']))\n";
+	char *j = fixture_tmpfile("shape.json"), *t = fixture_tmpfile("shape.txt");
+	char *p = fixture_tmpfile("shape.py");
+	FILE *f = fopen(p, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(py, f);
+	fclose(f);
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
+				      "--layout reserve:256M --no-store 2>/dev/null) > %s",
+				      fixture_bigchunk(), copy, t), 0);
+	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
+				      "--layout reserve:256M --json 2>/dev/null) > %s",
+				      fixture_bigchunk(), copy, j), 0);
+	fixture_runf(&out, "python3 %s %s %s %s 2>&1 | tail -1", p, j, copy, t);
+	ck_assert_str_eq(out, "ok 8\n");
+	free(out);
+	fixture_rm(copy);
+	fixture_rm(j);
+	fixture_rm(t);
+	fixture_rm(p);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -440,6 +504,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
 	tcase_add_test(tc, test_wmark_breaches);
+	tcase_add_test(tc, test_json_shape);
 	suite_add_tcase(s, tc);
 	return s;
 }
