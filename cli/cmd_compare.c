@@ -67,7 +67,9 @@ const char cmd_compare_usage[] =
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
 	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
-	"are gone; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
+	"are gone; ZONE_MOVABLE pages the capture shows uninitialised (a lazily\n"
+	"initialised memmap) are freed into it at the start, as deferred init does at\n"
+	"boot; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
 	"\n"
 	"Example:\n"
 	"  bigchunk compare cap.db --size 1G --layout asis --layout movable:1G \\\n"
@@ -193,6 +195,10 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 		printf("%s:", r[i].layout.name);
 		if (r[i].movable_start)
 			printf(" ZONE_MOVABLE from pfn 0x%" PRIx64 ";", r[i].movable_start);
+		if (r[i].movable_initialised)
+			printf(" %" PRIu64 " of its pages uninitialised in the capture (lazy "
+			       "memmap init), freed into it as deferred init does at boot;",
+			       r[i].movable_initialised);
 		if (r[i].layout.reserve_pages)
 			printf(" reserved 0x%" PRIx64 "+%" PRIu64 ";", r[i].layout.reserve_pfn,
 			       r[i].layout.reserve_pages);
@@ -286,6 +292,7 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "needed_reclaim", r[i].needed_reclaim);
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
+		json_kuint(&j, "movable_initialised_pages", r[i].movable_initialised);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
 		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);
 		json_kuint(&j, "frees_overlapping_skipped", r[i].frees_overlapping);

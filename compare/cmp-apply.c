@@ -215,8 +215,41 @@ int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 			(unsigned long long)nr_pages);
 }
 
+/*
+ * Pages of [@s, @e) the seed shows uninitialised (a lazily initialised memmap: the
+ * capture's kernel had not yet grown into them) are freed into their zone in blocks of
+ * the largest aligned order, as deferred init does at boot (deferred_init_memmap() ->
+ * deferred_free_pages() -> __free_pages_core()): find_zone_movable_pfns_for_nodes()
+ * sized the zone on present pages, and defer_init() defers only the node's last zone
+ * range, which deferred init then frees. An assumption for kernels that grow lazily.
+ */
+static int init_uninit(struct model *m, uint64_t s, uint64_t e, uint64_t *freed)
+{
+	unsigned int max = model_get_layout(m)->max_page_order, o;
+	struct model_pfn_info pi;
+	uint64_t p = s, q;
+	int ret = 0;
+
+	while (!ret && p < e) {
+		if (model_pfn_info(m, p, &pi) || pi.state != MODEL_PFN_UNINIT) {
+			p++;
+			continue;
+		}
+		for (q = p; q < e && !model_pfn_info(m, q, &pi) && pi.state == MODEL_PFN_UNINIT; q++)
+			;
+		while (!ret && p < q) {
+			for (o = max; o && ((p & ((1ull << o) - 1)) || p + (1ull << o) > q); o--)
+				;
+			ret = model_page_free(m, p, o, 0);
+			*freed += 1ull << o;
+			p += 1ull << o;
+		}
+	}
+	return ret;
+}
+
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
-		      uint64_t *moved)
+		      uint64_t *moved, uint64_t *initialised)
 {
 	int z = model_pfn_zone(m, movable_start), ret;
 
@@ -227,6 +260,9 @@ int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_st
 	if (!ret)
 		ret = evacuate(m, ap, movable_start,
 			       movable_start + model_get_layout(m)->zones[z].spanned, false, moved);
+	if (!ret)
+		ret = init_uninit(m, movable_start,
+				  movable_start + model_get_layout(m)->zones[z].spanned, initialised);
 	return ret;
 }
 

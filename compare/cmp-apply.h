@@ -8,6 +8,8 @@
  * would have placed it there from the start):
  *   - ZONE_MOVABLE (cut by cmp-layout.h): pages in use that are not movable move to
  *     the zone below; the zone gets watermarks and pcp bounds (see cmp-apply.c);
+ *     its pages the seed shows uninitialised (lazy memmap init) are freed into it,
+ *     as deferred init would at boot, and counted in *@initialised;
  *   - a CMA area: its pageblocks become MIGRATE_CMA (init_cma_reserved_pageblock();
  *     model_set_cma()), unmovable pages move out;
  *   - a reservation (memmap=nn$ss): every page in use moves out, then the range is one
@@ -36,7 +38,7 @@ int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 			    uint64_t align);
 
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
-		      uint64_t *moved);
+		      uint64_t *moved, uint64_t *initialised);
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
 		  uint64_t *moved);
 int cmp_apply_reserve(struct model *m, struct sim_apply *ap, uint64_t start,
