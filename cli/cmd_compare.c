@@ -71,6 +71,12 @@ const char cmd_compare_usage[] =
 	"initialised memmap) are freed into it at the start, as deferred init does at\n"
 	"boot; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
 	"\n"
+	"Exit status: 0 every layout ran; 2 a usage error, a layout that does not fit\n"
+	"the capture (the message says why and what to give instead: a size larger than\n"
+	"RAM, an @PFN outside RAM or off a pageblock, areas that overlap, a ZONE_MOVABLE\n"
+	"the kernel would not make) or a capture that cannot be read.\n"
+	CLI_CAPTURE_EXIT_HELP
+	"\n"
 	"Example:\n"
 	"  bigchunk compare cap.db --size 1G --layout asis --layout movable:1G \\\n"
 	"          --layout cma:1G --layout reserve:1G\n";

@@ -93,8 +93,11 @@ static int evacuate_some(struct model *m, struct sim_apply *ap, uint64_t s, uint
 		}
 		done += n;
 		if (ret > 0)
-			ret = bc_error(BC_E_NOMEM, "no room to move seed page 0x%llx out",
-				       (unsigned long long)p);
+			ret = bc_error(BC_E_INVAL, "no room outside [0x%llx, 0x%llx) for the "
+				       "seed's %s page at 0x%llx (the layout leaves too little "
+				       "memory the page may use): give a smaller SIZE or another "
+				       "@PFN", (unsigned long long)s, (unsigned long long)e,
+				       model_kind_name(pi.kind), (unsigned long long)p);
 		if (!ret)
 			ret = model_set_page_kind(m, np, n, pi.kind);
 		if (!ret && ap)

@@ -42,6 +42,12 @@ static int place(void *arg, struct model_layout *L, struct model_profile *p)
 	return ret;
 }
 
+static bool areas_overlap(const struct cmp_area *x, const struct cmp_area *y)
+{
+	return x->nr_pages && y->nr_pages && x->start < y->start + y->nr_pages &&
+	       y->start < x->start + x->nr_pages;
+}
+
 static int ready(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct run *R = arg;
@@ -51,12 +57,23 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 
 	/* a default place is aligned to the demand too (as hugetlb_cma_reserve() aligns) */
 	a = R->o->nr_pages > pb ? R->o->nr_pages : pb;
-	if (r->layout.cma_default)
-		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages,
-					      a <= R->cma.nr_pages ? a : pb);
-	if (!ret && r->layout.reserve_default)
+	if (r->layout.reserve_default)
 		ret = cmp_apply_online_window(m, &R->res.start, R->res.nr_pages,
 					      a <= R->res.nr_pages ? a : pb);
+	/* memblock places the CMA area top-down around what memmap= reserved already */
+	if (!ret && r->layout.cma_default && areas_overlap(&R->res, &R->cma) &&
+	    R->res.start >= R->cma.nr_pages)
+		R->cma.start = R->res.start - R->cma.nr_pages;
+	if (!ret && r->layout.cma_default)
+		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages,
+					      a <= R->cma.nr_pages ? a : pb);
+	if (!ret && areas_overlap(&R->res, &R->cma))
+		ret = bc_error(BC_E_INVAL, "%s: the reservation [0x%llx, 0x%llx) and the CMA "
+			       "area [0x%llx, 0x%llx) overlap: place them apart with @PFN",
+			       r->layout.name, (unsigned long long)R->res.start,
+			       (unsigned long long)(R->res.start + R->res.nr_pages),
+			       (unsigned long long)R->cma.start,
+			       (unsigned long long)(R->cma.start + R->cma.nr_pages));
 	r->layout.cma_pfn = R->cma.start;
 	r->layout.reserve_pfn = R->res.start;
 	if (!ret && r->movable_start)

@@ -511,6 +511,46 @@ START_TEST(test_movable_uninit_freed)
 }
 END_TEST
 
+/*
+ * Layouts that do not fit the capture exit 2 with a message saying why and what to
+ * give instead, and print no table; --help exits 0 and states the exit codes.
+ */
+START_TEST(test_bad_layouts)
+{
+	static const struct { const char *spec, *says; } bad[] = {
+		{ "reserve:100G", "more than the capture's RAM (982907 pages): give a smaller" },
+		{ "reserve:256M@0x7000000", "is not all RAM (RAM: 0x1-0x9f 0x100-0xbffdd "
+					    "0x110000-0x140000): give an @PFN" },
+		{ "cma:3G", "no RAM range holds" },
+		{ "cma:256M@0x110100", "not on a pageblock (512 pages): give a multiple of 0x200" },
+		{ "reserve:256M@0x110000+cma:256M@0x118000",
+		  "[0x110000, 0x120000) and the CMA area [0x118000, 0x128000) overlap" },
+		{ "movable:100G", "all of the capture's RAM (982907 pages) or more" },
+		{ "kernelcore:4G", "the kernel makes no ZONE_MOVABLE" },
+		{ "cma:1G+cma:1G", "given twice in one layout" },
+		{ "swap:1G", "not asis, cma:" },
+		{ "movable:1G@0x100000", "takes no @PFN" },
+	};
+	char *copy = fixture_tmpfile("bad.db"), *out = NULL;
+	unsigned int i;
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --no-store --layout "
+					      "asis --layout '%s'", fixture_bigchunk(), copy,
+					      bad[i].spec), 2);
+		ck_assert_msg(strstr(out, bad[i].says) && !strstr(out, "demand"),
+			      "%s: %s", bad[i].spec, out);
+		free(out);
+		out = NULL;
+	}
+	ck_assert_int_eq(fixture_runf(&out, "%s compare --help", fixture_bigchunk()), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Exit status: 0 every layout ran; 2"));
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -530,6 +570,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_wmark_breaches);
 	tcase_add_test(tc, test_json_shape);
 	tcase_add_test(tc, test_movable_uninit_freed);
+	tcase_add_test(tc, test_bad_layouts);
 	suite_add_tcase(s, tc);
 	return s;
 }
