@@ -39,7 +39,9 @@ const char cmd_compare_usage[] =
 	"                     A request neither area serves is made on demand.\n"
 	"  movable:SIZE       movablecore=SIZE; kernelcore:SIZE kernelcore=SIZE: a\n"
 	"                     ZONE_MOVABLE where find_zone_movable_pfns_for_nodes() puts it\n"
-	"                     (gigantic pages never come from it)\n"
+	"                     (gigantic pages never come from it); on a capture booted\n"
+	"                     with a ZONE_MOVABLE it replaces that boot's option (the\n"
+	"                     zone boundary moves where the new option puts it)\n"
 	"\n"
 	"Options:\n"
 	"  --size SIZE        bytes with a unit (2M, 1G), a power of two of pages\n"
@@ -201,6 +203,10 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 		printf("%s:", r[i].layout.name);
 		if (r[i].movable_start)
 			printf(" ZONE_MOVABLE from pfn 0x%" PRIx64 ";", r[i].movable_start);
+		if (r[i].layout.movable_traced_pfn)
+			printf(" (the capture's own ZONE_MOVABLE, from 0x%" PRIx64 ", resized: the "
+			       "option replaces the one it was booted with);",
+			       r[i].layout.movable_traced_pfn);
 		if (r[i].movable_initialised)
 			printf(" %" PRIu64 " of its pages uninitialised in the capture (lazy "
 			       "memmap init), freed into it as deferred init does at boot;",
@@ -300,6 +306,7 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
 		json_kuint(&j, "movable_initialised_pages", r[i].movable_initialised);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
+		json_kuint(&j, "movable_traced_pfn", r[i].layout.movable_traced_pfn);
 		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);
 		json_kuint(&j, "frees_overlapping_skipped", r[i].frees_overlapping);
 		json_kuint(&j, "frees_scattered", r[i].frees_scattered);

@@ -157,15 +157,24 @@ static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
  * lowmem_reserve against Movable from sysctl_lowmem_reserve_ratio (256 DMA/DMA32, 32
  * Normal). An assumption.
  */
-static int movable_limits(struct model *m, int mz)
+static int movable_limits(struct model *m, int mz, bool traced)
 {
 	const struct model_layout *L = model_get_layout(m);
 	uint64_t lo = L->zones[mz - 1].managed, hi = L->zones[mz].managed, all = lo + hi;
 	struct model_zone_limits a, b;
 	int z, t, ret = model_get_zone_limits(m, (unsigned int)mz - 1, &a);
 
+	if (!ret && traced)
+		ret = model_get_zone_limits(m, (unsigned int)mz, &b);
 	if (ret)
 		return ret;
+	if (traced) {
+		/* a resized traced ZONE_MOVABLE: the two zones' shares, joined again */
+		a.wmark_min += b.wmark_min;
+		a.wmark_low += b.wmark_low;
+		a.wmark_high += b.wmark_high;
+		a.pcp_high_max += b.pcp_high_max;
+	}
 	b = a;
 	b.wmark_min = share(a.wmark_min, hi, all);
 	b.wmark_low = share(a.wmark_low, hi, all);
@@ -252,20 +261,24 @@ static int init_uninit(struct model *m, uint64_t s, uint64_t e, uint64_t *freed)
 }
 
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
-		      uint64_t *moved, uint64_t *initialised)
+		      uint64_t traced_start, uint64_t *moved, uint64_t *initialised)
 {
 	int z = model_pfn_zone(m, movable_start), ret;
+	uint64_t end;
 
 	if (z < 1 || !model_get_layout(m)->zones[z].movable)
 		return bc_error(BC_E_INVAL, "no ZONE_MOVABLE at pfn 0x%llx",
 				(unsigned long long)movable_start);
-	ret = movable_limits(m, z);
+	end = movable_start + model_get_layout(m)->zones[z].spanned;
+	ret = movable_limits(m, z, traced_start != 0);
+	/* what the traced kernel placed in its own ZONE_MOVABLE stays */
+	if (!ret && traced_start && traced_start < end)
+		end = traced_start;
+	if (!ret && movable_start < end)
+		ret = evacuate(m, ap, movable_start, end, false, moved);
+	end = movable_start + model_get_layout(m)->zones[z].spanned;
 	if (!ret)
-		ret = evacuate(m, ap, movable_start,
-			       movable_start + model_get_layout(m)->zones[z].spanned, false, moved);
-	if (!ret)
-		ret = init_uninit(m, movable_start,
-				  movable_start + model_get_layout(m)->zones[z].spanned, initialised);
+		ret = init_uninit(m, movable_start, end, initialised);
 	return ret;
 }
 

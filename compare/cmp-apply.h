@@ -37,8 +37,13 @@ struct sim_apply;
 int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 			    uint64_t align);
 
+/*
+ * @traced_start: the capture's own ZONE_MOVABLE start when the layout resized it (0
+ * none): its watermarks join the zone below's before the split, and only pages below
+ * it move out (what the traced kernel put in its ZONE_MOVABLE stays).
+ */
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
-		      uint64_t *moved, uint64_t *initialised);
+		      uint64_t traced_start, uint64_t *moved, uint64_t *initialised);
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
 		  uint64_t *moved);
 int cmp_apply_reserve(struct model *m, struct sim_apply *ap, uint64_t start,

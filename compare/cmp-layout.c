@@ -254,6 +254,67 @@ static int movable_error(const struct model_layout *L, const struct cmp_layout *
 			(unsigned long long)(L->zones[z].start_pfn + L->zones[z].spanned));
 }
 
+/* The traced ZONE_MOVABLE's index (the last zone, right above its source), or -1. */
+static int traced_movable(const struct model_layout *L)
+{
+	unsigned int z;
+
+	for (z = 1; z < L->nr_zones; z++)
+		if (L->zones[z].movable)
+			return z == L->nr_zones - 1 && !L->zones[z - 1].movable ? (int)z : -1;
+	return -1;
+}
+
+/* Managed pages of [@s, @e) in the old zone @oz: its managed share of the present ones. */
+static uint64_t managed_part(const struct model_layout *L, const struct model_zone_layout *oz,
+			     uint64_t s, uint64_t e)
+{
+	uint64_t zs = oz->start_pfn, ze = zs + oz->spanned, p;
+
+	s = s > zs ? s : zs;
+	e = e < ze ? e : ze;
+	if (e <= s || !oz->present)
+		return 0;
+	p = cmp_ram_pages(L, s, e);
+	return (uint64_t)((double)p * (double)oz->managed / (double)oz->present + 0.5);
+}
+
+/*
+ * movablecore=/kernelcore= on a capture booted with a ZONE_MOVABLE already: the option
+ * replaces the traced one. find_zone_movable_pfns_for_nodes() runs on the zones as they
+ * would be without ZONE_MOVABLE (the traced one given back to the zone below), and the
+ * boundary moves there; each zone's managed pages are its present pages at the old
+ * zones' managed/present ratios. c->movable_traced_pfn keeps the traced start.
+ */
+static int resize_movable(struct model_layout *L, struct cmp_layout *c)
+{
+	int mz = traced_movable(L), z;
+	struct model_layout M = *L;
+	struct model_zone_layout lo = L->zones[mz - 1], hi = L->zones[mz];
+	uint64_t end = hi.start_pfn + hi.spanned, pfn;
+
+	M.nr_zones--;
+	M.zones[mz - 1].spanned = end - lo.start_pfn;
+	M.zones[mz - 1].present += hi.present;
+	M.zones[mz - 1].managed += hi.managed;
+	z = movable_zone(&M);
+	if (z != mz - 1)
+		return bc_error(BC_E_INVAL, "%s: the traced ZONE_MOVABLE has no zone with pages "
+				"below it", c->name);
+	if (cmp_movable_start(&M, c, 1ull << L->max_page_order, &pfn))
+		return movable_error(&M, c, z);
+	c->movable_traced_pfn = hi.start_pfn;
+	L->zones[mz - 1].spanned = pfn - lo.start_pfn;
+	L->zones[mz].start_pfn = pfn;
+	L->zones[mz].spanned = end - pfn;
+	L->zones[mz - 1].present = cmp_ram_pages(L, lo.start_pfn, pfn);
+	L->zones[mz].present = cmp_ram_pages(L, pfn, end);
+	L->zones[mz - 1].managed = managed_part(L, &lo, lo.start_pfn, pfn) +
+				   managed_part(L, &hi, lo.start_pfn, pfn);
+	L->zones[mz].managed = managed_part(L, &lo, pfn, end) + managed_part(L, &hi, pfn, end);
+	return 0;
+}
+
 int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 {
 	uint64_t pb = 1ull << L->pageblock_order, pfn;
@@ -268,6 +329,8 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 		    c->reserve_pages)
 			return area_error(L, c, "reservation", c->reserve_pages, c->reserve_pfn);
 	}
+	if ((c->movablecore_pages || c->kernelcore_pages) && traced_movable(L) >= 0)
+		return resize_movable(L, c);
 	if (c->movablecore_pages || c->kernelcore_pages) {
 		z = movable_zone(L);
 		if (cmp_movable_start(L, c, 1ull << L->max_page_order, &pfn))

@@ -77,8 +77,8 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 	r->layout.cma_pfn = R->cma.start;
 	r->layout.reserve_pfn = R->res.start;
 	if (!ret && r->movable_start)
-		ret = cmp_apply_movable(m, ap, r->movable_start, &r->seed_moved_pages,
-					&r->movable_initialised);
+		ret = cmp_apply_movable(m, ap, r->movable_start, r->layout.movable_traced_pfn,
+					&r->seed_moved_pages, &r->movable_initialised);
 	if (!ret && R->cma.nr_pages)
 		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages);
 	if (!ret && R->res.nr_pages)

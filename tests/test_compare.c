@@ -551,6 +551,41 @@ START_TEST(test_bad_layouts)
 }
 END_TEST
 
+/*
+ * movable: on a capture booted with movablecore=1G (vm-movable.db, ZONE_MOVABLE from
+ * 0x180000): the option replaces the boot's. movable:1G is the boot itself: the same
+ * boundary and the same zones at the end as asis; movable:1536M moves the boundary to
+ * 0x160000, where find_zone_movable_pfns_for_nodes() puts 1.5 GiB.
+ */
+START_TEST(test_movable_resized)
+{
+	char *copy = fixture_tmpfile("resize.db"), *a = NULL, *b = NULL, *c = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(hex(d['movable_start_pfn']), hex(d['movable_traced_pfn']), "
+			 "[(z['name'], hex(z['start_pfn']), z['present'], z['free_pages']) "
+			 "for z in d['zones'][2:]])";
+
+	fixture_copy(fixture_path("traces/vm-movable.db"), copy);
+	ck_assert_int_eq(fixture_runf(&a, "(%s compare %s --size 2M --layout asis --json "
+				      "--no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_int_eq(fixture_runf(&b, "(%s compare %s --size 2M --layout movable:1G --json "
+				      "--no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_str_eq(b + strlen("0x180000 0x180000"), a + strlen("0x0 0x0"));
+	ck_assert_int_eq(strncmp(b, "0x180000 0x180000 ", 18), 0);
+	ck_assert_int_eq(fixture_runf(&c, "(%s compare %s --size 2M --layout movable:1536M "
+				      "--json --no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_msg(!strncmp(c, "0x160000 0x180000 [('Normal', '0x100000', 393216, ", 50) &&
+		      strstr(c, "('Movable', '0x160000', 393216, "), "%s", c);
+	free(a);
+	free(b);
+	free(c);
+	fixture_rm(copy);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -571,6 +606,7 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_json_shape);
 	tcase_add_test(tc, test_movable_uninit_freed);
 	tcase_add_test(tc, test_bad_layouts);
+	tcase_add_test(tc, test_movable_resized);
 	suite_add_tcase(s, tc);
 	return s;
 }
