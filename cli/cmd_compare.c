@@ -62,10 +62,11 @@ const char cmd_compare_usage[] =
 	"breaches: allocations after which their zone's free pages were at or below its\n"
 	"low watermark, __zone_watermark_ok() at order 0: the kernel wakes kswapd),\n"
 	"reclaim (needed_reclaim: no zone above its min watermark, the request not placed),\n"
-	"pageblocks holding unmovable pages at the end, and blockers: what stopped each\n"
-	"range a request tried and could not take, failed requests and those served\n"
-	"further on alike (STAGE:KIND, \"no-range\": a request no range served,\n"
-	"\"area-full\": no free place left in the reservation or CMA area).\n"
+	"pageblocks holding unmovable pages at the end; failed requests and their\n"
+	"blockers: what stopped each range a failed request tried (STAGE:KIND,\n"
+	"\"no-range\": no range left to try, \"area-full\": no free place left in the\n"
+	"reservation or CMA area), and apart (rejected) every range tried and not\n"
+	"taken, before a success too: the search's cost.\n"
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
 	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
@@ -179,6 +180,27 @@ static void print_real(const struct cmp_result *r)
 		       r->real_attempts - r->nr_real);
 }
 
+static void print_set(const struct cmp_blocker_set *set)
+{
+	int b;
+
+	for (b = 0; b < set->nr; b++)
+		printf(" %s %" PRIu64, set->v[b].name, set->v[b].n);
+	if (!set->nr)
+		printf(" none");
+}
+
+static void json_set(struct json *j, const char *key, const struct cmp_blocker_set *set)
+{
+	int b;
+
+	json_key(j, key);
+	json_obj_begin(j);
+	for (b = 0; b < set->nr; b++)
+		json_kuint(j, set->v[b].name, set->v[b].n);
+	json_obj_end(j);
+}
+
 static void print_text(const struct args *A, const struct cmp_result *r)
 {
 	int i, b;
@@ -228,11 +250,11 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 			if (r[i].zone[b].present)
 				printf(" %s free %" PRIu64 ";", r[i].zone[b].name,
 				       r[i].zone[b].free_pages);
-		printf(" blockers:");
-		for (b = 0; b < r[i].demand.nr_blockers; b++)
-			printf(" %s %" PRIu64, r[i].demand.blockers[b].name,
-			       r[i].demand.blockers[b].n);
-		printf("%s\n", r[i].demand.nr_blockers ? "" : " none");
+		printf(" failed %" PRIu64 ", blockers:", r[i].demand.asked - r[i].demand.served);
+		print_set(&r[i].demand.blockers);
+		printf("; ranges rejected on the way:");
+		print_set(&r[i].demand.rejected);
+		printf("\n");
 		print_real(&r[i]);
 	}
 }
@@ -316,11 +338,9 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		for (b = 0; b < (int)r[i].nr_served_pfns; b++)
 			json_uint(&j, r[i].served_pfns[b]);
 		json_arr_end(&j);
-		json_key(&j, "blockers");
-		json_obj_begin(&j);
-		for (b = 0; b < d->nr_blockers; b++)
-			json_kuint(&j, d->blockers[b].name, d->blockers[b].n);
-		json_obj_end(&j);
+		json_kuint(&j, "failed", d->asked - d->served);
+		json_set(&j, "blockers", &d->blockers);
+		json_set(&j, "rejected", &d->rejected);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

@@ -133,6 +133,7 @@ static int ask_one(struct run *R, struct model *m, uint64_t *pfn)
 		d->asked -= R->res.nr_pages || R->cma.nr_pages;
 		ret = cmp_demand_one(m, NULL, R->o->nr_pages, d, pfn);
 	}
+	cmp_demand_settle(d, ret == 1);
 	return ret;
 }
 
@@ -260,6 +261,7 @@ static int before(void *arg, struct model *m, struct sim_apply *ap, const struct
 	ret = cmp_demand_one(m, NULL, rq->nr_pages, &R->r->demand, &pfn);
 	if (ret < 0)
 		return ret;
+	cmp_demand_settle(&R->r->demand, ret == 1);
 	if (R->r->nr_real < CMP_MAX_PFNS)
 		R->r->real[R->r->nr_real++] = (struct cmp_real){
 			.ts = rq->ts, .nr_pages = rq->nr_pages, .kernel_served = !rq->failed,

@@ -426,8 +426,10 @@ END_TEST
 /*
  * The issue's JSON shape, key by key: {"layouts": [{"name": .., "demand": N, "served":
  * N, "pages_migrated": N, "idle_page_seconds": N, "fallbacks": N, "needed_reclaim": N,
- * "unmovable_pageblocks": N, "blockers": {...}}]} (and wmark_breaches), each layout in
- * the order given; the same figures in the text table and in compare_results.
+ * "unmovable_pageblocks": N, "blockers": {...}}]} (and wmark_breaches, failed, and
+ * rejected: every range not taken), each layout in the order given; blockers only
+ * where a request failed (reserve:2900M leaves the 1 GiB real attempt no range); the
+ * same figures in the text table and in compare_results.
  */
 START_TEST(test_json_shape)
 {
@@ -441,7 +443,7 @@ START_TEST(test_json_shape)
 		"'wmark_breaches','needed_reclaim','unmovable_pageblocks']\n"
 		"assert list(d)==['size_pages','layouts'], list(d)\n"
 		"names=[l['name'] for l in d['layouts']]\n"
-		"assert names==['asis','reserve:256M'], names\n"
+		"assert names==['asis','reserve:2900M'], names\n"
 		"for l in d['layouts']:\n"
 		"  assert isinstance(l['name'],str)\n"
 		"  for k in keys:\n"
@@ -449,7 +451,10 @@ START_TEST(test_json_shape)
 		"    v=db.execute('SELECT value FROM compare_results WHERE layout=? AND name=?',"
 		"(l['name'],k)).fetchone()\n"
 		"    assert v is not None and abs(v[0]-l[k])<=0.5, (k,v,l[k])\n"
-		"  assert l['served']<=l['demand']\n"
+		"  assert l['served']<=l['demand'] and l['failed']==l['demand']-l['served']\n"
+		"  assert (sum(l['blockers'].values())>0)==(l['failed']>0), l\n"
+		"  assert isinstance(l['rejected'],dict)\n"
+		"  for k,v in l['blockers'].items(): assert l['rejected'].get(k,0)>=v, k\n"
 		"  assert isinstance(l['blockers'],dict)\n"
 		"  for k,v in l['blockers'].items():\n"
 		"    assert ':' in k or k in ('no-range','area-full'), k\n"
@@ -462,7 +467,7 @@ START_TEST(test_json_shape)
 		"==[l['demand'],l['served'],l['fallbacks'],l['wmark_breaches'],l['needed_reclaim'],"
 		"l['unmovable_pageblocks']], row\n"
 		"  assert int(row[6])==round(l['idle_page_seconds']), row\n"
-		"print('ok', sum(l['demand'] for l in d['layouts']))\n";
+		"print('ok', [(l['demand'],l['failed']) for l in d['layouts']])\n";
 	char *j = fixture_tmpfile("shape.json"), *t = fixture_tmpfile("shape.txt");
 	char *p = fixture_tmpfile("shape.py");
 	FILE *f = fopen(p, "w");
@@ -472,13 +477,13 @@ START_TEST(test_json_shape)
 	fclose(f);
 	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
 	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
-				      "--layout reserve:256M --no-store 2>/dev/null) > %s",
+				      "--layout reserve:2900M --no-store 2>/dev/null) > %s",
 				      fixture_bigchunk(), copy, t), 0);
 	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
-				      "--layout reserve:256M --json 2>/dev/null) > %s",
+				      "--layout reserve:2900M --json 2>/dev/null) > %s",
 				      fixture_bigchunk(), copy, j), 0);
 	fixture_runf(&out, "python3 %s %s %s %s 2>&1 | tail -1", p, j, copy, t);
-	ck_assert_str_eq(out, "ok 8\n");
+	ck_assert_str_eq(out, "ok [(4, 0), (4, 1)]\n");
 	free(out);
 	fixture_rm(copy);
 	fixture_rm(j);
