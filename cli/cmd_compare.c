@@ -70,9 +70,10 @@ const char cmd_compare_usage[] =
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
 	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
-	"are gone; ZONE_MOVABLE pages the capture shows uninitialised (a lazily\n"
-	"initialised memmap) are freed into it at the start, as deferred init does at\n"
-	"boot; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
+	"are gone; pages of ZONE_MOVABLE or a CMA area the capture shows uninitialised\n"
+	"(a lazily initialised memmap) are freed into it at the start, as deferred init\n"
+	"and cma_activate_area() do at boot; reclaim and compaction are not modelled\n"
+	"(needed_reclaim counts them).\n"
 	"\n"
 	"Exit status: 0 every layout ran; 2 a usage error, a layout that does not fit\n"
 	"the capture (the message says why and what to give instead: a size larger than\n"
@@ -229,10 +230,12 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 			printf(" (the capture's own ZONE_MOVABLE, from 0x%" PRIx64 ", resized: the "
 			       "option replaces the one it was booted with);",
 			       r[i].layout.movable_traced_pfn);
-		if (r[i].movable_initialised)
-			printf(" %" PRIu64 " of its pages uninitialised in the capture (lazy "
-			       "memmap init), freed into it as deferred init does at boot;",
-			       r[i].movable_initialised);
+		if (r[i].initialised)
+			printf(" %" PRIu64 " pages of its %s uninitialised in the capture (lazy "
+			       "memmap init), freed into it as the kernel does at boot;",
+			       r[i].initialised, r[i].movable_start && r[i].layout.cma_pages ?
+			       "ZONE_MOVABLE and CMA area" : r[i].movable_start ? "ZONE_MOVABLE" :
+			       "CMA area");
 		if (r[i].layout.reserve_pages)
 			printf(" reserved 0x%" PRIx64 "+%" PRIu64 ";", r[i].layout.reserve_pfn,
 			       r[i].layout.reserve_pages);
@@ -326,7 +329,7 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "needed_reclaim", r[i].needed_reclaim);
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
-		json_kuint(&j, "movable_initialised_pages", r[i].movable_initialised);
+		json_kuint(&j, "initialised_pages", r[i].initialised);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
 		json_kuint(&j, "movable_traced_pfn", r[i].layout.movable_traced_pfn);
 		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);

@@ -312,12 +312,15 @@ static int drain_area(struct model *m, uint64_t s, uint64_t e)
 }
 
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
-		  uint64_t *moved)
+		  uint64_t *moved, uint64_t *initialised)
 {
 	int ret;
 
 	model_set_cma(m, true);
 	ret = retype(m, start, nr_pages, CMP_TRACE_MT_CMA);
+	/* cma_activate_area() -> init_cma_reserved_pageblock() frees every page at boot */
+	if (!ret && initialised)
+		ret = init_uninit(m, start, start + nr_pages, initialised);
 	if (!ret)
 		ret = drain_area(m, start, start + nr_pages);
 	if (!ret)

@@ -78,9 +78,10 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 	r->layout.reserve_pfn = R->res.start;
 	if (!ret && r->movable_start)
 		ret = cmp_apply_movable(m, ap, r->movable_start, r->layout.movable_traced_pfn,
-					&r->seed_moved_pages, &r->movable_initialised);
+					&r->seed_moved_pages, &r->initialised);
 	if (!ret && R->cma.nr_pages)
-		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages);
+		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages,
+				    &r->initialised);
 	if (!ret && R->res.nr_pages)
 		ret = cmp_apply_reserve(m, ap, R->res.start, R->res.nr_pages, &r->seed_moved_pages);
 	return ret;

@@ -37,7 +37,7 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 		{ "wmark_breaches", (double)r->wmark_breaches },
 		{ "unmovable_pageblocks", (double)r->unmovable_pageblocks },
 		{ "seed_moved_pages", (double)r->seed_moved_pages },
-		{ "movable_initialised_pages", (double)r->movable_initialised },
+		{ "initialised_pages", (double)r->initialised },
 		{ "movable_start_pfn", (double)r->movable_start },
 	};
 	char name[64];

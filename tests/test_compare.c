@@ -145,7 +145,7 @@ START_TEST(test_cma_typed_and_unmovable_never_there)
 	int stored, eff, i;
 	bool iso;
 
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	for (p = s; p < e; p += 512) {
 		ck_assert_int_eq(model_pageblock_mt(m, p, &stored, &eff, &iso), 0);
 		ck_assert_int_eq(stored, CMP_TRACE_MT_CMA);
@@ -228,7 +228,7 @@ START_TEST(test_cma_alloc_keeps_cma_type)
 	int stored, eff, i;
 	bool iso;
 
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	/* movable pages until some are in the area (past half the free pages: __rmqueue()) */
 	for (i = 0; i < 5000; i++)
 		ck_assert_int_eq(model_take(m, &rq, &d), 0);
@@ -268,7 +268,7 @@ START_TEST(test_cma_area_pcp_drained)
 			ck_assert_int_eq(model_give(m, 0, p, 0), 0);
 	ck_assert_int_eq(model_pfn_info(m, s, &pi), 0);
 	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	for (i = 0; i < 64; i++) {
 		if (model_take(m, &rq, &d))
 			break;
@@ -496,14 +496,15 @@ END_TEST
  * default.db's kernel initialises its memmap lazily: Normal's top 4.6 GiB is present
  * but uninitialised in the capture. movable:2G puts ZONE_MOVABLE at 0x5c0000, all of
  * it uninitialised there; a kernel booted so frees it into the zone through deferred
- * init, so the layout's ZONE_MOVABLE starts with its 524,288 pages free, not 0.
+ * init, so the layout's ZONE_MOVABLE starts with its 524,288 pages free, not 0. A CMA
+ * area placed there is freed at boot too, and serves the demand.
  */
 START_TEST(test_movable_uninit_freed)
 {
 	char *copy = fixture_tmpfile("uninit.db"), *out = NULL;
 	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
 			 "z=[x for x in d['zones'] if x['name']=='Movable'][0]; "
-			 "print(hex(d['movable_start_pfn']), d['movable_initialised_pages'], "
+			 "print(hex(d['movable_start_pfn']), d['initialised_pages'], "
 			 "z['free_pages'] + z['pcp_pages'] > 500000)";
 
 	fixture_copy(fixture_path("traces/default.db"), copy);
@@ -511,6 +512,14 @@ START_TEST(test_movable_uninit_freed)
 				      "--json --no-store 2>/dev/null) | python3 -c \"%s\"",
 				      fixture_bigchunk(), copy, py), 0);
 	ck_assert_str_eq(out, "0x5c0000 524288 True\n");
+	free(out);
+	/* a CMA area there: cma_activate_area() frees it at boot, the demand is served in it */
+	ck_assert_int_eq(fixture_runf(&out, "(%s compare %s --size 2M --count 8 --layout "
+				      "cma:256M@0x600000 --json --no-store 2>/dev/null) | python3 -c "
+				      "\"import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+				      "print(d['initialised_pages'], d['served_from_cma'])\"",
+				      fixture_bigchunk(), copy), 0);
+	ck_assert_str_eq(out, "65536 8\n");
 	free(out);
 	fixture_rm(copy);
 }
