@@ -329,9 +329,11 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 		    c->reserve_pages)
 			return area_error(L, c, "reservation", c->reserve_pages, c->reserve_pfn);
 	}
-	if ((c->movablecore_pages || c->kernelcore_pages) && traced_movable(L) >= 0)
-		return resize_movable(L, c);
-	if (c->movablecore_pages || c->kernelcore_pages) {
+	if ((c->movablecore_pages || c->kernelcore_pages) && traced_movable(L) >= 0) {
+		ret = resize_movable(L, c);
+		if (ret)
+			return ret;
+	} else if (c->movablecore_pages || c->kernelcore_pages) {
 		z = movable_zone(L);
 		if (cmp_movable_start(L, c, 1ull << L->max_page_order, &pfn))
 			return movable_error(L, c, z);

@@ -593,6 +593,14 @@ START_TEST(test_movable_resized)
 				      fixture_bigchunk(), copy, py), 0);
 	ck_assert_msg(!strncmp(c, "0x160000 0x180000 [('Normal', '0x100000', 393216, ", 50) &&
 		      strstr(c, "('Movable', '0x160000', 393216, "), "%s", c);
+	free(c);
+	/* joined with a CMA area: the area is placed too (below the new ZONE_MOVABLE) */
+	ck_assert_int_eq(fixture_runf(&c, "(%s compare %s --size 2M --count 2 --layout "
+				      "movable:1536M+cma:256M --json --no-store 2>/dev/null) | "
+				      "python3 -c \"import json,sys; d=json.load(sys.stdin)"
+				      "['layouts'][0]; print(hex(d['movable_start_pfn']), "
+				      "d['served_from_cma'])\"", fixture_bigchunk(), copy), 0);
+	ck_assert_str_eq(c, "0x160000 2\n");
 	free(a);
 	free(b);
 	free(c);
