@@ -332,6 +332,14 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "initialised_pages", r[i].initialised);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
 		json_kuint(&j, "movable_traced_pfn", r[i].layout.movable_traced_pfn);
+		if (r[i].layout.reserve_pages) {
+			json_kuint(&j, "reserve_pfn", r[i].layout.reserve_pfn);
+			json_kuint(&j, "reserve_pages", r[i].layout.reserve_pages);
+		}
+		if (r[i].layout.cma_pages) {
+			json_kuint(&j, "cma_pfn", r[i].layout.cma_pfn);
+			json_kuint(&j, "cma_pages", r[i].layout.cma_pages);
+		}
 		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);
 		json_kuint(&j, "frees_overlapping_skipped", r[i].frees_overlapping);
 		json_kuint(&j, "frees_scattered", r[i].frees_scattered);

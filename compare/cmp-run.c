@@ -37,6 +37,10 @@ static int place(void *arg, struct model_layout *L, struct model_profile *p)
 			R->r->movable_start = L->zones[z].start_pfn;
 	if (!ret && c->reserve_pages)
 		ret = cmp_area_init(&R->res, c->reserve_pfn, c->reserve_pages, 0);
+	if (!ret && (c->reserve_pfn == CMP_NOWHERE) != !c->reserve_pages)
+		ret = bc_error(BC_E_INVAL, "%s: the reservation was not placed", c->name);
+	if (!ret && (c->cma_pfn == CMP_NOWHERE) != !c->cma_pages)
+		ret = bc_error(BC_E_INVAL, "%s: the CMA area was not placed", c->name);
 	if (!ret && c->cma_pages)
 		ret = cmp_area_init(&R->cma, c->cma_pfn, c->cma_pages, 1);
 	return ret;
