@@ -39,7 +39,9 @@ const char cmd_compare_usage[] =
 	"                     A request neither area serves is made on demand.\n"
 	"  movable:SIZE       movablecore=SIZE; kernelcore:SIZE kernelcore=SIZE: a\n"
 	"                     ZONE_MOVABLE where find_zone_movable_pfns_for_nodes() puts it\n"
-	"                     (gigantic pages never come from it)\n"
+	"                     (gigantic pages never come from it); on a capture booted\n"
+	"                     with a ZONE_MOVABLE it replaces that boot's option (the\n"
+	"                     zone boundary moves where the new option puts it)\n"
 	"\n"
 	"Options:\n"
 	"  --size SIZE        bytes with a unit (2M, 1G), a power of two of pages\n"
@@ -56,13 +58,28 @@ const char cmd_compare_usage[] =
 	"capture's alloc_contig_pages() calls and hugetlb probe steps, served or failed by\n"
 	"the kernel, listed with what the layout did), pages migrated and\n"
 	"scanned per success, idle page-seconds (reserved, or CMA and free, unused by the\n"
-	"demand), fallbacks (allocations from another type's list), needed_reclaim (no\n"
-	"zone above its watermark), pageblocks holding unmovable pages at the end, and\n"
-	"what stopped the ranges tried by failed requests (STAGE:KIND).\n"
+	"demand), fallbacks (allocations from another type's list), wmark (watermark\n"
+	"breaches: allocations after which their zone's free pages were at or below its\n"
+	"low watermark, __zone_watermark_ok() at order 0: the kernel wakes kswapd),\n"
+	"reclaim (needed_reclaim: no zone above its min watermark, the request not placed),\n"
+	"pageblocks holding unmovable pages at the end; failed requests and their\n"
+	"blockers: what stopped each range a failed request tried (STAGE:KIND,\n"
+	"\"no-range\": no range left to try, \"area-full\": no free place left in the\n"
+	"reservation or CMA area), and apart (rejected) every range tried and not\n"
+	"taken, before a success too: the search's cost.\n"
 	"Assumptions (stated): seed pages the layout forbids where they are (unmovable in\n"
 	"ZONE_MOVABLE or CMA) move out at the start, and movable ones out of a CMA area\n"
 	"while the rest of the zone has more free pages; seed pages inside a reservation\n"
-	"are gone; reclaim and compaction are not modelled (needed_reclaim counts them).\n"
+	"are gone; pages of ZONE_MOVABLE or a CMA area the capture shows uninitialised\n"
+	"(a lazily initialised memmap) are freed into it at the start, as deferred init\n"
+	"and cma_activate_area() do at boot; reclaim and compaction are not modelled\n"
+	"(needed_reclaim counts them).\n"
+	"\n"
+	"Exit status: 0 every layout ran; 2 a usage error, a layout that does not fit\n"
+	"the capture (the message says why and what to give instead: a size larger than\n"
+	"RAM, an @PFN outside RAM or off a pageblock, areas that overlap, a ZONE_MOVABLE\n"
+	"the kernel would not make) or a capture that cannot be read.\n"
+	CLI_CAPTURE_EXIT_HELP
 	"\n"
 	"Example:\n"
 	"  bigchunk compare cap.db --size 1G --layout asis --layout movable:1G \\\n"
@@ -164,6 +181,27 @@ static void print_real(const struct cmp_result *r)
 		       r->real_attempts - r->nr_real);
 }
 
+static void print_set(const struct cmp_blocker_set *set)
+{
+	int b;
+
+	for (b = 0; b < set->nr; b++)
+		printf(" %s %" PRIu64, set->v[b].name, set->v[b].n);
+	if (!set->nr)
+		printf(" none");
+}
+
+static void json_set(struct json *j, const char *key, const struct cmp_blocker_set *set)
+{
+	int b;
+
+	json_key(j, key);
+	json_obj_begin(j);
+	for (b = 0; b < set->nr; b++)
+		json_kuint(j, set->v[b].name, set->v[b].n);
+	json_obj_end(j);
+}
+
 static void print_text(const struct args *A, const struct cmp_result *r)
 {
 	int i, b;
@@ -171,22 +209,33 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 	printf("%s: %" PRIu64 " x %" PRIu64 " KiB asked (plus the capture's contiguous "
 	       "attempts)\n", A->path, r[0].demand.asked - r[0].real_attempts,
 	       A->nr_pages * 4);
-	printf("%-28s %7s %7s %6s %9s %9s %12s %9s %8s %7s\n", "layout", "demand", "served",
-	       "%", "migr/ok", "scan/ok", "idle_pg_s", "fallback", "reclaim", "unm_pb");
+	printf("%-28s %7s %7s %6s %9s %9s %12s %9s %8s %8s %7s\n", "layout", "demand", "served",
+	       "%", "migr/ok", "scan/ok", "idle_pg_s", "fallback", "wmark", "reclaim", "unm_pb");
 	for (i = 0; i < A->nr_layouts; i++) {
 		const struct cmp_demand_stats *d = &r[i].demand;
 
 		printf("%-28s %7" PRIu64 " %7" PRIu64 " %5.1f%% %9.1f %9.1f %12.0f %9" PRIu64
-		       " %8" PRIu64 " %7" PRIu64 "\n", r[i].layout.name, d->asked, d->served,
-		       d->asked ? 100.0 * (double)d->served / (double)d->asked : 0,
+		       " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n", r[i].layout.name, d->asked,
+		       d->served, d->asked ? 100.0 * (double)d->served / (double)d->asked : 0,
 		       per_success(d->pages_migrated, d->served),
 		       per_success(d->pages_scanned, d->served), r[i].idle_page_seconds,
-		       r[i].fallbacks, r[i].needed_reclaim, r[i].unmovable_pageblocks);
+		       r[i].fallbacks, r[i].wmark_breaches, r[i].needed_reclaim,
+		       r[i].unmovable_pageblocks);
 	}
 	for (i = 0; i < A->nr_layouts; i++) {
 		printf("%s:", r[i].layout.name);
 		if (r[i].movable_start)
 			printf(" ZONE_MOVABLE from pfn 0x%" PRIx64 ";", r[i].movable_start);
+		if (r[i].layout.movable_traced_pfn)
+			printf(" (the capture's own ZONE_MOVABLE, from 0x%" PRIx64 ", resized: the "
+			       "option replaces the one it was booted with);",
+			       r[i].layout.movable_traced_pfn);
+		if (r[i].initialised)
+			printf(" %" PRIu64 " pages of its %s uninitialised in the capture (lazy "
+			       "memmap init), freed into it as the kernel does at boot;",
+			       r[i].initialised, r[i].movable_start && r[i].layout.cma_pages ?
+			       "ZONE_MOVABLE and CMA area" : r[i].movable_start ? "ZONE_MOVABLE" :
+			       "CMA area");
 		if (r[i].layout.reserve_pages)
 			printf(" reserved 0x%" PRIx64 "+%" PRIu64 ";", r[i].layout.reserve_pfn,
 			       r[i].layout.reserve_pages);
@@ -204,11 +253,11 @@ static void print_text(const struct args *A, const struct cmp_result *r)
 			if (r[i].zone[b].present)
 				printf(" %s free %" PRIu64 ";", r[i].zone[b].name,
 				       r[i].zone[b].free_pages);
-		printf(" blockers:");
-		for (b = 0; b < r[i].demand.nr_blockers; b++)
-			printf(" %s %" PRIu64, r[i].demand.blockers[b].name,
-			       r[i].demand.blockers[b].n);
-		printf("%s\n", r[i].demand.nr_blockers ? "" : " none");
+		printf(" failed %" PRIu64 ", blockers:", r[i].demand.asked - r[i].demand.served);
+		print_set(&r[i].demand.blockers);
+		printf("; ranges rejected on the way:");
+		print_set(&r[i].demand.rejected);
+		printf("\n");
 		print_real(&r[i]);
 	}
 }
@@ -273,12 +322,24 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		json_kuint(&j, "served_from_cma", r[i].served_cma);
 		json_kuint(&j, "pages_migrated", d->pages_migrated);
 		json_kuint(&j, "pages_scanned", d->pages_scanned);
-		json_kdouble(&j, "idle_page_seconds", r[i].idle_page_seconds);
+		/* whole page-seconds: %.6g would round figures of 7 digits and more */
+		json_kuint(&j, "idle_page_seconds", (uint64_t)(r[i].idle_page_seconds + 0.5));
 		json_kuint(&j, "fallbacks", r[i].fallbacks);
+		json_kuint(&j, "wmark_breaches", r[i].wmark_breaches);
 		json_kuint(&j, "needed_reclaim", r[i].needed_reclaim);
 		json_kuint(&j, "unmovable_pageblocks", r[i].unmovable_pageblocks);
 		json_kuint(&j, "seed_moved_pages", r[i].seed_moved_pages);
+		json_kuint(&j, "initialised_pages", r[i].initialised);
 		json_kuint(&j, "movable_start_pfn", r[i].movable_start);
+		json_kuint(&j, "movable_traced_pfn", r[i].layout.movable_traced_pfn);
+		if (r[i].layout.reserve_pages) {
+			json_kuint(&j, "reserve_pfn", r[i].layout.reserve_pfn);
+			json_kuint(&j, "reserve_pages", r[i].layout.reserve_pages);
+		}
+		if (r[i].layout.cma_pages) {
+			json_kuint(&j, "cma_pfn", r[i].layout.cma_pfn);
+			json_kuint(&j, "cma_pages", r[i].layout.cma_pages);
+		}
 		json_kuint(&j, "frees_in_reserve_skipped", r[i].frees_in_reserve);
 		json_kuint(&j, "frees_overlapping_skipped", r[i].frees_overlapping);
 		json_kuint(&j, "frees_scattered", r[i].frees_scattered);
@@ -288,11 +349,9 @@ static void print_json(const struct args *A, const struct cmp_result *r)
 		for (b = 0; b < (int)r[i].nr_served_pfns; b++)
 			json_uint(&j, r[i].served_pfns[b]);
 		json_arr_end(&j);
-		json_key(&j, "blockers");
-		json_obj_begin(&j);
-		for (b = 0; b < d->nr_blockers; b++)
-			json_kuint(&j, d->blockers[b].name, d->blockers[b].n);
-		json_obj_end(&j);
+		json_kuint(&j, "failed", d->asked - d->served);
+		json_set(&j, "blockers", &d->blockers);
+		json_set(&j, "rejected", &d->rejected);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

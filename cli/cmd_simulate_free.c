@@ -112,6 +112,7 @@ static void print_json(const struct sim_result *r)
 	json_arr_end(&j);
 	json_kuint(&j, "requests", st->requests);
 	json_kuint(&j, "needed_reclaim", st->needed_reclaim);
+	json_kuint(&j, "wmark_breaches", st->wmark_breaches);
 	json_kuint(&j, "events", st->events);
 	json_kuint(&j, "allocs", st->allocs);
 	json_kuint(&j, "frees", st->frees);
@@ -193,8 +194,9 @@ static void print_text(const struct sim_result *r, const char *path)
 	       (unsigned long long)st->allocs, (unsigned long long)st->frees,
 	       (unsigned long long)st->contig, (unsigned long long)st->offline,
 	       (unsigned long long)st->events);
-	printf("requests that would have needed reclaim: %llu\n",
-	       (unsigned long long)st->needed_reclaim);
+	printf("requests that would have needed reclaim: %llu; allocations that left their "
+	       "zone at or below its low watermark: %llu\n",
+	       (unsigned long long)st->needed_reclaim, (unsigned long long)st->wmark_breaches);
 	printf("frees of pages allocated before the capture: %llu; frees of nothing the "
 	       "simulation holds (skipped): %llu; failed kernel allocations (not replayed): "
 	       "%llu; pages of the first snapshot the trace showed were pcp pages (put on pcp lists): %llu, "

@@ -93,8 +93,11 @@ static int evacuate_some(struct model *m, struct sim_apply *ap, uint64_t s, uint
 		}
 		done += n;
 		if (ret > 0)
-			ret = bc_error(BC_E_NOMEM, "no room to move seed page 0x%llx out",
-				       (unsigned long long)p);
+			ret = bc_error(BC_E_INVAL, "no room outside [0x%llx, 0x%llx) for the "
+				       "seed's %s page at 0x%llx (the layout leaves too little "
+				       "memory the page may use): give a smaller SIZE or another "
+				       "@PFN", (unsigned long long)s, (unsigned long long)e,
+				       model_kind_name(pi.kind), (unsigned long long)p);
 		if (!ret)
 			ret = model_set_page_kind(m, np, n, pi.kind);
 		if (!ret && ap)
@@ -154,15 +157,24 @@ static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
  * lowmem_reserve against Movable from sysctl_lowmem_reserve_ratio (256 DMA/DMA32, 32
  * Normal). An assumption.
  */
-static int movable_limits(struct model *m, int mz)
+static int movable_limits(struct model *m, int mz, bool traced)
 {
 	const struct model_layout *L = model_get_layout(m);
 	uint64_t lo = L->zones[mz - 1].managed, hi = L->zones[mz].managed, all = lo + hi;
 	struct model_zone_limits a, b;
 	int z, t, ret = model_get_zone_limits(m, (unsigned int)mz - 1, &a);
 
+	if (!ret && traced)
+		ret = model_get_zone_limits(m, (unsigned int)mz, &b);
 	if (ret)
 		return ret;
+	if (traced) {
+		/* a resized traced ZONE_MOVABLE: the two zones' shares, joined again */
+		a.wmark_min += b.wmark_min;
+		a.wmark_low += b.wmark_low;
+		a.wmark_high += b.wmark_high;
+		a.pcp_high_max += b.pcp_high_max;
+	}
 	b = a;
 	b.wmark_min = share(a.wmark_min, hi, all);
 	b.wmark_low = share(a.wmark_low, hi, all);
@@ -215,18 +227,58 @@ int cmp_apply_online_window(struct model *m, uint64_t *start, uint64_t nr_pages,
 			(unsigned long long)nr_pages);
 }
 
+/*
+ * Pages of [@s, @e) the seed shows uninitialised (a lazily initialised memmap: the
+ * capture's kernel had not yet grown into them) are freed into their zone in blocks of
+ * the largest aligned order, as deferred init does at boot (deferred_init_memmap() ->
+ * deferred_free_pages() -> __free_pages_core()): find_zone_movable_pfns_for_nodes()
+ * sized the zone on present pages, and defer_init() defers only the node's last zone
+ * range, which deferred init then frees. An assumption for kernels that grow lazily.
+ */
+static int init_uninit(struct model *m, uint64_t s, uint64_t e, uint64_t *freed)
+{
+	unsigned int max = model_get_layout(m)->max_page_order, o;
+	struct model_pfn_info pi;
+	uint64_t p = s, q;
+	int ret = 0;
+
+	while (!ret && p < e) {
+		if (model_pfn_info(m, p, &pi) || pi.state != MODEL_PFN_UNINIT) {
+			p++;
+			continue;
+		}
+		for (q = p; q < e && !model_pfn_info(m, q, &pi) && pi.state == MODEL_PFN_UNINIT; q++)
+			;
+		while (!ret && p < q) {
+			for (o = max; o && ((p & ((1ull << o) - 1)) || p + (1ull << o) > q); o--)
+				;
+			ret = model_page_free(m, p, o, 0);
+			*freed += 1ull << o;
+			p += 1ull << o;
+		}
+	}
+	return ret;
+}
+
 int cmp_apply_movable(struct model *m, struct sim_apply *ap, uint64_t movable_start,
-		      uint64_t *moved)
+		      uint64_t traced_start, uint64_t *moved, uint64_t *initialised)
 {
 	int z = model_pfn_zone(m, movable_start), ret;
+	uint64_t end;
 
 	if (z < 1 || !model_get_layout(m)->zones[z].movable)
 		return bc_error(BC_E_INVAL, "no ZONE_MOVABLE at pfn 0x%llx",
 				(unsigned long long)movable_start);
-	ret = movable_limits(m, z);
+	end = movable_start + model_get_layout(m)->zones[z].spanned;
+	ret = movable_limits(m, z, traced_start != 0);
+	/* what the traced kernel placed in its own ZONE_MOVABLE stays */
+	if (!ret && traced_start && traced_start < end)
+		end = traced_start;
+	if (!ret && movable_start < end)
+		ret = evacuate(m, ap, movable_start, end, false, moved);
+	end = movable_start + model_get_layout(m)->zones[z].spanned;
 	if (!ret)
-		ret = evacuate(m, ap, movable_start,
-			       movable_start + model_get_layout(m)->zones[z].spanned, false, moved);
+		ret = init_uninit(m, movable_start, end, initialised);
 	return ret;
 }
 
@@ -260,12 +312,15 @@ static int drain_area(struct model *m, uint64_t s, uint64_t e)
 }
 
 int cmp_apply_cma(struct model *m, struct sim_apply *ap, uint64_t start, uint64_t nr_pages,
-		  uint64_t *moved)
+		  uint64_t *moved, uint64_t *initialised)
 {
 	int ret;
 
 	model_set_cma(m, true);
 	ret = retype(m, start, nr_pages, CMP_TRACE_MT_CMA);
+	/* cma_activate_area() -> init_cma_reserved_pageblock() frees every page at boot */
+	if (!ret && initialised)
+		ret = init_uninit(m, start, start + nr_pages, initialised);
 	if (!ret)
 		ret = drain_area(m, start, start + nr_pages);
 	if (!ret)

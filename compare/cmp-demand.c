@@ -33,21 +33,37 @@ uint64_t cmp_area_used(const struct cmp_area *a)
 	return n;
 }
 
-static void blocker(struct cmp_demand_stats *st, const char *name)
+static void set_add(struct cmp_blocker_set *set, const char *name, uint64_t n)
 {
 	int i;
 
-	for (i = 0; i < st->nr_blockers; i++)
-		if (!strcmp(st->blockers[i].name, name))
+	for (i = 0; i < set->nr; i++)
+		if (!strcmp(set->v[i].name, name))
 			break;
-	if (i == st->nr_blockers) {
+	if (i == set->nr) {
 		if (i == CMP_MAX_BLOCKERS)
 			i--;		/* the last slot gathers the rest */
 		else
-			st->nr_blockers++;
-		snprintf(st->blockers[i].name, sizeof(st->blockers[i].name), "%s", name);
+			set->nr++;
+		snprintf(set->v[i].name, sizeof(set->v[i].name), "%s", name);
 	}
-	st->blockers[i].n++;
+	set->v[i].n += n;
+}
+
+static void blocker(struct cmp_demand_stats *st, const char *name)
+{
+	set_add(&st->rejected, name, 1);
+	set_add(&st->pending, name, 1);
+}
+
+void cmp_demand_settle(struct cmp_demand_stats *st, int failed)
+{
+	int i;
+
+	for (i = 0; failed && i < st->pending.nr; i++)
+		set_add(&st->blockers, st->pending.v[i].name, st->pending.v[i].n);
+	st->pending.nr = 0;
+	memset(st->pending.v, 0, sizeof(st->pending.v));
 }
 
 /* What stopped a range: the deciding stage and the kind of page it stopped at. */

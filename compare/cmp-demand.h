@@ -28,12 +28,25 @@ struct cmp_blocker {
 	uint64_t n;
 };
 
+struct cmp_blocker_set {
+	int nr;
+	struct cmp_blocker v[CMP_MAX_BLOCKERS];
+};
+
+/*
+ * blockers: what stopped the ranges of the requests that failed (the issue's "failures
+ * and their blockers"); rejected: of every range tried and not taken, those before a
+ * success too (the search's cost). A request's ranges wait in pending until
+ * cmp_demand_settle() says how it ended.
+ */
 struct cmp_demand_stats {
 	uint64_t asked, served;
 	uint64_t pages_migrated, pages_scanned;	/* over the successes */
-	int nr_blockers;
-	struct cmp_blocker blockers[CMP_MAX_BLOCKERS];
+	struct cmp_blocker_set blockers, rejected, pending;
 };
+
+/* The request whose ranges are pending ended: @failed, their blockers count. */
+void cmp_demand_settle(struct cmp_demand_stats *st, int failed);
 
 /* A dedicated area: [start, start + nr_pages), its pages in use by the demand. */
 struct cmp_area {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cmp-layout: what-if layouts, parsed and placed (cmp-layout.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,9 +43,16 @@ static int parse_term(char *t, struct cmp_layout *c)
 		c->movablecore_pages = bytes;
 	} else if (!strcmp(t, "kernelcore") && !at && !c->kernelcore_pages) {
 		c->kernelcore_pages = bytes;
+	} else if (strcmp(t, "reserve") && strcmp(t, "cma") && strcmp(t, "movable") &&
+		   strcmp(t, "kernelcore")) {
+		return bc_error(BC_E_INVAL, "'%s': not asis, cma:, movable:, kernelcore: or "
+				"reserve:", t);
+	} else if (at && (!strcmp(t, "movable") || !strcmp(t, "kernelcore"))) {
+		return bc_error(BC_E_INVAL, "'%s:' takes no @PFN: the kernel places ZONE_MOVABLE "
+				"(find_zone_movable_pfns_for_nodes()); give SIZE only", t);
 	} else {
-		return bc_error(BC_E_INVAL, "'%s': unknown, repeated, or placed with @ where the "
-				"kernel places it", t);
+		return bc_error(BC_E_INVAL, "'%s:' given twice in one layout: give one, or "
+				"another --layout for the other size", t);
 	}
 	return 0;
 }
@@ -189,6 +197,124 @@ static uint64_t top_fit(const struct model_layout *L, uint64_t n, uint64_t align
 	return best;
 }
 
+/* The RAM ranges of @L as "0x1-0x9f 0x100-0xbffdf ..." (at most @n bytes) for errors. */
+static const char *ram_text(const struct model_layout *L, char *buf, size_t n)
+{
+	uint64_t s, e;
+	unsigned int i;
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (i = 0; ram_range(L, i, &s, &e) && k + 48 < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s0x%llx-0x%llx", i ? " " : "",
+				      (unsigned long long)s, (unsigned long long)e);
+	return buf;
+}
+
+/*
+ * An area of @what (@n pages at @pfn; CMP_NOWHERE: no place found) that is not all RAM:
+ * say why and what to give instead. Return: -BC_E_INVAL.
+ */
+static int area_error(const struct model_layout *L, const struct cmp_layout *c,
+		      const char *what, uint64_t n, uint64_t pfn)
+{
+	uint64_t total = cmp_ram_pages(L, 0, UINT64_MAX);
+	char ram[512];
+
+	if (n > total)
+		return bc_error(BC_E_INVAL, "%s: the %s of %llu pages is more than the capture's "
+				"RAM (%llu pages): give a smaller SIZE", c->name, what,
+				(unsigned long long)n, (unsigned long long)total);
+	if (pfn == CMP_NOWHERE)
+		return bc_error(BC_E_INVAL, "%s: no RAM range holds the %s's %llu pages in a row "
+				"(RAM: %s): give a smaller SIZE", c->name, what,
+				(unsigned long long)n, ram_text(L, ram, sizeof(ram)));
+	return bc_error(BC_E_INVAL, "%s: the %s [0x%llx, 0x%llx) is not all RAM (RAM: %s): "
+			"give an @PFN with SIZE inside one RAM range", c->name, what,
+			(unsigned long long)pfn, (unsigned long long)(pfn + n),
+			ram_text(L, ram, sizeof(ram)));
+}
+
+/* Why find_zone_movable_pfns_for_nodes() makes no ZONE_MOVABLE. Return: -BC_E_INVAL. */
+static int movable_error(const struct model_layout *L, const struct cmp_layout *c, int z)
+{
+	unsigned long long total = cmp_ram_pages(L, 0, UINT64_MAX);
+
+	if (z < 0)
+		return bc_error(BC_E_INVAL, "%s: no zone with pages for ZONE_MOVABLE", c->name);
+	if (c->movablecore_pages >= total || c->kernelcore_pages >= total)
+		return bc_error(BC_E_INVAL, "%s: %s of %llu pages is all of the capture's RAM "
+				"(%llu pages) or more: the kernel makes no ZONE_MOVABLE; give a "
+				"SIZE below it", c->name, c->movablecore_pages >= total ?
+				"movable" : "kernelcore", (unsigned long long)(c->movablecore_pages >=
+				total ? c->movablecore_pages : c->kernelcore_pages), total);
+	return bc_error(BC_E_INVAL, "%s: the kernel memory asked fills %s up to its end "
+			"(0x%llx): the kernel makes no ZONE_MOVABLE; give a larger movable: or a "
+			"smaller kernelcore: SIZE", c->name, L->zones[z].name,
+			(unsigned long long)(L->zones[z].start_pfn + L->zones[z].spanned));
+}
+
+/* The traced ZONE_MOVABLE's index (the last zone, right above its source), or -1. */
+static int traced_movable(const struct model_layout *L)
+{
+	unsigned int z;
+
+	for (z = 1; z < L->nr_zones; z++)
+		if (L->zones[z].movable)
+			return z == L->nr_zones - 1 && !L->zones[z - 1].movable ? (int)z : -1;
+	return -1;
+}
+
+/* Managed pages of [@s, @e) in the old zone @oz: its managed share of the present ones. */
+static uint64_t managed_part(const struct model_layout *L, const struct model_zone_layout *oz,
+			     uint64_t s, uint64_t e)
+{
+	uint64_t zs = oz->start_pfn, ze = zs + oz->spanned, p;
+
+	s = s > zs ? s : zs;
+	e = e < ze ? e : ze;
+	if (e <= s || !oz->present)
+		return 0;
+	p = cmp_ram_pages(L, s, e);
+	return (uint64_t)((double)p * (double)oz->managed / (double)oz->present + 0.5);
+}
+
+/*
+ * movablecore=/kernelcore= on a capture booted with a ZONE_MOVABLE already: the option
+ * replaces the traced one. find_zone_movable_pfns_for_nodes() runs on the zones as they
+ * would be without ZONE_MOVABLE (the traced one given back to the zone below), and the
+ * boundary moves there; each zone's managed pages are its present pages at the old
+ * zones' managed/present ratios. c->movable_traced_pfn keeps the traced start.
+ */
+static int resize_movable(struct model_layout *L, struct cmp_layout *c)
+{
+	int mz = traced_movable(L), z;
+	struct model_layout M = *L;
+	struct model_zone_layout lo = L->zones[mz - 1], hi = L->zones[mz];
+	uint64_t end = hi.start_pfn + hi.spanned, pfn;
+
+	M.nr_zones--;
+	M.zones[mz - 1].spanned = end - lo.start_pfn;
+	M.zones[mz - 1].present += hi.present;
+	M.zones[mz - 1].managed += hi.managed;
+	z = movable_zone(&M);
+	if (z != mz - 1)
+		return bc_error(BC_E_INVAL, "%s: the traced ZONE_MOVABLE has no zone with pages "
+				"below it", c->name);
+	if (cmp_movable_start(&M, c, 1ull << L->max_page_order, &pfn))
+		return movable_error(&M, c, z);
+	c->movable_traced_pfn = hi.start_pfn;
+	L->zones[mz - 1].spanned = pfn - lo.start_pfn;
+	L->zones[mz].start_pfn = pfn;
+	L->zones[mz].spanned = end - pfn;
+	L->zones[mz - 1].present = cmp_ram_pages(L, lo.start_pfn, pfn);
+	L->zones[mz].present = cmp_ram_pages(L, pfn, end);
+	L->zones[mz - 1].managed = managed_part(L, &lo, lo.start_pfn, pfn) +
+				   managed_part(L, &hi, lo.start_pfn, pfn);
+	L->zones[mz].managed = managed_part(L, &lo, pfn, end) + managed_part(L, &hi, pfn, end);
+	return 0;
+}
+
 int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 {
 	uint64_t pb = 1ull << L->pageblock_order, pfn;
@@ -201,13 +327,16 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 		if (c->reserve_pfn == CMP_NOWHERE ||
 		    cmp_ram_pages(L, c->reserve_pfn, c->reserve_pfn + c->reserve_pages) !=
 		    c->reserve_pages)
-			return bc_error(BC_E_INVAL, "%s: the reservation is not all RAM", c->name);
+			return area_error(L, c, "reservation", c->reserve_pages, c->reserve_pfn);
 	}
-	if (c->movablecore_pages || c->kernelcore_pages) {
+	if ((c->movablecore_pages || c->kernelcore_pages) && traced_movable(L) >= 0) {
+		ret = resize_movable(L, c);
+		if (ret)
+			return ret;
+	} else if (c->movablecore_pages || c->kernelcore_pages) {
 		z = movable_zone(L);
 		if (cmp_movable_start(L, c, 1ull << L->max_page_order, &pfn))
-			return bc_error(BC_E_INVAL, "%s: the kernel would make no ZONE_MOVABLE",
-					c->name);
+			return movable_error(L, c, z);
 		ret = carve_movable(L, z, pfn);
 		if (ret)
 			return ret;
@@ -219,10 +348,14 @@ int cmp_layout_place(struct model_layout *L, struct cmp_layout *c)
 		if (c->cma_default && z >= 0)
 			c->cma_pfn = top_fit(L, c->cma_pages, pb,
 					     L->zones[z].start_pfn + L->zones[z].spanned);
-		if (c->cma_pfn == CMP_NOWHERE || c->cma_pfn % pb ||
+		if (c->cma_pfn != CMP_NOWHERE && c->cma_pfn % pb)
+			return bc_error(BC_E_INVAL, "%s: the CMA area's @PFN 0x%llx is not on a "
+					"pageblock (%llu pages): give a multiple of 0x%llx",
+					c->name, (unsigned long long)c->cma_pfn,
+					(unsigned long long)pb, (unsigned long long)pb);
+		if (c->cma_pfn == CMP_NOWHERE ||
 		    cmp_ram_pages(L, c->cma_pfn, c->cma_pfn + c->cma_pages) != c->cma_pages)
-			return bc_error(BC_E_INVAL, "%s: the CMA area is not all RAM on pageblocks",
-					c->name);
+			return area_error(L, c, "CMA area", c->cma_pages, c->cma_pfn);
 	}
 	return 0;
 }

@@ -10,7 +10,9 @@
  *                      an assumption, cma=SIZE@ADDR fixes it);
  *   movable:SIZE       movablecore=SIZE, kernelcore:SIZE kernelcore=SIZE: ZONE_MOVABLE
  *                      from the pfn find_zone_movable_pfns_for_nodes() (mm/mm_init.c,
- *                      6.12) computes, one node;
+ *                      6.12) computes, one node; on a capture booted with a
+ *                      ZONE_MOVABLE the option replaces the traced one (the zone
+ *                      boundary moves);
  * joined with '+' ("movable:1G+reserve:256M"). Sizes in bytes with a unit, PFNs in
  * decimal or 0x hex.
  */
@@ -30,6 +32,8 @@ struct cmp_layout {
 	uint64_t cma_pages, cma_pfn;
 	uint64_t movablecore_pages, kernelcore_pages;
 	bool reserve_default, cma_default;	/* placed by the default rule, not @PFN */
+	uint64_t movable_traced_pfn;	/* the capture's own ZONE_MOVABLE start, resized by
+					 * movable:/kernelcore: (0: the capture had none) */
 };
 
 /* Parse @spec. Return: 0, or -BC_E_INVAL (bc_errmsg() says why). */

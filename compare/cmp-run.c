@@ -37,9 +37,19 @@ static int place(void *arg, struct model_layout *L, struct model_profile *p)
 			R->r->movable_start = L->zones[z].start_pfn;
 	if (!ret && c->reserve_pages)
 		ret = cmp_area_init(&R->res, c->reserve_pfn, c->reserve_pages, 0);
+	if (!ret && (c->reserve_pfn == CMP_NOWHERE) != !c->reserve_pages)
+		ret = bc_error(BC_E_INVAL, "%s: the reservation was not placed", c->name);
+	if (!ret && (c->cma_pfn == CMP_NOWHERE) != !c->cma_pages)
+		ret = bc_error(BC_E_INVAL, "%s: the CMA area was not placed", c->name);
 	if (!ret && c->cma_pages)
 		ret = cmp_area_init(&R->cma, c->cma_pfn, c->cma_pages, 1);
 	return ret;
+}
+
+static bool areas_overlap(const struct cmp_area *x, const struct cmp_area *y)
+{
+	return x->nr_pages && y->nr_pages && x->start < y->start + y->nr_pages &&
+	       y->start < x->start + x->nr_pages;
 }
 
 static int ready(void *arg, struct model *m, struct sim_apply *ap)
@@ -51,18 +61,31 @@ static int ready(void *arg, struct model *m, struct sim_apply *ap)
 
 	/* a default place is aligned to the demand too (as hugetlb_cma_reserve() aligns) */
 	a = R->o->nr_pages > pb ? R->o->nr_pages : pb;
-	if (r->layout.cma_default)
-		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages,
-					      a <= R->cma.nr_pages ? a : pb);
-	if (!ret && r->layout.reserve_default)
+	if (r->layout.reserve_default)
 		ret = cmp_apply_online_window(m, &R->res.start, R->res.nr_pages,
 					      a <= R->res.nr_pages ? a : pb);
+	/* memblock places the CMA area top-down around what memmap= reserved already */
+	if (!ret && r->layout.cma_default && areas_overlap(&R->res, &R->cma) &&
+	    R->res.start >= R->cma.nr_pages)
+		R->cma.start = R->res.start - R->cma.nr_pages;
+	if (!ret && r->layout.cma_default)
+		ret = cmp_apply_online_window(m, &R->cma.start, R->cma.nr_pages,
+					      a <= R->cma.nr_pages ? a : pb);
+	if (!ret && areas_overlap(&R->res, &R->cma))
+		ret = bc_error(BC_E_INVAL, "%s: the reservation [0x%llx, 0x%llx) and the CMA "
+			       "area [0x%llx, 0x%llx) overlap: place them apart with @PFN",
+			       r->layout.name, (unsigned long long)R->res.start,
+			       (unsigned long long)(R->res.start + R->res.nr_pages),
+			       (unsigned long long)R->cma.start,
+			       (unsigned long long)(R->cma.start + R->cma.nr_pages));
 	r->layout.cma_pfn = R->cma.start;
 	r->layout.reserve_pfn = R->res.start;
 	if (!ret && r->movable_start)
-		ret = cmp_apply_movable(m, ap, r->movable_start, &r->seed_moved_pages);
+		ret = cmp_apply_movable(m, ap, r->movable_start, r->layout.movable_traced_pfn,
+					&r->seed_moved_pages, &r->initialised);
 	if (!ret && R->cma.nr_pages)
-		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages);
+		ret = cmp_apply_cma(m, ap, R->cma.start, R->cma.nr_pages, &r->seed_moved_pages,
+				    &r->initialised);
 	if (!ret && R->res.nr_pages)
 		ret = cmp_apply_reserve(m, ap, R->res.start, R->res.nr_pages, &r->seed_moved_pages);
 	return ret;
@@ -115,6 +138,7 @@ static int ask_one(struct run *R, struct model *m, uint64_t *pfn)
 		d->asked -= R->res.nr_pages || R->cma.nr_pages;
 		ret = cmp_demand_one(m, NULL, R->o->nr_pages, d, pfn);
 	}
+	cmp_demand_settle(d, ret == 1);
 	return ret;
 }
 
@@ -242,6 +266,7 @@ static int before(void *arg, struct model *m, struct sim_apply *ap, const struct
 	ret = cmp_demand_one(m, NULL, rq->nr_pages, &R->r->demand, &pfn);
 	if (ret < 0)
 		return ret;
+	cmp_demand_settle(&R->r->demand, ret == 1);
 	if (R->r->nr_real < CMP_MAX_PFNS)
 		R->r->real[R->r->nr_real++] = (struct cmp_real){
 			.ts = rq->ts, .nr_pages = rq->nr_pages, .kernel_served = !rq->failed,
@@ -325,6 +350,7 @@ int cmp_run(struct tdb *db, const struct cmp_layout *c, const struct cmp_opts *o
 		out->requests = sr.st.requests;
 		out->fallbacks = sr.st.fallbacks;
 		out->needed_reclaim = sr.st.needed_reclaim;
+		out->wmark_breaches = sr.st.wmark_breaches;
 		sim_result_release(&sr);
 	}
 	cmp_area_release(&R.res);

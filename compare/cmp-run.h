@@ -66,8 +66,12 @@ struct cmp_result {
 	unsigned int nr_served_pfns;
 	double idle_page_seconds;	/* reserved or CMA-free pages not used by the demand */
 	uint64_t requests, fallbacks, needed_reclaim;
+	uint64_t wmark_breaches;	/* allocations that left their zone at or below its low
+					 * watermark (sim-apply.h, model_low_wmark_breached()) */
 	uint64_t unmovable_pageblocks;	/* at the end: pageblocks holding unmovable pages */
 	uint64_t seed_moved_pages;	/* seed pages moved out of where the layout forbids them */
+	uint64_t initialised;	/* ZONE_MOVABLE pages uninitialised in the seed, freed
+					 * into it as deferred init would (cmp-apply.h) */
 	uint64_t frees_scattered;	/* frees of blocks whose seed pages moved one by one */
 	uint64_t frees_in_reserve;	/* frees of pages the seed showed free in a reservation */
 	uint64_t frees_overlapping;	/* frees of seed blocks now partly free: skipped */

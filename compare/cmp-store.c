@@ -34,8 +34,10 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 		{ "idle_page_seconds", r->idle_page_seconds },
 		{ "fallbacks", (double)r->fallbacks },
 		{ "needed_reclaim", (double)r->needed_reclaim },
+		{ "wmark_breaches", (double)r->wmark_breaches },
 		{ "unmovable_pageblocks", (double)r->unmovable_pageblocks },
 		{ "seed_moved_pages", (double)r->seed_moved_pages },
+		{ "initialised_pages", (double)r->initialised },
 		{ "movable_start_pfn", (double)r->movable_start },
 	};
 	char name[64];
@@ -44,9 +46,13 @@ static int put_one(sqlite3_stmt *st, int64_t size, const struct cmp_result *r)
 
 	for (i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++)
 		ret = put(st, r->layout.name, size, t[i].name, t[i].v);
-	for (b = 0; !ret && b < d->nr_blockers; b++) {
-		snprintf(name, sizeof(name), "blockers.%s", d->blockers[b].name);
-		ret = put(st, r->layout.name, size, name, (double)d->blockers[b].n);
+	for (b = 0; !ret && b < d->blockers.nr; b++) {
+		snprintf(name, sizeof(name), "blockers.%s", d->blockers.v[b].name);
+		ret = put(st, r->layout.name, size, name, (double)d->blockers.v[b].n);
+	}
+	for (b = 0; !ret && b < d->rejected.nr; b++) {
+		snprintf(name, sizeof(name), "rejected.%s", d->rejected.v[b].name);
+		ret = put(st, r->layout.name, size, name, (double)d->rejected.v[b].n);
 	}
 	return ret;
 }

@@ -149,7 +149,17 @@ int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_
 int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
 /* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
 uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
-
+/*
+ * After an allocation of a request (@gfp, @migratetype in trace numbering) from @zone:
+ * __zone_watermark_ok(zone, 0, low_wmark_pages(zone), gfp_zone(@gfp), the fast path's
+ * alloc_flags) fails, i.e. the zone's free pages (NR_FREE_PAGES less the free CMA
+ * pages a non-movable request may not use and the highatomic reserve) are at or below
+ * its low watermark plus lowmem_reserve[]: the next such request misses the fast path
+ * and the slow path wakes kswapd (wake_all_kswapds()). model/wmark.c; false when the
+ * zone's watermarks are not known (no zoneinfo).
+ */
+bool model_low_wmark_breached(const struct model *m, unsigned int zone, uint32_t gfp,
+			      int migratetype);
 /* The kernel's zone type of a zone name ("DMA32" 1); -1 unknown. */
 int model_zone_type_of_name(const char *name);
 

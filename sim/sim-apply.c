@@ -132,6 +132,8 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 		return 0;
 	}
 	a->st->fallbacks += d.fallback_mt >= 0;
+	a->st->wmark_breaches += model_low_wmark_breached(a->m, (unsigned int)d.zone,
+							  (uint32_t)rq->gfp, rq->mt);
 	sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);
 	return 0;
 }

@@ -5,7 +5,9 @@
  * to the simulated ones (sim-pfnmap.h):
  *   - an allocation goes through model_take(); 1 (no zone could serve it above its
  *     watermark) is counted as "would have needed reclaim" and the object is not
- *     placed; else the kernel's pages map to the pages the model handed out;
+ *     placed; else the kernel's pages map to the pages the model handed out, and
+ *     an allocation that left its zone at or below the low watermark is counted
+ *     (model_low_wmark_breached(): the kernel would wake kswapd);
  *   - a free releases, through model_give(), the simulated pages of that kernel pfn;
  *     a page the simulation did not hand out was in use before the capture (or is
  *     memory coming online) and is released where the snapshot has it, unless the
@@ -33,6 +35,8 @@ struct sim_stats {
 	uint64_t allocs, frees, contig, offline;
 	uint64_t needed_reclaim;	/* model_take() returned 1: not placed */
 	uint64_t fallbacks;		/* allocations served from another type's list */
+	uint64_t wmark_breaches;	/* allocations that left their zone at or below its
+					 * low watermark (model_low_wmark_breached()) */
 	uint64_t kernel_failed_allocs;	/* mm_page_alloc without a page: not replayed */
 	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */

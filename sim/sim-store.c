@@ -24,6 +24,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "requests", r->st.requests }, { "allocs", r->st.allocs },
 		{ "frees", r->st.frees }, { "contig", r->st.contig }, { "offline", r->st.offline },
 		{ "needed_reclaim", r->st.needed_reclaim },
+		{ "wmark_breaches", r->st.wmark_breaches },
 		{ "kernel_failed_allocs", r->st.kernel_failed_allocs },
 		{ "frees_before_capture", r->st.frees_before_capture },
 		{ "frees_unmatched", r->st.frees_unmatched },

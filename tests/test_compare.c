@@ -19,6 +19,7 @@
 #include "model/model.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-contig.h"
+#include "sim/sim-requests.h"
 #include "tests/fixture.h"
 #include "trace/tr-attempt.h"
 
@@ -144,7 +145,7 @@ START_TEST(test_cma_typed_and_unmovable_never_there)
 	int stored, eff, i;
 	bool iso;
 
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	for (p = s; p < e; p += 512) {
 		ck_assert_int_eq(model_pageblock_mt(m, p, &stored, &eff, &iso), 0);
 		ck_assert_int_eq(stored, CMP_TRACE_MT_CMA);
@@ -227,7 +228,7 @@ START_TEST(test_cma_alloc_keeps_cma_type)
 	int stored, eff, i;
 	bool iso;
 
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	/* movable pages until some are in the area (past half the free pages: __rmqueue()) */
 	for (i = 0; i < 5000; i++)
 		ck_assert_int_eq(model_take(m, &rq, &d), 0);
@@ -267,7 +268,7 @@ START_TEST(test_cma_area_pcp_drained)
 			ck_assert_int_eq(model_give(m, 0, p, 0), 0);
 	ck_assert_int_eq(model_pfn_info(m, s, &pi), 0);
 	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
-	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved), 0);
+	ck_assert_int_eq(cmp_apply_cma(m, NULL, s, 2048, &moved, NULL), 0);
 	for (i = 0; i < 64; i++) {
 		if (model_take(m, &rq, &d))
 			break;
@@ -387,6 +388,227 @@ START_TEST(test_failed_real_attempts_asked)
 }
 END_TEST
 
+/*
+ * Watermark breaches (sim-apply.h): allocations after which their zone's free pages
+ * are at or below its low watermark (__zone_watermark_ok() at order 0). One zone of
+ * 8192 free pages, min 1000, low 2000: order-4 GFP_KERNEL requests take 16 pages
+ * each; the fast path serves while free - 15 > low (the 387th leaves exactly 2000:
+ * the first breach), the slow path's min check while free - 15 > min (the 449th
+ * leaves 1008), the 450th needs reclaim: 63 breaches, 1 needed_reclaim.
+ */
+START_TEST(test_wmark_breaches)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 8192);
+	struct model_zone_limits lim = { .wmark_min = 1000, .wmark_low = 2000,
+					 .wmark_high = 3000, .pcp_batch = 1, .pcp_high_min = 4,
+					 .pcp_high_max = 4 };
+	struct sim_request rq = { .kind = SIM_REQ_ALLOC, .order = 4, .mt = 0, .gfp = 0xcc0,
+				  .nr_pages = 16 };
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &lim), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	for (i = 0; i < 450; i++) {
+		rq.pfn = 0x100000 + 16 * (uint64_t)i;	/* the kernel's pfn: an identity */
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		if (i == 385)
+			ck_assert_uint_eq(st.wmark_breaches, 0);
+	}
+	ck_assert_uint_eq(st.wmark_breaches, 63);
+	ck_assert_uint_eq(st.needed_reclaim, 1);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * The issue's JSON shape, key by key: {"layouts": [{"name": .., "demand": N, "served":
+ * N, "pages_migrated": N, "idle_page_seconds": N, "fallbacks": N, "needed_reclaim": N,
+ * "unmovable_pageblocks": N, "blockers": {...}}]} (and wmark_breaches, failed, and
+ * rejected: every range not taken), each layout in the order given; blockers only
+ * where a request failed (reserve:2900M leaves the 1 GiB real attempt no range); the
+ * same figures in the text table and in compare_results.
+ */
+START_TEST(test_json_shape)
+{
+	char *copy = fixture_tmpfile("shape.db"), *out = NULL;
+	const char *py =
+		"import json,sys,sqlite3\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"db=sqlite3.connect(sys.argv[2])\n"
+		"txt=open(sys.argv[3]).read().split(chr(10))\n"
+		"keys=['demand','served','pages_migrated','idle_page_seconds','fallbacks',"
+		"'wmark_breaches','needed_reclaim','unmovable_pageblocks']\n"
+		"assert list(d)==['size_pages','layouts'], list(d)\n"
+		"names=[l['name'] for l in d['layouts']]\n"
+		"assert names==['asis','reserve:2900M'], names\n"
+		"for l in d['layouts']:\n"
+		"  assert isinstance(l['name'],str)\n"
+		"  for k in keys:\n"
+		"    assert isinstance(l[k],(int,float)) and not isinstance(l[k],bool) and l[k]>=0, k\n"
+		"    v=db.execute('SELECT value FROM compare_results WHERE layout=? AND name=?',"
+		"(l['name'],k)).fetchone()\n"
+		"    assert v is not None and abs(v[0]-l[k])<=0.5, (k,v,l[k])\n"
+		"  assert l['served']<=l['demand'] and l['failed']==l['demand']-l['served']\n"
+		"  assert (sum(l['blockers'].values())>0)==(l['failed']>0), l\n"
+		"  assert isinstance(l['rejected'],dict)\n"
+		"  for k,v in l['blockers'].items(): assert l['rejected'].get(k,0)>=v, k\n"
+		"  assert isinstance(l['blockers'],dict)\n"
+		"  for k,v in l['blockers'].items():\n"
+		"    assert ':' in k or k in ('no-range','area-full'), k\n"
+		"    assert isinstance(v,int) and v>0\n"
+		"    r=db.execute('SELECT value FROM compare_results WHERE layout=? AND name=?',"
+		"(l['name'],'blockers.'+k)).fetchone()\n"
+		"    assert r is not None and r[0]==v, (k,r,v)\n"
+		"  row=[x for x in txt if x.startswith(l['name']+' ')][0].split()\n"
+		"  assert [int(row[1]),int(row[2]),int(row[7]),int(row[8]),int(row[9]),int(row[10])]"
+		"==[l['demand'],l['served'],l['fallbacks'],l['wmark_breaches'],l['needed_reclaim'],"
+		"l['unmovable_pageblocks']], row\n"
+		"  assert int(row[6])==round(l['idle_page_seconds']), row\n"
+		"print('ok', [(l['demand'],l['failed']) for l in d['layouts']])\n";
+	char *j = fixture_tmpfile("shape.json"), *t = fixture_tmpfile("shape.txt");
+	char *p = fixture_tmpfile("shape.py");
+	FILE *f = fopen(p, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(py, f);
+	fclose(f);
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
+				      "--layout reserve:2900M --no-store 2>/dev/null) > %s",
+				      fixture_bigchunk(), copy, t), 0);
+	ck_assert_int_eq(fixture_runf(NULL, "(%s compare %s --size 2M --count 3 --layout asis "
+				      "--layout reserve:2900M --json 2>/dev/null) > %s",
+				      fixture_bigchunk(), copy, j), 0);
+	fixture_runf(&out, "python3 %s %s %s %s 2>&1 | tail -1", p, j, copy, t);
+	ck_assert_str_eq(out, "ok [(4, 0), (4, 1)]\n");
+	free(out);
+	fixture_rm(copy);
+	fixture_rm(j);
+	fixture_rm(t);
+	fixture_rm(p);
+}
+END_TEST
+
+/*
+ * default.db's kernel initialises its memmap lazily: Normal's top 4.6 GiB is present
+ * but uninitialised in the capture. movable:2G puts ZONE_MOVABLE at 0x5c0000, all of
+ * it uninitialised there; a kernel booted so frees it into the zone through deferred
+ * init, so the layout's ZONE_MOVABLE starts with its 524,288 pages free, not 0. A CMA
+ * area placed there is freed at boot too, and serves the demand.
+ */
+START_TEST(test_movable_uninit_freed)
+{
+	char *copy = fixture_tmpfile("uninit.db"), *out = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "z=[x for x in d['zones'] if x['name']=='Movable'][0]; "
+			 "print(hex(d['movable_start_pfn']), d['initialised_pages'], "
+			 "z['free_pages'] + z['pcp_pages'] > 500000)";
+
+	fixture_copy(fixture_path("traces/default.db"), copy);
+	ck_assert_int_eq(fixture_runf(&out, "(%s compare %s --size 2M --layout movable:2G "
+				      "--json --no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_str_eq(out, "0x5c0000 524288 True\n");
+	free(out);
+	/* a CMA area there: cma_activate_area() frees it at boot, the demand is served in it */
+	ck_assert_int_eq(fixture_runf(&out, "(%s compare %s --size 2M --count 8 --layout "
+				      "cma:256M@0x600000 --json --no-store 2>/dev/null) | python3 -c "
+				      "\"import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+				      "print(d['initialised_pages'], d['served_from_cma'])\"",
+				      fixture_bigchunk(), copy), 0);
+	ck_assert_str_eq(out, "65536 8\n");
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
+/*
+ * Layouts that do not fit the capture exit 2 with a message saying why and what to
+ * give instead, and print no table; --help exits 0 and states the exit codes.
+ */
+START_TEST(test_bad_layouts)
+{
+	static const struct { const char *spec, *says; } bad[] = {
+		{ "reserve:100G", "more than the capture's RAM (982907 pages): give a smaller" },
+		{ "reserve:256M@0x7000000", "is not all RAM (RAM: 0x1-0x9f 0x100-0xbffdd "
+					    "0x110000-0x140000): give an @PFN" },
+		{ "cma:3G", "no RAM range holds" },
+		{ "cma:256M@0x110100", "not on a pageblock (512 pages): give a multiple of 0x200" },
+		{ "reserve:256M@0x110000+cma:256M@0x118000",
+		  "[0x110000, 0x120000) and the CMA area [0x118000, 0x128000) overlap" },
+		{ "movable:100G", "all of the capture's RAM (982907 pages) or more" },
+		{ "kernelcore:4G", "the kernel makes no ZONE_MOVABLE" },
+		{ "cma:1G+cma:1G", "given twice in one layout" },
+		{ "swap:1G", "not asis, cma:" },
+		{ "movable:1G@0x100000", "takes no @PFN" },
+	};
+	char *copy = fixture_tmpfile("bad.db"), *out = NULL;
+	unsigned int i;
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(fixture_runf(&out, "%s compare %s --size 2M --no-store --layout "
+					      "asis --layout '%s'", fixture_bigchunk(), copy,
+					      bad[i].spec), 2);
+		ck_assert_msg(strstr(out, bad[i].says) && !strstr(out, "demand"),
+			      "%s: %s", bad[i].spec, out);
+		free(out);
+		out = NULL;
+	}
+	ck_assert_int_eq(fixture_runf(&out, "%s compare --help", fixture_bigchunk()), 0);
+	ck_assert_ptr_nonnull(strstr(out, "Exit status: 0 every layout ran; 2"));
+	free(out);
+	fixture_rm(copy);
+}
+END_TEST
+
+/*
+ * movable: on a capture booted with movablecore=1G (vm-movable.db, ZONE_MOVABLE from
+ * 0x180000): the option replaces the boot's. movable:1G is the boot itself: the same
+ * boundary and the same zones at the end as asis; movable:1536M moves the boundary to
+ * 0x160000, where find_zone_movable_pfns_for_nodes() puts 1.5 GiB.
+ */
+START_TEST(test_movable_resized)
+{
+	char *copy = fixture_tmpfile("resize.db"), *a = NULL, *b = NULL, *c = NULL;
+	const char *py = "import json,sys; d=json.load(sys.stdin)['layouts'][0]; "
+			 "print(hex(d['movable_start_pfn']), hex(d['movable_traced_pfn']), "
+			 "[(z['name'], hex(z['start_pfn']), z['present'], z['free_pages']) "
+			 "for z in d['zones'][2:]])";
+
+	fixture_copy(fixture_path("traces/vm-movable.db"), copy);
+	ck_assert_int_eq(fixture_runf(&a, "(%s compare %s --size 2M --layout asis --json "
+				      "--no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_int_eq(fixture_runf(&b, "(%s compare %s --size 2M --layout movable:1G --json "
+				      "--no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_str_eq(b + strlen("0x180000 0x180000"), a + strlen("0x0 0x0"));
+	ck_assert_int_eq(strncmp(b, "0x180000 0x180000 ", 18), 0);
+	ck_assert_int_eq(fixture_runf(&c, "(%s compare %s --size 2M --layout movable:1536M "
+				      "--json --no-store 2>/dev/null) | python3 -c \"%s\"",
+				      fixture_bigchunk(), copy, py), 0);
+	ck_assert_msg(!strncmp(c, "0x160000 0x180000 [('Normal', '0x100000', 393216, ", 50) &&
+		      strstr(c, "('Movable', '0x160000', 393216, "), "%s", c);
+	free(c);
+	/* joined with a CMA area: the area is placed too (below the new ZONE_MOVABLE) */
+	ck_assert_int_eq(fixture_runf(&c, "(%s compare %s --size 2M --count 2 --layout "
+				      "movable:1536M+cma:256M --json --no-store 2>/dev/null) | "
+				      "python3 -c \"import json,sys; d=json.load(sys.stdin)"
+				      "['layouts'][0]; print(hex(d['movable_start_pfn']), "
+				      "hex(d['cma_pfn']), d['served_from_cma'])\"",
+				      fixture_bigchunk(), copy), 0);
+	ck_assert_str_eq(c, "0x160000 0x150000 2\n");
+	free(a);
+	free(b);
+	free(c);
+	fixture_rm(copy);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -403,6 +625,11 @@ Suite *compare_suite(void)
 	tcase_add_test(tc, test_cma_layout_against_cma_kernel);
 	tcase_add_test(tc, test_contig_calls_grouped);
 	tcase_add_test(tc, test_failed_real_attempts_asked);
+	tcase_add_test(tc, test_wmark_breaches);
+	tcase_add_test(tc, test_json_shape);
+	tcase_add_test(tc, test_movable_uninit_freed);
+	tcase_add_test(tc, test_bad_layouts);
+	tcase_add_test(tc, test_movable_resized);
 	suite_add_tcase(s, tc);
 	return s;
 }
