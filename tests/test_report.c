@@ -198,9 +198,9 @@ static void check_pageblock(const char *copy, const char *pfn, const char *text,
 	free(out);
 }
 
-/* compare on @copy: three layouts stored; their names and served counts as the page
- * shows them ("asis|movable:1G|..."), from the capture. */
-static void run_compare(const char *copy, char **layouts, char **served)
+/* compare on @copy: three layouts stored; their names, served counts and low watermark
+ * breaches as the page shows them ("asis|movable:1G|..."), from the capture. */
+static void run_compare(const char *copy, char **layouts, char **served, char **wmark)
 {
 	char *p;
 
@@ -211,10 +211,16 @@ static void run_compare(const char *copy, char **layouts, char **served)
 	*served = fixture_sql_rows(copy, "SELECT group_concat(CAST(value AS INTEGER), '|') FROM "
 				   "(SELECT value FROM compare_results WHERE name = 'served' "
 				   "ORDER BY rowid)");
+	*wmark = fixture_sql_rows(copy, "SELECT group_concat(CAST(value AS INTEGER), '|') FROM "
+				  "(SELECT value FROM compare_results WHERE name = 'wmark_breaches' "
+				  "ORDER BY rowid)");
 	for (p = *layouts; *p; p++)
 		if (*p == '\n')
 			*p = 0;
 	for (p = *served; *p; p++)
+		if (*p == '\n')
+			*p = 0;
+	for (p = *wmark; *p; p++)
 		if (*p == '\n')
 			*p = 0;
 }
@@ -262,7 +268,7 @@ START_TEST(test_report_browser)
 	const char *db = caps.gl_pathv[_i], *chrome = chromium();
 	char *copy = fixture_tmpfile("report.db"), *html = fixture_tmpfile("report.html");
 	char *name = strdup(strrchr(db, '/') + 1), *out, *res, *e, *want, *text;
-	char *layouts = NULL, *served = NULL, *nb[4];
+	char *layouts = NULL, *served = NULL, *wmark = NULL, *nb[4];
 	struct stat st;
 	long long preds;
 	unsigned int k;
@@ -279,7 +285,7 @@ START_TEST(test_report_browser)
 		fixture_run_bc(NULL, "predict '%s' --size 1G --every 2s >/dev/null 2>&1", copy);
 	/* a stored compare run for the layouts side by side: on one (a quick one) */
 	if (!strcmp(name, "vm-reserved"))
-		run_compare(copy, &layouts, &served);
+		run_compare(copy, &layouts, &served, &wmark);
 	preds = fixture_sql_count(copy, "SELECT count(*) FROM predictions p JOIN prediction_runs r "
 				  "ON r.id = p.run WHERE r.mode <> 'verify'");
 	ck_assert_int_eq(fixture_run_bc(&out, "report '%s' -o '%s'", copy, html), 0);
@@ -355,12 +361,17 @@ START_TEST(test_report_browser)
 		text = str_of(res, "compare_served");
 		ck_assert_msg(text && !strcmp(text, served), "%s: served shown '%s', stored '%s'",
 			      db, text, served);
+		free(text);
+		text = str_of(res, "compare_wmark");
+		ck_assert_msg(text && !strcmp(text, wmark), "%s: low watermark breaches shown "
+			      "'%s', stored '%s'", db, text, wmark);
 	} else {
 		ck_assert_msg(!text, "%s: a compare table without a stored run: %s", db, text);
 	}
 	free(text);
 	free(layouts);
 	free(served);
+	free(wmark);
 	free(out);
 	fixture_runf(NULL, "rm -rf '%s.profile'", html);
 	fixture_rm(html);

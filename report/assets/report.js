@@ -464,6 +464,13 @@ function compare() {
 	var get = function (k) {
 		return function (l) { return v[l][k] === undefined ? '' : v[l][k]; };
 	};
+	var prefixed = function (p) {
+		return function (l) {
+			var b = Object.keys(v[l]).filter(function (k) { return k.indexOf(p) === 0; });
+			return { pre: b.map(function (k) { return k.substr(p.length) + ' ' +
+				v[l][k]; }).join('\n') || 'none' };
+		};
+	};
 	var lines = [
 		['allocation size', function (l) { return size(v[l].size_pages); }],
 		['demand (allocations asked)', get('demand')],
@@ -478,22 +485,23 @@ function compare() {
 		['pages scanned', get('pages_scanned')],
 		['idle page-seconds', function (l) { return Math.round(v[l].idle_page_seconds); }],
 		['fallbacks', get('fallbacks')],
+		['low watermark breaches', get('wmark_breaches')],
 		['needed reclaim', get('needed_reclaim')],
 		['pageblocks holding unmovable pages (end)', get('unmovable_pageblocks')],
 		['seed pages moved out', get('seed_moved_pages')],
+		['uninitialised pages freed into the layout', get('initialised_pages')],
 		['ZONE_MOVABLE from', function (l) { return v[l].movable_start_pfn ?
 			'pfn ' + hex(v[l].movable_start_pfn) : ''; }],
-		['blockers (stage:kind)', function (l) {
-			var b = Object.keys(v[l]).filter(function (k) { return k.indexOf('blockers.') === 0; });
-			return { pre: b.map(function (k) { return k.substr(9) + ' ' + v[l][k]; }).join('\n') ||
-				'none' };
-		}],
+		['blockers of failed requests (stage:kind)', prefixed('blockers.')],
+		['ranges rejected on the way (stage:kind)', prefixed('rejected.')],
 	];
 	box.appendChild(el('p', 'bigchunk compare stored these: the same workload under each ' +
 		'layout (the free-running simulator), the demand asked under each; pages migrated ' +
 		'by the served requests; idle page-seconds of a reservation or CMA area the demand ' +
-		'did not use; fallbacks: allocations from another type\'s list; needed reclaim: ' +
-		'no zone above its watermark (not modelled).', 'note'));
+		'did not use; fallbacks: allocations from another type\'s list; low watermark ' +
+		'breaches: allocations after which the zone was at or below its low watermark ' +
+		'(kswapd would wake); needed reclaim: no zone above its min watermark (reclaim not ' +
+		'modelled).', 'note'));
 	var t = table([''].concat(names), lines.map(function (line) {
 		return [line[0]].concat(names.map(line[1]));
 	}));
@@ -606,10 +614,14 @@ function selftest() {
 	if (ct) {
 		res.compare_layouts = Array.prototype.slice.call(ct.rows[0].cells, 1).map(function (td) {
 			return td.textContent; }).join('|');
-		var served = Array.prototype.find.call(ct.rows, function (tr) {
-			return tr.cells[0].textContent === 'served'; });
-		res.compare_served = Array.prototype.slice.call(served.cells, 1).map(function (td) {
-			return td.textContent; }).join('|');
+		var row = function (name) {
+			var tr = Array.prototype.find.call(ct.rows, function (r) {
+				return r.cells[0].textContent === name; });
+			return tr ? Array.prototype.slice.call(tr.cells, 1).map(function (td) {
+				return td.textContent; }).join('|') : null;
+		};
+		res.compare_served = row('served');
+		res.compare_wmark = row('low watermark breaches');
 	}
 	res.counts_ms = window.bcCountsMs;
 	res.runs_ms = window.bcRunsMs;
