@@ -511,13 +511,14 @@ START_TEST(test_kallsyms_digits)
 
 	for (i = 0; i < 4; i++) {
 		for (c = 1; c < 256; c++) {
-			struct tep_handle *tep = tep_alloc();
 			unsigned long long want = 0xffffffff81234567ULL, shift;
 			bool digit = isxdigit(c);
+			struct tep_handle *tep;
 			int ret;
 
 			if (c == '\n' || c == ' ' || c == '\t')
 				continue;
+			tep = tep_alloc();
 			ck_assert_ptr_nonnull(tep);
 			snprintf(line, sizeof(line), "%016llx T sym\n", want);
 			line[at[i]] = (char)c;
