@@ -20,13 +20,16 @@
 #                  recording: trace.dat and tc-snap/{begin,end}, what 'bigchunk import
 #                  --snapshot' reads on a board without bigchunk
 #   bc.tracecmd=stacks  the same with a kernel stack on every event (trace-cmd -T)
+#   bc.tcsnap=0    no shell-twin snapshots beside trace-cmd (a smaller trace.dat: reading
+#                  the page files is itself page traffic)
 # Results go to /cap: vm.db, trace.dat and tc-snap/ (if asked), record.log.
-job=frag tracecmd=0 cma=24:2048
+job=frag tracecmd=0 tcsnap=1 cma=24:2048
 for a in $(cat /proc/cmdline); do
 	case $a in
 	bc.job=*) job=${a#bc.job=} ;;
 	bc.cma=*) cma=${a#bc.cma=} ;;
 	bc.tracecmd=*) tracecmd=${a#bc.tracecmd=} ;;
+	bc.tcsnap=*) tcsnap=${a#bc.tcsnap=} ;;
 	esac
 done
 W=/bin/workload
@@ -83,6 +86,7 @@ EOS
 esac
 sleep 2
 tcsnap() {	# tcsnap LABEL: a snapshot directory by the shell twin, markers in the top buffer
+	[ "$tcsnap" = 1 ] || return 0
 	bigchunk-snapshot -m top -l "tc-$1" "/cap/tc-snap/$1" >>/cap/trace-cmd.log 2>&1 ||
 		echo "guest-run: tc-snap $1 failed"
 }
