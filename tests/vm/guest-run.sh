@@ -101,7 +101,13 @@ if [ "$tracecmd" = 1 ]; then
 	done
 	trace-cmd record -q -C mono -b 32768 $tcopt $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
 	tcpid=$!
-	sleep 3
+	# trace-cmd switches tracing on once its recorders run (slow under TCG while the
+	# holders fault their memory in); a marker written before that fails (EBADF)
+	i=0
+	while [ "$(cat /sys/kernel/tracing/tracing_on)" != 1 ] && [ $i -lt 120 ]; do
+		sleep 0.5; i=$((i + 1))
+	done
+	sleep 1
 	mkdir -p /cap/tc-snap
 	tcsnap begin
 fi
