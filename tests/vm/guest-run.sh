@@ -101,10 +101,12 @@ if [ "$tracecmd" = 1 ]; then
 	done
 	trace-cmd record -q -C mono -b 32768 $tcopt $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
 	tcpid=$!
-	# trace-cmd switches tracing on once its recorders run (slow under TCG while the
-	# holders fault their memory in); a marker written before that fails (EBADF)
-	i=0
-	while [ "$(cat /sys/kernel/tracing/tracing_on)" != 1 ] && [ $i -lt 120 ]; do
+	# trace-cmd switches tracing off, enables the events, then on again once its
+	# recorders run (slow under TCG while the holders fault their memory in); a marker
+	# written while it is off fails (EBADF)
+	t=/sys/kernel/tracing i=0
+	while [ $i -lt 120 ] && ! { [ "$(cat $t/events/kmem/mm_page_alloc/enable)" = 1 ] &&
+				   [ "$(cat $t/tracing_on)" = 1 ]; }; do
 		sleep 0.5; i=$((i + 1))
 	done
 	sleep 1
