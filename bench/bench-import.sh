@@ -6,8 +6,9 @@
 # (traces/recipes/frag.sh with BC_BENCH_ROUNDS rounds, default 12), where the fixed
 # cost of opening a trace.dat no longer dominates.
 # Every bundled traces/*.dat is measured (the host's and vm-6.12.dat, recorded in
-# Debian's 6.12 under QEMU: the target holds on every trace); BC_BENCH_ALL=0 measures
-# only the largest. Each also gets a CPU line: the
+# Debian's 6.12 under QEMU: the target holds on every trace), and the trace.dat of each
+# run of tests/vm/ found in build/vm/out (make check-kernels' frag runs in 6.1 and 6.12);
+# BC_BENCH_ALL=0 measures only the largest bundled one. Each also gets a CPU line: the
 # least and the mean CPU time of BC_BENCH_CPU_RUNS (10) runs of each, in turns
 # (bench/cpu-of.c), the ratio that holds on a shared machine where wall time counts
 # other processes.
@@ -135,6 +136,11 @@ if [ -n "${BC_BENCH_DAT:-}" ] || [ "${BC_BENCH_ALL:-1}" = 0 ]; then
 	measure "$dat"
 else
 	for d in traces/*.dat; do measure "$d"; done
+	# the trace-cmd twins of the rig's frag runs in Debian's 6.1 and 6.12 (make
+	# check-kernels), when they were made here
+	for d in "${BC_VM_CACHE:-build/vm}"/out/*/trace.dat; do
+		[ -s "$d" ] && measure "$d"
+	done
 fi
 if [ -z "${BC_BENCH_DAT:-}" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/trace ] &&
    command -v trace-cmd >/dev/null && command -v zstd >/dev/null; then
