@@ -31,6 +31,7 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_version(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
 struct kbuffer *tracecmd_record_kbuf(struct tracecmd_input *handle, struct tep_record *record);
 void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
 void *tracecmd_record_offset(struct tracecmd_input *handle, struct tep_record *record);
@@ -70,19 +71,18 @@ struct import_ctx {
 	signed char known[KNOWN_TYPES];	/* per type id: 1 has a format, -1 not, 0 not asked */
 };
 
-/* Does the buffer behind @h hold at least one record? */
+/*
+ * Does the buffer behind @h hold at least one record? Peeked, not read: the handle may
+ * be the one imported (a trace recorded into the top buffer), and a record read here
+ * (tracecmd_read_cpu_first()) would be missing from the iteration that follows.
+ */
 static bool has_records(struct tracecmd_input *h)
 {
-	struct tep_record *r;
 	int cpu, n = tracecmd_cpus(h);
 
-	for (cpu = 0; cpu < n; cpu++) {
-		r = tracecmd_read_cpu_first(h, cpu);
-		if (r) {
-			tracecmd_free_record(r);
+	for (cpu = 0; cpu < n; cpu++)
+		if (tracecmd_peek_data(h, cpu))
 			return true;
-		}
-	}
 	return false;
 }
 

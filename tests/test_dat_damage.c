@@ -166,7 +166,8 @@ static bool make_v6(const char *v6)
 
 START_TEST(test_dat_check_good)
 {
-	static const char *const files[] = { "traces/frag.dat", IDLE, "traces/lost.dat" };
+	static const char *const files[] = { "traces/frag.dat", IDLE, "traces/lost.dat",
+					     "traces/vm-6.12.dat" };
 	const struct dat_buffer *b;
 	struct dat_layout l;
 	size_t i;
