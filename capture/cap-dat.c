@@ -534,6 +534,7 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 	/* libtracecmd reports on stderr; we report through bc_error instead. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	cap_kallsyms_defer(true);	/* parsed at the first stack, if there is one */
+	cap_kallsyms_defer_block(path, lay.kallsyms_block);	/* decompressed then too */
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {
