@@ -5,7 +5,10 @@
 # As root with tracefs and trace-cmd, also on a larger trace recorded for the purpose
 # (traces/recipes/frag.sh with BC_BENCH_ROUNDS rounds, default 12), where the fixed
 # cost of opening a trace.dat no longer dominates.
-# BC_BENCH_ALL=1 measures every bundled traces/*.dat. Each also gets a CPU line: the
+# Every bundled traces/*.dat is measured (the host's and vm-6.12.dat, recorded in
+# Debian's 6.12 under QEMU: the target holds on every trace), and the trace.dat of each
+# run of tests/vm/ found in build/vm/out (make check-kernels' frag runs in 6.1 and 6.12);
+# BC_BENCH_ALL=0 measures only the largest bundled one. Each also gets a CPU line: the
 # least and the mean CPU time of BC_BENCH_CPU_RUNS (10) runs of each, in turns
 # (bench/cpu-of.c), the ratio that holds on a shared machine where wall time counts
 # other processes.
@@ -80,7 +83,9 @@ cpu_ratio() {
 		ok = cr / ci >= 5 && sr / si >= 5
 		printf "  target >= 5x trace-cmd report in CPU (least and mean): %s (%.2fx, %.2fx)\n",
 		       (ok ? "met" : "NOT met"), cr / ci, sr / si
-	}' "$tmp/cpu"
+		printf "%-40s %6.2fx %6.2fx  %s\n", trace, cr / ci, sr / si,
+		       (ok ? "met" : "NOT met") >> summary
+	}' trace="$1" summary="$tmp/summary" "$tmp/cpu"
 }
 
 measure() {	# measure TRACE.dat
@@ -127,10 +132,15 @@ measure() {	# measure TRACE.dat
 	fi
 }
 
-if [ -n "${BC_BENCH_DAT:-}" ] || [ "${BC_BENCH_ALL:-0}" = 0 ]; then
+if [ -n "${BC_BENCH_DAT:-}" ] || [ "${BC_BENCH_ALL:-1}" = 0 ]; then
 	measure "$dat"
 else
 	for d in traces/*.dat; do measure "$d"; done
+	# the trace-cmd twins of the rig's frag runs in Debian's 6.1 and 6.12 (make
+	# check-kernels), when they were made here
+	for d in "${BC_VM_CACHE:-build/vm}"/out/*/trace.dat; do
+		[ -s "$d" ] && measure "$d"
+	done
 fi
 if [ -z "${BC_BENCH_DAT:-}" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/trace ] &&
    command -v trace-cmd >/dev/null && command -v zstd >/dev/null; then
@@ -142,4 +152,8 @@ if [ -z "${BC_BENCH_DAT:-}" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracin
 	else
 		echo "bench-import: could not record the larger trace:"; tail -3 "$tmp/rec.log"
 	fi
+fi
+if [ -s "$tmp/summary" ]; then
+	echo "import against trace-cmd report, CPU time (least, mean of $CPU_RUNS in turns):"
+	cat "$tmp/summary"
 fi

@@ -13,6 +13,10 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+/* Exported by libtracecmd but not declared in its public header. */
+int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+
 static unsigned long long nr, type_sum;
 
 static int count_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
@@ -22,18 +26,14 @@ static int count_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, v
 	return 0;
 }
 
+/* Peeked, not read: a record read here would be missing from the iteration of @h. */
 static int has_records(struct tracecmd_input *h)
 {
-	struct tep_record *r;
 	int cpu;
 
-	for (cpu = 0; cpu < 1024; cpu++) {
-		r = tracecmd_read_cpu_first(h, cpu);
-		if (r) {
-			tracecmd_free_record(r);
+	for (cpu = 0; cpu < tracecmd_cpus(h); cpu++)
+		if (tracecmd_peek_data(h, cpu))
 			return 1;
-		}
-	}
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #                containing '/': that trace_marker file)
 #   -l LABEL     marker label (default 'snapshot'; A-Z a-z 0-9 _ . : + -)
 #
-# Needs root and a POSIX sh with cat, dd, mkdir and uname (busybox will do). The
+# Needs root and a POSIX sh with cat, dd, mkdir, uname and wc (busybox will do). The
 # directory is mode 0700, its files 0600; taken_at is written last, so a directory
 # without it is incomplete. Format: docs/snapshot-format.md.
 #
@@ -141,7 +141,8 @@ done
 # (4 MiB) at a time, each chunk after a "pages PFN" marker, so that replay can tell
 # which pages were read after an event; kpagecount follows in one piece.
 # One dd per chunk on a shared descriptor (procfs page files do not seek past 4 MiB
-# for dd's skip); dd's last line says how many bytes it copied.
+# for dd's skip); GNU dd's last line says how many bytes it copied, busybox dd says only
+# "F+P records out" (full and partial blocks): then the file's growth is the count.
 exec 3< "$root/proc/kpageflags" ||
 	die "$root/proc/kpageflags: cannot read (snapshot $dir incomplete)"
 : > "$dir/kpageflags" || die "$dir/kpageflags: cannot write"
@@ -154,6 +155,12 @@ while :; do
 	last=${out##*
 }
 	n=${last%% *}
+	case $last in
+	*" records out")
+		total=$(wc -c < "$dir/kpageflags") ||
+			die "$dir/kpageflags: cannot read its size"
+		n=$((total - done_bytes)) ;;
+	esac
 	case $n in
 	''|*[!0-9]*) die "$root/proc/kpageflags: dd said '$last'" ;;
 	0) break ;;

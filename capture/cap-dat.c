@@ -31,6 +31,7 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_version(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
 struct kbuffer *tracecmd_record_kbuf(struct tracecmd_input *handle, struct tep_record *record);
 void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
 void *tracecmd_record_offset(struct tracecmd_input *handle, struct tep_record *record);
@@ -66,22 +67,22 @@ struct import_ctx {
 	uint64_t ts_max;
 	uint64_t short_cpus;		/* lost windows added for damaged ring-buffer data */
 	int err;
+	bool big_endian;		/* the file's ring-buffer pages */
 	signed char known[KNOWN_TYPES];	/* per type id: 1 has a format, -1 not, 0 not asked */
 };
 
-/* Does the buffer behind @h hold at least one record? */
+/*
+ * Does the buffer behind @h hold at least one record? Peeked, not read: the handle may
+ * be the one imported (a trace recorded into the top buffer), and a record read here
+ * (tracecmd_read_cpu_first()) would be missing from the iteration that follows.
+ */
 static bool has_records(struct tracecmd_input *h)
 {
-	struct tep_record *r;
 	int cpu, n = tracecmd_cpus(h);
 
-	for (cpu = 0; cpu < n; cpu++) {
-		r = tracecmd_read_cpu_first(h, cpu);
-		if (r) {
-			tracecmd_free_record(r);
+	for (cpu = 0; cpu < n; cpu++)
+		if (tracecmd_peek_data(h, cpu))
 			return true;
-		}
-	}
 	return false;
 }
 
@@ -293,6 +294,53 @@ static int check_page_tail(struct import_ctx *ctx, int cpu, uint64_t to)
 	return add_damage(ctx, cpu, c->last_ts, to);
 }
 
+/*
+ * Are the @len bytes at @p (the rest of a page's data after its last record) events
+ * that are no records: a discarded event (padding with a time delta: its length in
+ * array[0], 4 + that many bytes; rb_event_discard() makes one when a reserved event is
+ * dropped, e.g. a stack an NMI beat), a time extend or stamp (8 bytes), or the null
+ * padding that fills the rest (rb_event_set_padding(): time delta 0)? libtracecmd
+ * skips these as the kernel's reader does; a data event or a length that does not end
+ * at the commit is damage. The header is ring_buffer_event's "u32 type_len:5,
+ * time_delta:27", its bits from the top in a big-endian file (as kbuffer reads it).
+ */
+static bool tail_is_padding(const uint8_t *p, long len, bool big)
+{
+	uint32_t h, type_len, delta, n;
+	long pos = 0;
+
+	while (pos < len) {
+		if (len - pos < 4)
+			return false;
+		memcpy(&h, p + pos, 4);
+		if (big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			h = __builtin_bswap32(h);
+		type_len = big ? h >> 27 : h & 31;
+		delta = big ? h & ((1U << 27) - 1) : h >> 5;
+		switch (type_len) {
+		case 29:	/* RINGBUF_TYPE_PADDING */
+			if (!delta)
+				return true;
+			if (len - pos < 8)
+				return false;
+			memcpy(&n, p + pos + 4, 4);
+			if (big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+				n = __builtin_bswap32(n);
+			if (n < 4 || n > (uint32_t)(len - pos - 4))
+				return false;
+			pos += 4 + (long)n;
+			break;
+		case 30:	/* RINGBUF_TYPE_TIME_EXTEND */
+		case 31:	/* RINGBUF_TYPE_TIME_STAMP */
+			pos += 8;
+			break;
+		default:	/* a data event: not the page's last record after all */
+			return false;
+		}
+	}
+	return pos == len;
+}
+
 /* Has the file a format for @rec's type? tep_find_event() once per type id. */
 static bool type_known(struct import_ctx *ctx, const struct tep_record *rec)
 {
@@ -335,9 +383,15 @@ static int track_record(struct import_ctx *ctx, struct tracecmd_input *h,
 		if (c->in_page)
 			c->data_end = kbuffer_start_of_data(kbuf) + kbuffer_subbuffer_size(kbuf);
 	}
-	if (c->in_page)
+	if (c->in_page) {
 		c->last_end = (const char *)tracecmd_record_offset(h, rec) - page +
 			      rec->record_size;
+		/* what follows up to the commit may be discarded events: no loss */
+		if (c->last_end + PAGE_TAIL_SLACK < c->data_end && c->last_end >= 0 &&
+		    tail_is_padding((const uint8_t *)page + c->last_end,
+				    c->data_end - c->last_end, ctx->big_endian))
+			c->last_end = c->data_end;
+	}
 	/* a type the file has no format for: a damaged record, its event lost */
 	if (!type_known(ctx, rec) &&
 	    add_damage(ctx, cpu, c->n ? c->last_ts : 0, rec->ts))
@@ -438,6 +492,7 @@ static int import_events(struct import_ctx *ctx, const char *path, struct tracec
 	int ret, it, before;
 
 	ctx->tep = tracecmd_get_tep(b);
+	ctx->big_endian = tep_is_file_bigendian(ctx->tep);
 	ctx->ncpus = tracecmd_cpus(b);
 	ctx->cpu = calloc(ctx->ncpus > 0 ? (size_t)ctx->ncpus : 1, sizeof(*ctx->cpu));
 	if (!ctx->cpu)
@@ -479,6 +534,7 @@ int cap_import_dat(struct tdb *db, const char *path, const char *instance,
 	/* libtracecmd reports on stderr; we report through bc_error instead. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	cap_kallsyms_defer(true);	/* parsed at the first stack, if there is one */
+	cap_kallsyms_defer_block(path, lay.kallsyms_block);	/* decompressed then too */
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 			    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top) {

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 #if defined(__SSE2__)
@@ -22,6 +24,15 @@
 
 #include "capture/cap-kallsyms.h"
 #include "common/err.h"
+
+/* Exported by libtracecmd 3.x but not declared in its public header. */
+struct tracecmd_compression;
+void tracecmd_compress_reset(struct tracecmd_compression *handle);
+int tracecmd_compress_buffer_read(struct tracecmd_compression *handle, char *dst, int len);
+int tracecmd_compress_buffer_write(struct tracecmd_compression *handle, const void *data,
+				   unsigned long long size);
+off64_t tracecmd_compress_lseek(struct tracecmd_compression *handle, off64_t offset, int whence);
+int tracecmd_uncompress_block(struct tracecmd_compression *handle);
 
 struct ksym {
 	unsigned long long addr;
@@ -40,6 +51,21 @@ static bool deferring;
 static char *kept;
 static size_t kept_len;
 static struct ksyms loaded;
+
+/*
+ * The compressed block of a version 7 file's kallsyms section (cap_kallsyms_defer_block()):
+ * where it is, and once libtracecmd came to it, the compression handle that reads it
+ * later (its top handle's, alive while the file is open).
+ */
+static struct {
+	bool armed;
+	dev_t dev;
+	ino_t ino;
+	off_t at;
+	struct tracecmd_compression *c;
+	int fd;
+} block;
+static struct tep_handle *block_tep;	/* the file's byte order, for the text's size */
 
 typedef int (*parse_fn)(struct tep_handle *tep, const char *buf);
 
@@ -73,6 +99,118 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 	return fn ? fn(tep, buf) : -1;
 }
 
+typedef int (*unblock_fn)(struct tracecmd_compression *c);
+
+/* libtracecmd's tracecmd_uncompress_block(), the one ours stands in front of. */
+static unblock_fn real_unblock(void)
+{
+	static unblock_fn fn;
+
+	if (!fn)
+		fn = (unblock_fn)dlsym(RTLD_NEXT, "tracecmd_uncompress_block");
+	return fn;
+}
+
+/*
+ * libtracecmd decompresses each compressed metadata section whole while opening a
+ * file: the kallsyms of Debian's kernels are 6.9 MB of text, and their decompression
+ * was two thirds of importing a short trace recorded there. Only stacks need them: at
+ * the armed block (the fd positioned at it, the same file), hand libtracecmd a block
+ * that says "no text" (a size of 0: read_proc_kallsyms() takes that as no symbols)
+ * and keep the handle to decompress the real one at the first stack. The fd is the
+ * first member of struct tracecmd_compression (libtracecmd 3.x: tracecmd_compress_alloc()
+ * stores the file's); checked against the file by fstat() before it is believed.
+ */
+int tracecmd_uncompress_block(struct tracecmd_compression *c)
+{
+	static const unsigned char none[4];
+	unblock_fn fn = real_unblock();
+	struct stat sb;
+	int fd;
+
+	if (deferring && block.armed && c) {
+		memcpy(&fd, c, sizeof(fd));
+		if (fd >= 0 && lseek(fd, 0, SEEK_CUR) == block.at && !fstat(fd, &sb) &&
+		    sb.st_dev == block.dev && sb.st_ino == block.ino) {
+			tracecmd_compress_reset(c);
+			if (!tracecmd_compress_buffer_write(c, none, sizeof(none)) &&
+			    tracecmd_compress_lseek(c, 0, SEEK_SET) == 0) {
+				block.armed = false;
+				block.c = c;
+				block.fd = fd;
+				return 0;
+			}
+			tracecmd_compress_reset(c);
+		}
+	}
+	return fn ? fn(c) : -1;
+}
+
+void cap_kallsyms_defer_block(const char *path, uint64_t at)
+{
+	struct stat sb;
+
+	memset(&block, 0, sizeof(block));
+	if (!at || at > INT64_MAX || stat(path, &sb))
+		return;
+	block.armed = true;
+	block.dev = sb.st_dev;
+	block.ino = sb.st_ino;
+	block.at = (off_t)at;
+}
+
+bool cap_kallsyms_block_pending(void)
+{
+	return block.c != NULL;
+}
+
+/*
+ * The kallsyms text of the block deferred, decompressed now with the real function
+ * on its handle (the fd's position put back after), into kept. Return: 0 (nothing
+ * deferred, or kept set), or a negative bc_err.
+ */
+static int take_block(void)
+{
+	struct tracecmd_compression *c = block.c;
+	unblock_fn fn = real_unblock();
+	uint32_t size;
+	off_t pos;
+	char *text;
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	block.c = NULL;
+	pos = lseek(block.fd, 0, SEEK_CUR);
+	if (pos < 0 || lseek(block.fd, block.at, SEEK_SET) != block.at || !fn || fn(c))
+		ret = bc_error(BC_E_FORMAT, "capture: cannot read the kallsyms section at offset %lld",
+			       (long long)block.at);
+	else if (tracecmd_compress_buffer_read(c, (char *)&size, 4) != 4)
+		ret = bc_error(BC_E_FORMAT, "capture: the kallsyms section at offset %lld is short",
+			       (long long)block.at);
+	if (!ret) {
+		/* the size as the file writes it (read4(): the file's byte order) */
+		size = (uint32_t)tep_read_number(block_tep, &size, 4);
+		text = malloc((size_t)size + 1);
+		if (!text) {
+			ret = bc_error(BC_E_NOMEM, "capture: out of memory for the kernel's symbols");
+		} else if (tracecmd_compress_buffer_read(c, text, (int)size) != (int)size) {
+			free(text);
+			ret = bc_error(BC_E_FORMAT, "capture: the kallsyms section at offset %lld is short",
+				       (long long)block.at);
+		} else {
+			text[size] = '\0';
+			free(kept);
+			kept = text;
+			kept_len = strlen(text);
+		}
+	}
+	tracecmd_compress_reset(c);
+	if (pos >= 0)
+		lseek(block.fd, pos, SEEK_SET);
+	return ret;
+}
+
 static void unload(void)
 {
 	if (loaded.tep)
@@ -89,6 +227,7 @@ void cap_kallsyms_defer(bool on)
 		free(kept);
 		kept = NULL;
 		unload();
+		memset(&block, 0, sizeof(block));
 	}
 }
 
@@ -400,9 +539,14 @@ static int build(char *text, size_t len, struct ksyms *ks)
 
 int cap_kallsyms_load(struct tep_handle *tep)
 {
-	char *text = kept;
+	char *text;
 	int ret;
 
+	block_tep = tep;
+	ret = take_block();
+	if (ret)
+		return ret;
+	text = kept;
 	if (!text)
 		return 0;
 	kept = NULL;

@@ -14,6 +14,7 @@
 #define BC_CAP_KALLSYMS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct tep_handle;
 
@@ -22,6 +23,17 @@ struct tep_handle;
  * Off: parse at once again, and drop a text kept and not loaded.
  */
 void cap_kallsyms_defer(bool on);
+
+/*
+ * While deferring: the compressed block of the kallsyms section of @path at file
+ * offset @at (a version 7 file's, from dat_check()) is not decompressed when
+ * libtracecmd opens the file (it is handed "no symbols"), only by cap_kallsyms_load()
+ * (while the file is still open). @at 0: nothing to defer. cap_kallsyms_defer(false)
+ * forgets it.
+ */
+void cap_kallsyms_defer_block(const char *path, uint64_t at);
+/* Was that block handed over undecompressed, and is it still to be read? */
+bool cap_kallsyms_block_pending(void);
 
 /*
  * Parse the text kept, if any, into a table @tep's tep_find_function() and

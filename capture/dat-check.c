@@ -630,8 +630,10 @@ static int kallsyms_size(struct rd *r, uint64_t at, uint16_t flags, uint64_t siz
 		if (size < 8)
 			return 0;
 		ret = rd_u32(r, at + 16 + 4, &n, "the kallsyms section's uncompressed size");
-		if (!ret)
+		if (!ret) {
 			r->l->kallsyms_size = (uint64_t)n + size;
+			r->l->kallsyms_block = at + 16;
+		}
 		return ret;
 	}
 	if (size < 4)

@@ -41,6 +41,8 @@ struct dat_layout {
 	uint64_t file_size;
 	uint64_t kallsyms_size;		/* bytes of the kallsyms text (compressed: plus the
 					 * compressed block); 0 when none. A hint only */
+	uint64_t kallsyms_block;	/* file offset of the kallsyms section's compressed
+					 * block (its sizes, then the data); 0: none */
 	int nbuffers;
 	struct dat_buffer *buffers;	/* malloc'ed; the top buffer first when present */
 };

@@ -3,7 +3,9 @@
 # under a fragmenting workload (with a 1 GiB hugetlb probe and offline probes), and score it
 # (tests/vm/score.sh: thresholds there). On 6.12 also two short captures with boot options that
 # change the layout: movablecore=1G (ZONE_MOVABLE) and memmap=256M$0x100000000 (a reserved
-# range). When tests/vm/build-cma-kernel.sh has built its kernel, also the frag job on it with
+# range). The frag runs also record a trace-cmd trace.dat beside the capture (bc.tracecmd=1: the
+# same events, page-state snapshots by the shell twin before and after), which is imported with
+# its snapshots and scored like the capture (NAME-import). When tests/vm/build-cma-kernel.sh has built its kernel, also the frag job on it with
 # cma=256M, and the cmaalloc job on it and on 6.12, set side by side by cma-compare.sh. Prints "check-kernels: SKIP (reason)" and exits 0 when QEMU or the kernel packages are
 # unavailable (BC_VM_REQUIRE=1 makes that a failure); exit 1 when a capture fails or scores
 # below a threshold.
@@ -22,8 +24,8 @@ command -v busybox >/dev/null || skip "busybox not installed (package busybox-st
 
 # NAME SERIES GUEST-MEMORY KERNEL-ARGS: one run per line. The ZONE_MOVABLE guest has 6 GiB so
 # that Normal keeps 2 GiB (offline probes) beside the 1 GiB Movable zone.
-runs=${BC_VM_RUNS:-"frag-6.1 6.1 4G
-frag-6.12 6.12 4G
+runs=${BC_VM_RUNS:-"frag-6.1 6.1 4G bc.tracecmd=1
+frag-6.12 6.12 4G bc.tracecmd=1
 movable-6.12 6.12 6G bc.job=light movablecore=1G
 reserved-6.12 6.12 4G bc.job=light memmap=256M\$0x100000000"}
 # The CMA kernel (tests/vm/build-cma-kernel.sh; not built here: it takes longer than all the
@@ -57,6 +59,23 @@ while read -r name series mem args; do
 	case " $args " in *" cma="*)
 		if ! "$here/cma-present.sh" "$cache/out/$name/vm.db"; then failed="$failed $name(cma)"; fi ;;
 	esac
+	# the trace-cmd twin: imported with its snapshots, scored as the capture is
+	dir=$cache/out/$name
+	if [ -s "$dir/trace.dat" ]; then
+		snaps=()
+		for s in begin end; do
+			[ -s "$dir/tc-snap/$s/taken_at" ] && snaps+=(--snapshot "$dir/tc-snap/$s")
+		done
+		mkdir -p "$dir/import"
+		if [ ${#snaps[@]} = 4 ] && "${BIGCHUNK:-./bigchunk}" import -q -f -o "$dir/import/imported.db" \
+			"${snaps[@]}" "$dir/trace.dat"; then
+			"$here/score.sh" "$dir/import/imported.db" "$name-import" | tee "$dir/import/score"
+			[ "${PIPESTATUS[0]}" = 0 ] || failed="$failed $name-import"
+		else
+			echo "check-kernels: $name: trace.dat or its snapshots did not import (${#snaps[@]} snapshot arguments)"
+			failed="$failed $name-import"
+		fi
+	fi
 	echo "check-kernels: $name done in $(( $(date +%s) - t0 )) s"
 done <<< "$runs"
 # compare's cma: layout from the plain capture against what the CMA kernel did

@@ -15,13 +15,21 @@
 #                  (compare --at marker:bigchunk-job). No probes.
 #   bc.job=cmalight  the same cma_alloc() writes after light's workload (small captures)
 #   bc.tracecmd=1  also run trace-cmd record on the same events beside bigchunk record
-# Results go to /cap: vm.db, trace.dat (if asked), record.log.
-job=frag tracecmd=0 cma=24:2048
+#                  (its top buffer), with page-state snapshots by the plain shell twin
+#                  (bigchunk-snapshot.sh, markers in that buffer) before and after the
+#                  recording: trace.dat and tc-snap/{begin,end}, what 'bigchunk import
+#                  --snapshot' reads on a board without bigchunk
+#   bc.tracecmd=stacks  the same with a kernel stack on every event (trace-cmd -T)
+#   bc.tcsnap=0    no shell-twin snapshots beside trace-cmd (a smaller trace.dat: reading
+#                  the page files is itself page traffic)
+# Results go to /cap: vm.db, trace.dat and tc-snap/ (if asked), record.log.
+job=frag tracecmd=0 tcsnap=1 cma=24:2048
 for a in $(cat /proc/cmdline); do
 	case $a in
 	bc.job=*) job=${a#bc.job=} ;;
 	bc.cma=*) cma=${a#bc.cma=} ;;
 	bc.tracecmd=*) tracecmd=${a#bc.tracecmd=} ;;
+	bc.tcsnap=*) tcsnap=${a#bc.tcsnap=} ;;
 	esac
 done
 W=/bin/workload
@@ -77,6 +85,13 @@ EOS
 	echo "guest-run: unknown job $job"; exit 2 ;;
 esac
 sleep 2
+tcsnap() {	# tcsnap LABEL: a snapshot directory by the shell twin, markers in the top buffer
+	[ "$tcsnap" = 1 ] || return 0
+	bigchunk-snapshot -m top -l "tc-$1" "/cap/tc-snap/$1" >>/cap/trace-cmd.log 2>&1 ||
+		echo "guest-run: tc-snap $1 failed"
+}
+tcopt=
+[ "$tracecmd" = stacks ] && tcopt=-T tracecmd=1
 if [ "$tracecmd" = 1 ]; then
 	ev=
 	# The recorder's events that this kernel has (trace-cmd refuses a missing one).
@@ -84,9 +99,19 @@ if [ "$tracecmd" = 1 ]; then
 		[ -e "/sys/kernel/tracing/events/${e%%:*}/${e#*:}" ] ||
 			[ "${e#*:}" = '*' -a -d "/sys/kernel/tracing/events/${e%%:*}" ] && ev="$ev -e $e"
 	done
-	trace-cmd record -q -C mono -b 32768 $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
+	trace-cmd record -q -C mono -b 32768 $tcopt $ev -o /cap/trace.dat >/cap/trace-cmd.log 2>&1 &
 	tcpid=$!
-	sleep 3
+	# trace-cmd switches tracing off, enables the events, then on again once its
+	# recorders run (slow under TCG while the holders fault their memory in); a marker
+	# written while it is off fails (EBADF)
+	t=/sys/kernel/tracing i=0
+	while [ $i -lt 120 ] && ! { [ "$(cat $t/events/kmem/mm_page_alloc/enable)" = 1 ] &&
+				   [ "$(cat $t/tracing_on)" = 1 ]; }; do
+		sleep 0.5; i=$((i + 1))
+	done
+	sleep 1
+	mkdir -p /cap/tc-snap
+	tcsnap begin
 fi
 t0=$(cut -d' ' -f1 /proc/uptime)
 bigchunk record -q -o /cap/vm.db --probe-timeout 30s $probes $snaps -- sh -c "$work" \
@@ -97,6 +122,8 @@ echo "guest-run: bigchunk record exit $rc, $t0 .. $t1 s"
 cat /cap/record.log
 [ -e /cap/cma-alloc.log ] && cat /cap/cma-alloc.log
 if [ "$tracecmd" = 1 ]; then
+	tcsnap end
+	sleep 1
 	kill -INT $tcpid; wait $tcpid
 	echo "guest-run: trace-cmd exit $?"; tail -3 /cap/trace-cmd.log
 fi

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build the guest's initramfs for one kernel: busybox-static, bigchunk, the workload generator,
-# trace-cmd (when installed), their shared libraries (from ldd), the modules the kernel needs
+# trace-cmd (when installed), their shared libraries (from ldd), the snapshot script's shell twin
+# (capture/bigchunk-snapshot.sh), the modules the kernel needs
 # for a virtio disk (from each module's "depends", decompressed, in load order) and
 # tests/vm/init as /init.
 #
@@ -63,5 +64,6 @@ printf '%s\n' "${order[@]}" > "$root/lib/modules/order"
 echo "$rel" > "$root/etc/release"
 install -m 0755 "$here/init" "$root/init"
 install -m 0755 "$here/guest-run.sh" "$root/bin/guest-run"
+install -m 0755 "$here/../../capture/bigchunk-snapshot.sh" "$root/bin/bigchunk-snapshot"
 ( cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 ) > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -23,7 +23,7 @@ here=$(dirname "$0")
 # The initramfs is rebuilt when any of its inputs is newer.
 initrd="$cache/initrd-$series.cpio.gz"
 if [ ! -s "$initrd" ] || [ -n "$(find "$bigchunk" "$workload" "$here/init" "$here/guest-run.sh" \
-	"$here/mkinitramfs.sh" -newer "$initrd" 2>/dev/null)" ]; then
+	"$here/mkinitramfs.sh" "$here/../../capture/bigchunk-snapshot.sh" -newer "$initrd" 2>/dev/null)" ]; then
 	"$here/mkinitramfs.sh" "$kdir" "$initrd" "$bigchunk" "$workload"
 fi
 

@@ -12,12 +12,16 @@
 #                          Normal, 128 MIGRATE_CMA pageblocks 0x100000-0x110000
 #   traces/vm-cma-alloc.db, vm-cma-alloc-plain.db  the cmalight job (8 cma_alloc() through
 #                          debugfs) on the CMA kernel and on Debian's 6.12, both nokaslr
-# Both run the guest's light job (64 MiB of anonymous memory held, page cache, slab, then a
+#   traces/vm-6.12.dat     trace-cmd record (file version 7, zstd) beside bigchunk record in
+#                          the light job on Debian's 6.12 (bc.tracecmd=1 bc.tcsnap=0,
+#                          nokaslr, 4 GiB): the same events as bigchunk record, in
+#                          trace-cmd's top buffer; for the import tests and bench-import
+# All run the guest's light job (64 MiB of anonymous memory held, page cache, slab, then a
 # 1 GiB hugetlb probe and two offline probes). Needs qemu-system-x86, busybox-static, the
 # kernel package (tests/vm/fetch-kernels.sh downloads it) and a built tree (make,
 # make build/workload). Each must stay below 5 MiB.
 # The CMA kernel takes the longest: build-cma-kernel.sh keeps an image already built.
-# Usage: traces/recipes/vm.sh [movable|reserved|cma|cmaalloc]...
+# Usage: traces/recipes/vm.sh [movable|reserved|cma|cmaalloc|dat]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -43,6 +47,14 @@ for what in ${*:-movable reserved}; do
 		cp "$cache/out/vm-cma-alloc-plain/vm.db" traces/vm-cma-alloc-plain.db
 		chmod 0644 traces/vm-cma-alloc-plain.db
 		what=cma-alloc ;;
+	dat)
+		# the trace-cmd twin only: without the shell-twin snapshots (their page reads
+		# are page traffic of their own) the file stays near 2 MB, 1.3 MB of it
+		# trace-cmd's compressed kallsyms of the Debian kernel
+		BC_VM_MEM=4G tests/vm/run-vm.sh 6.12 vm-6.12-dat bc.job=light bc.tracecmd=1 \
+			bc.tcsnap=0 nokaslr
+		install -m 0644 "$cache/out/vm-6.12-dat/trace.dat" traces/vm-6.12.dat
+		continue ;;
 	*)
 		echo "recipe: unknown capture $what" >&2; exit 2 ;;
 	esac
