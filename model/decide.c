@@ -984,7 +984,7 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
 	p = pcp_state(m, zone, cpu);
 	if (!p)
 		return -BC_E_NOMEM;
-	/* zoneinfo without high_min (6.12 prints none): the bounds unknown, no decay */
+	/* bounds not known (replay/zone-limits.c computes them where zoneinfo has none) */
 	if (!l->pcp_high_min)
 		return 0;
 	batch = l->pcp_batch;

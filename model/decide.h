@@ -27,8 +27,9 @@
  *   __rmqueue_fallback()        before the claim/steal split (6.1)
  *   free_frozen_pages() (6.12 free_unref_page()), free_unref_page_commit(),
  *   nr_pcp_high(), nr_pcp_free(), free_pcppages_bulk()   model_give()
- * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, decay_pcp_high(),
- * the pcp trylock, reclaim, kswapd, compaction.
+ *   decay_pcp_high()            model_decay_pcp_high() (the caller's clock)
+ * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, the pcp trylock,
+ * reclaim, kswapd, compaction.
  */
 #ifndef BC_MODEL_DECIDE_H
 #define BC_MODEL_DECIDE_H
