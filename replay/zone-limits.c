@@ -136,19 +136,14 @@ int rp_zone_limits(struct tdb *db, int64_t snap, struct model *m, unsigned int *
 	return rp_zone_limits_counts(db, snap, m, nr, NULL);
 }
 
-int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr,
-			  uint32_t *counts)
+int rp_zone_limits_text(char *text, struct model *m, unsigned int *nr, uint32_t *counts)
 {
 	struct zl_parse p = { .zone = -1, .cpu = -1, .counts = counts,
 			      .nr_cpus = model_get_layout(m)->nr_cpus };
 	unsigned int count = 0;
-	char *text = NULL, *line, *save = NULL;
-	int ret = tdb_snap_file(db, snap, "zoneinfo", &text);
+	char *line, *save = NULL;
+	int ret = 0;
 
-	if (nr)
-		*nr = 0;
-	if (ret || !text)
-		return ret;
 	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
 		char name[16];
 		int nid;
@@ -162,8 +157,22 @@ int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigne
 	}
 	if (!ret)
 		ret = zl_flush(m, &p, &count);
-	free(text);
 	if (nr)
 		*nr = count;
+	return ret;
+}
+
+int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr,
+			  uint32_t *counts)
+{
+	char *text = NULL;
+	int ret = tdb_snap_file(db, snap, "zoneinfo", &text);
+
+	if (nr)
+		*nr = 0;
+	if (ret || !text)
+		return ret;
+	ret = rp_zone_limits_text(text, m, nr, counts);
+	free(text);
 	return ret;
 }
