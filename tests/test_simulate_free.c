@@ -317,6 +317,47 @@ START_TEST(test_json_and_store)
 END_TEST
 
 /*
+ * The free-running watermark checks read NR_FREE_PAGES as the kernel keeps it: each
+ * request's change is a per-cpu diff (__mod_zone_page_state()) folded only past the
+ * zone's stat threshold or by refresh_cpu_vm_stats() once a second (vmstat_update()).
+ * A zone 16 pages above its watermarks takes order-4 allocations (no pcp) on the diff
+ * the kernel has not folded; after the second's fold the counter is exact and the next
+ * one would need reclaim.
+ */
+START_TEST(test_vmstat_diff_and_fold)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
+				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
+				       .stat_threshold = 1000 };
+	const uint64_t t0 = 1000000000ull;
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	struct sim_request rq;
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	/* 4096 free: 6 allocations bring it to 4000 (the last check saw 4016) */
+	for (i = 0; i < 8; i++) {
+		rq = req(SIM_REQ_ALLOC, 0x40000 + 16 * (uint64_t)i, 4, 1, GFP_HIGHUSER_MOVABLE_);
+		rq.ts = t0 + (uint64_t)i;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	}
+	/* the counter still reads 4096 (-128 not folded): all 8 were served */
+	ck_assert_uint_eq(st.needed_reclaim, 0);
+	ck_assert_uint_eq(model_zone_nr_free(m, 0), 4096 - 128);
+	/* a second later vmstat_update() folds the diff: 3968 is below the watermark */
+	rq = req(SIM_REQ_ALLOC, 0x40800, 4, 1, GFP_HIGHUSER_MOVABLE_);
+	rq.ts = t0 + 1000000001ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.needed_reclaim, 1);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
  * unmovable pages apart, the worst relative per-order free-block error (orders with
@@ -390,6 +431,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_kernel_against_itself);
 	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
+	tcase_add_test(tc, test_vmstat_diff_and_fold);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
