@@ -99,6 +99,15 @@ uint64_t model_zone_nr_free(const struct model *m, unsigned int zone)
 	return zone < m->nr_zones ? nr_free(&m->zones[zone]) : 0;
 }
 
+unsigned int model_zones_nr_free(const struct model *m, uint64_t *out, unsigned int n)
+{
+	unsigned int zi;
+
+	for (zi = 0; zi < m->nr_zones && zi < n; zi++)
+		out[zi] = nr_free(&m->zones[zi]);
+	return zi;
+}
+
 /* The per-cpu NR_FREE_PAGES diffs not folded into the zone's counter. */
 static int64_t vmstat_pending(const struct model *m, unsigned int zi)
 {

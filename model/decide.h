@@ -157,6 +157,8 @@ int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, 
 int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu);
 /* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
 uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
+/* The same of zones 0.. into @out[@n]; returns how many were filled. */
+unsigned int model_zones_nr_free(const struct model *m, uint64_t *out, unsigned int n);
 /*
  * After an allocation of a request (@gfp, @migratetype in trace numbering) from @zone:
  * __zone_watermark_ok(zone, 0, low_wmark_pages(zone), gfp_zone(@gfp), the fast path's

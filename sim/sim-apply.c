@@ -20,35 +20,33 @@ struct sim_apply {
 
 #define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
 
-/* Each zone's buddy pages now (before a change to account). */
-static void free_before(struct sim_apply *a)
+/* Each zone's buddy pages now: the base of the next change to account. */
+static void free_now(struct sim_apply *a)
 {
-	unsigned int zi, nz = model_get_layout(a->m)->nr_zones;
-
-	for (zi = 0; zi < nz && zi < MODEL_MAX_ZONES; zi++)
-		a->nr_free[zi] = model_zone_nr_free(a->m, zi);
+	model_zones_nr_free(a->m, a->nr_free, MODEL_MAX_ZONES);
 }
 
 /*
- * The change since free_before() went through __mod_zone_page_state(NR_FREE_PAGES) on
+ * The change since the last call went through __mod_zone_page_state(NR_FREE_PAGES) on
  * @cpu (account_freepages(), __mod_zone_freepage_state()): its per-cpu diff, which the
  * watermark checks do not see until it passes the stat threshold or is folded. One
- * change per request (the kernel's are per block: an approximation).
+ * change per request (the kernel's are per block: an approximation); a change between
+ * requests (a hook's) goes with the next request.
  */
 static int free_account(struct sim_apply *a, int cpu)
 {
-	const struct model_layout *lay = model_get_layout(a->m);
-	unsigned int zi;
+	uint64_t now[MODEL_MAX_ZONES];
+	unsigned int zi, nz = model_zones_nr_free(a->m, now, MODEL_MAX_ZONES);
 	int ret = 0;
 
-	if (cpu < 0 || (unsigned int)cpu >= lay->nr_cpus)
+	if (cpu < 0 || (unsigned int)cpu >= model_get_layout(a->m)->nr_cpus)
 		cpu = 0;
-	for (zi = 0; zi < lay->nr_zones && zi < MODEL_MAX_ZONES && !ret; zi++) {
-		int64_t d = (int64_t)model_zone_nr_free(a->m, zi) - (int64_t)a->nr_free[zi];
-
-		if (d)
-			ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu, d);
-	}
+	for (zi = 0; zi < nz && !ret; zi++)
+		if (now[zi] != a->nr_free[zi]) {
+			ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu,
+						    (int64_t)now[zi] - (int64_t)a->nr_free[zi]);
+			a->nr_free[zi] = now[zi];
+		}
 	return ret;
 }
 
@@ -73,7 +71,6 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 		for (cpu = 0; cpu < lay->nr_cpus && !ret; cpu++)
 			for (zi = 0; zi < lay->nr_zones && !ret; zi++) {
 				ret = model_vmstat_fold(a->m, zi, cpu);
-				free_before(a);
 				if (!ret)
 					ret = model_decay_pcp_high(a->m, zi, cpu);
 				if (!ret)
@@ -110,6 +107,7 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 	}
 	a->m = m;
 	a->st = st;
+	free_now(a);
 	model_set_migrate_hook(m, moved, a->pm);
 	*out = a;
 	return 0;
@@ -248,7 +246,6 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	ret = vmstat_tick(a, rq->ts);
 	if (ret)
 		return ret;
-	free_before(a);
 	ret = apply(a, rq);
 	return ret ? ret : free_account(a, rq->cpu);
 }
