@@ -80,10 +80,11 @@ out:
  * Zone limits (watermarks, lowmem_reserve, pcp sizes and each pcp->high for
  * model_take()) from snapshot @si's zoneinfo, and its pcp pages onto the pcp lists
  * (sim-seed.h): those the trace after it shows, and with @behind those the trace
- * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed.
+ * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed; with
+ * @zone_count, zoneinfo's pcp->count summed per zone.
  */
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
-		    bool behind, unsigned int *nr_limits, uint64_t *nr)
+		    bool behind, unsigned int *nr_limits, uint64_t *nr, uint64_t *zone_count)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
@@ -101,6 +102,8 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
 					  &more);
 	*nr += more;
+	for (size_t i = 0; zone_count && i < (size_t)L->nr_zones * L->nr_cpus; i++)
+		zone_count[i / L->nr_cpus] += counts[i];
 	free(counts);
 	return ret;
 }
@@ -108,7 +111,7 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 /*
  * The kernel's side: the same figures of a model seeded from snapshot @snap, its pcp
  * pages (read with flags 0) told from the trace after it as on the simulated side
- * (sim-seed.h), so that both sides count pcp pages alike.
+ * (sim-seed.h), so that both sides count pcp pages alike; pcp_count is zoneinfo's.
  */
 static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 			  struct sim_figures *out)
@@ -119,16 +122,20 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 	struct rp_opts ro = { .until_seq = (uint64_t)si->seq_end, .no_score = true,
 			      .no_attempts = true, .seed_snap = snap, .note = S->o->note,
 			      .arg = S->o->arg };
+	uint64_t zone_count[MODEL_MAX_ZONES] = { 0 };
 	struct replay *rp;
+	unsigned int zi;
 	int ret = rp_create(S->db, &ro, &rp);
 
 	if (ret)
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr);
+		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr, zone_count);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
+	for (zi = 0; !ret && zi < out->nr_zones; zi++)
+		out->zone[zi].pcp_count = zone_count[zi];
 	rp_destroy(rp);
 	return ret;
 }
@@ -178,7 +185,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 		return ret;
 	S->m = rp_model(S->rp);
 	ret = seed_pcp(S, S->rp, seed, true, &S->res->zone_limits,
-		       &S->res->st.seed_pcp_listed);
+		       &S->res->st.seed_pcp_listed, NULL);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);

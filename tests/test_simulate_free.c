@@ -217,6 +217,49 @@ START_TEST(test_kernel_against_itself)
 END_TEST
 
 /*
+ * The per-order rule (sim-figures.h): a zone's order misses when its free blocks
+ * differ by more than max(5% of the kernel's, one block, 64 pages); every miss is
+ * listed with both counts and the tolerance.
+ */
+START_TEST(test_order_tolerance)
+{
+	static const struct { unsigned int o; uint64_t k, s; bool miss; } c[] = {
+		{ 0, 100, 37, false }, { 0, 100, 35, true },	/* 64 pages */
+		{ 3, 4, 12, false }, { 3, 4, 13, true },	/* 64 pages: 8 blocks */
+		{ 5, 100, 95, false }, { 5, 100, 94, true },	/* 5% */
+		{ 8, 1000, 1050, false }, { 8, 1000, 1051, true },
+		{ 9, 1, 0, false }, { 10, 2, 4, true },		/* one block */
+		{ 10, 0, 1, false }, { 10, 0, 2, true },
+	};
+	struct sim_figures k, sm;
+	struct sim_verdict v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		memset(&k, 0, sizeof(k));
+		k.nr_zones = 1;
+		k.max_order = 10;
+		snprintf(k.zone[0].name, sizeof(k.zone[0].name), "Normal");
+		k.zone[0].nr_free[c[i].o][1] = c[i].k;
+		k.zone[0].free_pages = c[i].k << c[i].o;
+		sm = k;
+		sm.zone[0].nr_free[c[i].o][1] = c[i].s;
+		sim_figures_verdict(&sm, &k, &v);
+		ck_assert_msg(v.free_order_ok == !c[i].miss && v.nr_misses == c[i].miss,
+			      "order %u: %llu against %llu: %u misses", c[i].o,
+			      (unsigned long long)c[i].s, (unsigned long long)c[i].k, v.nr_misses);
+		if (!c[i].miss)
+			continue;
+		ck_assert_str_eq(v.misses[0].zone, "Normal");
+		ck_assert_uint_eq(v.misses[0].order, c[i].o);
+		ck_assert_uint_eq(v.misses[0].sim, c[i].s);
+		ck_assert_uint_eq(v.misses[0].kernel, c[i].k);
+		ck_assert_uint_eq(v.misses[0].tolerance, sim_order_tolerance(c[i].k, c[i].o));
+	}
+}
+END_TEST
+
+/*
  * The "in a row" counts through a copy of the state (what simulate does) equal those
  * made under the undo journal, and both leave the state as it was: the figures made
  * again are the same, counts included.
@@ -429,6 +472,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_drain_of_other_block);
 	tcase_add_test(tc, test_figures_hand_built);
 	tcase_add_test(tc, test_kernel_against_itself);
+	tcase_add_test(tc, test_order_tolerance);
 	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
 	tcase_add_test(tc, test_vmstat_diff_and_fold);
