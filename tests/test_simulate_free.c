@@ -404,30 +404,38 @@ END_TEST
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
  * unmovable pages apart, the worst relative per-order free-block error (orders with
- * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @d2m 2 MiB
- * allocations apart, the 1 GiB counts equal. The targets (issue: free-running) are
- * unmovable within 5%, every order within 5%, 2 MiB and 1 GiB equal. Missed today:
- * frag.db Normal order 9 (0 blocks against 1) and the small VM captures, where one
- * block of an order is 100% (pcp lists of other sizes than the kernel's: its pcp->high
- * tuning between snapshots); extfrag.db order 0 6.6%, pins.db order 0 5.3%; the 2 MiB
+ * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @misses zone
+ * orders out of the per-order tolerance (sim-figures.h) over all its snapshots, at
+ * most @d2m 2 MiB allocations apart, the 1 GiB counts equal. The targets (issue:
+ * free-running) are unmovable within 5%, no order missed, 2 MiB and 1 GiB equal.
+ * Missed today: extfrag.db Normal order 0 (1611 blocks against 1725), frag.db Normal
+ * order 1 (10329 against 10987; its order 9 is one block against none: 100% relative,
+ * within the tolerance), pins.db order 0 (2276 against 2162), vm-movable.db Movable
+ * order 9 (8 against 6), vm-reserved.db Normal orders 4 and 6 (a few blocks); the 2 MiB
  * counts of anon, mlock, pagecache, pins, slab, thp and vm-movable (1 to 5 apart).
- * vm-cma.db: Normal order 8 one block of two (50%).
+ * The 6.12 captures (vm-*) hold their pcp lists since the pcp bounds are computed
+ * (zone_highsize(): vm-cma.db 50% -> 15.4%, vm-reserved.db 200% -> 175%).
  */
 START_TEST(test_free_running_gate)
 {
-	static const struct { const char *db; uint64_t unmov; int rel_pct; uint64_t d2m; } caps[] = {
-		{ "anon.db", 3, 1, 4 }, { "default.db", 0, 1, 0 }, { "extfrag.db", 0, 7, 0 },
-		{ "frag.db", 1, 100, 0 }, { "hugetlb.db", 0, 2, 0 }, { "idle.db", 0, 0, 0 },
-		{ "mlock.db", 0, 2, 1 }, { "offline.db", 0, 2, 0 }, { "pagecache.db", 1, 1, 5 },
-		{ "pgtable.db", 0, 1, 0 }, { "pins.db", 2, 6, 5 }, { "slab.db", 0, 5, 1 },
-		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 1, 100, 1 },
-		{ "vm-reserved.db", 0, 200, 0 }, { "vm-cma.db", 0, 50, 0 },
+	static const struct {
+		const char *db; uint64_t unmov; int rel_pct; unsigned int misses; uint64_t d2m;
+	} caps[] = {
+		{ "anon.db", 3, 1, 0, 4 }, { "default.db", 0, 1, 0, 0 },
+		{ "extfrag.db", 0, 7, 1, 0 }, { "frag.db", 1, 100, 1, 0 },
+		{ "hugetlb.db", 0, 2, 0, 0 }, { "idle.db", 0, 0, 0, 0 },
+		{ "mlock.db", 0, 2, 0, 1 }, { "offline.db", 0, 2, 0, 0 },
+		{ "pagecache.db", 1, 1, 0, 5 }, { "pgtable.db", 0, 1, 0, 0 },
+		{ "pins.db", 2, 6, 1, 5 }, { "slab.db", 0, 5, 0, 1 }, { "thp.db", 2, 1, 0, 1 },
+		{ "vm-movable.db", 1, 100, 1, 1 }, { "vm-reserved.db", 0, 175, 3, 0 },
+		{ "vm-cma.db", 0, 16, 0, 0 },
 	};
 	struct sim_opts o = { .until_seq = UINT64_MAX };
 	unsigned int i;
 	char rel[64];
 
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		unsigned int misses = 0;
 		struct sim_result r;
 		struct tdb *db;
 		int k;
@@ -455,7 +463,10 @@ START_TEST(test_free_running_gate)
 				      caps[i].db, (long long)ss->snap, (unsigned long long)d2);
 			ck_assert_msg(ss->verdict.contig_1g_ok, "%s #%lld: 1 GiB counts differ",
 				      caps[i].db, (long long)ss->snap);
+			misses += ss->verdict.nr_misses;
 		}
+		ck_assert_msg(misses <= caps[i].misses, "%s: %u zone orders missed", caps[i].db,
+			      misses);
 		sim_result_release(&r);
 		tdb_close(db);
 	}
