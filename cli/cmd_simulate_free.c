@@ -103,6 +103,38 @@ static void json_verdict(struct json *j, const struct sim_verdict *v)
 	json_obj_end(j);
 }
 
+static void json_buddyinfo(struct json *j, const struct sim_snapshot *ss)
+{
+	const struct sim_figures *k = &ss->kernel;
+	unsigned int zi, o;
+
+	if (!ss->bi.have)
+		return;
+	json_key(j, "buddyinfo_at_start");
+	json_obj_begin(j);
+	json_kuint(j, "seq", ss->bi.seq);
+	json_kuint(j, "free_order_misses", ss->bi.nr_misses);
+	json_key(j, "zones");
+	json_obj_begin(j);
+	for (zi = 0; zi < k->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		json_key(j, k->zone[zi].name);
+		json_obj_begin(j);
+		json_key(j, "sim");
+		json_arr_begin(j);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			json_uint(j, ss->bi.sim[zi][o]);
+		json_arr_end(j);
+		json_key(j, "kernel");
+		json_arr_begin(j);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			json_uint(j, ss->bi.kernel[zi][o]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 static void print_json(const struct sim_result *r)
 {
 	const struct sim_stats *st = &r->st;
@@ -122,6 +154,7 @@ static void print_json(const struct sim_result *r)
 		json_figures(&j, "sim", &r->snaps[i].sim);
 		json_figures(&j, "kernel", &r->snaps[i].kernel);
 		json_verdict(&j, &r->snaps[i].verdict);
+		json_buddyinfo(&j, &r->snaps[i]);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -206,6 +239,18 @@ static void print_snapshot(const struct sim_snapshot *ss)
 		       (unsigned long long)v->misses[i].tolerance);
 	if (v->nr_misses > SIM_MAX_MISSES)
 		printf("    ... and %u more\n", v->nr_misses - SIM_MAX_MISSES);
+	if (!ss->bi.have)
+		return;
+	printf("  buddyinfo read at the snapshot's start (event %llu), free blocks per order "
+	       "simulated/kernel, %u zone orders missed:\n", (unsigned long long)ss->bi.seq,
+	       ss->bi.nr_misses);
+	for (zi = 0; zi < k->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		printf("    %-8s", k->zone[zi].name);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			printf(" %llu/%llu", (unsigned long long)ss->bi.sim[zi][o],
+			       (unsigned long long)ss->bi.kernel[zi][o]);
+		printf("\n");
+	}
 }
 
 static void print_text(const struct sim_result *r, const char *path)

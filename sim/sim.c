@@ -140,7 +140,54 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 	return ret;
 }
 
-static int compare_at(struct sim *S, const struct tdb_snap_info *si)
+/* The simulation's buddy per zone and order now, every list (buddyinfo's count). */
+static int buddy_now(struct model *m, struct sim_buddyinfo *bi, uint64_t seq)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct model_zone_stats zs;
+	unsigned int zi, o;
+	int mt, ret = 0;
+
+	bi->seq = seq;
+	for (zi = 0; !ret && zi < L->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		ret = model_zone_stats(m, zi, &zs);
+		for (o = 0; !ret && o < SIM_ORDERS && o <= L->max_page_order; o++)
+			for (mt = 0; mt < SIM_MTS; mt++)
+				bi->sim[zi][o] += zs.nr_free[o][mt];
+	}
+	return ret;
+}
+
+/* The snapshot's buddyinfo rows, set against buddy_now()'s. */
+static int buddyinfo_compare(struct sim *S, int64_t snap, struct sim_buddyinfo *bi)
+{
+	const struct model_layout *L = model_get_layout(S->m);
+	struct tdb_zone_count *rows;
+	unsigned int zi, o;
+	int nr, i, z, ret = tdb_snap_zone_counts(S->db, snap, TDB_BUDDYINFO, &rows, &nr);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		z = model_zone_of_name(S->m, rows[i].node, rows[i].zone);
+		if (z < 0 || z >= MODEL_MAX_ZONES || rows[i].ord < 0 || rows[i].ord >= SIM_ORDERS ||
+		    rows[i].nr < 0)
+			continue;
+		bi->kernel[z][rows[i].ord] = (uint64_t)rows[i].nr;
+		bi->have = true;
+	}
+	free(rows);
+	for (zi = 0; bi->have && zi < L->nr_zones && zi < MODEL_MAX_ZONES; zi++)
+		for (o = 0; o < SIM_ORDERS && o <= L->max_page_order; o++) {
+			uint64_t a = bi->sim[zi][o], b = bi->kernel[zi][o];
+
+			bi->nr_misses += (a > b ? a - b : b - a) > sim_order_tolerance(b, o);
+		}
+	return 0;
+}
+
+static int compare_at(struct sim *S, const struct tdb_snap_info *si,
+		      const struct sim_buddyinfo *bi)
 {
 	struct sim_result *r = S->res;
 	struct sim_snapshot *ss;
@@ -155,6 +202,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	ss->snap = si->id;
 	ss->ts = (uint64_t)si->ts_end;
 	ss->seq = (uint64_t)si->seq_end;
+	ss->bi = *bi;
 	/* the hypothetical attempts of the counts must not move the map */
 	sim_apply_follow(S->ap, 0);
 	ret = sim_figures_compute(S->m, &ss->sim);
@@ -164,8 +212,11 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
-	r->nr_snaps++;
-	return 0;
+	if (bi->seq)
+		ret = buddyinfo_compare(S, si->id, &ss->bi);
+	if (!ret)
+		r->nr_snaps++;
+	return ret;
 }
 
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
@@ -216,10 +267,21 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 		if (!si[i].complete || si[i].seq_begin < 0 || si[i].seq_end < 0 ||
 		    (uint64_t)si[i].seq_end < at || (uint64_t)si[i].seq_end > until)
 			continue;
-		ret = run_window(S, at, (uint64_t)si[i].seq_end);
+		struct sim_buddyinfo bi;
+
+		memset(&bi, 0, sizeof(bi));
+		/* buddyinfo is read right after the begin marker: the buddy there */
+		if (!S->o->no_figures && (uint64_t)si[i].seq_begin >= at) {
+			ret = run_window(S, at, (uint64_t)si[i].seq_begin);
+			at = (uint64_t)si[i].seq_begin;
+			if (!ret)
+				ret = buddy_now(S->m, &bi, at ? at : 1);
+		}
+		if (!ret)
+			ret = run_window(S, at, (uint64_t)si[i].seq_end);
 		at = (uint64_t)si[i].seq_end;
 		if (!ret && !S->o->no_figures)
-			ret = compare_at(S, &si[i]);
+			ret = compare_at(S, &si[i], &bi);
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);
