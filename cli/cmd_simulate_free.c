@@ -199,7 +199,7 @@ static void print_snapshot(const struct sim_snapshot *ss)
 		row(what, zs->free_pages, zk->free_pages);
 		snprintf(what, sizeof(what), "%s pcp pages", zk->name);
 		row(what, zs->pcp_pages, zk->pcp_pages);
-		snprintf(what, sizeof(what), "%s pcp->count (zoneinfo)", zk->name);
+		snprintf(what, sizeof(what), "%s pcp->count (kernel: zoneinfo)", zk->name);
 		row(what, zs->pcp_count, zk->pcp_count);
 		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++) {
 			uint64_t a = 0, b = 0;
