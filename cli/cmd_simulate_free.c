@@ -27,6 +27,7 @@ static void json_zone(struct json *j, const struct sim_figures *f, const struct 
 	json_obj_begin(j);
 	json_kuint(j, "free_pages", z->free_pages);
 	json_kuint(j, "pcp_pages", z->pcp_pages);
+	json_kuint(j, "pcp_count", z->pcp_count);
 	json_key(j, "free_blocks");
 	json_obj_begin(j);
 	for (mt = 0; mt < nmt; mt++) {
@@ -83,8 +84,54 @@ static void json_verdict(struct json *j, const struct sim_verdict *v)
 	json_kstr(j, "free_order_rel_worst", v->free_order_rel_worst);
 	json_kbool(j, "pageblocks_unmovable_within_5pct", v->pb_unmovable_ok);
 	json_kbool(j, "free_per_order_within_5pct", v->free_order_ok);
+	json_kstr(j, "free_order_rule", SIM_ORDER_RULE);
+	json_kuint(j, "free_order_misses", v->nr_misses);
+	json_key(j, "free_order_missed");
+	json_arr_begin(j);
+	for (unsigned int i = 0; i < v->nr_misses && i < SIM_MAX_MISSES; i++) {
+		json_obj_begin(j);
+		json_kstr(j, "zone", v->misses[i].zone);
+		json_kuint(j, "order", v->misses[i].order);
+		json_kuint(j, "sim", v->misses[i].sim);
+		json_kuint(j, "kernel", v->misses[i].kernel);
+		json_kuint(j, "tolerance", v->misses[i].tolerance);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_kbool(j, "contig_2m_equal", v->contig_2m_ok);
 	json_kbool(j, "contig_1g_equal", v->contig_1g_ok);
+	json_obj_end(j);
+}
+
+static void json_buddyinfo(struct json *j, const struct sim_snapshot *ss)
+{
+	const struct sim_figures *k = &ss->kernel;
+	unsigned int zi, o;
+
+	if (!ss->bi.have)
+		return;
+	json_key(j, "buddyinfo_at_start");
+	json_obj_begin(j);
+	json_kuint(j, "seq", ss->bi.seq);
+	json_kuint(j, "free_order_misses", ss->bi.nr_misses);
+	json_key(j, "zones");
+	json_obj_begin(j);
+	for (zi = 0; zi < k->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		json_key(j, k->zone[zi].name);
+		json_obj_begin(j);
+		json_key(j, "sim");
+		json_arr_begin(j);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			json_uint(j, ss->bi.sim[zi][o]);
+		json_arr_end(j);
+		json_key(j, "kernel");
+		json_arr_begin(j);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			json_uint(j, ss->bi.kernel[zi][o]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
 	json_obj_end(j);
 }
 
@@ -107,6 +154,7 @@ static void print_json(const struct sim_result *r)
 		json_figures(&j, "sim", &r->snaps[i].sim);
 		json_figures(&j, "kernel", &r->snaps[i].kernel);
 		json_verdict(&j, &r->snaps[i].verdict);
+		json_buddyinfo(&j, &r->snaps[i]);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -151,6 +199,8 @@ static void print_snapshot(const struct sim_snapshot *ss)
 		row(what, zs->free_pages, zk->free_pages);
 		snprintf(what, sizeof(what), "%s pcp pages", zk->name);
 		row(what, zs->pcp_pages, zk->pcp_pages);
+		snprintf(what, sizeof(what), "%s pcp->count (kernel: zoneinfo)", zk->name);
+		row(what, zs->pcp_count, zk->pcp_count);
 		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++) {
 			uint64_t a = 0, b = 0;
 
@@ -173,14 +223,34 @@ static void print_snapshot(const struct sim_snapshot *ss)
 	row("unmovable pages", s->unmovable_pages, k->unmovable_pages);
 	row("2 MiB allocations in a row", s->contig_2m, k->contig_2m);
 	row("1 GiB allocations in a row", s->contig_1g, k->contig_1g);
-	printf("  targets: pageblocks unmovable %.2f%% %s; free pages per order %.2f%% (%s; "
-	       "share of the zone's free pages %.2f%%, %s) %s; 2 MiB %s; 1 GiB %s\n",
+	printf("  targets: pageblocks unmovable %.2f%% %s; free pages per order %s, %u "
+	       "zone orders missed (worst relative %.2f%%, %s; share of the zone's free pages "
+	       "%.2f%%, %s); 2 MiB %s; 1 GiB %s\n",
 	       100 * v->pb_unmovable_err, v->pb_unmovable_ok ? "ok" : "MISSED",
-	       100 * v->free_order_rel_err,
+	       v->free_order_ok ? "ok" : "MISSED", v->nr_misses, 100 * v->free_order_rel_err,
 	       v->free_order_rel_worst[0] ? v->free_order_rel_worst : "-",
 	       100 * v->free_order_err, v->free_order_worst[0] ? v->free_order_worst : "-",
-	       v->free_order_ok ? "ok" : "MISSED", v->contig_2m_ok ? "ok" : "MISSED",
-	       v->contig_1g_ok ? "ok" : "MISSED");
+	       v->contig_2m_ok ? "ok" : "MISSED", v->contig_1g_ok ? "ok" : "MISSED");
+	for (unsigned int i = 0; i < v->nr_misses && i < SIM_MAX_MISSES; i++)
+		printf("    missed: %s order %u: %llu free blocks simulated, %llu in the kernel "
+		       "(tolerance %llu)\n", v->misses[i].zone, v->misses[i].order,
+		       (unsigned long long)v->misses[i].sim,
+		       (unsigned long long)v->misses[i].kernel,
+		       (unsigned long long)v->misses[i].tolerance);
+	if (v->nr_misses > SIM_MAX_MISSES)
+		printf("    ... and %u more\n", v->nr_misses - SIM_MAX_MISSES);
+	if (!ss->bi.have)
+		return;
+	printf("  buddyinfo read at the snapshot's start (event %llu), free blocks per order "
+	       "simulated/kernel, %u zone orders missed:\n", (unsigned long long)ss->bi.seq,
+	       ss->bi.nr_misses);
+	for (zi = 0; zi < k->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		printf("    %-8s", k->zone[zi].name);
+		for (o = 0; o <= k->max_order && o < SIM_ORDERS; o++)
+			printf(" %llu/%llu", (unsigned long long)ss->bi.sim[zi][o],
+			       (unsigned long long)ss->bi.kernel[zi][o]);
+		printf("\n");
+	}
 }
 
 static void print_text(const struct sim_result *r, const char *path)

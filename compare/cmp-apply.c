@@ -153,7 +153,8 @@ static uint64_t share(uint64_t v, uint64_t part, uint64_t whole)
 /*
  * The carved ZONE_MOVABLE has no zoneinfo of its own: its watermarks and the cut
  * zone's are the seed's split by managed pages, as __setup_per_zone_wmarks() shares
- * min_free_kbytes; pcp batch as the cut zone's, high bounds by managed pages;
+ * min_free_kbytes; pcp batch as the cut zone's, high bounds shared as the
+ * watermarks and managed pages they follow (zone_highsize());
  * lowmem_reserve against Movable from sysctl_lowmem_reserve_ratio (256 DMA/DMA32, 32
  * Normal). An assumption.
  */
@@ -174,16 +175,28 @@ static int movable_limits(struct model *m, int mz, bool traced)
 		a.wmark_low += b.wmark_low;
 		a.wmark_high += b.wmark_high;
 		a.pcp_high_max += b.pcp_high_max;
+		a.pcp_high_min += b.pcp_high_min;
 	}
 	b = a;
 	b.wmark_min = share(a.wmark_min, hi, all);
 	b.wmark_low = share(a.wmark_low, hi, all);
 	b.wmark_high = share(a.wmark_high, hi, all);
 	b.pcp_high_max = (uint32_t)share(a.pcp_high_max, hi, all);
+	/* zone_highsize(): high_min follows the low watermark, at least batch << 2 */
+	b.pcp_high_min = (uint32_t)share(a.pcp_high_min, hi, all);
+	if (b.pcp_high_min < a.pcp_batch << 2)
+		b.pcp_high_min = a.pcp_batch << 2;
+	if (b.pcp_high_max < b.pcp_high_min)
+		b.pcp_high_max = b.pcp_high_min;
 	a.wmark_min = share(a.wmark_min, lo, all);
 	a.wmark_low = share(a.wmark_low, lo, all);
 	a.wmark_high = share(a.wmark_high, lo, all);
 	a.pcp_high_max = (uint32_t)share(a.pcp_high_max, lo, all);
+	a.pcp_high_min = (uint32_t)share(a.pcp_high_min, lo, all);
+	if (a.pcp_high_min < a.pcp_batch << 2)
+		a.pcp_high_min = a.pcp_batch << 2;
+	if (a.pcp_high_max < a.pcp_high_min)
+		a.pcp_high_max = a.pcp_high_min;
 	ret = model_set_zone_limits(m, (unsigned int)mz - 1, &a);
 	if (!ret)
 		ret = model_set_zone_limits(m, (unsigned int)mz, &b);

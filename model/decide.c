@@ -99,6 +99,15 @@ uint64_t model_zone_nr_free(const struct model *m, unsigned int zone)
 	return zone < m->nr_zones ? nr_free(&m->zones[zone]) : 0;
 }
 
+unsigned int model_zones_nr_free(const struct model *m, uint64_t *out, unsigned int n)
+{
+	unsigned int zi;
+
+	for (zi = 0; zi < m->nr_zones && zi < n; zi++)
+		out[zi] = nr_free(&m->zones[zi]);
+	return zi;
+}
+
 /* The per-cpu NR_FREE_PAGES diffs not folded into the zone's counter. */
 static int64_t vmstat_pending(const struct model *m, unsigned int zi)
 {
@@ -984,7 +993,7 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
 	p = pcp_state(m, zone, cpu);
 	if (!p)
 		return -BC_E_NOMEM;
-	/* zoneinfo without high_min (6.12 prints none): the bounds unknown, no decay */
+	/* bounds not known (replay/zone-limits.c computes them where zoneinfo has none) */
 	if (!l->pcp_high_min)
 		return 0;
 	batch = l->pcp_batch;
@@ -1023,6 +1032,19 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 	return 0;
 }
 
+int model_get_pcp(struct model *m, unsigned int zone, unsigned int cpu, uint32_t *count,
+		  uint32_t *high)
+{
+	struct dpcp *p;
+
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	p = m->dz && m->dz[zone].dpcp ? &m->dz[zone].dpcp[cpu] : NULL;
+	*count = m->zones[zone].pcp_count[cpu];
+	*high = p ? p->high : 0;
+	return 0;
+}
+
 /* __mod_zone_page_state(): the diff folds into the counter past the threshold. */
 int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta)
 {
@@ -1045,6 +1067,22 @@ int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, 
 	if (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold)
 		x = 0;		/* zone_page_state_add(x): folded */
 	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)x);
+	return 0;
+}
+
+/* refresh_cpu_vm_stats(): this_cpu_xchg(vm_stat_diff[NR_FREE_PAGES], 0) into the zone. */
+int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu)
+{
+	struct dzone *d;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
+	d = m->dz ? &m->dz[zone] : NULL;
+	if (d && d->dpcp && d->dpcp[cpu].vm_free_diff)
+		jset32(m, &d->dpcp[cpu].vm_free_diff, 0);
 	return 0;
 }
 

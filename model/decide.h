@@ -27,8 +27,9 @@
  *   __rmqueue_fallback()        before the claim/steal split (6.1)
  *   free_frozen_pages() (6.12 free_unref_page()), free_unref_page_commit(),
  *   nr_pcp_high(), nr_pcp_free(), free_pcppages_bulk()   model_give()
- * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, decay_pcp_high(),
- * the pcp trylock, reclaim, kswapd, compaction.
+ *   decay_pcp_high()            model_decay_pcp_high() (the caller's clock)
+ * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, the pcp trylock,
+ * reclaim, kswapd, compaction.
  */
 #ifndef BC_MODEL_DECIDE_H
 #define BC_MODEL_DECIDE_H
@@ -79,6 +80,9 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
  * tunes it (nr_pcp_alloc(), nr_pcp_high(), decay_pcp_high()), so a seed takes it.
  */
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high);
+/* pcp->count (pages) and pcp->high of (@zone, @cpu) (high 0: not tuned yet). */
+int model_get_pcp(struct model *m, unsigned int zone, unsigned int cpu, uint32_t *count,
+		  uint32_t *high);
 /*
  * decay_pcp_high() (v6.7+; refresh_cpu_vm_stats() from vmstat_update() on each cpu
  * about once a second): pcp->high drops by an eighth (not under high_min, nor under
@@ -143,12 +147,18 @@ int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_
  * into the zone's counter when it passes the zone's stat_threshold. The watermark
  * checks read that counter (zone_page_state()): the model's free pages less the diffs
  * not yet folded. The caller says when the kernel changes the counter (a refill once
- * for all its blocks before v6.10, ...). The periodic fold (refresh_cpu_vm_stats())
- * is not modelled. No-op without a known threshold.
+ * for all its blocks before v6.10, ...). No-op without a known threshold.
  */
 int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
+/*
+ * refresh_cpu_vm_stats() (vmstat_update() on @cpu, about once a second, and
+ * quiet_vmstat()): @cpu's NR_FREE_PAGES diff of @zone folded into the counter.
+ */
+int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu);
 /* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
 uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
+/* The same of zones 0.. into @out[@n]; returns how many were filled. */
+unsigned int model_zones_nr_free(const struct model *m, uint64_t *out, unsigned int n);
 /*
  * After an allocation of a request (@gfp, @migratetype in trace numbering) from @zone:
  * __zone_watermark_ok(zone, 0, low_wmark_pages(zone), gfp_zone(@gfp), the fast path's

@@ -71,6 +71,10 @@
  *                                           counter the watermarks read
  *   decay_pcp_high() (6.7+)                 decide.c model_decay_pcp_high(), each
  *                                           second of the free-running simulation
+ *   refresh_cpu_vm_stats()                  decide.c model_vmstat_fold(), before the
+ *                                           decay (sim/sim-apply.c vmstat_tick())
+ *   zone_set_pageset_high_and_batch(),      replay/zone-limits.c: pcp high_min and
+ *   zone_highsize()                         high_max of zoneinfo that prints none
  *
  * Memory: one 32-bit word per pfn (model-local.h), plus 20 bytes per pageblock and 12
  * per free block; the words of uninitialised memory are 0 and their map pages are given

@@ -26,5 +26,7 @@ int rp_zone_limits(struct tdb *db, int64_t snap, struct model *m, unsigned int *
  */
 int rp_zone_limits_counts(struct tdb *db, int64_t snap, struct model *m, unsigned int *nr,
 			  uint32_t *counts);
+/* The same from zoneinfo's @text (changed: cut into lines). */
+int rp_zone_limits_text(char *text, struct model *m, unsigned int *nr, uint32_t *counts);
 
 #endif

@@ -15,14 +15,47 @@ struct sim_apply {
 	struct sim_pfnmap *pm;
 	struct sim_stats *st;
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
+	uint64_t nr_free[MODEL_MAX_ZONES];	/* NR_FREE_PAGES before the change at work */
 };
 
 #define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
 
+/* Each zone's buddy pages now: the base of the next change to account. */
+static void free_now(struct sim_apply *a)
+{
+	model_zones_nr_free(a->m, a->nr_free, MODEL_MAX_ZONES);
+}
+
+/*
+ * The change since the last call went through __mod_zone_page_state(NR_FREE_PAGES) on
+ * @cpu (account_freepages(), __mod_zone_freepage_state()): its per-cpu diff, which the
+ * watermark checks do not see until it passes the stat threshold or is folded. One
+ * change per request (the kernel's are per block: an approximation); a change between
+ * requests (a hook's) goes with the next request.
+ */
+static int free_account(struct sim_apply *a, int cpu)
+{
+	uint64_t now[MODEL_MAX_ZONES];
+	unsigned int zi, nz = model_zones_nr_free(a->m, now, MODEL_MAX_ZONES);
+	int ret = 0;
+
+	if (cpu < 0 || (unsigned int)cpu >= model_get_layout(a->m)->nr_cpus)
+		cpu = 0;
+	for (zi = 0; zi < nz && !ret; zi++)
+		if (now[zi] != a->nr_free[zi]) {
+			ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu,
+						    (int64_t)now[zi] - (int64_t)a->nr_free[zi]);
+			a->nr_free[zi] = now[zi];
+		}
+	return ret;
+}
+
 /*
  * vmstat_update() runs on each cpu about once a second (its phase is not traced): at
- * each second of trace time since the first request every cpu's lists of every zone
- * go through decay_pcp_high().
+ * each second of trace time since the first request every cpu goes through
+ * refresh_cpu_vm_stats(true): per zone, its NR_FREE_PAGES diff folded into the zone's
+ * counter, then decay_pcp_high() (whose drain is accounted on that cpu again). The
+ * remote-node drain_zone_pages() of that function does not apply: one node.
  */
 static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 {
@@ -35,9 +68,14 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 		return 0;
 	}
 	while (ts >= a->next_decay && !ret) {
-		for (zi = 0; zi < lay->nr_zones && !ret; zi++)
-			for (cpu = 0; cpu < lay->nr_cpus && !ret; cpu++)
-				ret = model_decay_pcp_high(a->m, zi, cpu);
+		for (cpu = 0; cpu < lay->nr_cpus && !ret; cpu++)
+			for (zi = 0; zi < lay->nr_zones && !ret; zi++) {
+				ret = model_vmstat_fold(a->m, zi, cpu);
+				if (!ret)
+					ret = model_decay_pcp_high(a->m, zi, cpu);
+				if (!ret)
+					ret = free_account(a, (int)cpu);
+			}
 		a->next_decay += SIM_STAT_INTERVAL_NS;
 	}
 	return ret;
@@ -69,6 +107,7 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 	}
 	a->m = m;
 	a->st = st;
+	free_now(a);
 	model_set_migrate_hook(m, moved, a->pm);
 	*out = a;
 	return 0;
@@ -197,15 +236,25 @@ static int do_drain(struct sim_apply *a, const struct sim_request *rq)
 	return model_pcpu_drain(a->m, rq->pfn, rq->order, rq->mt, rq->cpu);
 }
 
+static int apply(struct sim_apply *a, const struct sim_request *rq);
+
 int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 {
-	uint64_t spfn;
 	int ret;
 
 	model_set_event(a->m, rq->seq, rq->ts);
 	ret = vmstat_tick(a, rq->ts);
 	if (ret)
 		return ret;
+	ret = apply(a, rq);
+	return ret ? ret : free_account(a, rq->cpu);
+}
+
+static int apply(struct sim_apply *a, const struct sim_request *rq)
+{
+	uint64_t spfn;
+	int ret;
+
 	if (rq->kind == SIM_REQ_PCP_DRAIN)
 		return do_drain(a, rq);
 	if (rq->kind == SIM_REQ_CONTIG && rq->failed)

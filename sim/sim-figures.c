@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "model/decide.h"
 #include "sim/sim-contig.h"
 #include "sim/sim-figures.h"
 
@@ -87,6 +88,12 @@ static int zone_figures(struct model *m, unsigned int zi, struct sim_zone_figure
 		return ret;
 	zf->free_pages = zs.free_pages;
 	zf->pcp_pages = zs.pcp_pages;
+	for (o = 0; o < L->nr_cpus; o++) {
+		uint32_t count, high;
+
+		if (!model_get_pcp(m, zi, o, &count, &high))
+			zf->pcp_count += count;
+	}
 	for (o = 0; o < SIM_ORDERS && o <= L->max_page_order; o++)
 		for (mt = 0; mt < SIM_MTS; mt++) {
 			zf->nr_free[o][mt] = zs.nr_free[o][mt];
@@ -129,10 +136,18 @@ int sim_figures_compute(struct model *m, struct sim_figures *out)
 	return ret;
 }
 
+uint64_t sim_order_tolerance(uint64_t k, unsigned int o)
+{
+	uint64_t t = (k * 5 + 99) / 100, pages = o < 64 ? SIM_ORDER_TOLERANCE >> o : 0;
+
+	if (t < pages)
+		t = pages;
+	return t ? t : 1;
+}
+
 void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures *kernel,
 			 struct sim_verdict *out)
 {
-	double share_small = 0;	/* the share of orders below SIM_ORDER_MEANINGFUL */
 	unsigned int zi, o;
 
 	memset(out, 0, sizeof(*out));
@@ -142,32 +157,44 @@ void sim_figures_verdict(const struct sim_figures *sim, const struct sim_figures
 		const struct sim_zone_figures *s = &sim->zone[zi], *k = &kernel->zone[zi];
 
 		for (o = 0; o < SIM_ORDERS && o <= kernel->max_order; o++) {
-			double ds = 0, dk = 0, err;
+			uint64_t bs = 0, bk = 0, d;
+			double err;
 
 			for (int mt = 0; mt < SIM_MTS; mt++) {
-				ds += (double)s->nr_free[o][mt];
-				dk += (double)k->nr_free[o][mt];
+				bs += s->nr_free[o][mt];
+				bk += k->nr_free[o][mt];
 			}
-			err = fabs(ds - dk) * (double)(1ull << o) /
+			d = bs > bk ? bs - bk : bk - bs;
+			err = (double)d * (double)(1ull << o) /
 			      (double)(k->free_pages ? k->free_pages : 1);
-			if (dk * (double)(1ull << o) >= SIM_ORDER_MEANINGFUL &&
-			    fabs(ds - dk) / dk > out->free_order_rel_err) {
-				out->free_order_rel_err = fabs(ds - dk) / dk;
+			if (bk << o >= SIM_ORDER_MEANINGFUL &&
+			    (double)d / (double)bk > out->free_order_rel_err) {
+				out->free_order_rel_err = (double)d / (double)bk;
 				snprintf(out->free_order_rel_worst,
 					 sizeof(out->free_order_rel_worst), "%s order %u",
 					 k->name, o);
-			} else if (dk * (double)(1ull << o) < SIM_ORDER_MEANINGFUL) {
-				share_small = err > share_small ? err : share_small;
 			}
 			if (err > out->free_order_err) {
 				out->free_order_err = err;
 				snprintf(out->free_order_worst, sizeof(out->free_order_worst),
 					 "%s order %u", k->name, o);
 			}
+			if (d > sim_order_tolerance(bk, o)) {
+				if (out->nr_misses < SIM_MAX_MISSES) {
+					struct sim_order_miss *mi = &out->misses[out->nr_misses];
+
+					snprintf(mi->zone, sizeof(mi->zone), "%s", k->name);
+					mi->order = o;
+					mi->sim = bs;
+					mi->kernel = bk;
+					mi->tolerance = sim_order_tolerance(bk, o);
+				}
+				out->nr_misses++;
+			}
 		}
 	}
 	out->pb_unmovable_ok = out->pb_unmovable_err <= 0.05;
-	out->free_order_ok = out->free_order_rel_err <= 0.05 && share_small <= 0.05;
+	out->free_order_ok = !out->nr_misses;
 	out->contig_2m_ok = sim->contig_2m == kernel->contig_2m;
 	out->contig_1g_ok = sim->contig_1g == kernel->contig_1g;
 }
@@ -189,6 +216,8 @@ static int zone_each(const struct sim_figures *f, const struct sim_zone_figures 
 	ret = fn(arg, z->name, "free_pages", (int64_t)z->free_pages);
 	if (!ret)
 		ret = fn(arg, z->name, "pcp_pages", (int64_t)z->pcp_pages);
+	if (!ret)
+		ret = fn(arg, z->name, "pcp_count", (int64_t)z->pcp_count);
 	for (mt = 0; !ret && mt < nmt; mt++)
 		for (o = 0; !ret && o <= f->max_order && o < SIM_ORDERS; o++) {
 			snprintf(name, sizeof(name), "free_blocks.%s.%u", sim_mt_name(f->cma, mt), o);

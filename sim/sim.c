@@ -80,10 +80,11 @@ out:
  * Zone limits (watermarks, lowmem_reserve, pcp sizes and each pcp->high for
  * model_take()) from snapshot @si's zoneinfo, and its pcp pages onto the pcp lists
  * (sim-seed.h): those the trace after it shows, and with @behind those the trace
- * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed.
+ * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed; with
+ * @zone_count, zoneinfo's pcp->count summed per zone.
  */
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
-		    bool behind, unsigned int *nr_limits, uint64_t *nr)
+		    bool behind, unsigned int *nr_limits, uint64_t *nr, uint64_t *zone_count)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
@@ -101,6 +102,8 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
 					  &more);
 	*nr += more;
+	for (size_t i = 0; zone_count && i < (size_t)L->nr_zones * L->nr_cpus; i++)
+		zone_count[i / L->nr_cpus] += counts[i];
 	free(counts);
 	return ret;
 }
@@ -108,7 +111,7 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 /*
  * The kernel's side: the same figures of a model seeded from snapshot @snap, its pcp
  * pages (read with flags 0) told from the trace after it as on the simulated side
- * (sim-seed.h), so that both sides count pcp pages alike.
+ * (sim-seed.h), so that both sides count pcp pages alike; pcp_count is zoneinfo's.
  */
 static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 			  struct sim_figures *out)
@@ -119,21 +122,72 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 	struct rp_opts ro = { .until_seq = (uint64_t)si->seq_end, .no_score = true,
 			      .no_attempts = true, .seed_snap = snap, .note = S->o->note,
 			      .arg = S->o->arg };
+	uint64_t zone_count[MODEL_MAX_ZONES] = { 0 };
 	struct replay *rp;
+	unsigned int zi;
 	int ret = rp_create(S->db, &ro, &rp);
 
 	if (ret)
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr);
+		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr, zone_count);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
+	for (zi = 0; !ret && zi < out->nr_zones; zi++)
+		out->zone[zi].pcp_count = zone_count[zi];
 	rp_destroy(rp);
 	return ret;
 }
 
-static int compare_at(struct sim *S, const struct tdb_snap_info *si)
+/* The simulation's buddy per zone and order now, every list (buddyinfo's count). */
+static int buddy_now(struct model *m, struct sim_buddyinfo *bi, uint64_t seq)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct model_zone_stats zs;
+	unsigned int zi, o;
+	int mt, ret = 0;
+
+	bi->seq = seq;
+	for (zi = 0; !ret && zi < L->nr_zones && zi < MODEL_MAX_ZONES; zi++) {
+		ret = model_zone_stats(m, zi, &zs);
+		for (o = 0; !ret && o < SIM_ORDERS && o <= L->max_page_order; o++)
+			for (mt = 0; mt < SIM_MTS; mt++)
+				bi->sim[zi][o] += zs.nr_free[o][mt];
+	}
+	return ret;
+}
+
+/* The snapshot's buddyinfo rows, set against buddy_now()'s. */
+static int buddyinfo_compare(struct sim *S, int64_t snap, struct sim_buddyinfo *bi)
+{
+	const struct model_layout *L = model_get_layout(S->m);
+	struct tdb_zone_count *rows;
+	unsigned int zi, o;
+	int nr, i, z, ret = tdb_snap_zone_counts(S->db, snap, TDB_BUDDYINFO, &rows, &nr);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		z = model_zone_of_name(S->m, rows[i].node, rows[i].zone);
+		if (z < 0 || z >= MODEL_MAX_ZONES || rows[i].ord < 0 || rows[i].ord >= SIM_ORDERS ||
+		    rows[i].nr < 0)
+			continue;
+		bi->kernel[z][rows[i].ord] = (uint64_t)rows[i].nr;
+		bi->have = true;
+	}
+	free(rows);
+	for (zi = 0; bi->have && zi < L->nr_zones && zi < MODEL_MAX_ZONES; zi++)
+		for (o = 0; o < SIM_ORDERS && o <= L->max_page_order; o++) {
+			uint64_t a = bi->sim[zi][o], b = bi->kernel[zi][o];
+
+			bi->nr_misses += (a > b ? a - b : b - a) > sim_order_tolerance(b, o);
+		}
+	return 0;
+}
+
+static int compare_at(struct sim *S, const struct tdb_snap_info *si,
+		      const struct sim_buddyinfo *bi)
 {
 	struct sim_result *r = S->res;
 	struct sim_snapshot *ss;
@@ -148,6 +202,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	ss->snap = si->id;
 	ss->ts = (uint64_t)si->ts_end;
 	ss->seq = (uint64_t)si->seq_end;
+	ss->bi = *bi;
 	/* the hypothetical attempts of the counts must not move the map */
 	sim_apply_follow(S->ap, 0);
 	ret = sim_figures_compute(S->m, &ss->sim);
@@ -157,8 +212,11 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 	if (ret)
 		return ret;
 	sim_figures_verdict(&ss->sim, &ss->kernel, &ss->verdict);
-	r->nr_snaps++;
-	return 0;
+	if (bi->seq)
+		ret = buddyinfo_compare(S, si->id, &ss->bi);
+	if (!ret)
+		r->nr_snaps++;
+	return ret;
 }
 
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
@@ -178,7 +236,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 		return ret;
 	S->m = rp_model(S->rp);
 	ret = seed_pcp(S, S->rp, seed, true, &S->res->zone_limits,
-		       &S->res->st.seed_pcp_listed);
+		       &S->res->st.seed_pcp_listed, NULL);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);
@@ -209,10 +267,21 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 		if (!si[i].complete || si[i].seq_begin < 0 || si[i].seq_end < 0 ||
 		    (uint64_t)si[i].seq_end < at || (uint64_t)si[i].seq_end > until)
 			continue;
-		ret = run_window(S, at, (uint64_t)si[i].seq_end);
+		struct sim_buddyinfo bi;
+
+		memset(&bi, 0, sizeof(bi));
+		/* buddyinfo is read right after the begin marker: the buddy there */
+		if (!S->o->no_figures && (uint64_t)si[i].seq_begin >= at) {
+			ret = run_window(S, at, (uint64_t)si[i].seq_begin);
+			at = (uint64_t)si[i].seq_begin;
+			if (!ret)
+				ret = buddy_now(S->m, &bi, at ? at : 1);
+		}
+		if (!ret)
+			ret = run_window(S, at, (uint64_t)si[i].seq_end);
 		at = (uint64_t)si[i].seq_end;
 		if (!ret && !S->o->no_figures)
-			ret = compare_at(S, &si[i]);
+			ret = compare_at(S, &si[i], &bi);
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);

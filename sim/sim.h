@@ -57,11 +57,25 @@ struct sim_opts {
 	void *hook_arg;
 };
 
+/*
+ * The kernel's own count at a snapshot: /proc/buddyinfo (free blocks per zone and
+ * order, every list, pcp pages not included), read right after the snapshot's begin
+ * marker, against the simulation's buddy at that marker (before the pages are read,
+ * while the kernel's side above is a model of the pages read until its end).
+ */
+struct sim_buddyinfo {
+	bool have;			/* the snapshot has buddyinfo rows */
+	uint64_t seq;			/* the snapshot's begin */
+	uint64_t sim[MODEL_MAX_ZONES][SIM_ORDERS], kernel[MODEL_MAX_ZONES][SIM_ORDERS];
+	unsigned int nr_misses;		/* zone orders out of sim_order_tolerance() */
+};
+
 struct sim_snapshot {
 	int64_t snap;			/* snapshots.id */
 	uint64_t ts, seq;		/* where the simulation was compared: the snapshot's end */
 	struct sim_figures sim, kernel;
 	struct sim_verdict verdict;
+	struct sim_buddyinfo bi;
 };
 
 struct sim_result {

@@ -15,6 +15,7 @@
 #include "common/kpageflags.h"
 #include "model/decide.h"
 #include "model/model.h"
+#include "replay/zone-limits.h"
 #include "tests/fixture.h"
 
 #define Z	0x40000ull
@@ -424,6 +425,82 @@ START_TEST(test_decay_pcp_high)
 END_TEST
 
 /*
+ * zoneinfo of 6.12 and older prints no high_min/high_max (replay/zone-limits.c):
+ * zone_set_pageset_high_and_batch() sets them from zone_highsize(): the low
+ * watermark without its boost and managed / 8, each over the online cpus, at least
+ * batch << 2; before 6.7 the printed (fixed) high. Printed bounds (6.18) are kept. With
+ * the bounds, decay_pcp_high() brings a 6.12 list down to high_min.
+ */
+static const char zi_text[] =
+	"Node 0, zone   Normal\n"
+	"  pages free     4000\n"
+	"        boost    10\n"
+	"        min      40\n"
+	"        low      60\n"
+	"        high     70\n"
+	"        spanned  4096\n"
+	"        present  4096\n"
+	"        managed  4096\n"
+	"        protection: (0, 0, 0, 0, 0)\n"
+	"  pagesets\n"
+	"    cpu: 0\n"
+	"              count: 0\n"
+	"              high:  64\n"
+	"              batch: 1\n"
+	"%s"
+	"  vm stats threshold: 4\n"
+	"    cpu: 1\n"
+	"              count: 0\n"
+	"              high:  25\n"
+	"              batch: 1\n"
+	"%s"
+	"  vm stats threshold: 4\n"
+	"  node_unreclaimable:  0\n"
+	"  start_pfn:           262144\n";
+
+START_TEST(test_pcp_bounds_from_zoneinfo)
+{
+	static const struct { const char *rel; bool printed; uint32_t lo, hi; } c[] = {
+		{ "6.12.57", false, 25, 256 },	/* (60 - 10) / 2; 4096 / 8 / 2 */
+		{ "6.1.0", false, 64, 64 },	/* the printed high, fixed */
+		{ "6.18.44", true, 9, 240 },	/* as printed */
+	};
+	const char *minmax = "              high_min: 9\n              high_max: 240\n";
+	uint64_t pfns[64];
+	unsigned int i, nr;
+	int k;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct model *m = mk(c[i].rel);
+		struct model_zone_limits l;
+		char text[2048];
+
+		snprintf(text, sizeof(text), zi_text, c[i].printed ? minmax : "",
+			 c[i].printed ? minmax : "");
+		ck_assert_int_eq(rp_zone_limits_text(text, m, &nr, NULL), 0);
+		ck_assert_uint_eq(nr, 1);
+		ck_assert_int_eq(model_get_zone_limits(m, 0, &l), 0);
+		ck_assert_msg(l.pcp_high_min == c[i].lo && l.pcp_high_max == c[i].hi,
+			      "%s: high_min %u high_max %u, want %u %u", c[i].rel, l.pcp_high_min,
+			      l.pcp_high_max, c[i].lo, c[i].hi);
+		if (strcmp(c[i].rel, "6.12.57"))
+			goto next;
+		/* 40 pages on cpu 0 (high 64, printed); decay takes them down to high_min */
+		fixture_seed(m, Z + 0x200, 0x200, BUDDY);	/* above the high watermark */
+		for (k = 0; k < 40; k++)
+			ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)k, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 40);
+		for (k = 0; k < 20; k++)
+			ck_assert_int_eq(model_decay_pcp_high(m, 0, 0), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 25);
+		recount_ok(m);
+next:
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
  * free_unref_page_commit(): a free goes to the pcp head; at count >= high,
  * free_pcppages_bulk() frees clamp(free_count, batch, high - batch) pages from the tail.
  */
@@ -543,6 +620,7 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_watermark_none);
 	tcase_add_test(tc, test_watermark_vmstat_diff);
 	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_pcp_bounds_from_zoneinfo);
 	tcase_add_test(tc, test_give_pcp_head_drain);
 	tcase_add_test(tc, test_give_part_of_allocation);
 	tcase_set_timeout(gate, 300);

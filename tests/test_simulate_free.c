@@ -217,6 +217,49 @@ START_TEST(test_kernel_against_itself)
 END_TEST
 
 /*
+ * The per-order rule (sim-figures.h): a zone's order misses when its free blocks
+ * differ by more than max(5% of the kernel's, one block, 64 pages); every miss is
+ * listed with both counts and the tolerance.
+ */
+START_TEST(test_order_tolerance)
+{
+	static const struct { unsigned int o; uint64_t k, s; bool miss; } c[] = {
+		{ 0, 100, 37, false }, { 0, 100, 35, true },	/* 64 pages */
+		{ 3, 4, 12, false }, { 3, 4, 13, true },	/* 64 pages: 8 blocks */
+		{ 5, 100, 95, false }, { 5, 100, 94, true },	/* 5% */
+		{ 8, 1000, 1050, false }, { 8, 1000, 1051, true },
+		{ 9, 1, 0, false }, { 10, 2, 4, true },		/* one block */
+		{ 10, 0, 1, false }, { 10, 0, 2, true },
+	};
+	struct sim_figures k, sm;
+	struct sim_verdict v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		memset(&k, 0, sizeof(k));
+		k.nr_zones = 1;
+		k.max_order = 10;
+		snprintf(k.zone[0].name, sizeof(k.zone[0].name), "Normal");
+		k.zone[0].nr_free[c[i].o][1] = c[i].k;
+		k.zone[0].free_pages = c[i].k << c[i].o;
+		sm = k;
+		sm.zone[0].nr_free[c[i].o][1] = c[i].s;
+		sim_figures_verdict(&sm, &k, &v);
+		ck_assert_msg(v.free_order_ok == !c[i].miss && v.nr_misses == c[i].miss,
+			      "order %u: %llu against %llu: %u misses", c[i].o,
+			      (unsigned long long)c[i].s, (unsigned long long)c[i].k, v.nr_misses);
+		if (!c[i].miss)
+			continue;
+		ck_assert_str_eq(v.misses[0].zone, "Normal");
+		ck_assert_uint_eq(v.misses[0].order, c[i].o);
+		ck_assert_uint_eq(v.misses[0].sim, c[i].s);
+		ck_assert_uint_eq(v.misses[0].kernel, c[i].k);
+		ck_assert_uint_eq(v.misses[0].tolerance, sim_order_tolerance(c[i].k, c[i].o));
+	}
+}
+END_TEST
+
+/*
  * The "in a row" counts through a copy of the state (what simulate does) equal those
  * made under the undo journal, and both leave the state as it was: the figures made
  * again are the same, counts included.
@@ -317,33 +360,124 @@ START_TEST(test_json_and_store)
 END_TEST
 
 /*
+ * The free-running watermark checks read NR_FREE_PAGES as the kernel keeps it: each
+ * request's change is a per-cpu diff (__mod_zone_page_state()) folded only past the
+ * zone's stat threshold or by refresh_cpu_vm_stats() once a second (vmstat_update()).
+ * A zone 16 pages above its watermarks takes order-4 allocations (no pcp) on the diff
+ * the kernel has not folded; after the second's fold the counter is exact and the next
+ * one would need reclaim.
+ */
+START_TEST(test_vmstat_diff_and_fold)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
+				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
+				       .stat_threshold = 1000 };
+	const uint64_t t0 = 1000000000ull;
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	struct sim_request rq;
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	/* 4096 free: 6 allocations bring it to 4000 (the last check saw 4016) */
+	for (i = 0; i < 8; i++) {
+		rq = req(SIM_REQ_ALLOC, 0x40000 + 16 * (uint64_t)i, 4, 1, GFP_HIGHUSER_MOVABLE_);
+		rq.ts = t0 + (uint64_t)i;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	}
+	/* the counter still reads 4096 (-128 not folded): all 8 were served */
+	ck_assert_uint_eq(st.needed_reclaim, 0);
+	ck_assert_uint_eq(model_zone_nr_free(m, 0), 4096 - 128);
+	/* a second later vmstat_update() folds the diff: 3968 is below the watermark */
+	rq = req(SIM_REQ_ALLOC, 0x40800, 4, 1, GFP_HIGHUSER_MOVABLE_);
+	rq.ts = t0 + 1000000001ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.needed_reclaim, 1);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+/*
+ * The kernel's exact count (/proc/buddyinfo, read right after a snapshot's begin
+ * marker) against the simulation's buddy at that marker: the kernel's side is the
+ * snapshot's buddyinfo rows as stored, and on pins.db and extfrag.db no order misses
+ * there (their end-of-snapshot misses come from the pages read later).
+ */
+START_TEST(test_buddyinfo_at_start)
+{
+	static const char *const caps[] = { "pins.db", "extfrag.db", "default.db" };
+	struct sim_opts o = { .until_seq = UINT64_MAX };
+	unsigned int i;
+	char rel[64], q[256];
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		struct sim_result r;
+		struct tdb *db;
+		int k;
+
+		snprintf(rel, sizeof(rel), "traces/%s", caps[i]);
+		ck_assert_int_eq(tdb_open(fixture_path(rel), TDB_READONLY, &db), 0);
+		ck_assert_int_eq(sim_run(db, &o, &r), 0);
+		for (k = 0; k < r.nr_snaps; k++) {
+			const struct sim_snapshot *ss = &r.snaps[k];
+			unsigned int zi = ss->kernel.nr_zones - 1;	/* Normal */
+
+			ck_assert(ss->bi.have);
+			for (unsigned int ord = 0; ord <= ss->kernel.max_order; ord++) {
+				snprintf(q, sizeof(q), "SELECT nr_free FROM buddyinfo WHERE snap = %lld "
+					 "AND zone = '%s' AND ord = %u", (long long)ss->snap,
+					 ss->kernel.zone[zi].name, ord);
+				ck_assert_int_eq((long long)ss->bi.kernel[zi][ord],
+						 fixture_sql_count(fixture_path(rel), q));
+			}
+			ck_assert_msg(ss->bi.nr_misses == 0, "%s #%lld: %u orders missed at the start",
+				      caps[i], (long long)ss->snap, ss->bi.nr_misses);
+		}
+		sim_result_release(&r);
+		tdb_close(db);
+	}
+}
+END_TEST
+
+/*
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
  * unmovable pages apart, the worst relative per-order free-block error (orders with
- * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @d2m 2 MiB
- * allocations apart, the 1 GiB counts equal. The targets (issue: free-running) are
- * unmovable within 5%, every order within 5%, 2 MiB and 1 GiB equal. Missed today:
- * frag.db Normal order 9 (0 blocks against 1) and the small VM captures, where one
- * block of an order is 100% (pcp lists of other sizes than the kernel's: its pcp->high
- * tuning between snapshots); extfrag.db order 0 6.6%, pins.db order 0 5.3%; the 2 MiB
+ * >= 64 free pages on the kernel's side) at most @rel_pct %, at most @misses zone
+ * orders out of the per-order tolerance (sim-figures.h) over all its snapshots, at
+ * most @d2m 2 MiB allocations apart, the 1 GiB counts equal. The targets (issue:
+ * free-running) are unmovable within 5%, no order missed, 2 MiB and 1 GiB equal.
+ * Missed today: extfrag.db Normal order 0 (1611 blocks against 1725), frag.db Normal
+ * order 1 (10329 against 10987; its order 9 is one block against none: 100% relative,
+ * within the tolerance), pins.db order 0 (2276 against 2162), vm-movable.db Movable
+ * order 9 (8 against 6), vm-reserved.db Normal orders 4 and 6 (a few blocks); the 2 MiB
  * counts of anon, mlock, pagecache, pins, slab, thp and vm-movable (1 to 5 apart).
- * vm-cma.db: Normal order 8 one block of two (50%).
+ * The 6.12 captures (vm-*) hold their pcp lists since the pcp bounds are computed
+ * (zone_highsize(): vm-cma.db 50% -> 15.4%, vm-reserved.db 200% -> 175%).
  */
 START_TEST(test_free_running_gate)
 {
-	static const struct { const char *db; uint64_t unmov; int rel_pct; uint64_t d2m; } caps[] = {
-		{ "anon.db", 3, 1, 4 }, { "default.db", 0, 1, 0 }, { "extfrag.db", 0, 7, 0 },
-		{ "frag.db", 1, 100, 0 }, { "hugetlb.db", 0, 2, 0 }, { "idle.db", 0, 0, 0 },
-		{ "mlock.db", 0, 2, 1 }, { "offline.db", 0, 2, 0 }, { "pagecache.db", 1, 1, 5 },
-		{ "pgtable.db", 0, 1, 0 }, { "pins.db", 2, 6, 5 }, { "slab.db", 0, 5, 1 },
-		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 1, 100, 1 },
-		{ "vm-reserved.db", 0, 200, 0 }, { "vm-cma.db", 0, 50, 0 },
+	static const struct {
+		const char *db; uint64_t unmov; int rel_pct; unsigned int misses; uint64_t d2m;
+	} caps[] = {
+		{ "anon.db", 3, 1, 0, 4 }, { "default.db", 0, 1, 0, 0 },
+		{ "extfrag.db", 0, 7, 1, 0 }, { "frag.db", 1, 100, 1, 0 },
+		{ "hugetlb.db", 0, 2, 0, 0 }, { "idle.db", 0, 0, 0, 0 },
+		{ "mlock.db", 0, 2, 0, 1 }, { "offline.db", 0, 2, 0, 0 },
+		{ "pagecache.db", 1, 1, 0, 5 }, { "pgtable.db", 0, 1, 0, 0 },
+		{ "pins.db", 2, 6, 1, 5 }, { "slab.db", 0, 5, 0, 1 }, { "thp.db", 2, 1, 0, 1 },
+		{ "vm-movable.db", 1, 100, 1, 1 }, { "vm-reserved.db", 0, 175, 3, 0 },
+		{ "vm-cma.db", 0, 16, 0, 0 },
 	};
 	struct sim_opts o = { .until_seq = UINT64_MAX };
 	unsigned int i;
 	char rel[64];
 
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		unsigned int misses = 0;
 		struct sim_result r;
 		struct tdb *db;
 		int k;
@@ -371,7 +505,10 @@ START_TEST(test_free_running_gate)
 				      caps[i].db, (long long)ss->snap, (unsigned long long)d2);
 			ck_assert_msg(ss->verdict.contig_1g_ok, "%s #%lld: 1 GiB counts differ",
 				      caps[i].db, (long long)ss->snap);
+			misses += ss->verdict.nr_misses;
 		}
+		ck_assert_msg(misses <= caps[i].misses, "%s: %u zone orders missed", caps[i].db,
+			      misses);
 		sim_result_release(&r);
 		tdb_close(db);
 	}
@@ -388,8 +525,11 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_drain_of_other_block);
 	tcase_add_test(tc, test_figures_hand_built);
 	tcase_add_test(tc, test_kernel_against_itself);
+	tcase_add_test(tc, test_order_tolerance);
 	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
+	tcase_add_test(tc, test_vmstat_diff_and_fold);
+	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
