@@ -370,7 +370,8 @@ static bool pinned_culprit(struct vctx *V, const struct pr_verify_item *it)
 	uint64_t pin;
 
 	return !strcmp(it->k_culprit, "migration failed") &&
-	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING)) &&
+	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING |
+				     PR_ASSUME_SNAPSHOT_PIN)) &&
 	       !model_pfn_info(V->c->m, it->k_pfn, &pi) &&
 	       pr_pinned_in(V->c, pi.head, pi.head + (1ull << pi.order), &pin);
 }
