@@ -257,21 +257,22 @@ if command -v readlink > /dev/null && command -v od > /dev/null &&
 		while :; do
 			count=-1
 			bufs=
+			none=0
 			while IFS= read -r line; do
 				case $line in
 				UserBufs:*) count=${line#UserBufs:}; count=${count#"${count%%[!	 ]*}"} ;;
 				*:\ 0x*/*) [ "$count" -ge 0 ] && bufs="$bufs $line" ;;
-				*:\ \<none\>) ;;
+				*:\ \<none\>) none=$((none + 1)) ;;
 				*) [ "$count" -ge 0 ] && break ;;
 				esac
 			done < "$root/proc/$pid/fdinfo/$fd" 2>/dev/null
 			set -- $bufs
-			[ "$count" -lt 0 ] || [ $(($# / 2)) -ge "$count" ] && break
+			[ "$count" -lt 0 ] || [ $(($# / 2 + none)) -ge "$count" ] && break
 			tries=$((tries + 1))
 			[ "$tries" -lt 20 ] || break
 			sleep 0.01 2>/dev/null || sleep 1
 		done
-		[ "$count" -gt 0 ] 2>/dev/null && [ $(($# / 2)) -lt "$count" ] &&
+		[ "$count" -gt 0 ] 2>/dev/null && [ $(($# / 2 + none)) -lt "$count" ] &&
 			printf 'io_uring %s %s - - - %s\n' "$pid" "$fd" "$count"
 		while [ $# -ge 2 ]; do
 			idx=${1%:}

@@ -424,9 +424,10 @@ struct pins_buf {
  * then one "%5u: 0x%llx/%u" line per buffer (io_uring/fdinfo.c; "<none>" for an empty
  * slot on newer kernels). The kernel lists them only if it got the ring's uring_lock
  * (mutex_trylock()): fewer lines than the count means busy. Return: the count
- * (-1: no UserBufs line, not readable), the listed buffers in *@bufs, *@nr.
+ * (-1: no UserBufs line, not readable), the listed buffers in *@bufs, *@nr, and the
+ * slots listed (buffers and empty ones) in *@slots.
  */
-static long long ring_bufs(const char *path, struct pins_buf **bufs, int *nr)
+static long long ring_bufs(const char *path, struct pins_buf **bufs, int *nr, int *slots)
 {
 	long long count = -1;
 	char line[256];
@@ -434,6 +435,7 @@ static long long ring_bufs(const char *path, struct pins_buf **bufs, int *nr)
 
 	*bufs = NULL;
 	*nr = 0;
+	*slots = 0;
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -457,10 +459,13 @@ static long long ring_bufs(const char *path, struct pins_buf **bufs, int *nr)
 				break;
 			}
 			(*bufs)[(*nr)++] = b;
+			(*slots)++;
 			continue;
 		}
-		if (sscanf(line, " %u: <none>%n", &b.idx, &off) == 1 && off)
+		if (sscanf(line, " %u: <none>%n", &b.idx, &off) == 1 && off) {
+			(*slots)++;
 			continue;
+		}
 		break;			/* the next section */
 	}
 	fclose(f);
@@ -516,29 +521,56 @@ static void buf_runs(FILE *mem, int pm, int pid, int fd, const struct pins_buf *
 			run_v << page_shift, run_n);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The numeric entries of directory @dir, ascending (*@nr; NULL when unreadable). */
+static int *numeric_entries(const char *dir, int *nr)
+{
+	struct dirent *de;
+	int *v = NULL;
+	DIR *d;
+
+	*nr = 0;
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char *e;
+		long x = strtol(de->d_name, &e, 10);
+
+		if (*e || e == de->d_name || x < 0 || x > INT32_MAX)
+			continue;
+		if (snap_grow(&v, *nr, sizeof(*v)))
+			break;
+		v[(*nr)++] = (int)x;
+	}
+	closedir(d);
+	if (*nr)
+		qsort(v, *nr, sizeof(*v), cmp_int);
+	return v;
+}
+
 /* Every io_uring file of process @pid: its registered buffers, by pfn. */
 static void pid_pins(FILE *mem, const char *root, int pid, unsigned int page_shift)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], link[64];
-	struct dirent *de;
-	int pm = -1;
-	DIR *d;
+	int pm = -1, *fds, nfd, k;
 
 	snprintf(dir, sizeof(dir), "%s/proc/%d/fd", root, pid);
-	d = opendir(dir);
-	if (!d)
-		return;		/* gone, or a kernel thread's */
-	while ((de = readdir(d))) {
+	fds = numeric_entries(dir, &nfd);	/* none: gone, or a kernel thread's */
+	for (k = 0; k < nfd; k++) {
 		struct pins_buf *bufs = NULL;
 		long long count = -1;
 		ssize_t n;
-		int fd, nr = 0, i, try;
-		char *e;
+		int fd = fds[k], nr = 0, slots = 0, i, try;
 
-		fd = (int)strtol(de->d_name, &e, 10);
-		if (*e || e == de->d_name)
-			continue;
-		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		snprintf(path, sizeof(path), "%s/%d", dir, fd);
+		n = readlink(path, link, sizeof(link) - 1);
 		if (n < 0)
 			continue;
 		link[n] = 0;
@@ -547,12 +579,12 @@ static void pid_pins(FILE *mem, const char *root, int pid, unsigned int page_shi
 		snprintf(path, sizeof(path), "%s/proc/%d/fdinfo/%d", root, pid, fd);
 		for (try = 0; try < PINS_FDINFO_TRIES; try++) {
 			free(bufs);
-			count = ring_bufs(path, &bufs, &nr);
-			if (count < 0 || nr >= count)
+			count = ring_bufs(path, &bufs, &nr, &slots);
+			if (count < 0 || slots >= count)
 				break;
 			usleep(1000);	/* the ring's lock was busy: the list was left out */
 		}
-		if (count > 0 && nr < count) {
+		if (count > 0 && slots < count) {
 			/* registered buffers the kernel did not list: unknown pfns */
 			fprintf(mem, "io_uring %d %d - - - %lld\n", pid, fd, count);
 		}
@@ -564,7 +596,7 @@ static void pid_pins(FILE *mem, const char *root, int pid, unsigned int page_shi
 			buf_runs(mem, pm, pid, fd, &bufs[i], page_shift);
 		free(bufs);
 	}
-	closedir(d);
+	free(fds);
 	if (pm >= 0)
 		close(pm);
 }
@@ -585,32 +617,27 @@ static int read_longterm_pins(const struct snap_src *s, char **out, size_t *len)
 {
 	char dir[PATH_MAX];
 	unsigned int shift = 0;
-	struct dirent *de;
 	size_t size = 0;
 	long ps = sysconf(_SC_PAGESIZE);
+	int *pids, np, i;
 	FILE *mem;
-	DIR *d;
 
 	while (ps > 1 && (1l << shift) < ps)
 		shift++;
 	snprintf(dir, sizeof(dir), "%s/proc", s->root);
-	d = opendir(dir);
-	if (!d)
+	pids = numeric_entries(dir, &np);
+	if (!pids && access(dir, R_OK))
 		return -BC_E_NOENT;
 	*out = NULL;
 	mem = open_memstream(out, &size);
 	if (!mem) {
-		closedir(d);
+		free(pids);
 		return bc_error(BC_E_NOMEM, "longterm_pins: out of memory");
 	}
-	while ((de = readdir(d))) {
-		char *e;
-		long pid = strtol(de->d_name, &e, 10);
-
-		if (!*e && e != de->d_name && pid > 0)
-			pid_pins(mem, s->root, (int)pid, shift);
-	}
-	closedir(d);
+	for (i = 0; i < np; i++)
+		if (pids[i] > 0)
+			pid_pins(mem, s->root, pids[i], shift);
+	free(pids);
 	if (fclose(mem)) {
 		free(*out);
 		return bc_error(BC_E_NOMEM, "longterm_pins: out of memory");

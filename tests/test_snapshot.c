@@ -1000,6 +1000,41 @@ static void non_snap_cols(struct tdb *db, const char *table, char *buf, size_t s
 	sqlite3_finalize(st);
 }
 
+/*
+ * A process of the fake root holding io_uring rings: fd 7 with three registered
+ * buffers (io_uring/fdinfo.c's "UserBufs:" list: two mapped pages then one elsewhere,
+ * one mapped page then an unmapped one, an empty slot), fd 8 whose buffers the kernel
+ * left out (its lock was busy), fd 0 not a ring; pagemap gives the pfns.
+ */
+static void make_ring_root(const char *root)
+{
+	uint64_t pm[34] = { 0 };
+	char p[1024];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/proc/4242/fdinfo/7", root);
+	put_file(p, "pos:\t0\nUserFiles:\t0\nUserBufs:\t3\n    0: 0x10000/12288\n"
+		 "    1: 0x20000/4097\n    2: <none>\nPollList:\n");
+	snprintf(p, sizeof(p), "%s/proc/4242/fdinfo/8", root);
+	put_file(p, "pos:\t0\nUserBufs:\t2\nPollList:\n");
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/7", root);
+	mkparents(p);
+	ck_assert_int_eq(symlink("anon_inode:[io_uring]", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/8", root);
+	ck_assert_int_eq(symlink("anon_inode:[io_uring]", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/0", root);
+	ck_assert_int_eq(symlink("/dev/null", p), 0);
+	pm[16] = 1ull << 63 | 100;
+	pm[17] = 1ull << 63 | 101;
+	pm[18] = 1ull << 63 | 300;
+	pm[32] = 1ull << 63 | 1ull << 61 | 500;	/* bit 61 (file page) is not the pfn */
+	snprintf(p, sizeof(p), "%s/proc/4242/pagemap", root);
+	fp = fopen(p, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fwrite(pm, sizeof(pm), 1, fp), 1);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
 static const char *shell_twin(void)
 {
 	return fixture_path("capture/bigchunk-snapshot.sh");
@@ -1021,6 +1056,7 @@ START_TEST(test_shell_twin_equal)
 	put_file(cmd, "4096\n");
 	snprintf(cmd, sizeof(cmd), "%s/sys/kernel/debug/cma/reserved/count", root);
 	put_file(cmd, "1024\n");
+	make_ring_root(root);
 	snprintf(cmd, sizeof(cmd), "BIGCHUNK_ROOT='%s' sh '%s' -l twin '%s'", root, shell_twin(),
 		 dsh);
 	rc = fixture_run(cmd, &out);
@@ -1034,6 +1070,15 @@ START_TEST(test_shell_twin_equal)
 	snprintf(cmd, sizeof(cmd), "cat '%s/cma_areas'", dc);
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
 	ck_assert_str_eq(out, "reserved 4096 1024\n");
+	free(out);
+	/* the rings' registered buffers by pfn: both write longterm_pins */
+	snprintf(cmd, sizeof(cmd), "cat '%s/longterm_pins'", dc);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_str_eq(out, "io_uring 4242 7 0 0x10000 100 2\n"
+			 "io_uring 4242 7 0 0x12000 300 1\n"
+			 "io_uring 4242 7 1 0x20000 500 1\n"
+			 "io_uring 4242 7 1 0x21000 - 1\n"
+			 "io_uring 4242 8 - - - 2\n");
 	free(out);
 	/* byte-identical apart from taken_at */
 	snprintf(cmd, sizeof(cmd), "diff -r -x taken_at '%s' '%s'", dsh, dc);
