@@ -14,7 +14,9 @@
 #                containing '/': that trace_marker file)
 #   -l LABEL     marker label (default 'snapshot'; A-Z a-z 0-9 _ . : + -)
 #
-# Needs root and a POSIX sh with cat, dd, mkdir and uname (busybox will do). The
+# Needs root and a POSIX sh with cat, dd, mkdir and uname (busybox will do); the list of
+# io_uring registered buffers by pfn (longterm_pins) also needs readlink, od and awk and
+# is left out without them. vfio, RDMA and other long-term pins show nowhere. The
 # directory is mode 0700, its files 0600; taken_at is written last, so a directory
 # without it is incomplete. Format: docs/snapshot-format.md.
 #
