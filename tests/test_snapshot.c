@@ -685,6 +685,77 @@ START_TEST(test_load_mini)
 }
 END_TEST
 
+/*
+ * longterm_pins: the parser's shapes (runs sorted by pfn, unmapped pages and unlisted
+ * rings counted apart), a bad line refused by line number, a snapshot directory with
+ * one refused whole by the loader, and the file's absence read as "not looked".
+ */
+START_TEST(test_longterm_pins_file)
+{
+	static const char good[] = "io_uring 7 3 1 0x20000 500 2\n"
+				   "io_uring 7 3 0 0x10000 100 2\n"
+				   "io_uring 7 3 1 0x22000 - 3\n"
+				   "io_uring 8 4 - - - 5\n";
+	static const char *const bad[] = {
+		"io_uring 7 3 0 0x10000 100\n",		/* a field short */
+		"vfio 7 3 0 0x10000 100 2\n",		/* no reader writes it */
+		"io_uring 7 3 0 0x10000 100 0\n",		/* no pages */
+		"io_uring 7 3 0 10000 100 2\n",		/* VADDR without 0x */
+		"io_uring 7 3 0 0x10000 100 2\r\n",	/* CRLF */
+		"io_uring 7 3 0 0x10000 100 2",		/* no newline */
+		"io_uring 7 3 - 0x10000 100 2\n",		/* half a ring line */
+		"io_uring 7 3 0 0x10000 4503599627370495 2\n",	/* beyond 2^52 pfns */
+	};
+	const char *dir = fixture_tmpfile("mini-pins");
+	struct tdb_pins p;
+	struct tdb *db;
+	char path[1024];
+	int64_t id;
+	size_t i;
+
+	ck_assert_int_eq(tdb_pins_parse(good, &p), 0);
+	ck_assert_int_eq(p.nr, 2);
+	ck_assert_uint_eq(p.runs[0].pfn, 100);
+	ck_assert_uint_eq(p.runs[0].buf, 0);
+	ck_assert_uint_eq(p.runs[1].pfn, 500);
+	ck_assert_uint_eq(p.runs[1].nr, 2);
+	ck_assert_int_eq(p.runs[1].pid, 7);
+	ck_assert_uint_eq(p.unknown_pages, 3);
+	ck_assert_uint_eq(p.unlisted_bufs, 5);
+	tdb_pins_free(&p);
+	ck_assert_int_eq(tdb_pins_parse("", &p), 0);
+	ck_assert_int_eq(p.nr, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "%s%s", good, bad[i]);
+		ck_assert_msg(tdb_pins_parse(text, &p) == -BC_E_FORMAT, "accepted: %s", bad[i]);
+		ck_assert_msg(strstr(bc_errmsg(), "line 5"), "%s: %s", bad[i], bc_errmsg());
+	}
+	/* a directory with a bad one is refused, nothing stored */
+	make_mini_dir(dir, MINI_PFNS, MINI_PFNS, 0, true);
+	path2(path, sizeof(path), dir, "longterm_pins");
+	put_file(path, "io_uring 7 3 0 0x10000 100 2\nio_uring x\n");
+	db = new_db("mini-pins.db");
+	ck_assert_int_eq(snap_load_dir(db, dir, "bad", &id), -BC_E_FORMAT);
+	ck_assert_msg(strstr(bc_errmsg(), "longterm_pins") && strstr(bc_errmsg(), "line 2"), "%s",
+		      bc_errmsg());
+	ck_assert_int_eq(q1(db, "SELECT count(*) FROM snapshots"), 0);
+	/* a good one is stored and read back; without it: not looked */
+	put_file(path, good);
+	ck_assert_msg(!snap_load_dir(db, dir, "pins", &id), "%s", bc_errmsg());
+	ck_assert_int_eq(tdb_snap_pins(db, id, &p), 0);
+	ck_assert_int_eq(p.nr, 2);
+	ck_assert_uint_eq(p.runs[0].pfn + p.runs[0].nr, 102);
+	tdb_pins_free(&p);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(!snap_load_dir(db, dir, "none", &id), "%s", bc_errmsg());
+	ck_assert_int_eq(tdb_snap_pins(db, id, &p), -BC_E_NOENT);
+	ck_assert(!tdb_close(db));
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_load_compressed)
 {
 	const char *dir = fixture_tmpfile("mini-z");
@@ -1333,6 +1404,7 @@ Suite *snapshot_suite(void)
 	tcase_add_test(core, test_parse_real_files);
 	tcase_add_test(core, test_load_mini);
 	tcase_add_test(core, test_load_compressed);
+	tcase_add_test(core, test_longterm_pins_file);
 	tcase_add_test(core, test_load_fixture);
 	tcase_add_test(core, test_align);
 	tcase_add_test(core, test_shell_twin_equal);
