@@ -468,6 +468,11 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 				 "%" PRIu64 " pages (mm_migrate_pages)", it->k_migrate_failed);
 		else
 			snprintf(it->why + l, sizeof(it->why) - l, "; no failed migration traced");
+		/* what the snapshot's reader could have seen: io_uring registered buffers */
+		l = strlen(it->why);
+		snprintf(it->why + l, sizeof(it->why) - l, V->c->seen_listed ?
+			 "; no io_uring registered buffer the snapshot lists (vfio, RDMA, ...)" :
+			 "; the snapshot lists no long-term pins (taken without longterm_pins)");
 	}
 	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);
