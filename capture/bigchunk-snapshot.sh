@@ -14,7 +14,9 @@
 #                containing '/': that trace_marker file)
 #   -l LABEL     marker label (default 'snapshot'; A-Z a-z 0-9 _ . : + -)
 #
-# Needs root and a POSIX sh with cat, dd, mkdir, uname and wc (busybox will do). The
+# Needs root and a POSIX sh with cat, dd, mkdir, uname and wc (busybox will do); the
+# list of io_uring registered buffers by pfn (longterm_pins) also needs readlink, od and
+# awk and is left out without them. vfio, RDMA and other long-term pins show nowhere. The
 # directory is mode 0700, its files 0600; taken_at is written last, so a directory
 # without it is incomplete. Format: docs/snapshot-format.md.
 #
@@ -205,6 +207,89 @@ if [ -d "$cma" ]; then
 		b=$(cat "$a/base_pfn") && c=$(cat "$a/count") || continue
 		if [ "$c" -gt 0 ] 2>/dev/null; then printf '%s %s %s\n' "${a##*/}" "$b" "$c"; fi
 	done > "$dir/cma_areas" || die "$dir/cma_areas: cannot write"
+fi
+
+# Long-term pins it can see: io_uring registered buffers (fdinfo: "UserBufs:", then
+# "IDX: 0xADDR/LEN" per buffer) by pfn (pagemap). Needs readlink, od and awk (busybox
+# has them); without them the file is not written (not looked, not "none").
+pins_runs() {	# pins_runs PID FD IDX ADDR LEN PAGE: "io_uring ..." runs of one buffer
+	first=$(($4 / $6))
+	n=$((($4 + $5 + $6 - 1) / $6 - first))
+	[ "$n" -gt 0 ] || return 0
+	dd if="$root/proc/$1/pagemap" bs=8 skip="$first" count="$n" 2>/dev/null |
+		od -An -v -tx8 |
+		awk -v pid="$1" -v fd="$2" -v idx="$3" -v vpn="$first" -v ps="$6" -v want="$n" '
+		function hex(x,   s, d) {
+			s = ""
+			do { d = x % 16; s = substr("0123456789abcdef", d + 1, 1) s
+			     x = (x - d) / 16 } while (x > 0)
+			return s
+		}
+		function flush() {
+			if (!rn) return
+			if (rk) printf "io_uring %s %s %s 0x%s %.0f %.0f\n", pid, fd, idx, hex(rv * ps), rp, rn
+			else printf "io_uring %s %s %s 0x%s - %.0f\n", pid, fd, idx, hex(rv * ps), rn
+		}
+		function page(k, p) {
+			if (rn && k == rk && (!k || p == rp + rn)) { rn++; return }
+			flush(); rv = vpn + i; rp = p; rk = k; rn = 1
+		}
+		{
+			for (f = 1; f <= NF; f++) {
+				h = $f; p = 0
+				# bit 63 present; bits 0-54 the pfn (0 to a reader without CAP_SYS_ADMIN)
+				k = index("89abcdef", substr(h, 1, 1)) > 0
+				d = index("0123456789abcdef", substr(h, 3, 1)) - 1
+				p = d % 8
+				for (j = 4; j <= 16; j++)
+					p = p * 16 + index("0123456789abcdef", substr(h, j, 1)) - 1
+				if (!p) k = 0
+				page(k, p); i++
+			}
+		}
+		END {
+			while (i < want) { page(0, 0); i++ }	# unreadable: pfns unknown
+			flush()
+		}'
+}
+if command -v readlink > /dev/null && command -v od > /dev/null &&
+	command -v awk > /dev/null; then
+	page=$(getconf PAGESIZE 2>/dev/null) || page=4096
+	for f in "$root"/proc/[0-9]*/fd/*; do
+		l=$(readlink "$f" 2>/dev/null) || continue
+		[ "$l" = "anon_inode:[io_uring]" ] || continue
+		pid=${f%/fd/*}
+		pid=${pid##*/}
+		fd=${f##*/}
+		# the kernel lists a ring's buffers only if it got its lock (trylock): retry
+		tries=0
+		while :; do
+			count=-1
+			bufs=
+			none=0
+			while IFS= read -r line; do
+				case $line in
+				UserBufs:*) count=${line#UserBufs:}; count=${count#"${count%%[!	 ]*}"} ;;
+				*:\ 0x*/*) [ "$count" -ge 0 ] && bufs="$bufs $line" ;;
+				*:\ \<none\>) none=$((none + 1)) ;;
+				*) [ "$count" -ge 0 ] && break ;;
+				esac
+			done < "$root/proc/$pid/fdinfo/$fd" 2>/dev/null
+			set -- $bufs
+			[ "$count" -lt 0 ] || [ $(($# / 2 + none)) -ge "$count" ] && break
+			tries=$((tries + 1))
+			[ "$tries" -lt 20 ] || break
+			sleep 0.01 2>/dev/null || sleep 1
+		done
+		[ "$count" -gt 0 ] 2>/dev/null && [ $(($# / 2 + none)) -lt "$count" ] &&
+			printf 'io_uring %s %s - - - %s\n' "$pid" "$fd" "$count"
+		while [ $# -ge 2 ]; do
+			idx=${1%:}
+			ab=$2
+			shift 2
+			pins_runs "$pid" "$fd" "$idx" "$((${ab%/*}))" "${ab#*/}" "$page"
+		done
+	done > "$dir/longterm_pins" || die "$dir/longterm_pins: cannot write"
 fi
 
 t1=$(mono_ns) || die "$root/proc/timer_list: cannot read the CLOCK_MONOTONIC time"

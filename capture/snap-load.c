@@ -172,6 +172,13 @@ static int parse_file(struct loader *L, const char *name, const char *content)
 			h->free = v;
 		return 0;
 	}
+	if (!strcmp(name, "longterm_pins")) {
+		struct tdb_pins pins;
+		int ret = tdb_pins_parse(content, &pins);
+
+		tdb_pins_free(&pins);
+		return ret;
+	}
 	return 0;			/* taken_at: stored only */
 }
 

@@ -406,6 +406,246 @@ static int read_cma_areas(const struct snap_src *s, char **out, size_t *len)
 	return 0;
 }
 
+/* ---- longterm_pins: io_uring registered buffers, by pfn ---- */
+
+/* Entry bits of /proc/PID/pagemap (Documentation/admin-guide/mm/pagemap.rst). */
+#define PM_PRESENT	(1ull << 63)
+#define PM_PFN_MASK	((1ull << 55) - 1)
+#define PINS_FDINFO_TRIES 20		/* io_uring_show_fdinfo() takes uring_lock by trylock */
+
+struct pins_buf {
+	unsigned int idx;
+	unsigned long long addr;
+	unsigned long long len;
+};
+
+/*
+ * The registered buffers of the io_uring file whose fdinfo is @path: "UserBufs:\t%u"
+ * then one "%5u: 0x%llx/%u" line per buffer (io_uring/fdinfo.c; "<none>" for an empty
+ * slot on newer kernels). The kernel lists them only if it got the ring's uring_lock
+ * (mutex_trylock()): fewer lines than the count means busy. Return: the count
+ * (-1: no UserBufs line, not readable), the listed buffers in *@bufs, *@nr, and the
+ * slots listed (buffers and empty ones) in *@slots.
+ */
+static long long ring_bufs(const char *path, struct pins_buf **bufs, int *nr, int *slots)
+{
+	long long count = -1;
+	char line[256];
+	FILE *f;
+
+	*bufs = NULL;
+	*nr = 0;
+	*slots = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct pins_buf b;
+		unsigned long long len;
+		int off = 0;
+
+		if (count < 0) {
+			if (sscanf(line, "UserBufs: %lld", &count) != 1)
+				count = -1;
+			continue;
+		}
+		if (sscanf(line, " %u: 0x%llx/%llu%n", &b.idx, &b.addr, &len, &off) == 3 &&
+		    (line[off] == '\n' || !line[off])) {
+			b.len = len;
+			if (snap_grow(bufs, *nr, sizeof(**bufs))) {
+				free(*bufs);
+				*bufs = NULL;
+				*nr = 0;
+				break;
+			}
+			(*bufs)[(*nr)++] = b;
+			(*slots)++;
+			continue;
+		}
+		if (sscanf(line, " %u: <none>%n", &b.idx, &off) == 1 && off) {
+			(*slots)++;
+			continue;
+		}
+		break;			/* the next section */
+	}
+	fclose(f);
+	return count;
+}
+
+/* pagemap entries of [@vpn, @vpn + @n) into @mem as "io_uring PID FD BUF VADDR PFN NR" runs */
+static void buf_runs(FILE *mem, int pm, int pid, int fd, const struct pins_buf *b,
+		     unsigned int page_shift)
+{
+	uint64_t vpn = b->addr >> page_shift, end, run_v = 0, run_pfn = 0, run_n = 0;
+	uint64_t ent[512];
+	bool run_known = false;
+
+	if (!b->len)
+		return;
+	end = (b->addr + b->len - 1) >> page_shift;
+	end++;
+	while (vpn < end) {
+		size_t want = end - vpn < 512 ? (size_t)(end - vpn) : 512, i;
+		ssize_t r = pread(pm, ent, want * 8, (off_t)(vpn * 8));
+
+		if (r < 8) {
+			memset(ent, 0, sizeof(ent));	/* unreadable: pfns unknown */
+			r = (ssize_t)(want * 8);
+		}
+		for (i = 0; i < (size_t)r / 8; i++, vpn++) {
+			/* not present, or a pfn hidden from a reader without CAP_SYS_ADMIN */
+			bool known = (ent[i] & PM_PRESENT) && (ent[i] & PM_PFN_MASK);
+			uint64_t pfn = ent[i] & PM_PFN_MASK;
+
+			if (run_n && known == run_known && (!known || pfn == run_pfn + run_n)) {
+				run_n++;
+				continue;
+			}
+			if (run_n && run_known)
+				fprintf(mem, "io_uring %d %d %u 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+					pid, fd, b->idx, run_v << page_shift, run_pfn, run_n);
+			else if (run_n)
+				fprintf(mem, "io_uring %d %d %u 0x%" PRIx64 " - %" PRIu64 "\n", pid,
+					fd, b->idx, run_v << page_shift, run_n);
+			run_v = vpn;
+			run_pfn = pfn;
+			run_known = known;
+			run_n = 1;
+		}
+	}
+	if (run_n && run_known)
+		fprintf(mem, "io_uring %d %d %u 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", pid, fd,
+			b->idx, run_v << page_shift, run_pfn, run_n);
+	else if (run_n)
+		fprintf(mem, "io_uring %d %d %u 0x%" PRIx64 " - %" PRIu64 "\n", pid, fd, b->idx,
+			run_v << page_shift, run_n);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The numeric entries of directory @dir, ascending (*@nr; NULL when unreadable). */
+static int *numeric_entries(const char *dir, int *nr)
+{
+	struct dirent *de;
+	int *v = NULL;
+	DIR *d;
+
+	*nr = 0;
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char *e;
+		long x = strtol(de->d_name, &e, 10);
+
+		if (*e || e == de->d_name || x < 0 || x > INT32_MAX)
+			continue;
+		if (snap_grow(&v, *nr, sizeof(*v)))
+			break;
+		v[(*nr)++] = (int)x;
+	}
+	closedir(d);
+	if (*nr)
+		qsort(v, *nr, sizeof(*v), cmp_int);
+	return v;
+}
+
+/* Every io_uring file of process @pid: its registered buffers, by pfn. */
+static void pid_pins(FILE *mem, const char *root, int pid, unsigned int page_shift)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], link[64];
+	int pm = -1, *fds, nfd, k;
+
+	snprintf(dir, sizeof(dir), "%s/proc/%d/fd", root, pid);
+	fds = numeric_entries(dir, &nfd);	/* none: gone, or a kernel thread's */
+	for (k = 0; k < nfd; k++) {
+		struct pins_buf *bufs = NULL;
+		long long count = -1;
+		ssize_t n;
+		int fd = fds[k], nr = 0, slots = 0, i, try;
+
+		snprintf(path, sizeof(path), "%s/%d", dir, fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = 0;
+		if (strcmp(link, "anon_inode:[io_uring]"))
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/%d/fdinfo/%d", root, pid, fd);
+		for (try = 0; try < PINS_FDINFO_TRIES; try++) {
+			free(bufs);
+			count = ring_bufs(path, &bufs, &nr, &slots);
+			if (count < 0 || slots >= count)
+				break;
+			usleep(1000);	/* the ring's lock was busy: the list was left out */
+		}
+		if (count > 0 && slots < count) {
+			/* registered buffers the kernel did not list: unknown pfns */
+			fprintf(mem, "io_uring %d %d - - - %lld\n", pid, fd, count);
+		}
+		if (nr && pm < 0) {
+			snprintf(path, sizeof(path), "%s/proc/%d/pagemap", root, pid);
+			pm = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		for (i = 0; i < nr && pm >= 0; i++)
+			buf_runs(mem, pm, pid, fd, &bufs[i], page_shift);
+		free(bufs);
+	}
+	free(fds);
+	if (pm >= 0)
+		close(pm);
+}
+
+/*
+ * "longterm_pins": the long-term pinned pages a reader can see, composed, not a copy.
+ * io_uring fixed buffers (IORING_REGISTER_BUFFERS pins every page FOLL_LONGTERM until
+ * the registration goes): every process's io_uring files (fd links
+ * "anon_inode:[io_uring]"), their fdinfo's registered buffers (user address and
+ * length), and each page's pfn from the process's pagemap (root: CAP_SYS_ADMIN, else
+ * the pfns read 0). One "io_uring PID FD BUF VADDR PFN NR_PAGES" line per run of
+ * physically contiguous pages; PFN "-" where pagemap shows no page (unmapped since
+ * registration: the pinned page is not known); "io_uring PID FD - - - NR_BUFS" for a
+ * ring whose buffers the kernel did not list. vfio, RDMA and other FOLL_LONGTERM users
+ * show nowhere. Empty when no ring has buffers; -BC_E_NOENT without /proc.
+ */
+static int read_longterm_pins(const struct snap_src *s, char **out, size_t *len)
+{
+	char dir[PATH_MAX];
+	unsigned int shift = 0;
+	size_t size = 0;
+	long ps = sysconf(_SC_PAGESIZE);
+	int *pids, np, i;
+	FILE *mem;
+
+	while (ps > 1 && (1l << shift) < ps)
+		shift++;
+	snprintf(dir, sizeof(dir), "%s/proc", s->root);
+	pids = numeric_entries(dir, &np);
+	if (!pids && access(dir, R_OK))
+		return -BC_E_NOENT;
+	*out = NULL;
+	mem = open_memstream(out, &size);
+	if (!mem) {
+		free(pids);
+		return bc_error(BC_E_NOMEM, "longterm_pins: out of memory");
+	}
+	for (i = 0; i < np; i++)
+		if (pids[i] > 0)
+			pid_pins(mem, s->root, pids[i], shift);
+	free(pids);
+	if (fclose(mem)) {
+		free(*out);
+		return bc_error(BC_E_NOMEM, "longterm_pins: out of memory");
+	}
+	*len = size;
+	return 0;
+}
+
 /* Read text file @name; *@out malloc'ed and NUL-terminated. Missing: -BC_E_NOENT. */
 static int src_read_text(const struct snap_src *s, const char *name, char **out, size_t *len)
 {
@@ -424,6 +664,8 @@ static int src_read_text(const struct snap_src *s, const char *name, char **out,
 	}
 	if (!s->dir && !strcmp(name, "cma_areas"))
 		return read_cma_areas(s, out, len);
+	if (!s->dir && !strcmp(name, "longterm_pins"))
+		return read_longterm_pins(s, out, len);
 	ret = snap_src_path(s, name, path, sizeof(path));
 	if (!ret)
 		ret = open_regular(path, &fd);
@@ -926,6 +1168,9 @@ int snap_walk(const struct snap_src *s, struct snap_marker *m, const struct snap
 		ret = walk_hugepages(s, sink);
 	if (!ret)
 		ret = emit_text(s, sink, "cma_areas", true);
+	/* after the pages: pins registered while they were read are listed too */
+	if (!ret)
+		ret = emit_text(s, sink, "longterm_pins", true);
 	if (ret)
 		goto out;
 	if (!s->dir) {

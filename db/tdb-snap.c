@@ -517,6 +517,143 @@ int tdb_snap_file(struct tdb *db, int64_t snap, const char *name, char **content
 	return ret;
 }
 
+/* One field of a longterm_pins line: a decimal (@base 10) or 0x-hex number, or "-". */
+static int pins_field(const char **p, int base, uint64_t max, uint64_t *v, bool *dash)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	int digits = 0;
+
+	*dash = false;
+	if (*s == '-' && (s[1] == ' ' || s[1] == '\n' || !s[1])) {
+		*dash = true;
+		*p = s + 1;
+		return 0;
+	}
+	if (base == 16) {
+		if (s[0] != '0' || s[1] != 'x')
+			return -1;
+		s += 2;
+	}
+	for (;; s++, digits++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else
+			break;
+		if (x > (max - d) / base)
+			return -1;
+		x = x * base + d;
+	}
+	if (!digits || digits > 20)
+		return -1;
+	*v = x;
+	*p = s;
+	return 0;
+}
+
+static int cmp_pin_run(const void *a, const void *b)
+{
+	const struct tdb_pin_run *x = a, *y = b;
+
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+int tdb_pins_parse(const char *text, struct tdb_pins *out)
+{
+	const char *p = text;
+	int line = 0, cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (*p) {
+		uint64_t v[6];
+		bool dash[6];
+		int i;
+
+		line++;
+		if (strncmp(p, "io_uring ", 9))
+			goto bad;
+		p += 9;
+		for (i = 0; i < 6; i++) {
+			static const int base[6] = { 10, 10, 10, 16, 10, 10 };
+			static const uint64_t max[6] = { INT32_MAX, INT32_MAX, UINT32_MAX,
+							 UINT64_MAX, 1ull << 52, 1ull << 52 };
+
+			if (i && *p++ != ' ')
+				goto bad;
+			if (pins_field(&p, base[i], max[i], &v[i], &dash[i]))
+				goto bad;
+		}
+		if (*p != '\n' || dash[0] || dash[1] || dash[5] || !v[5])
+			goto bad;
+		p++;
+		if (dash[2]) {			/* a ring whose buffers were not listed */
+			if (!dash[3] || !dash[4])
+				goto bad;
+			out->unlisted_bufs += v[5];
+			continue;
+		}
+		if (dash[3])
+			goto bad;
+		if (dash[4]) {			/* not mapped: the pinned pfns are unknown */
+			out->unknown_pages += v[5];
+			continue;
+		}
+		if (v[4] + v[5] > 1ull << 52)
+			goto bad;
+		if (out->nr == cap) {
+			struct tdb_pin_run *g;
+
+			cap = cap ? 2 * cap : 64;
+			g = realloc(out->runs, (size_t)cap * sizeof(*g));
+			if (!g) {
+				tdb_pins_free(out);
+				return bc_error(BC_E_NOMEM, "longterm_pins: out of memory");
+			}
+			out->runs = g;
+		}
+		out->runs[out->nr++] = (struct tdb_pin_run){
+			.pfn = v[4], .nr = v[5], .pid = (int)v[0], .fd = (int)v[1],
+			.buf = (unsigned int)v[2],
+		};
+	}
+	if (out->nr)
+		qsort(out->runs, out->nr, sizeof(*out->runs), cmp_pin_run);
+	return 0;
+bad:
+	tdb_pins_free(out);
+	return bc_error(BC_E_FORMAT, "line %d: expected \"io_uring PID FD BUF 0xVADDR PFN "
+			"NR_PAGES\" (BUF VADDR PFN all \"-\": a ring not listed; PFN \"-\": "
+			"not mapped)", line);
+}
+
+void tdb_pins_free(struct tdb_pins *p)
+{
+	free(p->runs);
+	memset(p, 0, sizeof(*p));
+}
+
+int tdb_snap_pins(struct tdb *db, int64_t snap, struct tdb_pins *out)
+{
+	char *text;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = tdb_snap_file(db, snap, "longterm_pins", &text);
+	if (ret)
+		return ret;
+	if (!text)
+		return -BC_E_NOENT;
+	ret = tdb_pins_parse(text, out);
+	free(text);
+	if (ret)
+		bc_error_prefix(ret, "snapshot %" PRId64 ": longterm_pins", snap);
+	return ret;
+}
+
 static const struct tdb_col count_cols[] = {
 	TDB_COL(INT, struct tdb_zone_count, node),
 	TDB_COL(TEXT, struct tdb_zone_count, zone),

@@ -108,6 +108,39 @@ int tdb_snap_ram(struct tdb *db, int64_t snap, struct tdb_ram **out, int *nr);
  */
 int tdb_snap_file(struct tdb *db, int64_t snap, const char *name, char **content);
 
+/*
+ * A snapshot's "longterm_pins" file (docs/snapshot-format.md): pages pinned long-term
+ * (FOLL_LONGTERM) that its reader could see, io_uring registered buffers. Lines
+ * "io_uring PID FD BUF VADDR PFN NR_PAGES" (PFN "-": not mapped, pfn unknown) and
+ * "io_uring PID FD - - - NR_BUFS" (a ring whose buffers the kernel did not list).
+ */
+struct tdb_pin_run {
+	uint64_t pfn, nr;		/* pinned pfns [pfn, pfn + nr) */
+	int pid, fd;
+	unsigned int buf;		/* the buffer's index in its ring */
+};
+
+struct tdb_pins {
+	struct tdb_pin_run *runs;	/* by pfn */
+	int nr;
+	uint64_t unknown_pages;		/* pinned pages whose pfn the reader could not see */
+	uint64_t unlisted_bufs;		/* buffers of rings the kernel did not list */
+};
+
+/*
+ * tdb_pins_parse() - parse the text of a longterm_pins file into @out (runs sorted by
+ * pfn; free with tdb_pins_free()). Return: 0, or -BC_E_FORMAT naming the line.
+ */
+int tdb_pins_parse(const char *text, struct tdb_pins *out);
+void tdb_pins_free(struct tdb_pins *p);
+
+/*
+ * tdb_snap_pins() - snapshot @snap's longterm_pins, parsed. Return: 0 and *@out,
+ * -BC_E_NOENT when the snapshot has no such file (its reader did not look: an older
+ * capture or writer), or another negative bc_err.
+ */
+int tdb_snap_pins(struct tdb *db, int64_t snap, struct tdb_pins *out);
+
 /* Figures of a snapshot that are one number. */
 enum tdb_snap_figure {
 	TDB_SNAP_MEMORY_BLOCK_PAGES,	/* max(memory_blocks.nr_pfns) */

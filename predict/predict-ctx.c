@@ -126,6 +126,8 @@ int pr_create(struct replay *rp, struct pr_ctx **out)
 	if (!ret)
 		ret = pr_refresh_lru_batches(*out, rp_seed_snapshot(rp));
 	if (!ret)
+		ret = pr_refresh_seen_pins(*out, rp_seed_snapshot(rp));
+	if (!ret)
 		ret = pr_load_probe_pins(*out);
 	if (!ret)
 		ret = pr_learn_slab_rule(*out);
@@ -148,6 +150,7 @@ void pr_destroy(struct pr_ctx *c)
 		free(c->lru_pending);
 		free(c->pins);
 		free(c->notes);
+		tdb_pins_free(&c->seen);
 	}
 	free(c);
 }
@@ -279,11 +282,98 @@ void pr_attempt_end(struct pr_ctx *c, const struct tr_attempt *a)
 	pr_touch_all(c);
 }
 
+/*
+ * Pins a snapshot lists (longterm_pins: io_uring registered buffers, which hold every
+ * page with pin_user_pages(FOLL_LONGTERM) until io_sqe_buffers_unregister()): taken as
+ * pinned from that snapshot until the next one, which lists what is still registered.
+ * The registration's own moment is not traced: one made or dropped between two
+ * snapshots counts from the later one (PR_ASSUME_SNAPSHOT_PIN in answers).
+ */
+int pr_refresh_seen_pins(struct pr_ctx *c, int64_t snap)
+{
+	struct tdb_pins p;
+	int ret;
+
+	if (!c->db || snap < 0)
+		return 0;
+	ret = tdb_snap_pins(c->db, snap, &p);
+	if (ret && ret != -BC_E_NOENT)
+		return ret;
+	if (p.nr == c->seen.nr && (!p.nr || !memcmp(p.runs, c->seen.runs,
+						       (size_t)p.nr * sizeof(*p.runs)))) {
+		tdb_pins_free(&p);	/* the same registrations: cached answers hold */
+		c->seen_listed = !ret;
+		return 0;
+	}
+	tdb_pins_free(&c->seen);
+	c->seen = p;
+	c->seen_listed = !ret;
+	c->pins_gen++;
+	return 0;
+}
+
+/* The first run of c->seen that ends above @pfn (c->seen.nr if none). */
+static int seen_from(const struct pr_ctx *c, uint64_t pfn)
+{
+	int lo = 0, hi = c->seen.nr;
+
+	/* runs are sorted by start; registered buffers do not overlap in pfns */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (c->seen.runs[mid].pfn + c->seen.runs[mid].nr <= pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && c->seen.runs[lo - 1].pfn + c->seen.runs[lo - 1].nr > pfn)
+		lo--;
+	return lo;
+}
+
+bool pr_pin_listed(const struct pr_ctx *c, uint64_t pfn)
+{
+	int i;
+
+	for (i = seen_from(c, pfn); i < c->seen.nr && c->seen.runs[i].pfn <= pfn; i++)
+		if (pfn < c->seen.runs[i].pfn + c->seen.runs[i].nr)
+			return true;
+	return false;
+}
+
+/*
+ * The first listed pinned page in [s, e) that the model holds in use (a pinned page
+ * cannot be freed while pinned: one the model has free is a registration gone).
+ */
+static bool listed_pin_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
+{
+	struct model_pfn_info pi;
+	int i;
+
+	for (i = seen_from(c, s); i < c->seen.nr && c->seen.runs[i].pfn < e; i++) {
+		const struct tdb_pin_run *r = &c->seen.runs[i];
+		uint64_t p = r->pfn > s ? r->pfn : s;
+		uint64_t end = r->pfn + r->nr < e ? r->pfn + r->nr : e;
+
+		for (; p < end; p++) {
+			if (model_pfn_info(c->m, p, &pi))
+				continue;
+			if (pi.state == MODEL_PFN_ALLOC) {
+				*pfn = p;
+				return true;
+			}
+			if (pi.order < 64 && pi.head + (1ull << pi.order) > p + 1)
+				p = pi.head + (1ull << pi.order) - 1;	/* past a free block */
+		}
+	}
+	return false;
+}
+
 /* The first likely-pinned page in [s, e) that is still the same allocation. */
 bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn)
 {
 	struct model_pfn_info pi;
-	bool found = false;
+	bool found = listed_pin_in(c, s, e, pfn);
 	unsigned int i;
 
 	for (i = 0; i < c->nr_pins; i++) {
@@ -338,8 +428,11 @@ static int feed_snapshot(void *arg, struct replay *rp, const struct rp_score *sc
 {
 	struct pr_feed *f = arg;
 
+	int ret;
+
 	pr_touch_all(f->c);
-	return pr_refresh_lru_batches(f->c, sc->snap);
+	ret = pr_refresh_lru_batches(f->c, sc->snap);
+	return ret ? ret : pr_refresh_seen_pins(f->c, sc->snap);
 }
 
 int pr_feed_run(struct replay *rp, struct pr_feed *f)

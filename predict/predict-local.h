@@ -5,6 +5,7 @@
 
 #include "predict/predict.h"
 #include "predict/predict-run.h"
+#include "db/tdb-snap.h"		/* struct tdb_pins */
 
 /* A page a real attempt could not migrate, kept while it stays the same allocation. */
 struct pr_pin {
@@ -56,6 +57,13 @@ struct pr_ctx {
 	/* has_unmovable_pages() passes order-0 slab pages (pr_learn_slab_rule()) */
 	bool slab_passes;
 	int slab_votes;			/* sum of the votes of the probes passed so far */
+	/*
+	 * The newest snapshot's longterm_pins (io_uring registered buffers, by pfn): pinned
+	 * until the next snapshot replaces them (pr_refresh_seen_pins()). Empty when that
+	 * snapshot has no such file (its reader did not look).
+	 */
+	struct tdb_pins seen;
+	bool seen_listed;		/* that snapshot had the file */
 };
 
 /* What one attempt found besides its verdict. */
@@ -85,6 +93,10 @@ bool pr_pinned_in(struct pr_ctx *c, uint64_t s, uint64_t e, uint64_t *pfn);
 bool pr_note_pin_assumed(struct pr_ctx *c, uint64_t pfn, uint64_t seq);
 /* Is the pin noted at @pfn an assumption (a sibling), not seen? */
 bool pr_pin_assumed(const struct pr_ctx *c, uint64_t pfn);
+/* Does the newest snapshot's longterm_pins list @pfn? */
+bool pr_pin_listed(const struct pr_ctx *c, uint64_t pfn);
+/* Take snapshot @snap's longterm_pins as the pages pinned from now on. */
+int pr_refresh_seen_pins(struct pr_ctx *c, int64_t snap);
 
 /* ---- predict-pins.c ---- */
 /* The most pages one mm_migrate_pages (offline, alloc_contig) in [@seq_from, @seq_to)

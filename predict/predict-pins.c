@@ -5,9 +5,15 @@
  * No tracepoint says that a page is pinned: pin_user_pages(FOLL_LONGTERM) (io_uring
  * fixed buffers, vfio, RDMA) raises a refcount, and for pages already outside
  * ZONE_MOVABLE and CMA check_and_migrate_movable_folios() (mm/gup.c) has nothing to
- * move, so it leaves no event. A pin only shows when the kernel tries to migrate the
+ * move, so it leaves no event. A pin shows when the kernel tries to migrate the
  * page and fails: migrate_pages() (mm/migrate.c) counts the folio as failed in
  * mm_migrate_pages, and the page stays where it was while the others of its range move.
+ *
+ *   seen      io_uring registered buffers a snapshot lists (longterm_pins: fdinfo's
+ *             buffers, pagemap's pfns): pinned from that snapshot until the next one
+ *             (predict-ctx.c pr_refresh_seen_pins(); PR_ASSUME_SNAPSHOT_PIN, since the
+ *             registration's own moment is between two snapshots). The rules below
+ *             stay for what no snapshot shows (vfio, RDMA, buffers remapped since).
  *
  *   observed  an offline that failed with its migrations failing (offline_pages(),
  *             mm/memory_hotplug.c, migrates every movable page of the block, over and

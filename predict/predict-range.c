@@ -201,6 +201,11 @@ static int before_migrate(void *arg, struct model *m, uint64_t s, uint64_t e, ui
 	if (pr_pinned_in(A->c, s, e, pin)) {
 		bool sibling = pr_pin_assumed(A->c, *pin);
 
+		if (pr_pin_listed(A->c, *pin)) {
+			A->ai->reason = "pinned (an io_uring registered buffer the snapshot lists)";
+			A->ai->assumptions |= PR_ASSUME_SNAPSHOT_PIN;
+			return 0;
+		}
 		A->ai->reason = sibling ? "assumed pinned (allocated with a page that a real "
 			"attempt could not migrate)" :
 			"likely pinned (an earlier real attempt could not migrate it)";

@@ -370,7 +370,8 @@ static bool pinned_culprit(struct vctx *V, const struct pr_verify_item *it)
 	uint64_t pin;
 
 	return !strcmp(it->k_culprit, "migration failed") &&
-	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING)) &&
+	       (it->p_assumptions & (PR_ASSUME_LIKELY_PINNED | PR_ASSUME_PIN_SIBLING |
+				     PR_ASSUME_SNAPSHOT_PIN)) &&
 	       !model_pfn_info(V->c->m, it->k_pfn, &pi) &&
 	       pr_pinned_in(V->c, pi.head, pi.head + (1ull << pi.order), &pin);
 }
@@ -467,6 +468,11 @@ static int predict_item(struct vctx *V, struct pr_verify_item *it, const struct 
 				 "%" PRIu64 " pages (mm_migrate_pages)", it->k_migrate_failed);
 		else
 			snprintf(it->why + l, sizeof(it->why) - l, "; no failed migration traced");
+		/* what the snapshot's reader could have seen: io_uring registered buffers */
+		l = strlen(it->why);
+		snprintf(it->why + l, sizeof(it->why) - l, V->c->seen_listed ?
+			 "; no io_uring registered buffer the snapshot lists (vfio, RDMA, ...)" :
+			 "; the snapshot lists no long-term pins (taken without longterm_pins)");
 	}
 	it->depends_on_pins = it->invisible != NULL;
 	pr_answers_free(ans, nr);

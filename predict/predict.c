@@ -47,12 +47,14 @@ int pr_policy_parse(const char *s, enum pr_policy *p)
 
 static const char *const assume_names[PR_NR_ASSUME] = {
 	"movable-unpinned", "likely-pinned", "uncertain-pages", "seeded-unknown",
-	"v4-undo-quirk", "pin-sibling",
+	"v4-undo-quirk", "pin-sibling", "snapshot-pin",
 };
 
 static const char *const assume_texts[PR_NR_ASSUME] = {
-	"the success migrates in-use pages: pins are invisible to tracepoints and "
-	"snapshots, so a pinned page among them would make it fail",
+	"the success migrates in-use pages: long-term pins are invisible to tracepoints, "
+	"and snapshots list only io_uring registered buffers (longterm_pins; vfio, RDMA "
+	"and other FOLL_LONGTERM pins show nowhere), so a pinned page among them would "
+	"make it fail",
 	"a page that an earlier real attempt in the capture failed to migrate is taken as "
 	"still pinned",
 	"some pages of the range lie in lost-event windows: their state is a guess",
@@ -61,6 +63,9 @@ static const char *const assume_texts[PR_NR_ASSUME] = {
 	"modelled: failed candidates are un-isolated",
 	"a page allocated by the same task at the same order as a page that a real attempt "
 	"could not migrate is taken as pinned with it (one long-term pinned buffer)",
+	"a page the newest snapshot lists in an io_uring registered buffer (longterm_pins) "
+	"is taken as pinned until the next snapshot: a registration made or dropped between "
+	"two snapshots shows only at the later one",
 };
 
 const char *pr_assumption_name(unsigned int bit)

@@ -75,7 +75,8 @@ enum {
 	PR_ASSUME_SEEDED_UNKNOWN = 1 << 3,	/* snapshot pages of unknown use decided it */
 	PR_ASSUME_V4_UNDO_QUIRK = 1 << 4,	/* v4: the seed's no-op undo is not modelled */
 	PR_ASSUME_PIN_SIBLING = 1 << 5,		/* pinned with a page that could not migrate */
-	PR_NR_ASSUME = 6,
+	PR_ASSUME_SNAPSHOT_PIN = 1 << 6,	/* a snapshot's longterm_pins lists it */
+	PR_NR_ASSUME = 7,
 };
 /* One sentence per bit (bit index), for reports. */
 const char *pr_assumption_text(unsigned int bit);

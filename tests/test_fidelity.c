@@ -36,7 +36,9 @@ static const struct {
 	 * fail on them, nothing in the trace shows them, so the first offlines of blocks
 	 * full of pinned pages are predicted to succeed (verify classes each as a possible
 	 * invisible pin, with the failed mm_migrate_pages as evidence). Among them the
-	 * one the kernel ended with "migration failed" at a printed pfn.
+	 * one the kernel ended with "migration failed" at a printed pfn. It was recorded
+	 * before the snapshots listed io_uring registered buffers (longterm_pins), which
+	 * show these pins to a capture recorded now (test_pins_snapshot_listed).
 	 */
 	{ "pins.db", "verify" },
 	{ "pins.db", "culprit" },

@@ -685,6 +685,77 @@ START_TEST(test_load_mini)
 }
 END_TEST
 
+/*
+ * longterm_pins: the parser's shapes (runs sorted by pfn, unmapped pages and unlisted
+ * rings counted apart), a bad line refused by line number, a snapshot directory with
+ * one refused whole by the loader, and the file's absence read as "not looked".
+ */
+START_TEST(test_longterm_pins_file)
+{
+	static const char good[] = "io_uring 7 3 1 0x20000 500 2\n"
+				   "io_uring 7 3 0 0x10000 100 2\n"
+				   "io_uring 7 3 1 0x22000 - 3\n"
+				   "io_uring 8 4 - - - 5\n";
+	static const char *const bad[] = {
+		"io_uring 7 3 0 0x10000 100\n",		/* a field short */
+		"vfio 7 3 0 0x10000 100 2\n",		/* no reader writes it */
+		"io_uring 7 3 0 0x10000 100 0\n",		/* no pages */
+		"io_uring 7 3 0 10000 100 2\n",		/* VADDR without 0x */
+		"io_uring 7 3 0 0x10000 100 2\r\n",	/* CRLF */
+		"io_uring 7 3 0 0x10000 100 2",		/* no newline */
+		"io_uring 7 3 - 0x10000 100 2\n",		/* half a ring line */
+		"io_uring 7 3 0 0x10000 4503599627370495 2\n",	/* beyond 2^52 pfns */
+	};
+	const char *dir = fixture_tmpfile("mini-pins");
+	struct tdb_pins p;
+	struct tdb *db;
+	char path[1024];
+	int64_t id;
+	size_t i;
+
+	ck_assert_int_eq(tdb_pins_parse(good, &p), 0);
+	ck_assert_int_eq(p.nr, 2);
+	ck_assert_uint_eq(p.runs[0].pfn, 100);
+	ck_assert_uint_eq(p.runs[0].buf, 0);
+	ck_assert_uint_eq(p.runs[1].pfn, 500);
+	ck_assert_uint_eq(p.runs[1].nr, 2);
+	ck_assert_int_eq(p.runs[1].pid, 7);
+	ck_assert_uint_eq(p.unknown_pages, 3);
+	ck_assert_uint_eq(p.unlisted_bufs, 5);
+	tdb_pins_free(&p);
+	ck_assert_int_eq(tdb_pins_parse("", &p), 0);
+	ck_assert_int_eq(p.nr, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "%s%s", good, bad[i]);
+		ck_assert_msg(tdb_pins_parse(text, &p) == -BC_E_FORMAT, "accepted: %s", bad[i]);
+		ck_assert_msg(strstr(bc_errmsg(), "line 5"), "%s: %s", bad[i], bc_errmsg());
+	}
+	/* a directory with a bad one is refused, nothing stored */
+	make_mini_dir(dir, MINI_PFNS, MINI_PFNS, 0, true);
+	path2(path, sizeof(path), dir, "longterm_pins");
+	put_file(path, "io_uring 7 3 0 0x10000 100 2\nio_uring x\n");
+	db = new_db("mini-pins.db");
+	ck_assert_int_eq(snap_load_dir(db, dir, "bad", &id), -BC_E_FORMAT);
+	ck_assert_msg(strstr(bc_errmsg(), "longterm_pins") && strstr(bc_errmsg(), "line 2"), "%s",
+		      bc_errmsg());
+	ck_assert_int_eq(q1(db, "SELECT count(*) FROM snapshots"), 0);
+	/* a good one is stored and read back; without it: not looked */
+	put_file(path, good);
+	ck_assert_msg(!snap_load_dir(db, dir, "pins", &id), "%s", bc_errmsg());
+	ck_assert_int_eq(tdb_snap_pins(db, id, &p), 0);
+	ck_assert_int_eq(p.nr, 2);
+	ck_assert_uint_eq(p.runs[0].pfn + p.runs[0].nr, 102);
+	tdb_pins_free(&p);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_msg(!snap_load_dir(db, dir, "none", &id), "%s", bc_errmsg());
+	ck_assert_int_eq(tdb_snap_pins(db, id, &p), -BC_E_NOENT);
+	ck_assert(!tdb_close(db));
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_load_compressed)
 {
 	const char *dir = fixture_tmpfile("mini-z");
@@ -1000,6 +1071,41 @@ static void non_snap_cols(struct tdb *db, const char *table, char *buf, size_t s
 	sqlite3_finalize(st);
 }
 
+/*
+ * A process of the fake root holding io_uring rings: fd 7 with three registered
+ * buffers (io_uring/fdinfo.c's "UserBufs:" list: two mapped pages then one elsewhere,
+ * one mapped page then an unmapped one, an empty slot), fd 8 whose buffers the kernel
+ * left out (its lock was busy), fd 0 not a ring; pagemap gives the pfns.
+ */
+static void make_ring_root(const char *root)
+{
+	uint64_t pm[34] = { 0 };
+	char p[1024];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/proc/4242/fdinfo/7", root);
+	put_file(p, "pos:\t0\nUserFiles:\t0\nUserBufs:\t3\n    0: 0x10000/12288\n"
+		 "    1: 0x20000/4097\n    2: <none>\nPollList:\n");
+	snprintf(p, sizeof(p), "%s/proc/4242/fdinfo/8", root);
+	put_file(p, "pos:\t0\nUserBufs:\t2\nPollList:\n");
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/7", root);
+	mkparents(p);
+	ck_assert_int_eq(symlink("anon_inode:[io_uring]", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/8", root);
+	ck_assert_int_eq(symlink("anon_inode:[io_uring]", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/0", root);
+	ck_assert_int_eq(symlink("/dev/null", p), 0);
+	pm[16] = 1ull << 63 | 100;
+	pm[17] = 1ull << 63 | 101;
+	pm[18] = 1ull << 63 | 300;
+	pm[32] = 1ull << 63 | 1ull << 61 | 500;	/* bit 61 (file page) is not the pfn */
+	snprintf(p, sizeof(p), "%s/proc/4242/pagemap", root);
+	fp = fopen(p, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fwrite(pm, sizeof(pm), 1, fp), 1);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
 static const char *shell_twin(void)
 {
 	return fixture_path("capture/bigchunk-snapshot.sh");
@@ -1021,6 +1127,7 @@ START_TEST(test_shell_twin_equal)
 	put_file(cmd, "4096\n");
 	snprintf(cmd, sizeof(cmd), "%s/sys/kernel/debug/cma/reserved/count", root);
 	put_file(cmd, "1024\n");
+	make_ring_root(root);
 	snprintf(cmd, sizeof(cmd), "BIGCHUNK_ROOT='%s' sh '%s' -l twin '%s'", root, shell_twin(),
 		 dsh);
 	rc = fixture_run(cmd, &out);
@@ -1034,6 +1141,15 @@ START_TEST(test_shell_twin_equal)
 	snprintf(cmd, sizeof(cmd), "cat '%s/cma_areas'", dc);
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
 	ck_assert_str_eq(out, "reserved 4096 1024\n");
+	free(out);
+	/* the rings' registered buffers by pfn: both write longterm_pins */
+	snprintf(cmd, sizeof(cmd), "cat '%s/longterm_pins'", dc);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_str_eq(out, "io_uring 4242 7 0 0x10000 100 2\n"
+			 "io_uring 4242 7 0 0x12000 300 1\n"
+			 "io_uring 4242 7 1 0x20000 500 1\n"
+			 "io_uring 4242 7 1 0x21000 - 1\n"
+			 "io_uring 4242 8 - - - 2\n");
 	free(out);
 	/* byte-identical apart from taken_at */
 	snprintf(cmd, sizeof(cmd), "diff -r -x taken_at '%s' '%s'", dsh, dc);
@@ -1341,6 +1457,7 @@ Suite *snapshot_suite(void)
 	tcase_add_test(core, test_parse_real_files);
 	tcase_add_test(core, test_load_mini);
 	tcase_add_test(core, test_load_compressed);
+	tcase_add_test(core, test_longterm_pins_file);
 	tcase_add_test(core, test_load_fixture);
 	tcase_add_test(core, test_align);
 	tcase_add_test(core, test_shell_twin_equal);

@@ -19,7 +19,8 @@
 #                      offlines of blocks; blocks full of pinned pages fail in migration
 #                      (so many pinned that some blocks hold no kernel page, which would
 #                      fail isolation first); 0.03 s per block keeps the retries few;
-#                      caches dropped first (less to migrate and trace)
+#                      caches dropped first (less to migrate and trace); each snapshot
+#                      lists the buffers by pfn (longterm_pins), which predict uses
 #   traces/hugetlb.db  'bigchunk record' of the 2 MiB hugetlb pool growing by 512 pages
 #                      (recipes/hugetlb.sh held): snapshots before and after, the pool
 #                      still held at the end (it shrinks after the recording)
