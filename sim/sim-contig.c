@@ -17,6 +17,14 @@ int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
 	};
 
+	/* an end past 2^64 would wrap to a small pfn: refuse it as the empty range it is */
+	if (!nr || s > UINT64_MAX - nr) {
+		memset(res, 0, sizeof(*res));
+		res->pfn = res->outer_start = UINT64_MAX;
+		return bc_error(BC_E_INVAL, "sim: contiguous range of %llu pages at %#llx: %s",
+				(unsigned long long)nr, (unsigned long long)s,
+				nr ? "its end is past the last pfn (overflows)" : "empty");
+	}
 	return model_alloc_contig_range(m, &req, res);
 }
 

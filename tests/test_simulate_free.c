@@ -317,6 +317,34 @@ START_TEST(test_json_and_store)
 END_TEST
 
 /*
+ * A range whose end overflows (start + size past 2^64) is refused, not wrapped to a
+ * small end and reported as a success; so is an empty one.
+ */
+START_TEST(test_contig_range_overflow)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	static const struct { uint64_t s, nr; } bad[] = {
+		{ UINT64_MAX, 512 }, { UINT64_MAX, 1 }, { UINT64_MAX - 10, 512 },
+		{ 0x40000, UINT64_MAX }, { 0x40000, UINT64_MAX - 0x3ffff }, { 0x40000, 0 },
+	};
+	struct model_contig_result res;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		res.ret = 0;
+		ck_assert_msg(sim_contig_range(m, bad[i].s, bad[i].nr, MODEL_ISOLATE_OTHER,
+					       &res) < 0, "[%#llx, +%#llx): not refused",
+			      (unsigned long long)bad[i].s, (unsigned long long)bad[i].nr);
+	}
+	/* the same zone's range is served */
+	ck_assert_int_eq(sim_contig_range(m, 0x40000, 512, MODEL_ISOLATE_OTHER, &res), 0);
+	ck_assert_int_eq(res.ret, 0);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
  * unmovable pages apart, the worst relative per-order free-block error (orders with
@@ -390,6 +418,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_kernel_against_itself);
 	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
+	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
