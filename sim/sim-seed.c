@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
+#include "db/tdb-snap.h"
 #include "db/tdb.h"
 #include "model/decide.h"
 #include "model/model.h"
@@ -44,6 +46,17 @@ static bool seed_unknown(const struct model *m, uint64_t pfn)
 
 	return !model_pfn_info(m, pfn, &pi) && pi.state == MODEL_PFN_ALLOC && pi.seeded &&
 	       pi.kind == MODEL_KIND_UNKNOWN;
+}
+
+/* Every page of [@pfn, @pfn + @n) is such a seeded unknown page. */
+static bool seed_unknown_block(const struct model *m, uint64_t pfn, uint64_t n)
+{
+	uint64_t p;
+
+	for (p = pfn; p < pfn + n; p++)
+		if (!seed_unknown(m, p))
+			return false;
+	return true;
 }
 
 /*
@@ -200,5 +213,92 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 		*nr += !ret;
 	}
 	free(last);
+	return ret < 0 ? ret : 0;
+}
+
+/* Every pageblock an event of [from, to) names a pfn of: a bit per pageblock. */
+static int named_pageblocks(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
+			    unsigned int pb_order, uint64_t from, uint64_t to, uint64_t *named)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret = tdb_cursor_open(db, from, to, &cur);
+
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t b, last;
+
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+			continue;
+		last = ev.order < 32 ? ev.pfn + (1ull << ev.order) - 1 : ev.pfn;
+		if (last >= end)
+			last = end - 1;
+		for (b = ev.pfn >> pb_order; b <= last >> pb_order; b++)
+			named[b / 64] |= 1ull << (b % 64);
+	}
+	tdb_cursor_close(cur);
+	return ret < 0 ? ret : 0;
+}
+
+/* Every page of [@pfn, @pfn + @n) reads PageBuddy in snapshot @snap. */
+static int all_buddy(struct tdb *db, int64_t snap, uint64_t nr_pfns, uint64_t pfn, uint64_t n,
+		     uint64_t *flags)
+{
+	uint64_t i;
+	int ret;
+
+	if (pfn + n > nr_pfns)
+		return 0;
+	ret = tdb_snap_pages_read(db, snap, pfn, n, flags, NULL);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if ((flags[i] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) != KPF_BIT(KPF_BUDDY))
+			return 0;
+	return 1;
+}
+
+int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
+		      uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	unsigned int pbo = L->pageblock_order, zi;
+	uint64_t end = pfn_end(m), nb = (end >> pbo) + 1, *named, *flags, p;
+	int ret;
+
+	*nr = 0;
+	named = calloc(nb / 64 + 1, sizeof(*named));
+	flags = calloc(1ull << pbo, sizeof(*flags));
+	if (!named || !flags) {
+		free(named);
+		free(flags);
+		return bc_error(BC_E_NOMEM, "out of memory");
+	}
+	ret = named_pageblocks(db, dec, end, pbo, seq_from, seq_to, named);
+	for (zi = 0; !ret && zi < L->nr_zones; zi++) {
+		const struct model_zone_layout *zl = &L->zones[zi];
+		uint64_t zend = zl->start_pfn + zl->spanned;
+
+		for (p = (zl->start_pfn + (1ull << pbo) - 1) >> pbo << pbo;
+		     !ret && p + (1ull << pbo) <= zend; p += 1ull << pbo) {
+			if (named[(p >> pbo) / 64] & (1ull << ((p >> pbo) % 64)) ||
+			    !seed_unknown_block(m, p, 1ull << pbo))
+				continue;
+			ret = all_buddy(db, other->id, other->nr_pfns, p, 1ull << pbo, flags);
+			if (ret <= 0)
+				continue;
+			ret = model_seed_putback(m, p, pbo);
+			if (ret == 1)
+				ret = 0;
+			else
+				*nr += !ret;
+		}
+	}
+	free(named);
+	free(flags);
 	return ret < 0 ? ret : 0;
 }

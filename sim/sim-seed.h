@@ -25,6 +25,7 @@
 struct tdb;
 struct tr_decoder;
 struct model;
+struct tdb_snap_info;
 
 /*
  * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
@@ -46,5 +47,23 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
  */
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_to, uint64_t *nr);
+
+/*
+ * Free page reporting (page_reporting_process(): free blocks of page_reporting_order,
+ * by default pageblock order, and above) takes free blocks off the free lists while it
+ * reports them (__isolate_free_page() clears PageBuddy): a snapshot that reads one sees
+ * a whole pageblock of flags 0, as of a kernel allocation no flag shows, and the block
+ * is back on its free list (__putback_isolated_page(), at the tail) a moment later
+ * with no event. A pageblock whose pages are all such seeded unknown pages (pcp pages
+ * placed first: sim_seed_pcp()), that no event of [@seq_from, @seq_to) names, and whose
+ * pages all read PageBuddy in snapshot @other (the trace's events between the two
+ * snapshots in that window) was such a free block: no untraced path frees or
+ * allocates a page in use. (A pageblock of flags 0 in both snapshots is left in use:
+ * a kernel allocation without __GFP_COMP held throughout reads so.) *@nr gets the
+ * pageblocks put back. Return: 0, or a negative bc_err.
+ */
+int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
+		      uint64_t *nr);
 
 #endif

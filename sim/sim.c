@@ -25,6 +25,7 @@ struct sim {
 	int nr_att;
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
+	const struct tdb_snap_info *prev;	/* the snapshot compared (or seeded) last */
 };
 
 /* One request: the hook's, else the simulation's. */
@@ -83,12 +84,13 @@ out:
  * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed.
  */
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
-		    bool behind, unsigned int *nr_limits, uint64_t *nr)
+		    const struct tdb_snap_info *other, bool behind, unsigned int *nr_limits,
+		    uint64_t *nr, uint64_t *nr_reported)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
 	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
-	uint64_t more = 0;
+	uint64_t more = 0, reported = 0;
 	int ret;
 
 	if (!counts)
@@ -101,6 +103,15 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
 					  &more);
 	*nr += more;
+	/* page reporting's blocks, told by the neighbouring snapshot @other (sim-seed.h) */
+	if (!ret && other)
+		ret = sim_seed_reported(S->db, rp_decoder(rp), m, other,
+					(uint64_t)(other->seq_begin < si->seq_begin ?
+						   other->seq_begin : si->seq_begin),
+					(uint64_t)(other->seq_end > si->seq_end ?
+						   other->seq_end : si->seq_end), &reported);
+	if (nr_reported)
+		*nr_reported = reported;
 	free(counts);
 	return ret;
 }
@@ -126,7 +137,7 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr);
+		ret = seed_pcp(S, rp, si, S->prev, true, &nr_limits, &nr, NULL);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
 	rp_destroy(rp);
@@ -162,7 +173,8 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 }
 
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
-static int setup(struct sim *S, const struct tdb_snap_info *seed)
+static int setup(struct sim *S, const struct tdb_snap_info *seed,
+		 const struct tdb_snap_info *next)
 {
 	const struct model_layout *L;
 	struct rp_opts ro = { .until_seq = (uint64_t)seed->seq_end, .no_score = true,
@@ -177,8 +189,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	if (ret)
 		return ret;
 	S->m = rp_model(S->rp);
-	ret = seed_pcp(S, S->rp, seed, true, &S->res->zone_limits,
-		       &S->res->st.seed_pcp_listed);
+	ret = seed_pcp(S, S->rp, seed, next, true, &S->res->zone_limits,
+		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);
@@ -198,21 +210,34 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	return ret;
 }
 
+/* A snapshot the run compares: complete, aligned, its end in [@at, @until]. */
+static bool compared(const struct tdb_snap_info *s, uint64_t at, uint64_t until)
+{
+	return s->complete && s->seq_begin >= 0 && s->seq_end >= 0 &&
+	       (uint64_t)s->seq_end >= at && (uint64_t)s->seq_end <= until;
+}
+
 static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 {
 	uint64_t at = (uint64_t)si[seed].seq_end, until = S->o->until_seq;
-	int i, ret = setup(S, &si[seed]);
+	const struct tdb_snap_info *next = NULL;
+	int i, ret;
 
+	for (i = seed + 1; i < nr && !next; i++)
+		if (compared(&si[i], at, UINT64_MAX))
+			next = &si[i];
+	ret = setup(S, &si[seed], next);
+	S->prev = &si[seed];
 	S->res->seed_snap = si[seed].id;
 	S->res->seed_seq = at;
 	for (i = seed + 1; !ret && i < nr; i++) {
-		if (!si[i].complete || si[i].seq_begin < 0 || si[i].seq_end < 0 ||
-		    (uint64_t)si[i].seq_end < at || (uint64_t)si[i].seq_end > until)
+		if (!compared(&si[i], at, until))
 			continue;
 		ret = run_window(S, at, (uint64_t)si[i].seq_end);
 		at = (uint64_t)si[i].seq_end;
 		if (!ret && !S->o->no_figures)
 			ret = compare_at(S, &si[i]);
+		S->prev = &si[i];
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);
