@@ -126,6 +126,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
 	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
 	json_kuint(&j, "seed_reported", st->seed_reported);
+	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
 	json_obj_end(&j);
 	json_end(&j);
 }

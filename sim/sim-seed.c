@@ -302,3 +302,56 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 	free(flags);
 	return ret < 0 ? ret : 0;
 }
+
+int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
+{
+	uint64_t end = pfn_end(m), *seen, *takes = NULL, nt = 0, cap = 0;
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret;
+
+	*nr = 0;
+	seen = calloc(end / 64 + 1, sizeof(*seen));
+	if (!seen)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
+	if (ret) {
+		free(seen);
+		return ret;
+	}
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t bit;
+
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+			continue;
+		bit = 1ull << (ev.pfn % 64);
+		if (seen[ev.pfn / 64] & bit)
+			continue;
+		seen[ev.pfn / 64] |= bit;
+		/* first named by a take off the buddy: rmqueue_bulk(), rmqueue_buddy(), a fallback */
+		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG)
+			continue;
+		if (nt == cap) {
+			uint64_t *t = realloc(takes, (cap = cap ? cap * 2 : 1024) * sizeof(*t));
+
+			if (!t) {
+				ret = bc_error(BC_E_NOMEM, "out of memory");
+				break;
+			}
+			takes = t;
+		}
+		takes[nt++] = ev.pfn;
+	}
+	tdb_cursor_close(cur);
+	/* from the last take to the first: the first block taken ends at its list's head */
+	while (ret >= 0 && nt-- > 0) {
+		ret = model_seed_free_move(m, takes[nt], false);
+		*nr += !ret;
+	}
+	free(seen);
+	free(takes);
+	return ret < 0 ? ret : 0;
+}

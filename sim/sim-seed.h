@@ -66,4 +66,15 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
 		      uint64_t *nr);
 
+/*
+ * The order of the seed's free lists, which no /proc file shows, from the trace (as
+ * simulate --teacher rebuilds it): the free blocks the kernel takes off the buddy in
+ * [@seq_from, @seq_to) (mm_page_alloc_zone_locked, mm_page_alloc_extfrag) with no
+ * event naming them before go to their lists' heads in the order they were taken,
+ * the first taken at the head (__rmqueue_smallest() takes the head). *@nr gets the
+ * blocks moved. Return: 0, or a negative bc_err.
+ */
+int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
+
 #endif

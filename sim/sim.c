@@ -191,6 +191,9 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	S->m = rp_model(S->rp);
 	ret = seed_pcp(S, S->rp, seed, next, true, &S->res->zone_limits,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported);
+	if (!ret)
+		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
+					  UINT64_MAX, &S->res->st.seed_free_reordered);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);
