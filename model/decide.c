@@ -1147,7 +1147,7 @@ int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order)
 
 	if (ret)
 		return ret;
-	if (order < m->pb_order || order > m->max_order || !pfn_to_idx(m, pfn, &idx) ||
+	if (order > m->max_order || !pfn_to_idx(m, pfn, &idx) ||
 	    (idx & ((1u << order) - 1)) || (zi = model_idx_zone(m, idx)) < 0 ||
 	    idx + (1u << order) > m->zones[zi].iend)
 		return bc_error(BC_E_INVAL, "model: no free block of order %u at pfn %#llx",

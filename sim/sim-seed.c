@@ -2,6 +2,7 @@
 /* sim-seed: the snapshot's pcp lists from the trace (sim-seed.h). */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/kpageflags.h"
@@ -46,17 +47,6 @@ static bool seed_unknown(const struct model *m, uint64_t pfn)
 
 	return !model_pfn_info(m, pfn, &pi) && pi.state == MODEL_PFN_ALLOC && pi.seeded &&
 	       pi.kind == MODEL_KIND_UNKNOWN;
-}
-
-/* Every page of [@pfn, @pfn + @n) is such a seeded unknown page. */
-static bool seed_unknown_block(const struct model *m, uint64_t pfn, uint64_t n)
-{
-	uint64_t p;
-
-	for (p = pfn; p < pfn + n; p++)
-		if (!seed_unknown(m, p))
-			return false;
-	return true;
 }
 
 /*
@@ -216,9 +206,9 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 	return ret < 0 ? ret : 0;
 }
 
-/* Every pageblock an event of [from, to) names a pfn of: a bit per pageblock. */
-static int named_pageblocks(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
-			    unsigned int pb_order, uint64_t from, uint64_t to, uint64_t *named)
+/* Every pfn an event of [from, to) names (an event's block: its order's pages): a bit each. */
+static int named_pfns(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
+		      uint64_t from, uint64_t to, uint64_t *named)
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
@@ -228,7 +218,7 @@ static int named_pageblocks(struct tdb *db, const struct tr_decoder *dec, uint64
 	if (ret)
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
-		uint64_t b, last;
+		uint64_t p, last;
 
 		tr_decode(dec, &raw, &ev);
 		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
@@ -236,29 +226,32 @@ static int named_pageblocks(struct tdb *db, const struct tr_decoder *dec, uint64
 		last = ev.order < 32 ? ev.pfn + (1ull << ev.order) - 1 : ev.pfn;
 		if (last >= end)
 			last = end - 1;
-		for (b = ev.pfn >> pb_order; b <= last >> pb_order; b++)
-			named[b / 64] |= 1ull << (b % 64);
+		for (p = ev.pfn; p <= last; p++)
+			named[p / 64] |= 1ull << (p % 64);
 	}
 	tdb_cursor_close(cur);
 	return ret < 0 ? ret : 0;
 }
 
-/* Every page of [@pfn, @pfn + @n) reads PageBuddy in snapshot @snap. */
-static int all_buddy(struct tdb *db, int64_t snap, uint64_t nr_pfns, uint64_t pfn, uint64_t n,
-		     uint64_t *flags)
+/* The pages of [@pfn, @pfn + @n) that snapshot @other reads PageBuddy: a bit each in @buddy. */
+static int read_buddy(struct tdb *db, const struct tdb_snap_info *other, uint64_t pfn,
+		      uint64_t n, uint64_t *flags, uint64_t *buddy)
 {
 	uint64_t i;
 	int ret;
 
-	if (pfn + n > nr_pfns)
+	memset(buddy, 0, (n / 64 + 1) * sizeof(*buddy));
+	if (pfn >= other->nr_pfns)
 		return 0;
-	ret = tdb_snap_pages_read(db, snap, pfn, n, flags, NULL);
+	if (pfn + n > other->nr_pfns)
+		n = other->nr_pfns - pfn;
+	ret = tdb_snap_pages_read(db, other->id, pfn, n, flags, NULL);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++)
-		if ((flags[i] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) != KPF_BIT(KPF_BUDDY))
-			return 0;
-	return 1;
+		if ((flags[i] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) == KPF_BIT(KPF_BUDDY))
+			buddy[i / 64] |= 1ull << (i % 64);
+	return 0;
 }
 
 int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
@@ -266,40 +259,53 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 		      uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
-	unsigned int pbo = L->pageblock_order, zi;
-	uint64_t end = pfn_end(m), nb = (end >> pbo) + 1, *named, *flags, p;
+	uint64_t pbn = 1ull << L->pageblock_order, end = pfn_end(m), *named, *flags, *buddy;
+	uint64_t p, i;
+	unsigned int zi;
 	int ret;
 
 	*nr = 0;
-	named = calloc(nb / 64 + 1, sizeof(*named));
-	flags = calloc(1ull << pbo, sizeof(*flags));
-	if (!named || !flags) {
-		free(named);
-		free(flags);
-		return bc_error(BC_E_NOMEM, "out of memory");
+	named = calloc(end / 64 + 1, sizeof(*named));
+	flags = calloc(pbn, sizeof(*flags));
+	buddy = calloc(pbn / 64 + 1, sizeof(*buddy));
+	if (!named || !flags || !buddy) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
 	}
-	ret = named_pageblocks(db, dec, end, pbo, seq_from, seq_to, named);
+	ret = named_pfns(db, dec, end, seq_from, seq_to, named);
 	for (zi = 0; !ret && zi < L->nr_zones; zi++) {
 		const struct model_zone_layout *zl = &L->zones[zi];
 		uint64_t zend = zl->start_pfn + zl->spanned;
 
-		for (p = (zl->start_pfn + (1ull << pbo) - 1) >> pbo << pbo;
-		     !ret && p + (1ull << pbo) <= zend; p += 1ull << pbo) {
-			if (named[(p >> pbo) / 64] & (1ull << ((p >> pbo) % 64)) ||
-			    !seed_unknown_block(m, p, 1ull << pbo))
-				continue;
-			ret = all_buddy(db, other->id, other->nr_pfns, p, 1ull << pbo, flags);
-			if (ret <= 0)
-				continue;
-			ret = model_seed_putback(m, p, pbo);
-			if (ret == 1)
-				ret = 0;
-			else
-				*nr += !ret;
+		for (p = zl->start_pfn / pbn * pbn; !ret && p < zend; p += pbn) {
+			bool read = false;
+
+			for (i = p < zl->start_pfn ? zl->start_pfn - p : 0;
+			     !ret && i < pbn && p + i < zend; i++) {
+				uint64_t q = p + i;
+
+				if ((named[q / 64] & (1ull << (q % 64))) || !seed_unknown(m, q))
+					continue;
+				if (!read) {
+					ret = read_buddy(db, other, p, pbn, flags, buddy);
+					read = true;
+					if (ret)
+						break;
+				}
+				if (!(buddy[i / 64] & (1ull << (i % 64))))
+					continue;
+				ret = model_seed_putback(m, q, 0);
+				if (ret == 1)
+					ret = 0;
+				else
+					*nr += !ret;
+			}
 		}
 	}
+out:
 	free(named);
 	free(flags);
+	free(buddy);
 	return ret < 0 ? ret : 0;
 }
 

@@ -49,18 +49,19 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 			uint64_t seq_to, uint64_t *nr);
 
 /*
- * Free page reporting (page_reporting_process(): free blocks of page_reporting_order,
- * by default pageblock order, and above) takes free blocks off the free lists while it
- * reports them (__isolate_free_page() clears PageBuddy): a snapshot that reads one sees
- * a whole pageblock of flags 0, as of a kernel allocation no flag shows, and the block
- * is back on its free list (__putback_isolated_page(), at the tail) a moment later
- * with no event. A pageblock whose pages are all such seeded unknown pages (pcp pages
- * placed first: sim_seed_pcp()), that no event of [@seq_from, @seq_to) names, and whose
- * pages all read PageBuddy in snapshot @other (the trace's events between the two
- * snapshots in that window) was such a free block: no untraced path frees or
- * allocates a page in use. (A pageblock of flags 0 in both snapshots is left in use:
- * a kernel allocation without __GFP_COMP held throughout reads so.) *@nr gets the
- * pageblocks put back. Return: 0, or a negative bc_err.
+ * Free pages off the free lists while the snapshot read them: page reporting
+ * (page_reporting_process(): free blocks of page_reporting_order, pageblock order by
+ * default, and above) holds blocks off the lists while it reports them
+ * (__isolate_free_page() clears PageBuddy), so a snapshot that reads one sees pages of
+ * flags 0, as of kernel pages no flag shows, and the block is back on its free list
+ * (__putback_isolated_page(), at the tail) a moment later with no event. Every path
+ * that frees a page in use is traced (free_pages_prepare(): mm_page_free) and a pcp
+ * page reaches the buddy by a traced drain, so a seeded page of flags 0 (pcp pages
+ * placed first: sim_seed_pcp()) that no event of [@seq_from, @seq_to) names and that
+ * snapshot @other reads PageBuddy (the window covers the events between the two) was
+ * free at the seed: it goes back to the buddy. (A page of flags 0 in both snapshots is
+ * left in use: a kernel allocation without __GFP_COMP held throughout reads so.)
+ * *@nr gets the pages put back. Return: 0, or a negative bc_err.
  */
 int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
