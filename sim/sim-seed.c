@@ -221,12 +221,26 @@ static int named_pfns(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 		uint64_t p, last;
 
 		tr_decode(dec, &raw, &ev);
-		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+		if (ev.kind == TR_EV_TEST_ISOLATED || ev.kind == TR_EV_ISOLATE_FREE ||
+		    ev.kind == TR_EV_ISOLATE_MIGRATE) {
+			/*
+			 * Free pages taken without a page event: alloc_contig_range() and
+			 * offline_pages() (their test_pages_isolated() range), compaction's
+			 * free scanner (its window)
+			 */
+			if (ev.end_pfn <= ev.start_pfn || ev.start_pfn >= end)
+				continue;
+			p = ev.start_pfn;
+			last = (ev.end_pfn < end ? ev.end_pfn : end) - 1;
+		} else if (ev.kind == TR_EV_OTHER || ev.pfn >= end) {
 			continue;
-		last = ev.order < 32 ? ev.pfn + (1ull << ev.order) - 1 : ev.pfn;
+		} else {
+			p = ev.pfn;
+			last = ev.order < 32 ? ev.pfn + (1ull << ev.order) - 1 : ev.pfn;
+		}
 		if (last >= end)
 			last = end - 1;
-		for (p = ev.pfn; p <= last; p++)
+		for (; p <= last; p++)
 			named[p / 64] |= 1ull << (p % 64);
 	}
 	tdb_cursor_close(cur);

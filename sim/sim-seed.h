@@ -56,7 +56,10 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
  * flags 0, as of kernel pages no flag shows, and the block is back on its free list
  * (__putback_isolated_page(), at the tail) a moment later with no event. Every path
  * that frees a page in use is traced (free_pages_prepare(): mm_page_free) and a pcp
- * page reaches the buddy by a traced drain, so a seeded page of flags 0 (pcp pages
+ * page reaches the buddy by a traced drain; the paths that take free pages without a
+ * page event name their ranges (alloc_contig_range() and offline_pages():
+ * test_pages_isolated; compaction's free scanner: its window). So a seeded page of
+ * flags 0 (pcp pages
  * placed first: sim_seed_pcp()) that no event of [@seq_from, @seq_to) names and that
  * snapshot @other reads PageBuddy (the window covers the events between the two) was
  * free at the seed: it goes back to the buddy. (A page of flags 0 in both snapshots is
