@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-seed: the snapshot's pcp lists from the trace (sim-seed.h). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,16 +54,32 @@ static bool seed_unknown(const struct model *m, uint64_t pfn)
  * The list of a drained page: the drainer's while the zoneinfo count of its list
  * leaves room after what allocations name, else the cpu with the most room left.
  */
-static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pages)
+static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pages,
+		       const bool *empty)
 {
-	unsigned int c, best = 0;
+	unsigned int c, best = UINT_MAX;
 
-	if (cpu >= 0 && (unsigned int)cpu < nr_cpus && room[cpu] >= (int64_t)pages)
+	if (cpu >= 0 && (unsigned int)cpu < nr_cpus && room[cpu] >= (int64_t)pages &&
+	    !empty[cpu])
 		return cpu;
-	for (c = 1; c < nr_cpus; c++)
-		if (room[c] > room[best])
+	for (c = 0; c < nr_cpus; c++)
+		if (!empty[c] && (best == UINT_MAX || room[c] > room[best]))
 			best = c;
-	return room[best] > 0 ? (int)best : cpu;
+	return best != UINT_MAX && room[best] > 0 ? (int)best : cpu;
+}
+
+/* First refill of each pcp list after the seed: [zone][cpu][order][mt], seq or UINT64_MAX. */
+#define REFILL_ORDERS	16
+#define REFILL_MTS	8
+
+static uint64_t *refill_at(uint64_t *refill, unsigned int nr_cpus, int z, int cpu,
+			   unsigned int order, int mt)
+{
+	if (!refill || cpu < 0 || (unsigned int)cpu >= nr_cpus || order >= REFILL_ORDERS ||
+	    mt < 0 || mt >= REFILL_MTS)
+		return NULL;
+	return &refill[(((size_t)z * nr_cpus + (unsigned int)cpu) * REFILL_ORDERS + order) *
+		       REFILL_MTS + (unsigned int)mt];
 }
 
 /*
@@ -71,29 +88,41 @@ static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pa
  * pfn counts.
  */
 static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		     uint64_t from, uint64_t to, int64_t *quota, bool seed, uint64_t *nr)
+		     uint64_t from, uint64_t to, int64_t *quota, uint64_t *refill, bool seed,
+		     uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
 	uint64_t end = pfn_end(m);
 	uint64_t *seen = calloc(end / 64 + 1, sizeof(*seen));
+	bool *empty = calloc(L->nr_cpus + 1, sizeof(*empty));
 	struct tdb_cursor *cur;
 	struct bc_event raw;
 	struct tr_event ev;
 	int ret, z, cpu;
 
-	if (!seen)
+	if (!seen || !empty) {
+		free(seen);
+		free(empty);
 		return bc_error(BC_E_NOMEM, "out of memory");
+	}
 	ret = tdb_cursor_open(db, from, to, &cur);
 	if (ret) {
 		free(seen);
+		free(empty);
 		return ret;
 	}
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
-		uint64_t bit, pages;
+		uint64_t bit, pages, *r;
 
 		tr_decode(dec, &raw, &ev);
 		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
 			continue;
+		/* rmqueue_bulk() refills a list only when it is empty (__rmqueue_pcplist()) */
+		if (!seed && ev.kind == TR_EV_ZONE_LOCKED && (z = zone_of(L, ev.pfn)) >= 0 &&
+		    model_zone_locked_refill(m, ev.order, ev.mt, ev.percpu_refill) &&
+		    (r = refill_at(refill, L->nr_cpus, z, ev.cpu, ev.order, ev.mt)) &&
+		    *r == UINT64_MAX)
+			*r = ev.seq;
 		bit = 1ull << (ev.pfn % 64);
 		if (seen[ev.pfn / 64] & bit)
 			continue;
@@ -104,9 +133,17 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 			continue;
 		pages = 1ull << ev.order;
 		cpu = ev.cpu;
-		if (ev.kind == TR_EV_PCPU_DRAIN && quota)
+		if (ev.kind == TR_EV_PCPU_DRAIN && quota) {
+			unsigned int c;
+
+			/* a list the kernel refilled before this drain did not hold the page */
+			for (c = 0; c < L->nr_cpus; c++) {
+				r = refill_at(refill, L->nr_cpus, z, (int)c, ev.order, ev.mt);
+				empty[c] = r && *r < ev.seq;
+			}
 			cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus, cpu,
-					  pages);
+					  pages, empty);
+		}
 		if (!seed) {
 			if (ev.kind == TR_EV_PAGE_ALLOC && quota && cpu >= 0 &&
 			    (unsigned int)cpu < L->nr_cpus)
@@ -128,6 +165,7 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 	}
 	tdb_cursor_close(cur);
 	free(seen);
+	free(empty);
 	return ret < 0 ? ret : 0;
 }
 
@@ -136,21 +174,30 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 {
 	const struct model_layout *L = model_get_layout(m);
 	size_t n = (size_t)L->nr_zones * L->nr_cpus, i;
+	size_t nr_refill = (n ? n : 1) * REFILL_ORDERS * REFILL_MTS;
+	uint64_t *refill = NULL;
 	int64_t *quota = NULL;
 	int ret;
 
 	*nr = 0;
 	if (counts) {
 		quota = calloc(n ? n : 1, sizeof(*quota));
-		if (!quota)
+		refill = malloc(nr_refill * sizeof(*refill));
+		if (!quota || !refill) {
+			free(quota);
+			free(refill);
 			return bc_error(BC_E_NOMEM, "out of memory");
+		}
 		for (i = 0; i < n; i++)
 			quota[i] = counts[i];
+		for (i = 0; i < nr_refill; i++)
+			refill[i] = UINT64_MAX;
 	}
-	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, false, nr) : 0;
+	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, refill, false, nr) : 0;
 	if (!ret)
-		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, true, nr);
+		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, refill, true, nr);
 	free(quota);
+	free(refill);
 	return ret;
 }
 

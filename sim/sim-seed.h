@@ -16,6 +16,10 @@
  * (the event does not name it): such a page goes to the drainer's list while the
  * snapshot's zoneinfo count of that list has room after the pages allocations name,
  * else to the list with the most room (an assumption; counts per zone are right).
+ * A list the kernel refilled (mm_page_alloc_zone_locked of a pcp refill on its cpu,
+ * same order and type) before the drain did not hold the page: rmqueue_bulk() refills
+ * only an empty list (__rmqueue_pcplist()), and a seed page no event named before its
+ * drain never left its list.
  */
 #ifndef BC_SIM_SEED_H
 #define BC_SIM_SEED_H

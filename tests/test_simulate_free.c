@@ -443,6 +443,38 @@ START_TEST(test_seed_reported_not_contig)
 }
 END_TEST
 
+static int check_pcp_owner(void *arg, struct model *m, struct sim_apply *ap)
+{
+	struct model_pfn_info pi;
+
+	(void)ap;
+	ck_assert_int_eq(model_pfn_info(m, 0x101cb4, &pi), 0);
+	*(int *)arg = pi.state == MODEL_PFN_PCP ? pi.cpu : -2;
+	return 0;
+}
+
+/*
+ * vm-movable.db: the seed page 0x101cb4 (flags 0, order 2) is first named by a drain
+ * on cpu 1 (seq 41482, a drainer need not own the list); cpu 0 refilled its order-2
+ * Unmovable list at seq 36981, so that list was empty then and never held the page:
+ * it starts on cpu 1's list.
+ */
+START_TEST(test_seed_pcp_refilled_list)
+{
+	int cpu = -3;
+	struct sim_opts o = { .until_seq = 0, .ready = check_pcp_owner, .hook_arg = &cpu,
+			      .no_figures = true };
+	struct sim_result r;
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/vm-movable.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	ck_assert_int_eq(cpu, 1);
+	sim_result_release(&r);
+	tdb_close(db);
+}
+END_TEST
+
 /*
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
@@ -465,7 +497,7 @@ START_TEST(test_free_running_gate)
 		{ "mlock.db", 0, 2, 0 }, { "offline.db", 0, 2, 0 }, { "pagecache.db", 1, 1, 0 },
 		{ "pgtable.db", 0, 1, 0 }, { "pins.db", 2, 3, 2 }, { "slab.db", 0, 5, 0 },
 		{ "thp.db", 2, 1, 1 }, { "vm-movable.db", 1, 100, 1 },
-		{ "vm-reserved.db", 0, 200, 0 }, { "vm-cma.db", 0, 50, 0 },
+		{ "vm-reserved.db", 0, 230, 0 }, { "vm-cma.db", 0, 50, 0 },
 		{ "vm-cma-alloc-plain.db", 0, 50, 0 }, { "vm-cma-alloc.db", 0, 100, 0 },
 	};
 	struct sim_opts o = { .until_seq = UINT64_MAX };
@@ -523,6 +555,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_seed_putback);
 	tcase_add_test(tc, test_seed_reported_anon);
 	tcase_add_test(tc, test_seed_reported_not_contig);
+	tcase_add_test(tc, test_seed_pcp_refilled_list);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
