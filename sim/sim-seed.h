@@ -67,7 +67,8 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
  * placed first: sim_seed_pcp()) that no event of [@seq_from, @seq_to) names and that
  * snapshot @other reads PageBuddy (the window covers the events between the two) was
  * free at the seed: it goes back to the buddy. (A page of flags 0 in both snapshots is
- * left in use: a kernel allocation without __GFP_COMP held throughout reads so.)
+ * left in use: a kernel allocation without __GFP_COMP held throughout reads so; the
+ * caller may ask the next snapshot then, over the longer window.)
  * *@nr gets the pages put back. Return: 0, or a negative bc_err.
  */
 int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,

@@ -84,14 +84,14 @@ out:
  * before it left there. *@nr_limits: zones with limits; *@nr: blocks listed.
  */
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
-		    const struct tdb_snap_info *other, bool behind, unsigned int *nr_limits,
-		    uint64_t *nr, uint64_t *nr_reported)
+		    const struct tdb_snap_info *const *others, int nr_others, bool behind,
+		    unsigned int *nr_limits, uint64_t *nr, uint64_t *nr_reported)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
 	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
 	uint64_t more = 0, reported = 0;
-	int ret;
+	int i, ret;
 
 	if (!counts)
 		return bc_error(BC_E_NOMEM, "out of memory");
@@ -103,13 +103,21 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
 					  &more);
 	*nr += more;
-	/* page reporting's blocks, told by the neighbouring snapshot @other (sim-seed.h) */
-	if (!ret && other)
-		ret = sim_seed_reported(S->db, rp_decoder(rp), m, other,
-					(uint64_t)(other->seq_begin < si->seq_begin ?
-						   other->seq_begin : si->seq_begin),
-					(uint64_t)(other->seq_end > si->seq_end ?
-						   other->seq_end : si->seq_end), &reported);
+	/*
+	 * free pages off the lists at the read, told by the snapshots @others (sim-seed.h),
+	 * nearest first: a page still unknown after one is asked of the next
+	 */
+	for (i = 0; !ret && i < nr_others; i++) {
+		const struct tdb_snap_info *o = others[i];
+		uint64_t n = 0;
+
+		ret = sim_seed_reported(S->db, rp_decoder(rp), m, o,
+					(uint64_t)(o->seq_begin < si->seq_begin ? o->seq_begin :
+						   si->seq_begin),
+					(uint64_t)(o->seq_end > si->seq_end ? o->seq_end : si->seq_end),
+					&n);
+		reported += n;
+	}
 	if (nr_reported)
 		*nr_reported = reported;
 	free(counts);
@@ -137,7 +145,7 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = seed_pcp(S, rp, si, S->prev, true, &nr_limits, &nr, NULL);
+		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
 	rp_destroy(rp);
@@ -174,7 +182,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si)
 
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
 static int setup(struct sim *S, const struct tdb_snap_info *seed,
-		 const struct tdb_snap_info *next)
+		 const struct tdb_snap_info *const *later, int nr_later)
 {
 	const struct model_layout *L;
 	struct rp_opts ro = { .until_seq = (uint64_t)seed->seq_end, .no_score = true,
@@ -189,7 +197,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (ret)
 		return ret;
 	S->m = rp_model(S->rp);
-	ret = seed_pcp(S, S->rp, seed, next, true, &S->res->zone_limits,
+	ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported);
 	if (!ret)
 		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
@@ -223,13 +231,16 @@ static bool compared(const struct tdb_snap_info *s, uint64_t at, uint64_t until)
 static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 {
 	uint64_t at = (uint64_t)si[seed].seq_end, until = S->o->until_seq;
-	const struct tdb_snap_info *next = NULL;
-	int i, ret;
+	const struct tdb_snap_info **later = calloc((size_t)nr + 1, sizeof(*later));
+	int i, ret, nr_later = 0;
 
-	for (i = seed + 1; i < nr && !next; i++)
+	if (!later)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = seed + 1; i < nr; i++)
 		if (compared(&si[i], at, UINT64_MAX))
-			next = &si[i];
-	ret = setup(S, &si[seed], next);
+			later[nr_later++] = &si[i];
+	ret = setup(S, &si[seed], later, nr_later);
+	free(later);
 	S->prev = &si[seed];
 	S->res->seed_snap = si[seed].id;
 	S->res->seed_seq = at;
