@@ -8,6 +8,7 @@
 #include "common/err.h"
 #include "common/kpageflags.h"
 #include "db/tdb-snap.h"
+#include "db/tdb-pages.h"
 #include "db/tdb.h"
 #include "model/decide.h"
 #include "model/model.h"
@@ -294,25 +295,32 @@ static int named_pfns(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 	return ret < 0 ? ret : 0;
 }
 
-/* The pages of [@pfn, @pfn + @n) that snapshot @other reads PageBuddy: a bit each in @buddy. */
-static int read_buddy(struct tdb *db, const struct tdb_snap_info *other, uint64_t pfn,
-		      uint64_t n, uint64_t *flags, uint64_t *buddy)
+/* Snapshot @other's flags, one stored row (TDB_PAGE_CHUNK pfns) at a time. */
+struct snap_rows {
+	const struct tdb_snap_info *snap;
+	uint64_t base, n;		/* the row held: [base, base + n) */
+	uint64_t *flags;
+};
+
+/* Does snapshot @r->snap read @pfn PageBuddy? 1 yes, 0 no, or a negative bc_err. */
+static int reads_buddy(struct tdb *db, struct snap_rows *r, uint64_t pfn)
 {
-	uint64_t i;
 	int ret;
 
-	memset(buddy, 0, (n / 64 + 1) * sizeof(*buddy));
-	if (pfn >= other->nr_pfns)
+	if (pfn >= r->snap->nr_pfns)
 		return 0;
-	if (pfn + n > other->nr_pfns)
-		n = other->nr_pfns - pfn;
-	ret = tdb_snap_pages_read(db, other->id, pfn, n, flags, NULL);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++)
-		if ((flags[i] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) == KPF_BIT(KPF_BUDDY))
-			buddy[i / 64] |= 1ull << (i % 64);
-	return 0;
+	if (pfn < r->base || pfn - r->base >= r->n) {
+		r->base = pfn / TDB_PAGE_CHUNK * TDB_PAGE_CHUNK;
+		r->n = r->snap->nr_pfns - r->base < TDB_PAGE_CHUNK ?
+		       r->snap->nr_pfns - r->base : TDB_PAGE_CHUNK;
+		ret = tdb_snap_pages_read(db, r->snap->id, r->base, r->n, r->flags, NULL);
+		if (ret) {
+			r->n = 0;
+			return ret;
+		}
+	}
+	return (r->flags[pfn - r->base] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) ==
+	       KPF_BIT(KPF_BUDDY);
 }
 
 int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
@@ -320,53 +328,51 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 		      uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
-	uint64_t pbn = 1ull << L->pageblock_order, end = pfn_end(m), *named, *flags, *buddy;
-	uint64_t p, i;
+	struct snap_rows rows = { .snap = other };
+	uint64_t end = pfn_end(m), *named, q;
 	unsigned int zi;
 	int ret;
 
 	*nr = 0;
 	named = calloc(end / 64 + 1, sizeof(*named));
-	flags = calloc(pbn, sizeof(*flags));
-	buddy = calloc(pbn / 64 + 1, sizeof(*buddy));
-	if (!named || !flags || !buddy) {
+	rows.flags = calloc(TDB_PAGE_CHUNK, sizeof(*rows.flags));
+	if (!named || !rows.flags) {
 		ret = bc_error(BC_E_NOMEM, "out of memory");
 		goto out;
 	}
 	ret = named_pfns(db, dec, end, seq_from, seq_to, named);
 	for (zi = 0; !ret && zi < L->nr_zones; zi++) {
 		const struct model_zone_layout *zl = &L->zones[zi];
-		uint64_t zend = zl->start_pfn + zl->spanned;
 
-		for (p = zl->start_pfn / pbn * pbn; !ret && p < zend; p += pbn) {
-			bool read = false;
+		for (q = zl->start_pfn; !ret && q < zl->start_pfn + zl->spanned; q++) {
+			struct model_pfn_info pi;
 
-			for (i = p < zl->start_pfn ? zl->start_pfn - p : 0;
-			     !ret && i < pbn && p + i < zend; i++) {
-				uint64_t q = p + i;
-
-				if ((named[q / 64] & (1ull << (q % 64))) || !seed_unknown(m, q))
-					continue;
-				if (!read) {
-					ret = read_buddy(db, other, p, pbn, flags, buddy);
-					read = true;
-					if (ret)
-						break;
-				}
-				if (!(buddy[i / 64] & (1ull << (i % 64))))
-					continue;
-				ret = model_seed_putback(m, q, 0);
-				if (ret == 1)
-					ret = 0;
-				else
-					*nr += !ret;
+			if (model_pfn_info(m, q, &pi))
+				continue;
+			if (pi.state != MODEL_PFN_ALLOC || !pi.seeded ||
+			    pi.kind != MODEL_KIND_UNKNOWN) {
+				/* the rest of a free block or an allocation: no seeded page */
+				if (pi.state != MODEL_PFN_HOLE && pi.state != MODEL_PFN_UNINIT &&
+				    pi.head <= q && pi.order < 32 &&
+				    pi.head + (1ull << pi.order) - 1 > q)
+					q = pi.head + (1ull << pi.order) - 1;
+				continue;
 			}
+			if (named[q / 64] & (1ull << (q % 64)))
+				continue;
+			ret = reads_buddy(db, &rows, q);
+			if (ret <= 0)
+				continue;
+			ret = model_seed_putback(m, q, 0);
+			if (ret == 1)
+				ret = 0;
+			else
+				*nr += !ret;
 		}
 	}
 out:
 	free(named);
-	free(flags);
-	free(buddy);
+	free(rows.flags);
 	return ret < 0 ? ret : 0;
 }
 
