@@ -173,6 +173,8 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
 	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
+	json_kuint(&j, "seed_reported", st->seed_reported);
+	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -276,6 +278,10 @@ static void print_text(const struct sim_result *r, const char *path)
 	       (unsigned long long)st->kernel_failed_allocs,
 	       (unsigned long long)st->seed_pcp_listed,
 	       (unsigned long long)st->seed_pcp_drained);
+	if (st->seed_reported)
+		printf("pageblocks of the first snapshot that free page reporting held off the "
+		       "free lists (flags 0, free in the next snapshot, no event between): %llu, "
+		       "put back\n", (unsigned long long)st->seed_reported);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "
 		       "the kernel made\n", (unsigned long long)st->contig_failed,

@@ -1176,6 +1176,29 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
 
+int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order)
+{
+	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
+				      W_SEEDED);
+	uint32_t idx, i, n;
+	int zi, ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (order > m->max_order || !pfn_to_idx(m, pfn, &idx) ||
+	    (idx & ((1u << order) - 1)) || (zi = model_idx_zone(m, idx)) < 0 ||
+	    idx + (1u << order) > m->zones[zi].iend)
+		return bc_error(BC_E_INVAL, "model: no free block of order %u at pfn %#llx",
+				order, (unsigned long long)pfn);
+	n = 1u << order;
+	for (i = idx; i < idx + n; i++)
+		if ((m->words[i] & ~W_UNCERTAIN) != want)
+			return 1;
+	/* __putback_isolated_page(): __free_one_page(..., FPI_TO_TAIL) */
+	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
+	return model_free_split(m, &m->zones[zi], idx, order, 1);
+}
+
 /*
  * Unlink the free block whose first pfn is @pfn (its head word tagged @tag, WT_BUDDY
  * or WT_PCP) and link it again at its list's head or @tail. Returns 1 when there is no

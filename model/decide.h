@@ -98,6 +98,17 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu);
  */
 int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
 
+/*
+ * A free block that was off the free lists while the snapshot read it, seeded as
+ * unknown pages (flags 0, as pages in use that no flag shows): page reporting
+ * (page_reporting_process() -> __isolate_free_page() clears PageBuddy while it reports
+ * blocks of page_reporting_order, pageblock order by default, and above) or another
+ * holder of isolated free pages. Back to the buddy at its list's tail as
+ * __putback_isolated_page() returns it (merging with free buddies). Returns 1 (nothing
+ * done) when a page of the block is not such a seeded page.
+ */
+int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order);
+
 /* The pcp block whose first pfn is @pfn moves to its list's tail; 1: no such block. */
 int model_seed_pcp_move(struct model *m, uint64_t pfn);
 

@@ -10,8 +10,14 @@
 #include "sim/sim-pfnmap.h"
 #include "sim/sim-requests.h"
 
+struct sim_cma_range {
+	uint64_t pfn, nr;
+};
+
 struct sim_apply {
 	struct model *m;
+	struct sim_cma_range *cma;	/* cma_alloc()s made: the areas' bitmaps */
+	size_t nr_cma, cap_cma;
 	struct sim_pfnmap *pm;
 	struct sim_stats *st;
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
@@ -119,6 +125,7 @@ void sim_apply_destroy(struct sim_apply *a)
 		return;
 	model_set_migrate_hook(a->m, NULL, NULL);
 	sim_pfnmap_destroy(a->pm);
+	free(a->cma);
 	free(a);
 }
 
@@ -238,6 +245,50 @@ static int do_drain(struct sim_apply *a, const struct sim_request *rq)
 
 static int apply(struct sim_apply *a, const struct sim_request *rq);
 
+/*
+ * A CMA area's bitmap: a range that overlaps one an earlier cma_alloc() made, while
+ * that one's first page is still in use (its frees are the kernel's cma_release()).
+ */
+static bool cma_used(void *arg, uint64_t pfn, uint64_t nr)
+{
+	struct sim_apply *a = arg;
+	struct model_pfn_info pi;
+	size_t i;
+
+	for (i = 0; i < a->nr_cma; i++)
+		if (pfn < a->cma[i].pfn + a->cma[i].nr && a->cma[i].pfn < pfn + nr &&
+		    !model_pfn_info(a->m, a->cma[i].pfn, &pi) && pi.state == MODEL_PFN_ALLOC)
+			return true;
+	return false;
+}
+
+/*
+ * A contiguous allocation the kernel made: from its CMA area when the kernel's range
+ * lies in one (cma_alloc()), else alloc_contig_pages()'s search.
+ */
+static int do_contig(struct sim_apply *a, const struct sim_request *rq, uint64_t *spfn)
+{
+	uint64_t s, e;
+	int ret;
+
+	if (!sim_cma_area(a->m, rq->pfn, rq->nr_pages, &s, &e))
+		return sim_contig_alloc(a->m, rq->nr_pages, spfn);
+	ret = sim_cma_alloc(a->m, s, e, rq->nr_pages, cma_used, a, spfn);
+	if (ret)
+		return ret;
+	if (a->nr_cma == a->cap_cma) {
+		size_t cap = a->cap_cma ? a->cap_cma * 2 : 16;
+		struct sim_cma_range *r = realloc(a->cma, cap * sizeof(*r));
+
+		if (!r)
+			return bc_error(BC_E_NOMEM, "out of memory");
+		a->cma = r;
+		a->cap_cma = cap;
+	}
+	a->cma[a->nr_cma++] = (struct sim_cma_range){ *spfn, rq->nr_pages };
+	return 0;
+}
+
 int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 {
 	int ret;
@@ -267,7 +318,7 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 		return do_free(a, rq);
 	case SIM_REQ_CONTIG:
 		a->st->contig++;
-		ret = sim_contig_alloc(a->m, rq->nr_pages, &spfn);
+		ret = do_contig(a, rq, &spfn);
 		if (ret == 0)
 			sim_pfnmap_set(a->pm, rq->pfn, spfn, rq->nr_pages);
 		a->st->contig_failed += ret == 1;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-contig: the model's own alloc_contig_pages() and offline_pages() (sim-contig.h). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "model/model.h"
 #include "sim/sim-contig.h"
+
+#define SIM_TRACE_MT_CMA	4	/* MIGRATE_CMA, trace numbering of a CONFIG_CMA kernel */
 
 int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
 		     struct model_contig_result *res)
@@ -17,6 +20,14 @@ int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
 	};
 
+	/* an end past 2^64 would wrap to a small pfn: refuse it as the empty range it is */
+	if (!nr || s > UINT64_MAX - nr) {
+		memset(res, 0, sizeof(*res));
+		res->pfn = res->outer_start = UINT64_MAX;
+		return bc_error(BC_E_INVAL, "sim: contiguous range of %llu pages at %#llx: %s",
+				(unsigned long long)nr, (unsigned long long)s,
+				nr ? "its end is past the last pfn (overflows)" : "empty");
+	}
 	return model_alloc_contig_range(m, &req, res);
 }
 
@@ -139,6 +150,73 @@ int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t
 		ret2 = model_rollback(m);
 	}
 	return ret ? ret : ret2;
+}
+
+/* Is the pageblock of @pfn a MIGRATE_CMA one (its stored type, trace numbering)? */
+static bool cma_block(struct model *m, uint64_t pfn)
+{
+	int stored, eff;
+	bool iso;
+
+	return model_get_profile(m)->cma &&
+	       !model_pageblock_mt(m, pfn, &stored, &eff, &iso) && stored == SIM_TRACE_MT_CMA;
+}
+
+int sim_cma_area(struct model *m, uint64_t pfn, uint64_t nr, uint64_t *start, uint64_t *end)
+{
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t pb = 1ull << L->pageblock_order, p, zs = 0, ze = 0;
+	unsigned int zi;
+
+	for (zi = 0; zi < L->nr_zones; zi++)
+		if (pfn >= L->zones[zi].start_pfn &&
+		    pfn < L->zones[zi].start_pfn + L->zones[zi].spanned) {
+			zs = L->zones[zi].start_pfn;
+			ze = zs + L->zones[zi].spanned;
+		}
+	if (!nr || pfn >= ze || nr > ze - pfn)
+		return 0;
+	for (p = pfn / pb * pb; p < pfn + nr; p += pb)
+		if (!cma_block(m, p))
+			return 0;
+	for (*start = pfn / pb * pb; *start >= zs + pb && cma_block(m, *start - pb); *start -= pb)
+		;
+	for (*end = (pfn + nr + pb - 1) / pb * pb; *end + pb <= ze && cma_block(m, *end); *end += pb)
+		;
+	if (*start < zs)
+		*start = zs;
+	return 1;
+}
+
+int sim_cma_alloc(struct model *m, uint64_t start, uint64_t end, uint64_t nr,
+		  bool (*used)(void *arg, uint64_t pfn, uint64_t nr), void *arg, uint64_t *pfn)
+{
+	uint64_t align = nr & (nr - 1) ? 1ull << model_get_layout(m)->pageblock_order : nr;
+	uint64_t s;
+
+	*pfn = UINT64_MAX;
+	if (!nr)
+		return -BC_E_INVAL;
+	/*
+	 * cma_alloc(): the first range of the area's bitmap that is free
+	 * (bitmap_find_next_zero_area_off()), alloc_contig_range(MIGRATE_CMA) on it, on
+	 * -EBUSY the next one.
+	 */
+	for (s = (start + align - 1) / align * align; s + nr <= end && s + nr > s; s += align) {
+		struct model_contig_result res;
+		int ret;
+
+		if (used && used(arg, s, nr))
+			continue;
+		ret = sim_contig_range(m, s, nr, MODEL_ISOLATE_CMA_ALLOC, &res);
+		if (ret)
+			return ret;
+		if (res.ret == 0) {
+			*pfn = s;
+			return 0;
+		}
+	}
+	return 1;
 }
 
 int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages)

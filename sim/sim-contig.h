@@ -10,6 +10,7 @@
 #ifndef BC_SIM_CONTIG_H
 #define BC_SIM_CONTIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -34,6 +35,22 @@ int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts
  * simulate made them before: the benchmark's baseline and the tests' cross-check. */
 int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
 			     unsigned int n);
+/*
+ * The CMA area a contiguous allocation the kernel made at [@pfn, @pfn + @nr) came from:
+ * when every pageblock of it is MIGRATE_CMA (cma_alloc() takes only from its area),
+ * the run of MIGRATE_CMA pageblocks around it in its zone, [*@start, *@end).
+ * Return: 1 and the area, 0 when the range is not a CMA area's.
+ */
+int sim_cma_area(struct model *m, uint64_t pfn, uint64_t nr, uint64_t *start, uint64_t *end);
+/*
+ * cma_alloc() of @nr pages from the area [@start, @end): the first position at @nr's
+ * alignment (a pageblock when @nr is not a power of two) that @used (may be NULL:
+ * the area's bitmap, what earlier allocations hold) leaves free and that
+ * alloc_contig_range(MIGRATE_CMA) serves. Return: 0 and *@pfn, 1 when none does, or a
+ * negative bc_err.
+ */
+int sim_cma_alloc(struct model *m, uint64_t start, uint64_t end, uint64_t nr,
+		  bool (*used)(void *arg, uint64_t pfn, uint64_t nr), void *arg, uint64_t *pfn);
 /* offline_pages() of [@start, @start + @nr_pages). Return: 0 done, 1 refused (the
  * model's stage said no), or a negative bc_err. */
 int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages);

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-seed: the snapshot's pcp lists from the trace (sim-seed.h). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
+#include "common/kpageflags.h"
+#include "db/tdb-snap.h"
+#include "db/tdb-pages.h"
 #include "db/tdb.h"
 #include "model/decide.h"
 #include "model/model.h"
@@ -50,16 +55,32 @@ static bool seed_unknown(const struct model *m, uint64_t pfn)
  * The list of a drained page: the drainer's while the zoneinfo count of its list
  * leaves room after what allocations name, else the cpu with the most room left.
  */
-static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pages)
+static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pages,
+		       const bool *empty)
 {
-	unsigned int c, best = 0;
+	unsigned int c, best = UINT_MAX;
 
-	if (cpu >= 0 && (unsigned int)cpu < nr_cpus && room[cpu] >= (int64_t)pages)
+	if (cpu >= 0 && (unsigned int)cpu < nr_cpus && room[cpu] >= (int64_t)pages &&
+	    !empty[cpu])
 		return cpu;
-	for (c = 1; c < nr_cpus; c++)
-		if (room[c] > room[best])
+	for (c = 0; c < nr_cpus; c++)
+		if (!empty[c] && (best == UINT_MAX || room[c] > room[best]))
 			best = c;
-	return room[best] > 0 ? (int)best : cpu;
+	return best != UINT_MAX && room[best] > 0 ? (int)best : cpu;
+}
+
+/* First refill of each pcp list after the seed: [zone][cpu][order][mt], seq or UINT64_MAX. */
+#define REFILL_ORDERS	16
+#define REFILL_MTS	8
+
+static uint64_t *refill_at(uint64_t *refill, unsigned int nr_cpus, int z, int cpu,
+			   unsigned int order, int mt)
+{
+	if (!refill || cpu < 0 || (unsigned int)cpu >= nr_cpus || order >= REFILL_ORDERS ||
+	    mt < 0 || mt >= REFILL_MTS)
+		return NULL;
+	return &refill[(((size_t)z * nr_cpus + (unsigned int)cpu) * REFILL_ORDERS + order) *
+		       REFILL_MTS + (unsigned int)mt];
 }
 
 /*
@@ -68,29 +89,41 @@ static int drain_owner(int64_t *room, unsigned int nr_cpus, int cpu, uint64_t pa
  * pfn counts.
  */
 static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		     uint64_t from, uint64_t to, int64_t *quota, bool seed, uint64_t *nr)
+		     uint64_t from, uint64_t to, int64_t *quota, uint64_t *refill, bool seed,
+		     uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
 	uint64_t end = pfn_end(m);
 	uint64_t *seen = calloc(end / 64 + 1, sizeof(*seen));
+	bool *empty = calloc(L->nr_cpus + 1, sizeof(*empty));
 	struct tdb_cursor *cur;
 	struct bc_event raw;
 	struct tr_event ev;
 	int ret, z, cpu;
 
-	if (!seen)
+	if (!seen || !empty) {
+		free(seen);
+		free(empty);
 		return bc_error(BC_E_NOMEM, "out of memory");
+	}
 	ret = tdb_cursor_open(db, from, to, &cur);
 	if (ret) {
 		free(seen);
+		free(empty);
 		return ret;
 	}
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
-		uint64_t bit, pages;
+		uint64_t bit, pages, *r;
 
 		tr_decode(dec, &raw, &ev);
 		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
 			continue;
+		/* rmqueue_bulk() refills a list only when it is empty (__rmqueue_pcplist()) */
+		if (!seed && ev.kind == TR_EV_ZONE_LOCKED && (z = zone_of(L, ev.pfn)) >= 0 &&
+		    model_zone_locked_refill(m, ev.order, ev.mt, ev.percpu_refill) &&
+		    (r = refill_at(refill, L->nr_cpus, z, ev.cpu, ev.order, ev.mt)) &&
+		    *r == UINT64_MAX)
+			*r = ev.seq;
 		bit = 1ull << (ev.pfn % 64);
 		if (seen[ev.pfn / 64] & bit)
 			continue;
@@ -101,9 +134,17 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 			continue;
 		pages = 1ull << ev.order;
 		cpu = ev.cpu;
-		if (ev.kind == TR_EV_PCPU_DRAIN && quota)
+		if (ev.kind == TR_EV_PCPU_DRAIN && quota) {
+			unsigned int c;
+
+			/* a list the kernel refilled before this drain did not hold the page */
+			for (c = 0; c < L->nr_cpus; c++) {
+				r = refill_at(refill, L->nr_cpus, z, (int)c, ev.order, ev.mt);
+				empty[c] = r && *r < ev.seq;
+			}
 			cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus, cpu,
-					  pages);
+					  pages, empty);
+		}
 		if (!seed) {
 			if (ev.kind == TR_EV_PAGE_ALLOC && quota && cpu >= 0 &&
 			    (unsigned int)cpu < L->nr_cpus)
@@ -125,6 +166,7 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 	}
 	tdb_cursor_close(cur);
 	free(seen);
+	free(empty);
 	return ret < 0 ? ret : 0;
 }
 
@@ -133,21 +175,30 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 {
 	const struct model_layout *L = model_get_layout(m);
 	size_t n = (size_t)L->nr_zones * L->nr_cpus, i;
+	size_t nr_refill = (n ? n : 1) * REFILL_ORDERS * REFILL_MTS;
+	uint64_t *refill = NULL;
 	int64_t *quota = NULL;
 	int ret;
 
 	*nr = 0;
 	if (counts) {
 		quota = calloc(n ? n : 1, sizeof(*quota));
-		if (!quota)
+		refill = malloc(nr_refill * sizeof(*refill));
+		if (!quota || !refill) {
+			free(quota);
+			free(refill);
 			return bc_error(BC_E_NOMEM, "out of memory");
+		}
 		for (i = 0; i < n; i++)
 			quota[i] = counts[i];
+		for (i = 0; i < nr_refill; i++)
+			refill[i] = UINT64_MAX;
 	}
-	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, false, nr) : 0;
+	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, refill, false, nr) : 0;
 	if (!ret)
-		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, true, nr);
+		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, refill, true, nr);
 	free(quota);
+	free(refill);
 	return ret;
 }
 
@@ -200,5 +251,180 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 		*nr += !ret;
 	}
 	free(last);
+	return ret < 0 ? ret : 0;
+}
+
+/* Every pfn an event of [from, to) names (an event's block: its order's pages): a bit each. */
+static int named_pfns(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
+		      uint64_t from, uint64_t to, uint64_t *named)
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret = tdb_cursor_open(db, from, to, &cur);
+
+	if (ret)
+		return ret;
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t p, last;
+
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_TEST_ISOLATED || ev.kind == TR_EV_ISOLATE_FREE ||
+		    ev.kind == TR_EV_ISOLATE_MIGRATE) {
+			/*
+			 * Free pages taken without a page event: alloc_contig_range() and
+			 * offline_pages() (their test_pages_isolated() range), compaction's
+			 * free scanner (its window)
+			 */
+			if (ev.end_pfn <= ev.start_pfn || ev.start_pfn >= end)
+				continue;
+			p = ev.start_pfn;
+			last = (ev.end_pfn < end ? ev.end_pfn : end) - 1;
+		} else if (ev.kind == TR_EV_OTHER || ev.pfn >= end) {
+			continue;
+		} else {
+			p = ev.pfn;
+			last = ev.order < 32 ? ev.pfn + (1ull << ev.order) - 1 : ev.pfn;
+		}
+		if (last >= end)
+			last = end - 1;
+		for (; p <= last; p++)
+			named[p / 64] |= 1ull << (p % 64);
+	}
+	tdb_cursor_close(cur);
+	return ret < 0 ? ret : 0;
+}
+
+/* Snapshot @other's flags, one stored row (TDB_PAGE_CHUNK pfns) at a time. */
+struct snap_rows {
+	const struct tdb_snap_info *snap;
+	uint64_t base, n;		/* the row held: [base, base + n) */
+	uint64_t *flags;
+};
+
+/* Does snapshot @r->snap read @pfn PageBuddy? 1 yes, 0 no, or a negative bc_err. */
+static int reads_buddy(struct tdb *db, struct snap_rows *r, uint64_t pfn)
+{
+	int ret;
+
+	if (pfn >= r->snap->nr_pfns)
+		return 0;
+	if (pfn < r->base || pfn - r->base >= r->n) {
+		r->base = pfn / TDB_PAGE_CHUNK * TDB_PAGE_CHUNK;
+		r->n = r->snap->nr_pfns - r->base < TDB_PAGE_CHUNK ?
+		       r->snap->nr_pfns - r->base : TDB_PAGE_CHUNK;
+		ret = tdb_snap_pages_read(db, r->snap->id, r->base, r->n, r->flags, NULL);
+		if (ret) {
+			r->n = 0;
+			return ret;
+		}
+	}
+	return (r->flags[pfn - r->base] & (KPF_BIT(KPF_BUDDY) | KPF_BIT(KPF_NOPAGE))) ==
+	       KPF_BIT(KPF_BUDDY);
+}
+
+int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
+		      uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct snap_rows rows = { .snap = other };
+	uint64_t end = pfn_end(m), *named, q;
+	unsigned int zi;
+	int ret;
+
+	*nr = 0;
+	named = calloc(end / 64 + 1, sizeof(*named));
+	rows.flags = calloc(TDB_PAGE_CHUNK, sizeof(*rows.flags));
+	if (!named || !rows.flags) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	ret = named_pfns(db, dec, end, seq_from, seq_to, named);
+	for (zi = 0; !ret && zi < L->nr_zones; zi++) {
+		const struct model_zone_layout *zl = &L->zones[zi];
+
+		for (q = zl->start_pfn; !ret && q < zl->start_pfn + zl->spanned; q++) {
+			struct model_pfn_info pi;
+
+			if (model_pfn_info(m, q, &pi))
+				continue;
+			if (pi.state != MODEL_PFN_ALLOC || !pi.seeded ||
+			    pi.kind != MODEL_KIND_UNKNOWN) {
+				/* the rest of a free block or an allocation: no seeded page */
+				if (pi.state != MODEL_PFN_HOLE && pi.state != MODEL_PFN_UNINIT &&
+				    pi.head <= q && pi.order < 32 &&
+				    pi.head + (1ull << pi.order) - 1 > q)
+					q = pi.head + (1ull << pi.order) - 1;
+				continue;
+			}
+			if (named[q / 64] & (1ull << (q % 64)))
+				continue;
+			ret = reads_buddy(db, &rows, q);
+			if (ret <= 0)
+				continue;
+			ret = model_seed_putback(m, q, 0);
+			if (ret == 1)
+				ret = 0;
+			else
+				*nr += !ret;
+		}
+	}
+out:
+	free(named);
+	free(rows.flags);
+	return ret < 0 ? ret : 0;
+}
+
+int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
+{
+	uint64_t end = pfn_end(m), *seen, *takes = NULL, nt = 0, cap = 0;
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret;
+
+	*nr = 0;
+	seen = calloc(end / 64 + 1, sizeof(*seen));
+	if (!seen)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
+	if (ret) {
+		free(seen);
+		return ret;
+	}
+	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t bit;
+
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+			continue;
+		bit = 1ull << (ev.pfn % 64);
+		if (seen[ev.pfn / 64] & bit)
+			continue;
+		seen[ev.pfn / 64] |= bit;
+		/* first named by a take off the buddy: rmqueue_bulk(), rmqueue_buddy(), a fallback */
+		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG)
+			continue;
+		if (nt == cap) {
+			uint64_t *t = realloc(takes, (cap = cap ? cap * 2 : 1024) * sizeof(*t));
+
+			if (!t) {
+				ret = bc_error(BC_E_NOMEM, "out of memory");
+				break;
+			}
+			takes = t;
+		}
+		takes[nt++] = ev.pfn;
+	}
+	tdb_cursor_close(cur);
+	/* from the last take to the first: the first block taken ends at its list's head */
+	while (ret >= 0 && nt-- > 0) {
+		ret = model_seed_free_move(m, takes[nt], false);
+		*nr += !ret;
+	}
+	free(seen);
+	free(takes);
 	return ret < 0 ? ret : 0;
 }

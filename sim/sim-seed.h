@@ -16,6 +16,10 @@
  * (the event does not name it): such a page goes to the drainer's list while the
  * snapshot's zoneinfo count of that list has room after the pages allocations name,
  * else to the list with the most room (an assumption; counts per zone are right).
+ * A list the kernel refilled (mm_page_alloc_zone_locked of a pcp refill on its cpu,
+ * same order and type) before the drain did not hold the page: rmqueue_bulk() refills
+ * only an empty list (__rmqueue_pcplist()), and a seed page no event named before its
+ * drain never left its list.
  */
 #ifndef BC_SIM_SEED_H
 #define BC_SIM_SEED_H
@@ -25,6 +29,7 @@
 struct tdb;
 struct tr_decoder;
 struct model;
+struct tdb_snap_info;
 
 /*
  * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
@@ -46,5 +51,39 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
  */
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_to, uint64_t *nr);
+
+/*
+ * Free pages off the free lists while the snapshot read them: page reporting
+ * (page_reporting_process(): free blocks of page_reporting_order, pageblock order by
+ * default, and above) holds blocks off the lists while it reports them
+ * (__isolate_free_page() clears PageBuddy), so a snapshot that reads one sees pages of
+ * flags 0, as of kernel pages no flag shows, and the block is back on its free list
+ * (__putback_isolated_page(), at the tail) a moment later with no event. Every path
+ * that frees a page in use is traced (free_pages_prepare(): mm_page_free) and a pcp
+ * page reaches the buddy by a traced drain; the paths that take free pages without a
+ * page event name their ranges (alloc_contig_range() and offline_pages():
+ * test_pages_isolated; compaction's free scanner: its window). So a seeded page of
+ * flags 0 (pcp pages
+ * placed first: sim_seed_pcp()) that no event of [@seq_from, @seq_to) names and that
+ * snapshot @other reads PageBuddy (the window covers the events between the two) was
+ * free at the seed: it goes back to the buddy. (A page of flags 0 in both snapshots is
+ * left in use: a kernel allocation without __GFP_COMP held throughout reads so; the
+ * caller may ask the next snapshot then, over the longer window.)
+ * *@nr gets the pages put back. Return: 0, or a negative bc_err.
+ */
+int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		      const struct tdb_snap_info *other, uint64_t seq_from, uint64_t seq_to,
+		      uint64_t *nr);
+
+/*
+ * The order of the seed's free lists, which no /proc file shows, from the trace (as
+ * simulate --teacher rebuilds it): the free blocks the kernel takes off the buddy in
+ * [@seq_from, @seq_to) (mm_page_alloc_zone_locked, mm_page_alloc_extfrag) with no
+ * event naming them before go to their lists' heads in the order they were taken,
+ * the first taken at the head (__rmqueue_smallest() takes the head). *@nr gets the
+ * blocks moved. Return: 0, or a negative bc_err.
+ */
+int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+			uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
 
 #endif

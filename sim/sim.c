@@ -25,6 +25,7 @@ struct sim {
 	int nr_att;
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
+	const struct tdb_snap_info *prev;	/* the snapshot compared (or seeded) last */
 };
 
 /* One request: the hook's, else the simulation's. */
@@ -84,13 +85,15 @@ out:
  * @zone_count, zoneinfo's pcp->count summed per zone.
  */
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
-		    bool behind, unsigned int *nr_limits, uint64_t *nr, uint64_t *zone_count)
+		    const struct tdb_snap_info *const *others, int nr_others, bool behind,
+		    unsigned int *nr_limits, uint64_t *nr, uint64_t *nr_reported,
+		    uint64_t *zone_count)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
 	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
-	uint64_t more = 0;
-	int ret;
+	uint64_t more = 0, reported = 0;
+	int i, ret;
 
 	if (!counts)
 		return bc_error(BC_E_NOMEM, "out of memory");
@@ -102,8 +105,25 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
 					  &more);
 	*nr += more;
-	for (size_t i = 0; zone_count && i < (size_t)L->nr_zones * L->nr_cpus; i++)
-		zone_count[i / L->nr_cpus] += counts[i];
+	for (size_t k = 0; zone_count && k < (size_t)L->nr_zones * L->nr_cpus; k++)
+		zone_count[k / L->nr_cpus] += counts[k];
+	/*
+	 * free pages off the lists at the read, told by the snapshots @others (sim-seed.h),
+	 * nearest first: a page still unknown after one is asked of the next
+	 */
+	for (i = 0; !ret && i < nr_others; i++) {
+		const struct tdb_snap_info *o = others[i];
+		uint64_t n = 0;
+
+		ret = sim_seed_reported(S->db, rp_decoder(rp), m, o,
+					(uint64_t)(o->seq_begin < si->seq_begin ? o->seq_begin :
+						   si->seq_begin),
+					(uint64_t)(o->seq_end > si->seq_end ? o->seq_end : si->seq_end),
+					&n);
+		reported += n;
+	}
+	if (nr_reported)
+		*nr_reported = reported;
 	free(counts);
 	return ret;
 }
@@ -131,7 +151,8 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = seed_pcp(S, rp, si, true, &nr_limits, &nr, zone_count);
+		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
+			       zone_count);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), out);
 	for (zi = 0; !ret && zi < out->nr_zones; zi++)
@@ -220,7 +241,8 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
 }
 
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
-static int setup(struct sim *S, const struct tdb_snap_info *seed)
+static int setup(struct sim *S, const struct tdb_snap_info *seed,
+		 const struct tdb_snap_info *const *later, int nr_later)
 {
 	const struct model_layout *L;
 	struct rp_opts ro = { .until_seq = (uint64_t)seed->seq_end, .no_score = true,
@@ -235,8 +257,11 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	if (ret)
 		return ret;
 	S->m = rp_model(S->rp);
-	ret = seed_pcp(S, S->rp, seed, true, &S->res->zone_limits,
-		       &S->res->st.seed_pcp_listed, NULL);
+	ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
+		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported, NULL);
+	if (!ret)
+		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
+					  UINT64_MAX, &S->res->st.seed_free_reordered);
 	if (ret)
 		return ret;
 	L = model_get_layout(S->m);
@@ -256,16 +281,31 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed)
 	return ret;
 }
 
+/* A snapshot the run compares: complete, aligned, its end in [@at, @until]. */
+static bool compared(const struct tdb_snap_info *s, uint64_t at, uint64_t until)
+{
+	return s->complete && s->seq_begin >= 0 && s->seq_end >= 0 &&
+	       (uint64_t)s->seq_end >= at && (uint64_t)s->seq_end <= until;
+}
+
 static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 {
 	uint64_t at = (uint64_t)si[seed].seq_end, until = S->o->until_seq;
-	int i, ret = setup(S, &si[seed]);
+	const struct tdb_snap_info **later = calloc((size_t)nr + 1, sizeof(*later));
+	int i, ret, nr_later = 0;
 
+	if (!later)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = seed + 1; i < nr; i++)
+		if (compared(&si[i], at, UINT64_MAX))
+			later[nr_later++] = &si[i];
+	ret = setup(S, &si[seed], later, nr_later);
+	free(later);
+	S->prev = &si[seed];
 	S->res->seed_snap = si[seed].id;
 	S->res->seed_seq = at;
 	for (i = seed + 1; !ret && i < nr; i++) {
-		if (!si[i].complete || si[i].seq_begin < 0 || si[i].seq_end < 0 ||
-		    (uint64_t)si[i].seq_end < at || (uint64_t)si[i].seq_end > until)
+		if (!compared(&si[i], at, until))
 			continue;
 		struct sim_buddyinfo bi;
 
@@ -282,6 +322,7 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 		at = (uint64_t)si[i].seq_end;
 		if (!ret && !S->o->no_figures)
 			ret = compare_at(S, &si[i], &bi);
+		S->prev = &si[i];
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);
