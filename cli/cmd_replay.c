@@ -172,9 +172,11 @@ static void print_text(struct replay *rp, const char *path)
 	printf("assumptions: %llu pageblock types guessed at the seed that no event showed "
 	       "(%llu guesses corrected: by an event, with the weakest guess of the other type "
 	       "re-typed to keep pagetypeinfo's counts, or to a later snapshot's counts); %llu frees of pages on a pcp list taken "
-	       "as ends of untraced alloc_pages_bulk() allocations\n",
+	       "as ends of untraced alloc_pages_bulk() allocations; %llu frees sent to the "
+	       "buddy, not the pcp list, as their cpu held its pcp lock in a free batch (pcp "
+	       "trylock failed: freed from interrupt context)\n",
 	       (unsigned long long)ms.pb_guessed, (unsigned long long)ms.guess_fixes,
-	       (unsigned long long)ms.bulk_allocs);
+	       (unsigned long long)ms.bulk_allocs, (unsigned long long)ms.nopcp_frees);
 	(void)att;
 }
 
@@ -229,6 +231,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "pageblocks_guessed", ms.pb_guessed);
 	json_kuint(&j, "pageblock_guesses_corrected", ms.guess_fixes);
 	json_kuint(&j, "untraced_bulk_allocs", ms.bulk_allocs);
+	json_kuint(&j, "pcp_trylock_failed_frees", ms.nopcp_frees);
 	json_kint(&j, "attempts", na);
 	json_kuint(&j, "hugetlb_allocs", ms.hugetlb_allocs);	/* by gfp: an assumption */
 	json_attempts(&j, rp);
