@@ -334,7 +334,10 @@ static void touch(struct replay *rp, uint64_t pfn, unsigned int order)
  * lock the batch holds (its last confirmed folio's); another zone's pcp lock is free
  * and takes the page (seen on 6.1: a DMA32 order-1 free inside a Normal batch, then
  * drained from DMA32's pcp list). A confirmation gap longer than an
- * interrupt (RP_BATCH_GAP_NS) ends the batch: the rest were not pcp-bound after all.
+ * interrupt (RP_BATCH_GAP_NS) ends the batch: the rest were not pcp-bound after all;
+ * a drain of the batch's zone on its cpu is inside the locked section and counts as a
+ * confirmation for the gap (batch_drain()). 6.1's free_unref_page_list() has the same
+ * shape (mm_page_free from free_unref_page_prepare(), then mm_page_free_batched).
  */
 #define RP_BATCH_GAP_NS	10000000ull
 
