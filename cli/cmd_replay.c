@@ -172,11 +172,14 @@ static void print_text(struct replay *rp, const char *path)
 	printf("assumptions: %llu pageblock types guessed at the seed that no event showed "
 	       "(%llu guesses corrected: by an event, with the weakest guess of the other type "
 	       "re-typed to keep pagetypeinfo's counts, or to a later snapshot's counts); %llu frees of pages on a pcp list taken "
-	       "as ends of untraced alloc_pages_bulk() allocations; %llu frees sent to the "
-	       "buddy, not the pcp list, as their cpu held its pcp lock in a free batch (pcp "
-	       "trylock failed: freed from interrupt context)\n",
+	       "as ends of untraced alloc_pages_bulk() allocations",
 	       (unsigned long long)ms.pb_guessed, (unsigned long long)ms.guess_fixes,
-	       (unsigned long long)ms.bulk_allocs, (unsigned long long)ms.nopcp_frees);
+	       (unsigned long long)ms.bulk_allocs);
+	if (ms.nopcp_frees)
+		printf("; %llu frees sent to the buddy, not the pcp list, as their cpu held its "
+		       "pcp lock in a free batch (pcp trylock failed: freed from interrupt "
+		       "context)", (unsigned long long)ms.nopcp_frees);
+	putchar('\n');
 	(void)att;
 }
 
