@@ -66,7 +66,8 @@ struct chk_ctx {
 	uint64_t events, hypothetical;
 	bool replayed;
 	uint64_t explained_seq, explained_pfn;	/* the first explained case */
-	uint64_t nopcp_seen;		/* model nopcp_frees counted as explained so far */
+	uint64_t nopcp_seen;		/* trylock-failed frees counted as explained so far */
+	uint64_t trylock_late;		/* replay's, found at evidence (rp_trylock_late()) */
 	uint64_t gf_scan;		/* model_guess_fixes() at the last full scan */
 	char explained_note[CHK_NR_CHECKERS][320];	/* the first explained case, in words */
 

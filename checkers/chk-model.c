@@ -651,17 +651,18 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 				 sc->pb_refit == 1 ? "" : "s", sc->pb_refit_note);
 	}
 	model_get_stats(m, &ms);
-	if (ms.nopcp_frees > c->nopcp_seen) {
+	if (ms.nopcp_frees + c->trylock_late > c->nopcp_seen) {
 		/*
 		 * free_unref_page() (6.1; free_frozen_pages() later) from an interrupt while
 		 * its cpu held the pcp lock in a free batch: pcp_spin_trylock() failed and
 		 * free_one_page() put the page in the buddy, no drain traced. The replay
-		 * modelled it so (events inside the batch's locked section); without it the
-		 * model would hold these blocks on a pcp list and the counts here would differ.
+		 * modelled it so (events inside the batch's locked section, or a free inside a
+		 * refill's found in the buddy later); without it the model would hold these
+		 * blocks on a pcp list and the counts here would differ.
 		 */
-		uint64_t n = ms.nopcp_frees - c->nopcp_seen;
+		uint64_t n = ms.nopcp_frees + c->trylock_late - c->nopcp_seen;
 
-		c->nopcp_seen = ms.nopcp_frees;
+		c->nopcp_seen = ms.nopcp_frees + c->trylock_late;
 		if (!c->r[CHK_FREECOUNT].explained)
 			snprintf(c->explained_note[CHK_FREECOUNT], sizeof(c->explained_note[0]),
 				 "snapshot %lld: %llu free%s went to the buddy, not the pcp list: pcp "

@@ -573,6 +573,7 @@ static int hk_end(void *arg, struct replay *rp, const struct tr_attempt *a)
 
 static int hk_snap(void *arg, struct replay *rp, const struct rp_score *sc)
 {
+	((struct chk_ctx *)arg)->trylock_late = rp_trylock_late(rp);
 	return chk_at_snapshot(arg, rp_model(rp), rp_tdb(rp), sc);
 }
 

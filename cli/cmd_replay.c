@@ -175,10 +175,11 @@ static void print_text(struct replay *rp, const char *path)
 	       "as ends of untraced alloc_pages_bulk() allocations",
 	       (unsigned long long)ms.pb_guessed, (unsigned long long)ms.guess_fixes,
 	       (unsigned long long)ms.bulk_allocs);
-	if (ms.nopcp_frees)
+	if (ms.nopcp_frees || rp_trylock_late(rp))
 		printf("; %llu frees sent to the buddy, not the pcp list, as their cpu held its "
-		       "pcp lock in a free batch (pcp trylock failed: freed from interrupt "
-		       "context)", (unsigned long long)ms.nopcp_frees);
+		       "pcp lock in a free batch, %llu inside a refill found in the buddy later "
+		       "(pcp trylock failed: freed from interrupt context)",
+		       (unsigned long long)ms.nopcp_frees, (unsigned long long)rp_trylock_late(rp));
 	putchar('\n');
 	(void)att;
 }
@@ -235,6 +236,7 @@ static void print_json(struct replay *rp)
 	json_kuint(&j, "pageblock_guesses_corrected", ms.guess_fixes);
 	json_kuint(&j, "untraced_bulk_allocs", ms.bulk_allocs);
 	json_kuint(&j, "pcp_trylock_failed_frees", ms.nopcp_frees);
+	json_kuint(&j, "pcp_trylock_failed_found_later", rp_trylock_late(rp));
 	json_kint(&j, "attempts", na);
 	json_kuint(&j, "hugetlb_allocs", ms.hugetlb_allocs);	/* by gfp: an assumption */
 	json_attempts(&j, rp);

@@ -10,6 +10,7 @@
 
 struct tdb_zone_count;
 
+#define RP_SUSPECTS	64	/* pcp frees that may have failed their trylock */
 #define RP_FOLIO_BATCH	32	/* > FOLIO_BATCH_SIZE (31): folios per free_unref_folios() */
 
 struct rp_snap {
@@ -88,8 +89,25 @@ struct replay {
 		uint8_t n, next;
 		bool confirming;
 		uint64_t ts_confirm;
+		/*
+		 * rmqueue_pcplist() holds the cpu's pcp lock across its refill
+		 * (rmqueue_bulk(): zone_locked with percpu_refill) until it has taken
+		 * the page its mm_page_alloc then reports: a free of that zone on that
+		 * cpu in between came from an interrupt (trylock failed).
+		 */
+		bool refilling;
+		int refill_zone;
+		uint64_t ts_refill;
 	} *batch;
 	unsigned int nr_batch;
+	/*
+	 * Frees made inside a refill's locked section (see free_inside_refill()), kept on
+	 * the pcp list until evidence says the trylock failed: the last RP_SUSPECTS, pfn
+	 * and order (UINT64_MAX: empty).
+	 */
+	struct { uint64_t pfn; unsigned int order; } suspect[RP_SUSPECTS];
+	unsigned int suspect_next;
+	uint64_t trylock_late;	/* of them, found in the buddy later and moved there */
 
 	/* pfns touched by events while the snapshot being scored was read (bitmap) */
 	uint64_t *touched;

@@ -264,6 +264,8 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	rp->touched = calloc(rp->touched_words, sizeof(uint64_t));
 	rp->nr_batch = rp->layout.nr_cpus ? rp->layout.nr_cpus : 1;
 	rp->batch = calloc(rp->nr_batch, sizeof(*rp->batch));
+	for (unsigned int i = 0; i < RP_SUSPECTS; i++)
+		rp->suspect[i].pfn = UINT64_MAX;
 	if (!rp->touched || !rp->batch) {
 		ret = bc_error(BC_E_NOMEM, "out of memory");
 		goto error;
@@ -303,6 +305,7 @@ uint64_t rp_next_seq(const struct replay *rp) { return rp->next_seq; }
 uint64_t rp_anomalies_during_snapshots(const struct replay *rp) { return rp->snapshot_anomalies; }
 int64_t rp_seed_snapshot(const struct replay *rp) { return rp->snaps[rp->seed_snap].id; }
 uint64_t rp_seed_reconciled(const struct replay *rp) { return rp->seed_skipped; }
+uint64_t rp_trylock_late(const struct replay *rp) { return rp->trylock_late; }
 const struct tr_decoder *rp_decoder(const struct replay *rp) { return rp->dec; }
 
 const struct tr_attempt *rp_attempts(const struct replay *rp, int *nr)
@@ -398,22 +401,116 @@ static void batch_drain(struct replay *rp, const struct tr_event *ev)
 		b->ts_confirm = ev->ts;
 }
 
+/*
+ * rmqueue_pcplist() (6.1, 6.12) takes the pcp lock with pcp_spin_trylock(), refills
+ * the list through rmqueue_bulk() (zone_locked events with percpu_refill) and takes
+ * the page before it unlocks; the allocation's mm_page_alloc follows. A free on that
+ * cpu, of the refilled zone, after the refill and before that mm_page_alloc came from
+ * an interrupt that found the lock taken: free_one_page(), to the buddy (seen on 6.1:
+ * a free 137 us after a refill of 15 blocks, taken from the buddy later). But the
+ * lock is dropped before mm_page_alloc and alloc_pages_bulk() refills with none
+ * after, so a free in that window may still be a task's pcp free (on 6.18 captures
+ * most are: drained later). Such a free goes to the pcp list as a suspect; when the
+ * buddy later hands the block out (zone_locked) while the model still holds it on
+ * the pcp list, the trylock had failed: it moves to the buddy then (suspect_found()).
+ */
+#define RP_REFILL_GAP_NS	1000000ull
+
+static bool free_inside_refill(struct replay *rp, const struct tr_event *ev)
+{
+	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
+
+	return b && b->refilling && ev->ts - b->ts_refill < RP_REFILL_GAP_NS &&
+	       model_pfn_zone(rp->m, ev->pfn) == b->refill_zone;
+}
+
+static void suspect_add(struct replay *rp, uint64_t pfn, unsigned int order)
+{
+	rp->suspect[rp->suspect_next].pfn = pfn;
+	rp->suspect[rp->suspect_next].order = order;
+	rp->suspect_next = (rp->suspect_next + 1) % RP_SUSPECTS;
+}
+
+/* Forget @pfn as a suspect; true if it was one (its order in *@order). */
+static bool suspect_take(struct replay *rp, uint64_t pfn, unsigned int *order)
+{
+	unsigned int i;
+
+	for (i = 0; i < RP_SUSPECTS; i++)
+		if (rp->suspect[i].pfn == pfn) {
+			rp->suspect[i].pfn = UINT64_MAX;
+			*order = rp->suspect[i].order;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The buddy hands out (zone_locked) a block the model holds on a pcp list, freed there
+ * inside a refill's locked section: that free's pcp_spin_trylock() had failed and
+ * free_one_page() put it in the buddy. Move it there now, as a drain would.
+ */
+static int suspect_found(struct replay *rp, const struct tr_event *ev)
+{
+	struct model_pfn_info pi;
+	unsigned int order;
+	int mt;
+
+	if (ev->pfn == UINT64_MAX || !suspect_take(rp, ev->pfn, &order))
+		return 0;
+	if (model_pfn_info(rp->m, ev->pfn, &pi) || pi.state != MODEL_PFN_PCP ||
+	    pi.head != ev->pfn || pi.order != order ||
+	    model_pageblock_mt(rp->m, ev->pfn, &mt, NULL, NULL))
+		return 0;
+	rp->trylock_late++;
+	return model_pcpu_drain(rp->m, ev->pfn, order, mt, pi.cpu);
+}
+
+static void refill_track(struct replay *rp, const struct tr_event *ev)
+{
+	struct rp_free_batch *b = cpu_batch(rp, ev->cpu);
+
+	if (!b)
+		return;
+	if (ev->kind == TR_EV_ZONE_LOCKED && ev->percpu_refill && ev->pfn != UINT64_MAX) {
+		b->refilling = true;
+		b->refill_zone = model_pfn_zone(rp->m, ev->pfn);
+		b->ts_refill = ev->ts;
+	} else if (ev->kind == TR_EV_PAGE_ALLOC) {
+		b->refilling = false;
+	}
+}
+
 /* Apply one decoded event to the model. */
 static int apply(struct replay *rp, const struct tr_event *ev)
 {
 	struct model *m = rp->m;
 
+	refill_track(rp, ev);
+	if (ev->kind == TR_EV_PAGE_ALLOC || ev->kind == TR_EV_PCPU_DRAIN ||
+	    ev->kind == TR_EV_PAGE_FREE) {
+		unsigned int o;
+
+		suspect_take(rp, ev->pfn, &o);	/* its block moved on: not a suspect now */
+	}
 	switch (ev->kind) {
 	case TR_EV_PAGE_ALLOC:
 		return model_page_alloc(m, ev->pfn, ev->order, ev->gfp, ev->mt, ev->cpu);
 	case TR_EV_PAGE_FREE:
 		if (ev->pfn != UINT64_MAX && free_inside_batch(rp, ev))
 			return model_page_free_nopcp(m, ev->pfn, ev->order, ev->cpu);
+		if (ev->pfn != UINT64_MAX && free_inside_refill(rp, ev))
+			suspect_add(rp, ev->pfn, ev->order);
 		return model_page_free(m, ev->pfn, ev->order, ev->cpu);
 	case TR_EV_FREE_BATCHED:
 		batch_confirm(rp, ev);
 		return model_free_batched(m, ev->pfn, ev->cpu);
-	case TR_EV_ZONE_LOCKED:
+	case TR_EV_ZONE_LOCKED: {
+		int ret = suspect_found(rp, ev);
+
+		if (ret)
+			return ret;
+	}
 		return model_zone_locked(m, ev->pfn, ev->order, ev->mt, ev->percpu_refill, ev->cpu);
 	case TR_EV_PCPU_DRAIN:
 		batch_drain(rp, ev);

@@ -177,6 +177,8 @@ int rp_apply_event(struct replay *rp, const struct bc_event *raw);
 /* Events recorded while the seed snapshot was read whose page it read afterwards:
  * already in the seed, so not applied again. */
 uint64_t rp_seed_reconciled(const struct replay *rp);
+/* Frees inside a refill's locked section moved to the buddy at later evidence. */
+uint64_t rp_trylock_late(const struct replay *rp);
 /* snapshots.id of the snapshot the model was seeded from. */
 int64_t rp_seed_snapshot(const struct replay *rp);
 
