@@ -510,6 +510,73 @@ START_TEST(test_batch_drain_then_task_free)
 END_TEST
 
 /*
+ * rmqueue_pcplist() holds the pcp lock across its refill (zone_locked with
+ * percpu_refill) until it has its page (mm_page_alloc): an interrupt's free in
+ * between fails pcp_spin_trylock() and goes to the buddy. Not certain at the free (the
+ * window goes on past the unlock), so the replay keeps the page on the pcp list and
+ * moves it when the buddy hands it out while the model holds it on a pcp list.
+ *   cpu 0 refills 0x1004 (order 0) and, before its mm_page_alloc, 0x1000 (order 1, in
+ *   use, its buddy in use) is freed on cpu 0 (@mode RF_AFTER: after the mm_page_alloc,
+ *   task context); then (RF_DRAINED) cpu 0 drains 0x1000 (the free went to the pcp
+ *   list after all); cpu 1's refill takes 0x1000.
+ * Expect: RF_IRQ no anomaly, one free found in the buddy late; RF_DRAINED no anomaly,
+ * none late; RF_AFTER the buddy handing out a pcp page stays an anomaly, none late.
+ */
+enum { RF_IRQ, RF_DRAINED, RF_AFTER };
+
+static void refill_free_case(int mode)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+
+	cap_begin(&c, "refill-free.db");
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, ZSTART, 1, 0);
+	alloc_page(&c, ZSTART + 2, 1, 0);	/* its buddy stays in use: 0x1000 stays order 1 */
+	ev(&c, T_ZL, 0, USER_PID, ZSTART + 4, 0, 1, 1, 0, 0);
+	if (mode != RF_AFTER)
+		free_page(&c, ZSTART, 1, 0);
+	ev(&c, T_ALLOC, 0, USER_PID, ZSTART + 4, 0, GFP_MOVABLE, 1, 0, 0);
+	if (mode == RF_AFTER)
+		free_page(&c, ZSTART, 1, 0);
+	if (mode == RF_DRAINED)
+		ev(&c, T_DRAIN, 0, USER_PID, ZSTART, 1, 1, 0, 0, 0);
+	alloc_page(&c, ZSTART, 1, 1);
+	cap_end(&c);
+
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	ck_assert_uint_eq(model_anomaly_count(rp_model(rp), MODEL_ANOM_PCP_IN_BUDDY, NULL, NULL),
+			  (mode == RF_AFTER ? 1 : 0));
+	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), (mode == RF_AFTER ? 1 : 0));
+	ck_assert_uint_eq(rp_trylock_late(rp), (mode == RF_IRQ ? 1 : 0));
+	rp_destroy(rp);
+	tdb_close(db);
+	fixture_rm(c.path);
+}
+
+START_TEST(test_refill_interrupt_free)
+{
+	refill_free_case(RF_IRQ);
+}
+END_TEST
+
+START_TEST(test_refill_free_drained)
+{
+	refill_free_case(RF_DRAINED);
+}
+END_TEST
+
+START_TEST(test_refill_then_task_free)
+{
+	refill_free_case(RF_AFTER);
+}
+END_TEST
+
+/*
  * pageblock-type pass case: a whole-block claim (extfrag with change_ownership, found
  * order 10: blocks A re-typed Unmovable) and a steal (change_ownership 0: block B keeps
  * Movable), each followed by its allocation. Expect no violation, and in the model
@@ -1554,6 +1621,9 @@ Suite *checkers_suite(void)
 	tcase_add_test(core, test_batch_interrupt_other_zone);
 	tcase_add_test(core, test_batch_drain_interrupt);
 	tcase_add_test(core, test_batch_drain_then_task_free);
+	tcase_add_test(core, test_refill_interrupt_free);
+	tcase_add_test(core, test_refill_free_drained);
+	tcase_add_test(core, test_refill_then_task_free);
 	tcase_add_test(core, test_alloc_during_drain_ok);
 	tcase_add_test(core, test_pcp_refree_not_reported);
 	tcase_add_test(core, test_pageblock_claim_and_steal_ok);
