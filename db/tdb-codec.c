@@ -82,6 +82,11 @@ static inline int get_uvarint(const uint8_t *p, size_t len, size_t *pos, uint64_
 
 	if (len - i < 10 || i > len)
 		return bc_get_uvarint(p, len, pos, v);
+	if (p[i] < 0x80) {		/* one byte: type, cpu and most small fields */
+		*pos = i + 1;
+		*v = p[i];
+		return 0;
+	}
 	for (shift = 0; shift < 63; shift += 7) {
 		uint8_t b = p[i++];
 

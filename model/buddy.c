@@ -123,6 +123,18 @@ static struct flist *node_list(struct model *m, struct mzone *z, uint32_t info)
 	return free_list(m, z, order, mt);
 }
 
+/*
+ * A list type's buddy pages change by @d, and with them the zone's NR_FREE_PAGES (all
+ * types but MIGRATE_ISOLATE: __mod_zone_freepage_state()), kept as it goes so the
+ * watermark checks and each simulated request do not sum the types again.
+ */
+static inline void zone_free_add(struct model *m, struct mzone *z, int mt, int32_t d)
+{
+	jadd32(m, &z->free_pages[mt], d);
+	if (mt < IMT_ISOLATE)
+		jadd32(m, &z->nr_free, d);
+}
+
 static struct mzone *zone_at(struct model *m, uint32_t idx)
 {
 	int zi = model_idx_zone(m, idx);
@@ -153,7 +165,7 @@ int model_add_free(struct model *m, struct mzone *z, uint32_t idx, unsigned int 
 	model_write_word(m, idx, wmake(WT_BUDDY, n));
 	list_add(m, free_list(m, z, order, mt), idx, nd, tail);
 	if (!model_fault(m, MODEL_FAULT_NR_FREE))	/* fault: the block is not counted */
-		jadd32(m, &z->free_pages[mt], (int32_t)(1u << order));
+		zone_free_add(m, z, mt, (int32_t)(1u << order));
 	return 0;
 }
 
@@ -219,7 +231,7 @@ uint32_t model_del_free(struct model *m, uint32_t idx)
 		jadd32(m, &z->pcp_pages, -(int32_t)(1u << order));
 		pcp_tails(m, idx, 1u << order, 0);
 	} else {
-		jadd32(m, &z->free_pages[(info >> FN_MT_SHIFT) & 7], -(int32_t)(1u << order));
+		zone_free_add(m, z, (info >> FN_MT_SHIFT) & 7, -(int32_t)(1u << order));
 	}
 	model_node_free(m, n);
 	return info;
@@ -287,10 +299,10 @@ uint32_t model_move_freepages_block(struct model *m, uint32_t pbi, int new_mt)
 
 			if (mt != new_mt) {
 				list_del(m, free_list(m, z, order, mt), i, nd);
-				jadd32(m, &z->free_pages[mt], -(int32_t)(1u << order));
+				zone_free_add(m, z, mt, -(int32_t)(1u << order));
 				jset32(m, &nd->info, order | ((uint32_t)new_mt << FN_MT_SHIFT));
 				list_add(m, free_list(m, z, order, new_mt), i, nd, 1);
-				jadd32(m, &z->free_pages[new_mt], (int32_t)(1u << order));
+				zone_free_add(m, z, new_mt, (int32_t)(1u << order));
 			}
 			moved += 1u << order;
 			i += 1u << order;

@@ -86,12 +86,7 @@ static int zone_type(const struct model *m, unsigned int zi)
 /* NR_FREE_PAGES: buddy pages not on the ISOLATE lists (account_freepages()). */
 static uint64_t nr_free(const struct mzone *z)
 {
-	uint64_t n = 0;
-	int mt;
-
-	for (mt = 0; mt < IMT_ISOLATE; mt++)
-		n += z->free_pages[mt];
-	return n;
+	return z->nr_free;	/* free_pages[] below IMT_ISOLATE, kept by buddy.c */
 }
 
 uint64_t model_zone_nr_free(const struct model *m, unsigned int zone)

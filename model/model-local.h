@@ -156,6 +156,7 @@ struct mzone {
 	uint32_t *pcp_count;		/* pages per cpu */
 	uint32_t nr_pb[NR_IMT];		/* pageblocks per effective type */
 	uint32_t free_pages[NR_IMT];	/* buddy pages per list type */
+	uint32_t nr_free;		/* NR_FREE_PAGES: free_pages[] below IMT_ISOLATE */
 	uint32_t pcp_pages;
 };
 

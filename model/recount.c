@@ -274,6 +274,7 @@ static void check_zone(const struct model *m, struct rc *rc, unsigned int zi)
 {
 	const struct mzone *z = &m->zones[zi];
 	unsigned int o, t, c;
+	uint64_t sum;
 	char what[96];
 
 	for (o = 0; o < m->nr_orders; o++)
@@ -286,6 +287,11 @@ static void check_zone(const struct model *m, struct rc *rc, unsigned int zi)
 		check_pcp_lists(m, rc, zi, c);
 	if (z->pcp_pages != rc->pcp_zone[zi])
 		bad(rc, "zone %u: pcp pages %u, recount %u", zi, z->pcp_pages, rc->pcp_zone[zi]);
+	for (t = 0, sum = 0; t < IMT_ISOLATE; t++)
+		sum += rc->free_pages[zi][t];
+	if (z->nr_free != sum)
+		bad(rc, "zone %u: NR_FREE_PAGES %u, recount %llu", zi, z->nr_free,
+		    (unsigned long long)sum);
 	for (t = 0; t < NR_IMT; t++) {
 		if (z->free_pages[t] != rc->free_pages[zi][t])
 			bad(rc, "zone %u: free pages mt %u: %u, recount %u", zi, t,

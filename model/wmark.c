@@ -19,14 +19,12 @@ bool model_low_wmark_breached(const struct model *m, unsigned int zone, uint32_t
 {
 	const struct dzone *d = m->dz && zone < m->nr_zones ? &m->dz[zone] : NULL;
 	const struct mzone *z;
-	int64_t free = 0;
-	int mt;
+	int64_t free;
 
 	if (!d || !d->lim_known)
 		return false;		/* no zoneinfo: no watermark (as decide.c) */
 	z = &m->zones[zone];
-	for (mt = 0; mt < IMT_ISOLATE; mt++)	/* NR_FREE_PAGES */
-		free += z->free_pages[mt];
+	free = z->nr_free;	/* NR_FREE_PAGES */
 	/* __zone_watermark_unusable_free(): ALLOC_CMA only for movable requests */
 	if (!(m->prof.cma && model_imt_from_trace(m, migratetype) == IMT_MOVABLE))
 		free -= z->free_pages[IMT_CMA];

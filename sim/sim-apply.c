@@ -20,6 +20,7 @@ struct sim_apply {
 	size_t nr_cma, cap_cma;
 	struct sim_pfnmap *pm;
 	struct sim_stats *st;
+	unsigned int nr_cpus, nr_zones;	/* the layout's */
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
 	uint64_t nr_free[MODEL_MAX_ZONES];	/* NR_FREE_PAGES before the change at work */
 };
@@ -45,7 +46,7 @@ static int free_account(struct sim_apply *a, int cpu)
 	unsigned int zi, nz = model_zones_nr_free(a->m, now, MODEL_MAX_ZONES);
 	int ret = 0;
 
-	if (cpu < 0 || (unsigned int)cpu >= model_get_layout(a->m)->nr_cpus)
+	if (cpu < 0 || (unsigned int)cpu >= a->nr_cpus)
 		cpu = 0;
 	for (zi = 0; zi < nz && !ret; zi++)
 		if (now[zi] != a->nr_free[zi]) {
@@ -65,7 +66,6 @@ static int free_account(struct sim_apply *a, int cpu)
  */
 static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 {
-	const struct model_layout *lay = model_get_layout(a->m);
 	unsigned int zi, cpu;
 	int ret = 0;
 
@@ -74,8 +74,8 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 		return 0;
 	}
 	while (ts >= a->next_decay && !ret) {
-		for (cpu = 0; cpu < lay->nr_cpus && !ret; cpu++)
-			for (zi = 0; zi < lay->nr_zones && !ret; zi++) {
+		for (cpu = 0; cpu < a->nr_cpus && !ret; cpu++)
+			for (zi = 0; zi < a->nr_zones && !ret; zi++) {
 				ret = model_vmstat_fold(a->m, zi, cpu);
 				if (!ret)
 					ret = model_decay_pcp_high(a->m, zi, cpu);
@@ -113,6 +113,8 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 	}
 	a->m = m;
 	a->st = st;
+	a->nr_cpus = L->nr_cpus;
+	a->nr_zones = L->nr_zones;
 	free_now(a);
 	model_set_migrate_hook(m, moved, a->pm);
 	*out = a;
