@@ -396,6 +396,7 @@ START_TEST(test_vmstat_diff_and_fold)
 	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
 	ck_assert_uint_eq(st.needed_reclaim, 1);
 	sim_apply_destroy(a);
+	model_destroy(m);
 }
 END_TEST
 
