@@ -179,6 +179,8 @@ int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_e
 int chk_model_after(struct chk_ctx *c, const struct model *m, const struct tr_event *ev);
 int chk_model_attempt_begin(struct chk_ctx *c, const struct model *m, struct chk_att *ca);
 int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_att *ca);
+/* An offline probe refused at isolation was made: its blocks' undo re-types accepted. */
+int chk_model_refusal(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a);
 int chk_pbs_init(struct chk_ctx *c, const struct model *m);
 int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 			   const struct rp_score *sc);

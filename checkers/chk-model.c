@@ -515,6 +515,37 @@ int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_a
 	return 0;
 }
 
+int chk_model_refusal(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a)
+{
+	uint64_t pbi, lo = a->start_pfn >> c->pb_order;
+	uint64_t hi = (a->end_pfn + (1ull << c->pb_order) - 1) >> c->pb_order;
+
+	if (!chk_on(c, CHK_PAGEBLOCK_TYPE) || !c->pbs)
+		return 0;
+	for (pbi = lo > c->pb_base ? lo : c->pb_base; pbi < hi && pbi - c->pb_base < c->nr_pbs;
+	     pbi++) {
+		uint64_t pfn = pbi << c->pb_order;
+		uint8_t *old = &c->pbs[pbi - c->pb_base], now = pb_read(m, pfn);
+
+		/*
+		 * unset_migratetype_isolate() with offline_pages()'s MIGRATE_MOVABLE (before
+		 * 6.17; later the saved type, no change): anything else stays for the scan.
+		 */
+		if (*old == now || now == PBS_NONE || *old == PBS_NONE || (now & PBS_ISO) ||
+		    (now & PBS_MT) != (c->isolate_bit ? (*old & PBS_MT) : MT_MOVABLE))
+			continue;
+		if (!c->r[CHK_PAGEBLOCK_TYPE].explained++)
+			snprintf(c->explained_note[CHK_PAGEBLOCK_TYPE],
+				 sizeof(c->explained_note[0]), "pageblock %#llx %s -> %s: an offline "
+				 "probe's isolation, refused at pfn %#llx, undid it to Movable "
+				 "(unset_migratetype_isolate(), no event)", (unsigned long long)pfn,
+				 mt_name(c, *old & PBS_MT), mt_name(c, now & PBS_MT),
+				 (unsigned long long)a->fin_pfn);
+		*old = now;
+	}
+	return 0;
+}
+
 /* ---- check points ------------------------------------------------------------------- */
 
 /* model_recount() as one freecount check: mismatches, the first one's line in @buf. */

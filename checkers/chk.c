@@ -527,6 +527,20 @@ int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct tr_at
 	return ret;
 }
 
+int chk_refusal(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a,
+		bool done)
+{
+	struct tr_event at;
+	const struct tr_event *saved = place_at(c, &at, a->seq_end, a->ts_test);
+	int ret = 0;
+
+	/* before: a check point, so that only the refusal's own changes remain */
+	if (m)
+		ret = done ? chk_model_refusal(c, m, a) : chk_model(c, m);
+	c->ev = saved;
+	return ret;
+}
+
 int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 		    const struct rp_score *sc)
 {
@@ -571,6 +585,11 @@ static int hk_end(void *arg, struct replay *rp, const struct tr_attempt *a)
 	return chk_attempt_end(arg, rp_model(rp), a);
 }
 
+static int hk_refusal(void *arg, struct replay *rp, const struct tr_attempt *a, bool done)
+{
+	return chk_refusal(arg, rp_model(rp), a, done);
+}
+
 static int hk_snap(void *arg, struct replay *rp, const struct rp_score *sc)
 {
 	((struct chk_ctx *)arg)->trylock_late = rp_trylock_late(rp);
@@ -582,6 +601,7 @@ void chk_replay_hooks(struct chk_ctx *c, struct rp_hooks *h)
 	*h = (struct rp_hooks){
 		.arg = c, .before_event = hk_before, .after_event = hk_after,
 		.attempt_begin = hk_begin, .attempt_end = hk_end, .at_snapshot = hk_snap,
+		.refusal = hk_refusal,
 	};
 }
 

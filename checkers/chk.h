@@ -164,6 +164,9 @@ int chk_attempt_begin(struct chk_ctx *c, const struct model *m, const struct tr_
 int chk_attempt_end(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a);
 int chk_at_snapshot(struct chk_ctx *c, const struct model *m, struct tdb *db,
 		    const struct rp_score *sc);
+/* An offline probe refused at isolation, before (@done false) and after it was made. */
+int chk_refusal(struct chk_ctx *c, const struct model *m, const struct tr_attempt *a,
+		bool done);
 /* End of the events: final recount and pageblock scan. */
 int chk_finish(struct chk_ctx *c, const struct model *m);
 

@@ -180,6 +180,11 @@ static void print_text(struct replay *rp, const char *path)
 		       "pcp lock in a free batch, %llu inside a refill found in the buddy later "
 		       "(pcp trylock failed: freed from interrupt context)",
 		       (unsigned long long)ms.nopcp_frees, (unsigned long long)rp_trylock_late(rp));
+	if (rp_refusals_applied(rp))
+		printf("; %llu offline probe%s refused at isolation: the blocks isolated before "
+		       "the refusal undone to Movable, as the kernel does with no event",
+		       (unsigned long long)rp_refusals_applied(rp),
+		       rp_refusals_applied(rp) == 1 ? "" : "s");
 	putchar('\n');
 	(void)att;
 }

@@ -38,9 +38,22 @@ static bool pb_in_large_free(const struct model *m, uint32_t pbi)
 	return (node_of(m, m->words[head] & W_PAYLOAD)->info & FN_ORDER_MASK) > m->pb_order;
 }
 
-/* The guessed block of zone @zone and type @mt least likely of that type; UINT32_MAX. */
+/* Is the block one free buddy block of exactly pageblock order (on a free list)? */
+static bool pb_whole_free(const struct model *m, uint32_t pbi)
+{
+	uint32_t w = m->words[pbi << m->pb_order];
+
+	return wtag(w) == WT_BUDDY &&
+	       (node_of(m, w & W_PAYLOAD)->info & FN_ORDER_MASK) == m->pb_order;
+}
+
+/*
+ * The guessed block of zone @zone and type @mt least likely of that type; UINT32_MAX.
+ * @whole_free: 1 only blocks that are one free pageblock-order block, -1 none of them,
+ * 0 either.
+ */
 static uint32_t weakest_guess(const struct model *m, unsigned int zone, int mt, int want,
-			      uint32_t not)
+			      uint32_t not, int whole_free)
 {
 	uint32_t p, best = UINT32_MAX;
 	int64_t best_ev = 0;
@@ -52,6 +65,8 @@ static uint32_t weakest_guess(const struct model *m, unsigned int zone, int mt, 
 		if (p == not || b->zone != zone || !(b->flags & PB_GUESS) ||
 		    (b->flags & (PB_ISOLATE | PB_STRADDLE)) || b->mt != mt ||
 		    pb_in_large_free(m, p))
+			continue;
+		if (whole_free && pb_whole_free(m, p) != (whole_free > 0))
 			continue;
 		/* the block most likely of type @want */
 		ev = want == IMT_MOVABLE ? -pb_evidence(b) : pb_evidence(b);
@@ -72,7 +87,7 @@ int model_pb_fix_guess(struct model *m, uint32_t pbi, int mt)
 	if (!(b->flags & PB_GUESS) || (b->flags & PB_ISOLATE) || old == mt ||
 	    !imt_mergeable(old) || !imt_mergeable(mt))
 		return 0;
-	partner = weakest_guess(m, b->zone, mt, old, pbi);
+	partner = weakest_guess(m, b->zone, mt, old, pbi, 0);
 	ret = model_retype_block(m, pbi, mt);
 	model_pb_confirm(m, pbi);
 	if (!ret && partner != UINT32_MAX) {
@@ -150,9 +165,11 @@ uint64_t model_guess_fixes(const struct model *m)
 	return m->guess_fixes;
 }
 
-int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8])
+int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8],
+				 const int64_t want_free[8])
 {
 	uint64_t cur[8];
+	int64_t free_diff[8] = { 0 };
 	int n = 0, t, u, ret = model_broken(m);
 
 	if (ret)
@@ -160,6 +177,14 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 	if (zone >= m->nr_zones)
 		return -BC_E_INVAL;
 	model_count_pageblocks(m, zone, cur);
+	if (want_free) {
+		struct model_zone_stats zs;
+
+		model_zone_stats(m, zone, &zs);
+		for (t = 0; t < 8; t++)
+			if (want_free[t] >= 0)
+				free_diff[t] = want_free[t] - (int64_t)zs.nr_free[m->pb_order][t];
+	}
 	for (t = 0; t < 8; t++) {
 		int it = model_imt_from_trace(m, t);
 
@@ -171,10 +196,22 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 			if (u == t || iu < 0 || !imt_mergeable(iu))
 				continue;
 			while ((int64_t)cur[t] > want[t] && (int64_t)cur[u] < want[u]) {
-				uint32_t p = weakest_guess(m, zone, it, iu, UINT32_MAX);
+				/*
+				 * A whole free pageblock moves one free block of its order from
+				 * t's list to u's: re-type one when pagetypeinfo's free counts
+				 * at that order ask for exactly that, and none when they agree.
+				 */
+				int wf = free_diff[t] < 0 && free_diff[u] > 0 ? 1 : -1;
+				uint32_t p = weakest_guess(m, zone, it, iu, UINT32_MAX, wf);
 
 				if (p == UINT32_MAX)
+					p = weakest_guess(m, zone, it, iu, UINT32_MAX, 0);
+				if (p == UINT32_MAX)
 					break;
+				if (pb_whole_free(m, p)) {
+					free_diff[t]++;
+					free_diff[u]--;
+				}
 				ret = model_retype_block(m, p, iu);
 				if (ret)
 					return ret;

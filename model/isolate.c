@@ -202,7 +202,7 @@ int model_undo_isolate_range(struct model *m, uint64_t start, uint64_t end)
  * with [s, e). Returns the index that refused it, or NIL (isolated, or all holes).
  */
 static uint32_t isolate_one(struct model *m, uint32_t pbi, uint32_t s, uint32_t e,
-			    enum model_isolate_mode mode, unsigned int flags)
+			    enum model_isolate_mode mode, unsigned int flags, uint32_t refused)
 {
 	uint32_t bs = pbi << m->pb_order, be = bs + (1u << m->pb_order), bad;
 
@@ -210,7 +210,10 @@ static uint32_t isolate_one(struct model *m, uint32_t pbi, uint32_t s, uint32_t 
 		return bs;
 	if (m->pb[pbi].cnt[MODEL_PBC_HOLE] == (1u << m->pb_order))
 		return NIL;	/* no online page */
-	bad = has_unmovable(m, bs > s ? bs : s, be < e ? be : e, mode, flags);
+	if (refused != NIL)	/* the kernel's verdict: only the block it refused */
+		bad = refused >> m->pb_order == pbi ? refused : NIL;
+	else
+		bad = has_unmovable(m, bs > s ? bs : s, be < e ? be : e, mode, flags);
 	if (bad == NIL)
 		isolate_block(m, pbi, mode);
 	return bad;
@@ -222,9 +225,9 @@ static uint32_t isolate_one(struct model *m, uint32_t pbi, uint32_t s, uint32_t 
  * the range's pageblock-aligned edge; then the middle blocks in order. The first
  * refusal in that order undoes every block isolated so far.
  */
-int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
-			      enum model_isolate_mode mode, unsigned int flags,
-			      uint64_t *fail_pfn)
+static int isolate_range(struct model *m, uint64_t start, uint64_t end,
+			 enum model_isolate_mode mode, unsigned int flags, uint32_t refused,
+			 uint64_t *fail_pfn)
 {
 	uint32_t s, e, p, first, last, bad, span = (uint32_t)m->span;
 	bool did_first = false, did_last = false, mid = false;
@@ -236,18 +239,18 @@ int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
 	first = s >> m->pb_order;
 	last = (e - 1) >> m->pb_order;
 	p = first + 1;
-	bad = isolate_one(m, first, 0, span, mode, flags);
+	bad = isolate_one(m, first, 0, span, mode, flags, refused);
 	did_first = bad == NIL;
-	if (bad == NIL)
+	if (bad == NIL && refused == NIL)
 		bad = straddles(m, first << m->pb_order);
 	if (bad == NIL && last != first) {
-		bad = isolate_one(m, last, 0, span, mode, flags);
+		bad = isolate_one(m, last, 0, span, mode, flags, refused);
 		did_last = bad == NIL;
 	}
-	if (bad == NIL)
+	if (bad == NIL && refused == NIL)
 		bad = straddles(m, (last + 1) << m->pb_order);
 	while (bad == NIL && p < last) {
-		bad = isolate_one(m, p, s, e, mode, flags);
+		bad = isolate_one(m, p, s, e, mode, flags, refused);
 		mid = bad != NIL;
 		if (bad == NIL)
 			p++;
@@ -266,6 +269,32 @@ int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
 	if (fail_pfn)
 		*fail_pfn = idx_to_pfn(m, bad);
 	return -BC_E_BUSY;
+}
+
+int model_isolate_range_flags(struct model *m, uint64_t start, uint64_t end,
+			      enum model_isolate_mode mode, unsigned int flags,
+			      uint64_t *fail_pfn)
+{
+	return isolate_range(m, start, end, mode, flags, NIL, fail_pfn);
+}
+
+int model_isolate_refused(struct model *m, uint64_t start, uint64_t end,
+			  enum model_isolate_mode mode, uint64_t refused_pfn)
+{
+	uint32_t s, e, r;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (!model_range_idx(m, start, end, &s, &e))
+		return model_range_error(m, start, end);
+	if (!pfn_to_idx(m, refused_pfn, &r) || r >> m->pb_order < s >> m->pb_order ||
+	    r >> m->pb_order > (e - 1) >> m->pb_order)
+		return bc_error(BC_E_INVAL, "model: refused pfn %#llx outside [%#llx, %#llx)",
+				(unsigned long long)refused_pfn, (unsigned long long)start,
+				(unsigned long long)end);
+	ret = isolate_range(m, start, end, mode, 0, r, NULL);
+	return ret == -BC_E_BUSY ? 0 : ret;
 }
 
 int model_isolate_range(struct model *m, uint64_t start, uint64_t end,

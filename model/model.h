@@ -331,10 +331,13 @@ int model_mark_pageblock_guessed(struct model *m, uint64_t pfn);
  * A later snapshot's pagetypeinfo counts @want[type] (trace numbering) blocks of each
  * type in @zone: re-type guessed blocks until the model's counts are those, the guessed
  * block least likely of a type in excess (fewest unmovable pages against movable ones)
- * taking a type in deficit; they stay guesses. Returns how many were re-typed (>= 0):
- * a difference no guessed block can take stays.
+ * taking a type in deficit; they stay guesses. @want_free (may be NULL; -1 = unknown)
+ * is pagetypeinfo's free blocks of pageblock order per type: a whole free pageblock is
+ * re-typed only where those counts ask for its move, and then in preference. Returns
+ * how many were re-typed (>= 0): a difference no guessed block can take stays.
  */
-int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8]);
+int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8],
+				 const int64_t want_free[8]);
 /*
  * A pcp drain of @pfn, of type @mt (trace numbering), that the snapshot being read
  * already shows (replay skips the event itself): free_pcppages_bulk() names the
@@ -605,6 +608,14 @@ enum model_isolate_mode {
  */
 int model_isolate_range(struct model *m, uint64_t start, uint64_t end,
 			enum model_isolate_mode mode, uint64_t *fail_pfn);
+/*
+ * A start_isolate_page_range() the kernel refused at @refused_pfn (has_unmovable_pages()
+ * found it; a failed offline's "unmovable page" dump): the blocks it isolated before, in
+ * its order, are isolated and undone as it did, whatever the model holds of them. Before
+ * 6.17 the undo sets the caller's type (MOVABLE): a silent re-type of those blocks.
+ */
+int model_isolate_refused(struct model *m, uint64_t start, uint64_t end,
+			  enum model_isolate_mode mode, uint64_t refused_pfn);
 /* undo_isolate_page_range(). */
 int model_undo_isolate_range(struct model *m, uint64_t start, uint64_t end);
 /*

@@ -45,6 +45,10 @@ struct replay {
 	int nr_attempts;
 	int next_attempt;		/* next to begin */
 	int open_attempt;		/* index of the attempt in progress, -1 */
+	/* offline probes whose isolation the kernel refused (tr_probe_refusals()) */
+	struct tr_attempt *refusals;
+	int nr_refusals, next_refusal;
+	uint64_t refusals_applied;
 
 	uint64_t *lost;			/* lost-event windows: seq of the first event after */
 	int nr_lost, next_lost;

@@ -699,7 +699,7 @@ int rp_refit_types(struct replay *rp, const struct rp_snap *s, struct rp_score *
 	for (zi = 0; zi < rp->layout.nr_zones; zi++) {
 		const struct model_zone_layout *z = &rp->layout.zones[zi];
 		uint64_t before[8], after[8];
-		int64_t want[8];
+		int64_t want[8], want_free[8];
 		struct tdb_zone_count *row;
 		int nrow, i, n, ret;
 
@@ -716,7 +716,20 @@ int rp_refit_types(struct replay *rp, const struct rp_snap *s, struct rp_score *
 				want[mt] = row[i].nr;
 		}
 		free(row);
-		n = model_fit_guessed_pageblocks(rp->m, zi, want);
+		/* free blocks of pageblock order per type: which guessed blocks to re-type */
+		ret = zone_counts(rp, TDB_PAGETYPE_FREE, s->id, z, &row, &nrow);
+		if (ret)
+			return ret;
+		for (i = 0; i < 8; i++)
+			want_free[i] = -1;
+		for (i = 0; i < nrow; i++) {
+			int mt = model_mt_of_name(&rp->profile, row[i].migratetype);
+
+			if (mt >= 0 && mt < 8 && row[i].ord == (int)rp->layout.pageblock_order)
+				want_free[mt] = row[i].nr;
+		}
+		free(row);
+		n = model_fit_guessed_pageblocks(rp->m, zi, want, want_free);
 		if (n < 0)
 			return n;
 		if (!n)

@@ -126,6 +126,11 @@ struct rp_hooks {
 	int (*attempt_begin)(void *arg, struct replay *rp, const struct tr_attempt *a);
 	int (*attempt_end)(void *arg, struct replay *rp, const struct tr_attempt *a);
 	int (*at_snapshot)(void *arg, struct replay *rp, const struct rp_score *sc);
+	/*
+	 * An offline probe refused at isolation (tr_probe_refusals()) is about to be made
+	 * (@done false) / was made (@done true): its blocks re-typed with no event.
+	 */
+	int (*refusal)(void *arg, struct replay *rp, const struct tr_attempt *a, bool done);
 };
 
 /**
@@ -179,6 +184,8 @@ int rp_apply_event(struct replay *rp, const struct bc_event *raw);
 uint64_t rp_seed_reconciled(const struct replay *rp);
 /* Frees inside a refill's locked section moved to the buddy at later evidence. */
 uint64_t rp_trylock_late(const struct replay *rp);
+/* Offline probes refused at isolation whose silent re-type was made (model_isolate_refused()). */
+uint64_t rp_refusals_applied(const struct replay *rp);
 /* snapshots.id of the snapshot the model was seeded from. */
 int64_t rp_seed_snapshot(const struct replay *rp);
 

@@ -510,6 +510,66 @@ START_TEST(test_batch_drain_then_task_free)
 END_TEST
 
 /*
+ * An interrupt inside a Normal batch frees into DMA32 (its pcp lock is free) and drains
+ * DMA32's list for longer than RP_BATCH_GAP_NS while the task waits with Normal's lock
+ * held; the same interrupt's Normal order-1 free then fails pcp_spin_trylock() (seen on
+ * 6.12: 3,983 DMA32 drains over 13 ms, then three Normal order-1 frees that the next
+ * snapshot read free in the buddy, no drain between).
+ *   DMA32 [0x1000, 0x1800), Normal [0x1800, 0x2000); cpu 0 batch-frees Normal
+ *   0x1805-0x1807, confirms 0x1805; DMA32 0x1000 and 0x1001 drained 6 and 12 ms later;
+ *   1 ms after, Normal 0x1800 (order 1, its buddy in use) freed; 0x1806-0x1807 confirmed.
+ * Expect: 0x1800 in the buddy (one free sent past the pcp list), no anomaly.
+ */
+START_TEST(test_batch_other_zone_drain)
+{
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct model_pfn_info pi;
+	struct model_stats ms;
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+	uint64_t p, n;
+
+	cap_begin(&c, "batch-other-drain.db");
+	c.zsplit = ZSTART + 0x800;
+	n = c.zsplit;
+	add_snapshot(&c, 1, 0, 0);
+	alloc_page(&c, n, 1, 0);
+	alloc_page(&c, n + 2, 1, 0);	/* its buddy stays in use: 0x1800 stays order 1 */
+	for (p = n + 4; p < n + 8; p++)
+		alloc_page(&c, p, 0, 0);
+	alloc_page(&c, ZSTART, 0, 0);
+	alloc_page(&c, ZSTART + 1, 0, 0);
+	free_page(&c, ZSTART, 0, 0);
+	free_page(&c, ZSTART + 1, 0, 0);
+	for (p = n + 5; p < n + 8; p++)
+		free_page(&c, p, 0, 0);
+	ev(&c, T_BATCHED, 0, USER_PID, (int64_t)n + 5, 0, 0, 0, 0, 0);
+	c.ts += 6000000;
+	ev(&c, T_DRAIN, 0, USER_PID, ZSTART, 0, 1, 0, 0, 0);
+	c.ts += 6000000;
+	ev(&c, T_DRAIN, 0, USER_PID, ZSTART + 1, 0, 1, 0, 0, 0);
+	c.ts += 1000000;
+	free_page(&c, n, 1, 0);
+	for (p = n + 6; p < n + 8; p++)
+		ev(&c, T_BATCHED, 0, USER_PID, (int64_t)p, 0, 0, 0, 0, 0);
+	cap_end(&c);
+
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	model_get_stats(rp_model(rp), &ms);
+	ck_assert_int_eq(model_pfn_info(rp_model(rp), n, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_BUDDY);
+	ck_assert_uint_eq(ms.nopcp_frees, 1);
+	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), 0);
+	rp_destroy(rp);
+	tdb_close(db);
+	fixture_rm(c.path);
+}
+END_TEST
+
+/*
  * rmqueue_pcplist() holds the pcp lock across its refill (zone_locked with
  * percpu_refill) until it has its page (mm_page_alloc): an interrupt's free in
  * between fails pcp_spin_trylock() and goes to the buddy. Not certain at the free (the
@@ -1442,6 +1502,59 @@ START_TEST(test_fault_undo_retype)
 END_TEST
 
 /*
+ * An offline whose isolation the kernel refused in block C's second pageblock (its
+ * "unmovable page" dump): the first pageblock, Unmovable, was isolated and undone to
+ * Movable (unset_migratetype_isolate(), 6.12) with no event. Replay makes it
+ * (model_isolate_refused()) between chk_refusal() before and after. Expect no
+ * violation and the re-type explained; without the after-hook the change is a
+ * pageblock-type violation at the next check point.
+ */
+START_TEST(test_refusal_retype_explained)
+{
+	static uint64_t flags[ZEND];
+	struct tr_attempt a = { .kind = TR_ATTEMPT_OFFLINE, .from_probe = true,
+				.start_pfn = C_START, .end_pfn = C_END, .seq_begin = 5,
+				.seq_test = 9, .seq_end = 9, .ts_test = 9000,
+				.fin_pfn = C_START + 512 + 7 };
+	int hook;
+
+	for (hook = 0; hook < 2; hook++) {
+		struct model_layout L;
+		struct chk_summary s;
+		struct chk_ctx *c;
+		struct model *m;
+		int mt;
+
+		flags_all(flags, KPF_BIT(KPF_BUDDY));
+		fixture_layout_init(&L);
+		fixture_layout_zone(&L, "Normal", ZSTART, ZEND - ZSTART);
+		m = fixture_model(&L, "6.12.95");
+		ck_assert_int_eq(model_seed_pfn_range(m, ZSTART, ZEND - ZSTART, flags + ZSTART,
+						      NULL), 0);
+		ck_assert_int_eq(model_set_pageblock_mt(m, C_START, 0), 0);
+		c = mk_chk(m, 1);
+		ck_assert_int_eq(chk_refusal(c, m, &a, false), 0);
+		ck_assert_int_eq(model_isolate_refused(m, C_START, C_END, MODEL_ISOLATE_MEM_OFFLINE,
+						       a.fin_pfn), 0);
+		ck_assert_int_eq(model_pageblock_mt(m, C_START, &mt, NULL, NULL), 0);
+		ck_assert_int_eq(mt, 1);
+		if (hook)
+			ck_assert_int_eq(chk_refusal(c, m, &a, true), 0);
+		ck_assert_int_eq(chk_finish(c, m), 0);
+		chk_get_summary(c, &s);
+		if (hook) {
+			expect_clean(c);
+			ck_assert_uint_ge(s.r[CHK_PAGEBLOCK_TYPE].explained, 1);
+		} else {
+			expect_only(c, CHK_INV_PB_TYPE_CHANGE, 1, CHK_NO_SEQ);
+		}
+		chk_destroy(c);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
  * A contiguous range taken with one page still in use: page 0x1810 of block C is in
  * use with no flags (a driver page or a tail of a non-compound allocation), which
  * isolation accepts (refcount-0 look) and migration skips silently. The kernel's test
@@ -1663,6 +1776,8 @@ Suite *checkers_suite(void)
 	tcase_add_test(core, test_clean_capture);
 	tcase_add_test(core, test_batch_interrupt_other_zone);
 	tcase_add_test(core, test_batch_drain_interrupt);
+	tcase_add_test(core, test_batch_other_zone_drain);
+	tcase_add_test(core, test_refusal_retype_explained);
 	tcase_add_test(core, test_batch_drain_then_task_free);
 	tcase_add_test(core, test_refill_interrupt_free);
 	tcase_add_test(core, test_refill_free_drained);

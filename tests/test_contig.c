@@ -169,6 +169,55 @@ START_TEST(test_isolation)
 END_TEST
 
 /*
+ * A refusal the kernel reported (an offline's "unmovable page" dump), made as it was,
+ * whatever the model holds: every block Unmovable, slab in pb2 @0x500 and pb3 @0x640.
+ *   pb0 [free] pb1 [free] pb2 [anon, SLAB @0x500] pb3 [SLAB @0x640] pb4,5 [free]
+ *   pb6 [anon] pb7 [free] (in use beside it: no 9->10 merge re-types pb6 at the undo)
+ * Refused @0x640: pb0, pb7 (first, last), pb1, pb2 were isolated and undone: MOVABLE
+ * on 6.12 (unset_migratetype_isolate() with offline's type), their own type on 6.18
+ * (the saved type); pb3..6 untouched. Refused @0xe00 (the last block): only pb0, whose
+ * putback merges 9->10 with the free pb1 and re-types it (__free_one_page()).
+ */
+START_TEST(test_isolation_refused)
+{
+	static const char *const rel[] = { "6.12.95", "6.18.44" };
+	const uint64_t pb = 0x200;
+	struct model *m = zone_of(rel[_i]);
+	uint64_t i, f = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON);
+	int mt, moved = _i == 0 ? 1 : 0;
+
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(model_set_pageblock_mt(m, Z + i * pb, 0), 0);
+	use(m, 0x400, 0x100, f);
+	use(m, 0x500, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
+	use(m, 0x640, 2, KPF_BIT(KPF_SLAB) | KPF_BIT(KPF_COMPOUND_HEAD));
+	use(m, 0xc00, 0x200, f);
+	ck_assert_int_eq(model_isolate_refused(m, Z, Z + 0x1000, MODEL_ISOLATE_MEM_OFFLINE,
+					       Z + 0x640), 0);
+	settled(m);
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(model_pageblock_mt(m, Z + i * pb, &mt, NULL, NULL), 0);
+		ck_assert_msg(mt == (i < 3 || i == 7 ? moved : 0), "%s pb%llu: type %d", rel[_i],
+			      (unsigned long long)i, mt);
+	}
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(model_set_pageblock_mt(m, Z + i * pb, 0), 0);
+	ck_assert_int_eq(model_isolate_refused(m, Z, Z + 0x1000, MODEL_ISOLATE_MEM_OFFLINE,
+					       Z + 0xe00), 0);
+	settled(m);
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(model_pageblock_mt(m, Z + i * pb, &mt, NULL, NULL), 0);
+		ck_assert_int_eq(mt, i <= 1 ? moved : 0);
+	}
+	/* a refusal outside the range is the caller's error */
+	ck_assert_int_eq(model_isolate_refused(m, Z, Z + 0x400, MODEL_ISOLATE_MEM_OFFLINE,
+					       Z + 0x800), -BC_E_INVAL);
+	settled(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * Migration: a page the caller knows is pinned stops it (-EBUSY); with no free memory
  * outside the range for a target, -ENOMEM at the first page it could not move.
  *   [anon x 0x10 @0x40][free ...]                 [0, 0x400), pin @0x48 -> migration @0x48
@@ -336,6 +385,7 @@ Suite *contig_suite(void)
 
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
 		tcase_add_test(tc, stages[i]);
+	tcase_add_loop_test(tc, test_isolation_refused, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -134,7 +134,7 @@ START_TEST(test_fit_guessed)
 	ck_assert_int_eq(model_set_pageblock_mt(m, Z + 2 * PB, UNMOV), 0);	/* known now */
 	model_count_pageblocks(m, 0, counts);
 	ck_assert_uint_eq(counts[UNMOV], 2);
-	ck_assert_int_eq(model_fit_guessed_pageblocks(m, 0, want), 1);
+	ck_assert_int_eq(model_fit_guessed_pageblocks(m, 0, want, NULL), 1);
 	ck_assert_int_eq(type_of(m, 3), UNMOV);		/* the slab block */
 	model_count_pageblocks(m, 0, counts);
 	ck_assert_uint_eq(counts[UNMOV], 3);
@@ -142,8 +142,43 @@ START_TEST(test_fit_guessed)
 	/* More than the guesses can give: the known block keeps its type. */
 	want[UNMOV] = 0;
 	want[MOV] = 8;
-	ck_assert_int_eq(model_fit_guessed_pageblocks(m, 0, want), 2);
+	ck_assert_int_eq(model_fit_guessed_pageblocks(m, 0, want, NULL), 2);
 	ck_assert_int_eq(type_of(m, 2), UNMOV);
+	done(m);
+}
+END_TEST
+
+/*
+ * Which guessed block a snapshot's counts re-type: pagetypeinfo's free blocks of
+ * pageblock order per type decide whether it is a whole free pageblock. Block 1 is one
+ * free order-9 block guessed Unmovable, block 5 guessed Unmovable holds anonymous pages
+ * (the weakest evidence), block 3 slab; one Unmovable block must become Movable.
+ * _i 0: no free counts (evidence: block 5); 1: the kernel has one more Movable and one
+ * fewer Unmovable free order-9 block (block 1); 2: its free counts agree (not block 1).
+ */
+START_TEST(test_fit_whole_free)
+{
+	const int types[8] = { MOV, UNMOV, MOV, UNMOV, MOV, UNMOV, MOV, MOV };
+	const int64_t want[8] = { 2, 6, 0, 0, 0, 0, 0, 0 };
+	const int64_t free_moved[8] = { 0, 1, -1, -1, -1, -1, -1, -1 };
+	const int64_t free_same[8] = { 1, 0, -1, -1, -1, -1, -1, -1 };
+	const int64_t *want_free[3] = { NULL, free_moved, free_same };
+	struct model *m = mk_guess("6.12.95", types);
+	uint64_t *f = malloc(PB * sizeof(*f)), i;
+	struct model_zone_stats zs;
+
+	for (i = 0; i < PB; i++)
+		f[i] = KPF_BIT(KPF_BUDDY);
+	ck_assert_int_eq(model_seed_pfn_range(m, Z + PB, PB, f, NULL), 0);
+	free(f);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_free[9][UNMOV], 1);
+	ck_assert_int_eq(model_fit_guessed_pageblocks(m, 0, want, want_free[_i]), 1);
+	ck_assert_int_eq(type_of(m, 1), _i == 1 ? MOV : UNMOV);
+	ck_assert_int_eq(type_of(m, 5), _i == 1 ? UNMOV : MOV);
+	ck_assert_int_eq(type_of(m, 3), UNMOV);
+	ck_assert_int_eq(model_zone_stats(m, 0, &zs), 0);
+	ck_assert_uint_eq(zs.nr_free[9][MOV], _i == 1);
 	done(m);
 }
 END_TEST
@@ -185,6 +220,7 @@ Suite *guess_suite(void)
 	tcase_add_loop_test(tc, test_drain_corrects_guess, 0, 2);
 	tcase_add_test(tc, test_zone_locked_corrects_guess);
 	tcase_add_test(tc, test_fit_guessed);
+	tcase_add_loop_test(tc, test_fit_whole_free, 0, 3);
 	tcase_add_loop_test(tc, test_bulk_untraced, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;

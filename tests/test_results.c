@@ -466,9 +466,9 @@ static const struct golden {
 	  "check_results ORDER BY checker",
 	  "buddy-sanity|pass|68859|0|0|1\n"
 	  "contig-exact|pass|2056|0|0|0\n"
-	  "freecount|pass|658|0|0|1\n"
+	  "freecount|pass|659|0|0|1\n"
 	  "isolation-escape|pass|22670|0|0|0\n"
-	  "pageblock-type|pass|303396|0|0|9\n" },
+	  "pageblock-type|pass|316196|0|0|9\n" },
 	{ "traces/default.db", "predict --verify", 0,
 	  "SELECT count(*), sum(agree), sum(kernel_success), sum(predicted_success), "
 	  "sum(ifnull(predicted_pfn, 0)) FROM verify_results",

@@ -291,7 +291,11 @@ static bool overlaps_found(const struct tr_attempt *v, int nr, uint64_t s, uint6
 	return false;
 }
 
-int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
+/*
+ * The failed offline probes of @db: @refused those whose isolation has_unmovable_pages()
+ * refused (culprit "unmovable page" with its pfn), else those that failed after it.
+ */
+static int probe_attempts(struct tdb *db, bool refused, struct tr_attempt **v, int *nr)
 {
 	struct found f = { .v = *v, .nr = *nr, .cap = *nr };
 	struct tdb_probe *p;
@@ -301,9 +305,12 @@ int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
 	for (i = 0; !ret && i < n; i++) {
 		struct tr_attempt a = { .kind = TR_ATTEMPT_OFFLINE, .from_probe = true };
 		uint64_t bseq, eseq, bts, ets;
+		bool after = !strcmp(p[i].culprit, "migration failed") ||
+			     !strcmp(p[i].culprit, "timeout");
+		bool at = !strcmp(p[i].culprit, "unmovable page") && p[i].culprit_pfn >= 0;
 
 		if (strcmp(p[i].kind, "offline") || p[i].success || p[i].start_pfn < 0 ||
-		    (strcmp(p[i].culprit, "migration failed") && strcmp(p[i].culprit, "timeout")) ||
+		    !(refused ? at : after) ||
 		    !tr_offline_probe_marker(db, p[i].id, "begin", &bseq, &bts) ||
 		    !tr_offline_probe_marker(db, p[i].id, "end", &eseq, &ets) || eseq <= bseq ||
 		    overlaps_found(f.v, *nr, bseq, eseq - 1))
@@ -328,6 +335,16 @@ int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
 	*v = f.v;
 	*nr = f.nr;
 	return 0;
+}
+
+int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr)
+{
+	return probe_attempts(db, false, v, nr);
+}
+
+int tr_probe_refusals(struct tdb *db, struct tr_attempt **v, int *nr)
+{
+	return probe_attempts(db, true, v, nr);
 }
 
 /* The zone holding @pfn: the last whose first pfn is at or below it. */

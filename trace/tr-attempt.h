@@ -62,6 +62,15 @@ int tr_find_attempts(struct tdb *db, const struct tr_decoder *dec,
 int tr_probe_attempts(struct tdb *db, struct tr_attempt **v, int *nr);
 
 /**
+ * tr_probe_refusals() - like tr_probe_attempts(), the offline probes whose isolation
+ * start_isolate_page_range() refused: has_unmovable_pages() dumped an "unmovable page"
+ * (fin_pfn: its pfn). No event shows them, yet the blocks isolated before the refusal
+ * were undone to MIGRATE_MOVABLE (before 6.17): a silent re-type the model must make.
+ * seq_begin .. seq_end is the probe's window between its markers.
+ */
+int tr_probe_refusals(struct tdb *db, struct tr_attempt **v, int *nr);
+
+/**
  * tr_contig_calls() - the capture's alloc_contig_pages() calls among the attempts *@v
  * (*@nr, sorted by seq_begin), for what-if runs that ask each call again:
  *   - a failed CONTIG attempt after which the same task tried another range of the same

@@ -20,6 +20,9 @@ skip() {
 }
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
 command -v busybox >/dev/null || skip "busybox not installed (package busybox-static)"
+command -v cpio >/dev/null || skip "cpio not installed (package cpio)"
+command -v modinfo >/dev/null || PATH=$PATH:/usr/sbin:/sbin
+command -v modinfo >/dev/null || skip "modinfo not installed (package kmod)"
 "$here/fetch-kernels.sh" "$cache" || skip "kernel packages unavailable (see the message above)"
 
 # NAME SERIES GUEST-MEMORY KERNEL-ARGS: one run per line. The ZONE_MOVABLE guest has 6 GiB so
