@@ -24,6 +24,7 @@
 
 #include "capture/snap-local.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/wfile.h"
 #include "db/tdb-pages.h"
 
@@ -42,17 +43,13 @@ uint64_t snap_mono_ns(void)
 
 int snap_grow(void *arr, int nr, size_t size)
 {
-	void **p = arr;
-	void *n;
+	size_t cap = 0;
 
-	/* implicit capacity: 16, then doubled whenever @nr reaches a power of two */
-	if (nr && (nr < 16 || (nr & (nr - 1))))
-		return 0;
-	n = realloc(*p, (nr ? (size_t)nr * 2 : 16) * size);
-	if (!n)
-		return bc_error(BC_E_NOMEM, "snapshot: out of memory");
-	*p = n;
-	return 0;
+	/* implicit capacity: 16, then the power of two at or above @nr */
+	if (nr > 0)
+		for (cap = 16; cap < (size_t)nr; cap *= 2)
+			;
+	return bc_grow(arr, (size_t)nr, &cap, size, 16, "snapshot");
 }
 
 /* ---- markers ---- */

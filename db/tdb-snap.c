@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "db/tdb-local.h"
 #include "db/tdb-snap.h"
 
@@ -19,21 +20,6 @@ static int prepare(struct tdb *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db->sq, sql, -1, st, NULL) != SQLITE_OK)
 		return tdb_sql_error(db, "snapshot");
-	return 0;
-}
-
-/* Make room for element @n of *@arr (capacity *@cap, doubled as needed). */
-static int grow(void **arr, int n, int *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, (size_t)*cap * size);
-	if (!p)
-		return bc_error(BC_E_NOMEM, "snapshot: out of memory");
-	*arr = p;
 	return 0;
 }
 
@@ -109,10 +95,11 @@ int tdb_read_rows(struct tdb *db, sqlite3_stmt *st, const struct tdb_rows *rows,
 {
 	size_t size = rows->size;
 	void *v = NULL;
-	int n = 0, cap = 0, rc, ret = 0;
+	size_t cap = 0;
+	int n = 0, rc, ret = 0;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ret = grow(&v, n, &cap, size);
+		ret = bc_grow(&v, (size_t)n, &cap, size, 16, "snapshot");
 		if (ret)
 			break;
 		memset((char *)v + (size_t)n * size, 0, size);

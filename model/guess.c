@@ -170,6 +170,7 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 {
 	uint64_t cur[8];
 	int64_t free_diff[8] = { 0 };
+	bool free_known[8] = { false };
 	int n = 0, t, u, ret = model_broken(m);
 
 	if (ret)
@@ -182,8 +183,10 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 
 		model_zone_stats(m, zone, &zs);
 		for (t = 0; t < 8; t++)
-			if (want_free[t] >= 0)
+			if (want_free[t] >= 0) {
 				free_diff[t] = want_free[t] - (int64_t)zs.nr_free[m->pb_order][t];
+				free_known[t] = true;
+			}
 	}
 	for (t = 0; t < 8; t++) {
 		int it = model_imt_from_trace(m, t);
@@ -199,9 +202,11 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 				/*
 				 * A whole free pageblock moves one free block of its order from
 				 * t's list to u's: re-type one when pagetypeinfo's free counts
-				 * at that order ask for exactly that, and none when they agree.
+				 * at that order ask for exactly that, and none when they agree;
+				 * without those counts, by evidence alone.
 				 */
-				int wf = free_diff[t] < 0 && free_diff[u] > 0 ? 1 : -1;
+				int wf = !free_known[t] || !free_known[u] ? 0 :
+					 free_diff[t] < 0 && free_diff[u] > 0 ? 1 : -1;
 				uint32_t p = weakest_guess(m, zone, it, iu, UINT32_MAX, wf);
 
 				if (p == UINT32_MAX)

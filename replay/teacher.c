@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "db/tdb.h"
 #include "db/tdb-results.h"
 #include "db/tdb-snap.h"
@@ -120,15 +121,11 @@ static int pfn_set_add(struct pfn_set *s, uint64_t pfn)
 
 static int add_take(struct teacher *t, uint64_t pfn)
 {
-	if (t->nr_takes == t->cap_takes) {
-		size_t cap = t->cap_takes ? t->cap_takes * 2 : 1024;
-		uint64_t *p = realloc(t->takes, cap * sizeof(*p));
+	int ret = bc_grow(&t->takes, t->nr_takes, &t->cap_takes, sizeof(*t->takes), 1024,
+			  "simulate");
 
-		if (!p)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		t->takes = p;
-		t->cap_takes = cap;
-	}
+	if (ret)
+		return ret;
 	t->takes[t->nr_takes++] = pfn;
 	return 0;
 }
@@ -154,15 +151,8 @@ static int add_type(struct teacher *t, const struct tr_event *ev)
 	}
 	if (ev->kind == TR_EV_OTHER)
 		mt = -1;
-	if (t->nr_types == t->cap_types) {
-		size_t cap = t->cap_types ? t->cap_types * 2 : 4096;
-		struct tc_type *p = realloc(t->types, cap * sizeof(*p));
-
-		if (!p)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		t->types = p;
-		t->cap_types = cap;
-	}
+	if (bc_grow(&t->types, t->nr_types, &t->cap_types, sizeof(*t->types), 4096, "simulate"))
+		return -BC_E_NOMEM;
 	t->types[t->nr_types++] = (struct tc_type){ ev->pfn, mt };
 	return 0;
 }
@@ -170,15 +160,8 @@ static int add_type(struct teacher *t, const struct tr_event *ev)
 static int add_pev(struct tc_pev **a, size_t *nr, size_t *cap, const struct tr_event *ev,
 		   int kind)
 {
-	if (*nr == *cap) {
-		size_t c = *cap ? *cap * 2 : 16384;
-		struct tc_pev *p = realloc(*a, c * sizeof(*p));
-
-		if (!p)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		*a = p;
-		*cap = c;
-	}
+	if (bc_grow(a, *nr, cap, sizeof(**a), 16384, "simulate"))
+		return -BC_E_NOMEM;
 	(*a)[(*nr)++] = (struct tc_pev){ ev->pfn, ev->seq, kind };
 	return 0;
 }
@@ -276,15 +259,8 @@ static int add_request(struct teacher *t, struct tc_open *o, const struct tr_eve
 	struct tc_req *r;
 	bool grouped = o->open && (!o->nr_zl || o->order == ev->order);
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-
-		r = realloc(t->req, cap * sizeof(*r));
-		if (!r)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory for the requests");
-		t->req = r;
-		t->cap = cap;
-	}
+	if (bc_grow(&t->req, t->nr, &t->cap, sizeof(*t->req), 4096, "simulate: the requests"))
+		return -BC_E_NOMEM;
 	r = &t->req[t->nr++];
 	*r = (struct tc_req){ .start_seq = grouped ? o->start_seq : ev->seq, .seq = ev->seq,
 			      .pfn = ev->pfn, .gfp = ev->gfp, .zl_pfn = UINT64_MAX,

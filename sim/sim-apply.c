@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "model/decide.h"
 #include "model/model.h"
 #include "sim/sim-apply.h"
@@ -278,15 +279,9 @@ static int do_contig(struct sim_apply *a, const struct sim_request *rq, uint64_t
 	ret = sim_cma_alloc(a->m, s, e, rq->nr_pages, cma_used, a, spfn);
 	if (ret)
 		return ret;
-	if (a->nr_cma == a->cap_cma) {
-		size_t cap = a->cap_cma ? a->cap_cma * 2 : 16;
-		struct sim_cma_range *r = realloc(a->cma, cap * sizeof(*r));
-
-		if (!r)
-			return bc_error(BC_E_NOMEM, "out of memory");
-		a->cma = r;
-		a->cap_cma = cap;
-	}
+	ret = bc_grow(&a->cma, a->nr_cma, &a->cap_cma, sizeof(*a->cma), 16, "simulate");
+	if (ret)
+		return ret;
 	a->cma[a->nr_cma++] = (struct sim_cma_range){ *spfn, rq->nr_pages };
 	return 0;
 }

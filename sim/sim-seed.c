@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/kpageflags.h"
 #include "db/tdb-snap.h"
 #include "db/tdb-pages.h"
@@ -379,7 +380,8 @@ out:
 int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
 {
-	uint64_t end = pfn_end(m), *seen, *takes = NULL, nt = 0, cap = 0;
+	uint64_t end = pfn_end(m), *seen, *takes = NULL, nt = 0;
+	size_t cap = 0;
 	struct tdb_cursor *cur;
 	struct bc_event raw;
 	struct tr_event ev;
@@ -407,15 +409,9 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
 		/* first named by a take off the buddy: rmqueue_bulk(), rmqueue_buddy(), a fallback */
 		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG)
 			continue;
-		if (nt == cap) {
-			uint64_t *t = realloc(takes, (cap = cap ? cap * 2 : 1024) * sizeof(*t));
-
-			if (!t) {
-				ret = bc_error(BC_E_NOMEM, "out of memory");
-				break;
-			}
-			takes = t;
-		}
+		ret = bc_grow(&takes, nt, &cap, sizeof(*takes), 1024, "simulate");
+		if (ret)
+			break;
 		takes[nt++] = ev.pfn;
 	}
 	tdb_cursor_close(cur);

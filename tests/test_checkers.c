@@ -377,21 +377,34 @@ START_TEST(test_clean_capture)
 END_TEST
 
 
-/* Replay @path to its end; the stored migratetype (trace numbering) of each pfn in @pfn. */
-static void replayed_types(const char *path, const uint64_t *pfn, int *mt, int n)
+/* Replay the capture at @path (closed); caller ends with replay_end(). */
+static struct replay *replay_begin(const char *path, struct tdb **db)
 {
 	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct replay *rp;
-	struct tdb *db;
-	int i;
 
-	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, db), 0);
+	ck_assert_msg(rp_create(*db, &o, &rp) == 0, "%s", bc_errmsg());
 	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
-	for (i = 0; i < n; i++)
-		ck_assert_int_eq(model_pageblock_mt(rp_model(rp), pfn[i], &mt[i], NULL, NULL), 0);
+	return rp;
+}
+
+static void replay_end(struct replay *rp, struct tdb *db)
+{
 	rp_destroy(rp);
 	tdb_close(db);
+}
+
+/* Replay @path to its end; the stored migratetype (trace numbering) of each pfn in @pfn. */
+static void replayed_types(const char *path, const uint64_t *pfn, int *mt, int n)
+{
+	struct tdb *db;
+	struct replay *rp = replay_begin(path, &db);
+	int i;
+
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(model_pageblock_mt(rp_model(rp), pfn[i], &mt[i], NULL, NULL), 0);
+	replay_end(rp, db);
 }
 
 /*
@@ -406,7 +419,6 @@ static void replayed_types(const char *path, const uint64_t *pfn, int *mt, int n
  */
 START_TEST(test_batch_interrupt_other_zone)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct replay *rp;
 	struct tdb *db;
 	struct cap c;
@@ -429,13 +441,10 @@ START_TEST(test_batch_interrupt_other_zone)
 	alloc_page(&c, c.zsplit + 3, 0, 1);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	ck_assert_uint_eq(model_anomaly_count(rp_model(rp), MODEL_ANOM_PCP_MISSING, NULL, NULL), 0);
 	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), 0);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 	fixture_rm(c.path);
 }
 END_TEST
@@ -455,7 +464,6 @@ END_TEST
  */
 static void batch_drain_case(bool late)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct model_stats ms;
 	struct replay *rp;
 	struct tdb *db;
@@ -484,16 +492,13 @@ static void batch_drain_case(bool late)
 	alloc_page(&c, ZSTART, 1, 1);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	model_get_stats(rp_model(rp), &ms);
 	ck_assert_uint_eq(model_anomaly_count(rp_model(rp), MODEL_ANOM_PCP_IN_BUDDY, NULL, NULL),
 			  (late ? 1 : 0));
 	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), (late ? 1 : 0));
 	ck_assert_uint_eq(ms.nopcp_frees, (late ? 0 : 1));
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 	fixture_rm(c.path);
 }
 
@@ -522,7 +527,6 @@ END_TEST
  */
 START_TEST(test_batch_other_zone_drain)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct model_pfn_info pi;
 	struct model_stats ms;
 	struct replay *rp;
@@ -555,16 +559,13 @@ START_TEST(test_batch_other_zone_drain)
 		ev(&c, T_BATCHED, 0, USER_PID, (int64_t)p, 0, 0, 0, 0, 0);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	model_get_stats(rp_model(rp), &ms);
 	ck_assert_int_eq(model_pfn_info(rp_model(rp), n, &pi), 0);
 	ck_assert_int_eq(pi.state, MODEL_PFN_BUDDY);
 	ck_assert_uint_eq(ms.nopcp_frees, 1);
 	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), 0);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 	fixture_rm(c.path);
 }
 END_TEST
@@ -586,7 +587,6 @@ enum { RF_IRQ, RF_DRAINED, RF_AFTER };
 
 static void refill_free_case(int mode)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct replay *rp;
 	struct tdb *db;
 	struct cap c;
@@ -606,15 +606,12 @@ static void refill_free_case(int mode)
 	alloc_page(&c, ZSTART, 1, 1);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	ck_assert_uint_eq(model_anomaly_count(rp_model(rp), MODEL_ANOM_PCP_IN_BUDDY, NULL, NULL),
 			  (mode == RF_AFTER ? 1 : 0));
 	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), (mode == RF_AFTER ? 1 : 0));
 	ck_assert_uint_eq(rp_trylock_late(rp), (mode == RF_IRQ ? 1 : 0));
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 	fixture_rm(c.path);
 }
 
@@ -644,7 +641,6 @@ END_TEST
  */
 START_TEST(test_batch_gap_interrupt_free)
 {
-	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct replay *rp;
 	struct tdb *db;
 	struct cap c;
@@ -668,13 +664,10 @@ START_TEST(test_batch_gap_interrupt_free)
 	alloc_page(&c, ZSTART, 1, 1);
 	cap_end(&c);
 
-	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	rp = replay_begin(c.path, &db);
 	ck_assert_uint_eq(model_anomaly_total(rp_model(rp)), 0);
 	ck_assert_uint_eq(rp_trylock_late(rp), 1);
-	rp_destroy(rp);
-	tdb_close(db);
+	replay_end(rp, db);
 	fixture_rm(c.path);
 }
 END_TEST
@@ -838,24 +831,6 @@ static void cap_begin_case(struct cap *c, const char *prefix, unsigned int i)
 	snprintf(name, sizeof(name), "%s%u.db", prefix, i);
 	cap_begin(c, name);
 	add_snapshot(c, 1, 0, 0);
-}
-
-/* Replay the capture at @path (closed); caller ends with replay_end(). */
-static struct replay *replay_begin(const char *path, struct tdb **db)
-{
-	struct rp_opts o = { .until_seq = UINT64_MAX };
-	struct replay *rp;
-
-	ck_assert_int_eq(tdb_open(path, TDB_READONLY, db), 0);
-	ck_assert_msg(rp_create(*db, &o, &rp) == 0, "%s", bc_errmsg());
-	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
-	return rp;
-}
-
-static void replay_end(struct replay *rp, struct tdb *db)
-{
-	rp_destroy(rp);
-	tdb_close(db);
 }
 
 /*
