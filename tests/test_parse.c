@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "common/parse.h"
 #include "tests/fixture.h"
 
@@ -108,6 +109,27 @@ START_TEST(test_short_options_one_meaning)
 }
 END_TEST
 
+/* bc_grow(): first capacity, doubling when full, nothing while there is room. */
+START_TEST(test_grow)
+{
+	int *v = NULL;
+	size_t cap = 0, i;
+
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(bc_grow(&v, i, &cap, sizeof(*v), 16, "test"), 0);
+		ck_assert_uint_eq(cap, i < 16 ? 16 : i < 32 ? 32 : i < 64 ? 64 : 128);
+		v[i] = (int)i;
+	}
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(v[i], (int)i);
+	/* an element past a doubling: the capacity reaches it */
+	ck_assert_int_eq(bc_grow(&v, 300, &cap, sizeof(*v), 16, "test"), 0);
+	ck_assert_uint_gt(cap, 300);
+	v[300] = 1;
+	free(v);
+}
+END_TEST
+
 Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -115,6 +137,7 @@ Suite *parse_suite(void)
 
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_test(tc, test_parse_count);
+	tcase_add_test(tc, test_grow);
 	tcase_add_test(tc, test_short_options_one_meaning);
 	suite_add_tcase(s, tc);
 	return s;
