@@ -590,6 +590,13 @@ int chk_trace_after(struct chk_ctx *c, const struct model *m, const struct tr_ev
 		mark_block(c, ev->pfn, untraced);
 		break;
 	case TR_EV_ZONE_LOCKED:
+	case TR_EV_EXTFRAG:
+		/*
+		 * Taken off the buddy. A fallback's page (alloc_order at the extfrag pfn)
+		 * has no zone_locked of its own since 6.10 (steal_suitable_fallback() hands
+		 * it out); a refill puts it on a pcp list, from which a bulk allocation
+		 * may take it untraced.
+		 */
 		if (ev->pfn != UINT64_MAX && ev->order <= c->max_order)
 			chk_sh_set(c, ev->pfn, 1ull << ev->order, SH_TAKEN);
 		break;
