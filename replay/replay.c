@@ -74,9 +74,26 @@ static int load_snaps(struct replay *rp)
  * A drain of a page the seed read with flags 0 came after the read: once drained, the
  * page is free in the buddy and kpageflags says so (stable_page_flags(): PageBuddy, or
  * is_free_buddy_page() for the other pages of a free block); flags 0 is the pcp page.
+ * So did a user page's allocation (shows_flags()).
  * Otherwise pages seeded with flags 0 (pcp, non-compound tails) and the other kinds
  * of event do not tell (0).
  */
+/*
+ * Does the page of this allocation show flags within moments of it? A user or page
+ * cache page does (the anon rmap or the page cache's lock at once; a compound head
+ * from prep_compound_page()): one the seed read with flags 0 was read before it,
+ * whatever the reader's pace says (the shell twin reads in bursts: seen on 6.12, a
+ * page read flags 0 that pace put after its anonymous allocation, left unknown and
+ * taken for a kernel page at the next full drain).
+ */
+static bool shows_flags(const struct replay *rp, const struct tr_event *ev)
+{
+	enum model_gfp_class g = model_gfp_classify(ev->gfp, ev->order,
+						    rp->layout.pageblock_order);
+
+	return g == MODEL_GFP_USER_MOVABLE || g == MODEL_GFP_TRANSHUGE;
+}
+
 static int seed_fit(struct replay *rp, const struct tr_event *ev)
 {
 	struct model_pfn_info pi;
@@ -88,6 +105,8 @@ static int seed_fit(struct replay *rp, const struct tr_event *ev)
 	switch (ev->kind) {
 	case TR_EV_PAGE_ALLOC:
 		if (pi.state == MODEL_PFN_BUDDY || pi.state == MODEL_PFN_PCP)
+			return 1;
+		if (pi.state == MODEL_PFN_ALLOC && flags0 && shows_flags(rp, ev))
 			return 1;
 		return pi.state == MODEL_PFN_ALLOC && !flags0 &&
 		       pi.gfp_class != MODEL_GFP_PENDING ? -1 : 0;

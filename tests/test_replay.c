@@ -132,6 +132,35 @@ START_TEST(test_seed_read_placement)
 END_TEST
 
 /*
+ * A page the seed read with flags 0 and a user allocation of it inside its chunk's
+ * read: a user page shows flags at once (anon rmap, page cache lock), so the read came
+ * first and the allocation applies, whatever the reader's pace says. frag.db: pfn
+ * 0x128716, read flags 0, taken by an anonymous order-0 allocation at seq 11199 while
+ * its chunk was read; pace puts the read after it.
+ * Expect the page in use as that allocation (not a seeded unknown page) right after it.
+ */
+START_TEST(test_seed_read_user_alloc)
+{
+	const char *path = fixture_path("traces/frag.db");
+	struct rp_opts o = { .until_seq = 11200 };
+	struct model_pfn_info pi;
+	struct replay *rp;
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_open(path, TDB_READONLY, &db), 0);
+	ck_assert_msg(rp_create(db, &o, &rp) == 0, "%s", bc_errmsg());
+	ck_assert_int_eq(model_pfn_info(rp_model(rp), 0x128716, &pi), 0);
+	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.seeded);	/* the seed: flags 0 */
+	ck_assert_msg(rp_run(rp, NULL) == 0, "%s", bc_errmsg());
+	ck_assert_int_eq(model_pfn_info(rp_model(rp), 0x128716, &pi), 0);
+	ck_assert_msg(pi.state == MODEL_PFN_ALLOC && !pi.seeded && !pi.uncertain,
+		      "state %d seeded %d uncertain %d", pi.state, pi.seeded, pi.uncertain);
+	rp_destroy(rp);
+	tdb_close(db);
+}
+END_TEST
+
+/*
  * A CONFIG_CMA kernel: pagetypeinfo names the CMA type (model_profile.cma: CMA is 4,
  * ISOLATE 5) and the snapshot's cma_areas says where the area is; the seed types those
  * pageblocks MIGRATE_CMA, as known, not guessed, before the pages: the free order-10
@@ -478,6 +507,7 @@ Suite *replay_suite(void)
 	tcase_add_loop_test(tc, test_bundled_fidelity, 0, n);
 	tcase_add_test(tc, test_extfrag_claims);
 	tcase_add_test(tc, test_seed_read_placement);
+	tcase_add_test(tc, test_seed_read_user_alloc);
 	tcase_add_test(tc, test_seed_cma_area);
 	tcase_add_loop_test(tc, test_deterministic, 0,
 			    (int)(sizeof(det_captures) / sizeof(det_captures[0])));
