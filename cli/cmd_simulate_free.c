@@ -175,6 +175,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
 	json_kuint(&j, "seed_reported", st->seed_reported);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
+	json_kuint(&j, "seed_types_learned", st->seed_types_learned);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -282,6 +283,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("pageblocks of the first snapshot that free page reporting held off the "
 		       "free lists (flags 0, free in the next snapshot, no event between): %llu, "
 		       "put back\n", (unsigned long long)st->seed_reported);
+	if (st->seed_types_learned)
+		printf("pageblocks of the first snapshot whose guessed type the trace corrected "
+		       "(the first event naming the block's type): %llu\n",
+		       (unsigned long long)st->seed_types_learned);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "
 		       "the kernel made\n", (unsigned long long)st->contig_failed,

@@ -46,6 +46,7 @@ struct sim_stats {
 	uint64_t seed_pcp_listed;	/* ... the trace showed were pcp pages: on pcp lists */
 	uint64_t seed_free_reordered;	/* seed free blocks moved to the head: taken first */
 	uint64_t seed_reported;		/* flags-0 seed pageblocks page reporting held: freed */
+	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
 };
 
 struct sim_apply;

@@ -424,3 +424,130 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
 	free(takes);
 	return ret < 0 ? ret : 0;
 }
+
+struct types_pass {
+	struct model *m;
+	unsigned int pbo;
+	uint64_t *done;			/* pageblocks whose type an event told */
+	uint64_t nr;
+};
+
+/* The first event that names @pfn's pageblock tells its type at the seed (@mt < 0: no). */
+static int learn_type(struct types_pass *p, uint64_t pfn, int mt)
+{
+	uint64_t pb = pfn >> p->pbo, bit = 1ull << (pb % 64);
+	int ret;
+
+	if (p->done[pb / 64] & bit)
+		return 0;
+	p->done[pb / 64] |= bit;
+	if (mt < 0)
+		return 0;
+	ret = model_seed_drain_type(p->m, pfn, mt);
+	p->nr += ret > 0;
+	return ret < 0 ? ret : 0;
+}
+
+/* A fallback: the fallback block's pageblocks were of its type before (a claim re-types). */
+static int learn_fallback(struct types_pass *p, const struct tr_event *ev, uint64_t end)
+{
+	unsigned int o = ev->fallback_order > p->pbo ? ev->fallback_order : p->pbo;
+	uint64_t q, first = ev->pfn & ~((1ull << o) - 1);
+	int ret = 0;
+
+	for (q = first; !ret && o < 32 && q < first + (1ull << o) && q < end; q += 1ull << p->pbo)
+		ret = learn_type(p, q, ev->fallback_mt);
+	return ret;
+}
+
+int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	unsigned int nr_cpus = L->nr_cpus ? L->nr_cpus : 1;
+	struct types_pass p = { .m = m, .pbo = L->pageblock_order };
+	uint64_t end = pfn_end(m);
+	struct tr_event *pending;	/* per cpu: a zone_locked its extfrag may follow */
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev;
+	struct { uint64_t pfn; int mt; } *hits = NULL;	/* pcp hits while the seed was read */
+	size_t nr_hits = 0, cap_hits = 0;
+	unsigned int c;
+	int ret;
+
+	*nr = 0;
+	p.done = calloc((end >> p.pbo) / 64 + 1, sizeof(*p.done));
+	pending = calloc(nr_cpus, sizeof(*pending));
+	if (!p.done || !pending) {
+		free(p.done);
+		free(pending);
+		return bc_error(BC_E_NOMEM, "out of memory");
+	}
+	for (c = 0; c < nr_cpus; c++)
+		pending[c].pfn = UINT64_MAX;
+	ret = tdb_cursor_open(db, read_from < seq_from ? read_from : seq_from, seq_to, &cur);
+	while (!ret && (ret = tdb_cursor_next(cur, &raw)) == 1) {
+		struct tr_event *pd;
+
+		ret = 0;
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
+			continue;
+		if (ev.seq < seq_from) {
+			ret = ev.kind == TR_EV_PAGE_ALLOC && ev.order < 4 ?
+			      bc_grow(&hits, nr_hits, &cap_hits, sizeof(*hits), 256, "simulate") : 0;
+			if (!ret && ev.kind == TR_EV_PAGE_ALLOC && ev.order < 4) {
+				hits[nr_hits].pfn = ev.pfn;
+				hits[nr_hits++].mt = ev.mt;
+			}
+			continue;
+		}
+		pd = &pending[ev.cpu >= 0 && (unsigned int)ev.cpu < nr_cpus ? ev.cpu : 0];
+		if (pd->pfn != UINT64_MAX) {
+			/*
+			 * try_to_claim_block() re-types the block, then __rmqueue_smallest()
+			 * takes it by the new type: its extfrag names the type it had
+			 */
+			if (ev.kind != TR_EV_EXTFRAG || (ev.pfn ^ pd->pfn) >> p.pbo)
+				ret = learn_type(&p, pd->pfn, pd->mt);
+			pd->pfn = UINT64_MAX;
+		}
+		if (ret)
+			break;
+		switch (ev.kind) {
+		case TR_EV_ZONE_LOCKED:
+			*pd = ev;
+			break;
+		case TR_EV_EXTFRAG:
+			ret = learn_fallback(&p, &ev, end);
+			break;
+		case TR_EV_PCPU_DRAIN:
+			ret = learn_type(&p, ev.pfn, ev.mt);
+			break;
+		case TR_EV_PAGE_ALLOC:
+			/* a pcp hit: its list is its block's type (the THP lists are not by type) */
+			if (ev.order < 4)
+				ret = learn_type(&p, ev.pfn, ev.mt);
+			break;
+		default:
+			break;
+		}
+	}
+	for (c = 0; ret >= 0 && c < nr_cpus; c++)
+		if (pending[c].pfn != UINT64_MAX)
+			ret = learn_type(&p, pending[c].pfn, pending[c].mt);
+	/*
+	 * then the pcp hits while the seed was read, for blocks no later event names, the
+	 * latest first (a page listed before its block changed type names the old one)
+	 */
+	while (ret >= 0 && nr_hits-- > 0)
+		ret = learn_type(&p, hits[nr_hits].pfn, hits[nr_hits].mt);
+	free(hits);
+	if (cur)
+		tdb_cursor_close(cur);
+	*nr = p.nr;
+	free(p.done);
+	free(pending);
+	return ret < 0 ? ret : 0;
+}

@@ -86,4 +86,24 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
 
+/*
+ * The seed's guessed pageblock types (no /proc file gives one block's type: the seed
+ * hands pagetypeinfo's counts out by the pages' evidence), told by the trace as
+ * simulate --teacher learns them: the first event of [@seq_from, @seq_to) that names a
+ * pageblock's type tells the type it had at the seed; for a block no such event names,
+ * the last pcp hit of [@read_from, @seq_from), while the seed was read, does (the
+ * drains of that window told theirs to the seed already: model_seed_drain_type()). A take off the buddy
+ * (mm_page_alloc_zone_locked: __rmqueue_smallest() takes from the list of the block's
+ * type; since 6.10 a free page is always on its block's list), a drain
+ * (free_pcppages_bulk() names the block's type) and a pcp hit below order 4 (the page
+ * was listed by its block's type when freed) name it; a fallback (mm_page_alloc_extfrag)
+ * names the fallback type of each pageblock of its block, the zone_locked that a
+ * claim emits just before it (the block already re-typed) names nothing. A wrong guess
+ * is corrected as a drain corrects one (model_seed_drain_type(): a guessed block of the
+ * new type takes the old one, so pagetypeinfo's counts stay). *@nr gets the blocks
+ * re-typed. Return: 0, or a negative bc_err.
+ */
+int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
+
 #endif

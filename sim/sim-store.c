@@ -33,6 +33,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_pcp_listed", r->st.seed_pcp_listed },
 		{ "seed_reported", r->st.seed_reported },
 		{ "seed_free_reordered", r->st.seed_free_reordered },
+		{ "seed_types_learned", r->st.seed_types_learned },
 	};
 	unsigned int i;
 	int ret = 0;

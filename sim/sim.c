@@ -151,6 +151,9 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 		return ret;
 	ret = rp_run(rp, NULL);
 	if (!ret)
+		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_begin,
+				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
+	if (!ret)
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
 			       zone_count);
 	if (!ret)
@@ -257,7 +260,11 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (ret)
 		return ret;
 	S->m = rp_model(S->rp);
-	ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
+	/* types first: a re-type moves the block's free pages (as the teacher orders it) */
+	ret = sim_seed_types(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_begin,
+			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned);
+	if (!ret)
+		ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported, NULL);
 	if (!ret)
 		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
