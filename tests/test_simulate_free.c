@@ -21,6 +21,7 @@
 #include "sim/sim-apply.h"
 #include "sim/sim-contig.h"
 #include "sim/sim-figures.h"
+#include "sim/sim-pfnmap.h"
 #include "sim/sim-requests.h"
 #include "sim/sim.h"
 #include "tests/fixture.h"
@@ -601,6 +602,96 @@ START_TEST(test_seed_pcp_refilled_list)
 }
 END_TEST
 
+/* The map's rules on flat arrays (pfn + 1, 0 none), as sim-pfnmap.h states them. */
+struct ref_map { uint32_t fwd[5000], rev[5000]; };
+
+static void ref_clear(struct ref_map *r, uint64_t k, uint64_t n, uint64_t end)
+{
+	for (; n-- && k < end; k++) {
+		if (r->fwd[k] && r->rev[r->fwd[k] - 1] == k + 1)
+			r->rev[r->fwd[k] - 1] = 0;
+		r->fwd[k] = 0;
+	}
+}
+
+static void ref_set(struct ref_map *r, uint64_t k, uint64_t s, uint64_t n, uint64_t end)
+{
+	uint64_t i;
+
+	for (i = 0; i < n && k + i < end && s + i < end; i++) {
+		uint32_t a = r->fwd[k + i], b = r->rev[s + i];
+
+		if (a && r->rev[a - 1] == k + i + 1)
+			r->rev[a - 1] = 0;
+		if (b && r->fwd[b - 1] == s + i + 1)
+			r->fwd[b - 1] = 0;
+		r->fwd[k + i] = (uint32_t)(s + i + 1);
+		r->rev[s + i] = (uint32_t)(k + i + 1);
+	}
+	if (i < n && k + i < end)
+		ref_clear(r, k + i, n - i, end);
+}
+
+static void ref_moved(struct ref_map *r, uint64_t from, uint64_t to, uint64_t n, uint64_t end)
+{
+	uint64_t i;
+
+	for (i = 0; i < n && from + i < end && to + i < end; i++) {
+		uint32_t k = r->rev[from + i];
+
+		if (!k)
+			continue;
+		r->rev[from + i] = 0;
+		r->fwd[k - 1] = (uint32_t)(to + i + 1);
+		r->rev[to + i] = k;
+	}
+}
+
+/*
+ * sim-pfnmap's two-level tables against flat arrays: random sets, clears and moves
+ * (ranges across leaves of 1024 pfns and past the end), every pfn compared after each.
+ */
+START_TEST(test_pfnmap_against_flat)
+{
+	const uint64_t end = 5000;
+	static struct ref_map r;
+	struct sim_pfnmap *pm;
+	uint64_t seed = 12345, p;
+	int step;
+
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(sim_pfnmap_create(end, &pm), 0);
+	for (step = 0; step < 3000; step++) {
+		uint64_t a, b, n, op;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		op = seed >> 61;
+		a = (seed >> 8) % (end + 40);
+		b = (seed >> 24) % (end + 40);
+		n = 1ull << ((seed >> 40) % 12);
+		if (op < 4) {
+			sim_pfnmap_set(pm, a, b, n);
+			ref_set(&r, a, b, n, end);
+		} else if (op < 6) {
+			sim_pfnmap_clear(pm, a, n);
+			ref_clear(&r, a, n, end);
+		} else {
+			sim_pfnmap_moved(pm, a, b, n);
+			ref_moved(&r, a, b, n, end);
+		}
+		for (p = 0; p < end + 8; p++) {
+			uint64_t want = p < end && r.fwd[p] ? r.fwd[p] - 1 : UINT64_MAX;
+
+			ck_assert_msg(sim_pfnmap_sim(pm, p) == want, "step %d: kernel pfn %llu -> %llu, "
+				      "want %llu", step, (unsigned long long)p,
+				      (unsigned long long)sim_pfnmap_sim(pm, p), (unsigned long long)want);
+			ck_assert_int_eq(sim_pfnmap_is_sim(pm, p), p < end && r.rev[p] != 0);
+		}
+	}
+	sim_pfnmap_destroy(pm);
+}
+END_TEST
+
 static int check_seed_type(void *arg, struct model *m, struct sim_apply *ap)
 {
 	struct model_pfn_info pi;
@@ -731,6 +822,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_seed_reported_not_contig);
 	tcase_add_test(tc, test_seed_pcp_refilled_list);
 	tcase_add_test(tc, test_seed_type_learned);
+	tcase_add_test(tc, test_pfnmap_against_flat);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
 	return s;
