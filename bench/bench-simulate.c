@@ -131,7 +131,7 @@ static int contig_counts(struct tdb *db, uint64_t from)
 	copy_bytes = model_state_bytes(st);
 	model_state_free(st);
 	t_copy = now();
-	if (sim_contig_count(m, sizes, copy, 2))
+	if (sim_contig_count(m, sizes, copy, 2, NULL))
 		fail("contiguous counts (copy)");
 	t_copy = now() - t_copy;
 	t_jr = now();

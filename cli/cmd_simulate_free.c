@@ -176,6 +176,8 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_reported", st->seed_reported);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
 	json_kuint(&j, "seed_types_learned", st->seed_types_learned);
+	json_kuint(&j, "isolations", st->isolations);
+	json_kuint(&j, "isolations_refused", st->isolations_refused);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -287,6 +289,11 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("pageblocks of the first snapshot whose guessed type the trace corrected "
 		       "(the first event naming the block's type): %llu\n",
 		       (unsigned long long)st->seed_types_learned);
+	if (st->isolations)
+		printf("failed attempts whose isolation the kernel held while they ran: %llu, "
+		       "held on the simulated model too but %llu its isolation refused\n",
+		       (unsigned long long)st->isolations,
+		       (unsigned long long)st->isolations_refused);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "
 		       "the kernel made\n", (unsigned long long)st->contig_failed,

@@ -101,7 +101,7 @@ static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 		     struct cmp_demand_stats *st, uint64_t *tried)
 {
 	struct model_contig_result res;
-	int ret = sim_contig_range(m, s, nr, mode, &res);
+	int ret = sim_contig_range(m, s, nr, mode, NULL, &res);
 
 	if (ret)
 		return ret;

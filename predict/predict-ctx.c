@@ -77,18 +77,19 @@ static bool slab_page(struct tdb *db, int64_t snap, uint64_t pfn)
  * the mainline has_unmovable_pages() a refcount-0 page is movable before anything
  * else is looked at; builds of the same 6.18.44 disagree all the same: on one the
  * failed offlines passed order-0 slab pages and stopped at a later page, on another
- * every failed offline stopped at an order-0 slab page (dumped as "unmovable page").
- * Each failed offline probe whose culprit is known votes: its culprit is an order-0
- * slab page (in the first and the last snapshot: a long-lived one) says no; such a
- * page below its culprit in its range says yes. Until a vote is in: the release
- * decides (6.18 on: yes, as measured first; before: slab pages hold a reference).
+ * every failed offline stopped at an order-0 slab page (dumped as "unmovable page",
+ * page_type slab, refcount 0). Each failed offline probe whose culprit is known
+ * votes: its culprit is an order-0 slab page in the snapshots on both sides of the
+ * probe (a slab page through it) says no; such a page below its culprit in its range
+ * says yes. The nearest snapshots bracket the probe best; without one on a side, the
+ * first or the last stands in. Until a vote is in: the release decides (6.18 on: yes,
+ * as measured first; before: slab pages hold a reference).
  */
 int pr_learn_slab_rule(struct pr_ctx *c)
 {
 	struct tdb_snap_info *snaps = NULL;
-	int ns = 0, ret;
+	int ns = 0, ret, k;
 	unsigned int i;
-	int64_t first, last;
 
 	if (!c->db || !c->nr_notes)
 		return 0;
@@ -97,21 +98,28 @@ int pr_learn_slab_rule(struct pr_ctx *c)
 		free(snaps);
 		return ret;
 	}
-	first = snaps[0].id;
-	last = snaps[ns - 1].id;
 	for (i = 0; i < c->nr_notes; i++) {
 		struct pr_pin_note *n = &c->notes[i];
+		const struct tdb_snap_info *before = &snaps[0], *after = &snaps[ns - 1];
 		uint64_t pfn;
 
+		for (k = 0; k < ns; k++) {
+			if (snaps[k].seq_end >= 0 && (uint64_t)snaps[k].seq_end <= n->seq)
+				before = &snaps[k];
+			if (snaps[k].seq_begin >= 0 && (uint64_t)snaps[k].seq_begin >= n->seq &&
+			    after == &snaps[ns - 1] && k < ns - 1)
+				after = &snaps[k];
+		}
 		if (n->culprit == UINT64_MAX || n->culprit < n->start ||
-		    n->culprit >= snaps[0].nr_pfns || n->culprit >= snaps[ns - 1].nr_pfns)
+		    n->culprit >= before->nr_pfns || n->culprit >= after->nr_pfns)
 			continue;
-		if (slab_page(c->db, first, n->culprit) && slab_page(c->db, last, n->culprit)) {
+		if (slab_page(c->db, before->id, n->culprit) &&
+		    slab_page(c->db, after->id, n->culprit)) {
 			n->slab_vote = -1;
 			continue;
 		}
 		for (pfn = n->start; pfn < n->culprit && !n->slab_vote; pfn++)
-			if (slab_page(c->db, first, pfn) && slab_page(c->db, last, pfn))
+			if (slab_page(c->db, before->id, pfn) && slab_page(c->db, after->id, pfn))
 				n->slab_vote = 1;
 	}
 	free(snaps);

@@ -158,7 +158,7 @@ static int take_frame(struct collect *C, const struct tr_event *ev, const char *
 		ret = pbm_fill(m, &s->g, f->cells);
 	}
 	if (!ret && C->o->contig_2m)
-		ret = sim_contig_count(m, &(const uint64_t){ FRM_2M_PAGES }, &f->contig_2m, 1);
+		ret = sim_contig_count(m, &(const uint64_t){ FRM_2M_PAGES }, &f->contig_2m, 1, NULL);
 	if (ret)
 		return ret;
 	zone_free(m, f);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-apply: a request made again on the simulated model (sim-apply.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "db/tdb-snap.h"
 #include "model/decide.h"
 #include "model/model.h"
 #include "sim/sim-apply.h"
@@ -15,6 +17,13 @@ struct sim_cma_range {
 	uint64_t pfn, nr;
 };
 
+/* An isolation window open; an offline's also disabled its zone's pcp lists. */
+struct sim_iso {
+	uint64_t pfn, nr;
+	int zone;			/* zone_pcp_disable()d, -1 none */
+	struct model_zone_limits lim;	/* its limits before */
+};
+
 struct sim_apply {
 	struct model *m;
 	struct sim_cma_range *cma;	/* cma_alloc()s made: the areas' bitmaps */
@@ -24,6 +33,10 @@ struct sim_apply {
 	unsigned int nr_cpus, nr_zones;	/* the layout's */
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
 	uint64_t nr_free[MODEL_MAX_ZONES];	/* NR_FREE_PAGES before the change at work */
+	struct tdb_pins pins;		/* the newest snapshot's longterm_pins */
+	struct sim_iso *iso;		/* isolation windows open (SIM_REQ_ISOLATE) */
+	size_t nr_iso, cap_iso;
+	struct sim_contig_env env;	/* those pins, through the map */
 };
 
 #define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
@@ -93,6 +106,14 @@ static void moved(void *arg, uint64_t from, uint64_t to, unsigned int order)
 	sim_pfnmap_moved(arg, from, to, 1ull << order);
 }
 
+/* The kernel pfn of simulated @spfn: the map's, else the same (held since the seed). */
+static uint64_t kernel_pfn(void *arg, uint64_t spfn)
+{
+	uint64_t k = sim_pfnmap_kernel(((struct sim_apply *)arg)->pm, spfn);
+
+	return k == UINT64_MAX ? spfn : k;
+}
+
 int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **out)
 {
 	const struct model_layout *L = model_get_layout(m);
@@ -116,16 +137,40 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 	a->st = st;
 	a->nr_cpus = L->nr_cpus;
 	a->nr_zones = L->nr_zones;
+	a->env = (struct sim_contig_env){ .pins = &a->pins, .kernel_pfn = kernel_pfn, .arg = a };
 	free_now(a);
 	model_set_migrate_hook(m, moved, a->pm);
 	*out = a;
 	return 0;
 }
 
+int sim_apply_set_pins(struct sim_apply *a, struct tdb *db, int64_t snap)
+{
+	struct tdb_pins p;
+	int ret = tdb_snap_pins(db, snap, &p);
+
+	if (ret == -BC_E_NOENT) {
+		memset(&p, 0, sizeof(p));
+		ret = 0;
+	}
+	if (ret)
+		return ret;
+	tdb_pins_free(&a->pins);
+	free(a->iso);
+	a->pins = p;
+	return 0;
+}
+
+const struct sim_contig_env *sim_apply_env(const struct sim_apply *a)
+{
+	return &a->env;
+}
+
 void sim_apply_destroy(struct sim_apply *a)
 {
 	if (!a)
 		return;
+	tdb_pins_free(&a->pins);
 	model_set_migrate_hook(a->m, NULL, NULL);
 	sim_pfnmap_destroy(a->pm);
 	free(a->cma);
@@ -275,7 +320,7 @@ static int do_contig(struct sim_apply *a, const struct sim_request *rq, uint64_t
 	int ret;
 
 	if (!sim_cma_area(a->m, rq->pfn, rq->nr_pages, &s, &e))
-		return sim_contig_alloc(a->m, rq->nr_pages, spfn);
+		return sim_contig_alloc(a->m, rq->nr_pages, &a->env, spfn);
 	ret = sim_cma_alloc(a->m, s, e, rq->nr_pages, cma_used, a, spfn);
 	if (ret)
 		return ret;
@@ -298,6 +343,75 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	return ret ? ret : free_account(a, rq->cpu);
 }
 
+/* The zone holding @pfn, -1 outside every zone. */
+static int zone_of(const struct model *m, uint64_t pfn)
+{
+	const struct model_layout *L = model_get_layout(m);
+	unsigned int zi;
+
+	for (zi = 0; zi < L->nr_zones; zi++)
+		if (pfn >= L->zones[zi].start_pfn &&
+		    pfn < L->zones[zi].start_pfn + L->zones[zi].spanned)
+			return (int)zi;
+	return -1;
+}
+
+/*
+ * A failed attempt's isolation window (sim-requests.h): start_isolate_page_range() of
+ * its range after the drain the kernel made first, undone at its end. An offline also
+ * holds its zone's pcp lists disabled meanwhile (zone_pcp_disable(): high 0, batch 1,
+ * so every free reaches the buddy and every allocation refills one page) and enables
+ * them after the undo (offline_pages()'s failure path); alloc_contig_range() only
+ * drains (drain_all_pages()). A range the model refuses to isolate (it holds an
+ * unmovable page there that the kernel's range did not) is counted and left as it is.
+ */
+static int do_isolate(struct sim_apply *a, const struct sim_request *rq)
+{
+	enum model_isolate_mode mode = rq->mt ? MODEL_ISOLATE_MEM_OFFLINE : MODEL_ISOLATE_OTHER;
+	struct sim_iso w = { .pfn = rq->pfn, .nr = rq->nr_pages, .zone = -1 };
+	uint64_t fail;
+	size_t i;
+	int ret;
+
+	if (rq->kind == SIM_REQ_UNISOLATE) {
+		for (i = 0; i < a->nr_iso; i++)
+			if (a->iso[i].pfn == rq->pfn && a->iso[i].nr == rq->nr_pages)
+				break;
+		if (i == a->nr_iso)
+			return 0;
+		w = a->iso[i];
+		a->iso[i] = a->iso[--a->nr_iso];
+		ret = w.nr ? model_undo_isolate_range(a->m, w.pfn, w.pfn + w.nr) : 0;
+		if (!ret && w.zone >= 0)
+			ret = model_set_zone_limits(a->m, (unsigned int)w.zone, &w.lim);
+		return ret;
+	}
+	a->st->isolations++;
+	ret = bc_grow(&a->iso, a->nr_iso, &a->cap_iso, sizeof(*a->iso), 4, "simulate");
+	if (!ret && rq->mt && (w.zone = zone_of(a->m, rq->pfn)) >= 0) {
+		struct model_zone_limits off;
+
+		ret = model_get_zone_limits(a->m, (unsigned int)w.zone, &w.lim);
+		off = w.lim;
+		off.pcp_batch = 1;
+		off.pcp_high_min = off.pcp_high_max = 0;
+		if (!ret)
+			ret = model_set_zone_limits(a->m, (unsigned int)w.zone, &off);
+	}
+	if (!ret)
+		ret = model_drain_zone(a->m, rq->pfn);
+	if (!ret)
+		ret = model_isolate_range(a->m, rq->pfn, rq->pfn + rq->nr_pages, mode, &fail);
+	if (ret == -BC_E_BUSY) {
+		a->st->isolations_refused++;
+		w.nr = 0;	/* nothing to undo; the pcp lists stay disabled as the kernel's */
+		ret = 0;
+	}
+	if (!ret)
+		a->iso[a->nr_iso++] = w;
+	return ret;
+}
+
 static int apply(struct sim_apply *a, const struct sim_request *rq)
 {
 	uint64_t spfn;
@@ -305,6 +419,8 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 
 	if (rq->kind == SIM_REQ_PCP_DRAIN)
 		return do_drain(a, rq);
+	if (rq->kind == SIM_REQ_ISOLATE || rq->kind == SIM_REQ_UNISOLATE)
+		return do_isolate(a, rq);
 	if (rq->kind == SIM_REQ_CONTIG && rq->failed)
 		return 0;	/* the kernel placed nothing (what-if runs ask it again) */
 	a->st->requests++;
@@ -322,10 +438,12 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 		return ret < 0 ? ret : 0;
 	case SIM_REQ_OFFLINE:
 		a->st->offline++;
-		ret = sim_offline(a->m, rq->pfn, rq->nr_pages);
+		ret = sim_offline(a->m, rq->pfn, rq->nr_pages, &a->env);
 		a->st->offline_failed += ret == 1;
 		return ret < 0 ? ret : 0;
 	case SIM_REQ_PCP_DRAIN:
+	case SIM_REQ_ISOLATE:
+	case SIM_REQ_UNISOLATE:
 		break;
 	}
 	return 0;

@@ -17,7 +17,10 @@
  *     not a kernel page), still untouched by the simulation, sends it to the buddy
  *     (model_pcpu_drain()); other drains are the kernel's own decisions, not requests;
  *   - a contiguous allocation runs the model's own alloc_contig_pages() search, an
- *     offline offline_pages() on the kernel's range (sim-contig.h).
+ *     offline offline_pages() on the kernel's range (sim-contig.h), neither migrating
+ *     the pages the newest snapshot lists as long-term pinned (sim_apply_set_pins());
+ *   - a failed attempt's isolation window isolates its range until its end (an
+ *     offline's also disables its zone's pcp lists meanwhile).
  * Folios the model migrates (its contiguous allocations) keep their identity: the map
  * follows them through model_set_migrate_hook().
  */
@@ -47,6 +50,8 @@ struct sim_stats {
 	uint64_t seed_free_reordered;	/* seed free blocks moved to the head: taken first */
 	uint64_t seed_reported;		/* flags-0 seed pageblocks page reporting held: freed */
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
+	uint64_t isolations;		/* failed attempts' isolation windows repeated */
+	uint64_t isolations_refused;	/* ... that the model's isolation refused */
 };
 
 struct sim_apply;
@@ -75,5 +80,17 @@ void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n
 void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
+/*
+ * The long-term pins snapshot @snap lists (longterm_pins), pinned from it until the
+ * next one: the model's contiguous attempts (the capture's, and the figures' through
+ * sim_apply_env()) cannot migrate those pages, wherever the simulation has them. A
+ * snapshot without the file (an older reader) lists none. Return: 0, or a negative
+ * bc_err.
+ */
+struct tdb;
+struct sim_contig_env;
+int sim_apply_set_pins(struct sim_apply *a, struct tdb *db, int64_t snap);
+/* What the simulation knows of pins, for sim-contig.h's functions. */
+const struct sim_contig_env *sim_apply_env(const struct sim_apply *a);
 
 #endif

@@ -4,13 +4,51 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "db/tdb-snap.h"
 #include "model/model.h"
 #include "sim/sim-contig.h"
 
 #define SIM_TRACE_MT_CMA	4	/* MIGRATE_CMA, trace numbering of a CONFIG_CMA kernel */
 
+/* Is kernel pfn @k in a run of @p (runs sorted by pfn)? */
+static bool pinned(const struct tdb_pins *p, uint64_t k)
+{
+	int lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (p->runs[mid].pfn + p->runs[mid].nr <= k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nr && p->runs[lo].pfn <= k;
+}
+
+/* model_contig_req's before_migrate(): the first page in use of [@s, @e) pinned. */
+static int pins_before_migrate(void *arg, struct model *m, uint64_t s, uint64_t e,
+			       uint64_t *pin)
+{
+	const struct sim_contig_env *env = arg;
+	struct model_pfn_info pi;
+	uint64_t p;
+
+	for (p = s; p < e; p++) {
+		uint64_t k = env->kernel_pfn ? env->kernel_pfn(env->arg, p) : p;
+
+		if (!pinned(env->pins, k))
+			continue;
+		if (!model_pfn_info(m, p, &pi) && pi.state == MODEL_PFN_ALLOC) {
+			*pin = p;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
-		     struct model_contig_result *res)
+		     const struct sim_contig_env *env, struct model_contig_result *res)
 {
 	struct model_contig_req req = {
 		.start = s, .end = s + nr, .mode = mode,
@@ -18,6 +56,8 @@ int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 		/* as predict: 6.18 slab pages pass has_unmovable_pages() at refcount 0 */
 		.flags = model_get_profile(m)->version >= MODEL_KVER(6, 18, 0) ?
 			 MODEL_CONTIG_SLAB_REFCOUNT_ZERO : 0,
+		.before_migrate = env && env->pins && env->pins->nr ? pins_before_migrate : NULL,
+		.arg = (void *)env,
 	};
 
 	/* an end past 2^64 would wrap to a small pfn: refuse it as the empty range it is */
@@ -31,10 +71,11 @@ int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
 	return model_alloc_contig_range(m, &req, res);
 }
 
-static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode)
+static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
+		     const struct sim_contig_env *env)
 {
 	struct model_contig_result res;
-	int ret = sim_contig_range(m, s, nr, mode, &res);
+	int ret = sim_contig_range(m, s, nr, mode, env, &res);
 
 	if (ret)
 		return ret;
@@ -45,7 +86,8 @@ static int try_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolat
  * Every candidate of alloc_contig_pages(@nr) in order; @fn gets each one that
  * succeeded and returns non-zero to stop.
  */
-static int search(struct model *m, uint64_t nr, int (*fn)(void *arg, uint64_t pfn), void *arg)
+static int search(struct model *m, uint64_t nr, const struct sim_contig_env *env,
+		  int (*fn)(void *arg, uint64_t pfn), void *arg)
 {
 	const struct model_layout *L = model_get_layout(m);
 	int z, ret;
@@ -59,7 +101,7 @@ static int search(struct model *m, uint64_t nr, int (*fn)(void *arg, uint64_t pf
 		if (!zl->spanned || zl->movable || !strcmp(zl->name, "Movable"))
 			continue;
 		for (s = (zl->start_pfn + nr - 1) / nr * nr; s + nr <= end; s += nr) {
-			ret = try_range(m, s, nr, MODEL_ISOLATE_OTHER);
+			ret = try_range(m, s, nr, MODEL_ISOLATE_OTHER, env);
 			if (ret < 0)
 				return ret;
 			if (!ret && fn(arg, s))
@@ -75,12 +117,13 @@ static int found_first(void *arg, uint64_t pfn)
 	return 1;
 }
 
-int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn)
+int sim_contig_alloc(struct model *m, uint64_t nr_pages, const struct sim_contig_env *env,
+		     uint64_t *pfn)
 {
 	int ret;
 
 	*pfn = UINT64_MAX;
-	ret = search(m, nr_pages, found_first, pfn);
+	ret = search(m, nr_pages, env, found_first, pfn);
 	return ret ? ret : *pfn == UINT64_MAX ? 1 : 0;
 }
 
@@ -91,7 +134,8 @@ static int count_one(void *arg, uint64_t pfn)
 }
 
 /* One count from the state as it is: drain, then the search. */
-static int count_from_here(struct model *m, uint64_t nr_pages, uint64_t *count)
+static int count_from_here(struct model *m, uint64_t nr_pages, const struct sim_contig_env *env,
+			   uint64_t *count)
 {
 	const struct model_layout *L = model_get_layout(m);
 	unsigned int zi;
@@ -107,12 +151,12 @@ static int count_from_here(struct model *m, uint64_t nr_pages, uint64_t *count)
 		if (L->zones[zi].spanned)
 			ret = model_drain_zone(m, L->zones[zi].start_pfn);
 	if (!ret)
-		ret = search(m, nr_pages, count_one, count);
+		ret = search(m, nr_pages, env, count_one, count);
 	return ret;
 }
 
 int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
-		     unsigned int n)
+		     unsigned int n, const struct sim_contig_env *env)
 {
 	struct model_state *saved;
 	unsigned int i;
@@ -127,7 +171,7 @@ int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts
 	 */
 	ret = model_state_save(m, &saved);
 	for (i = 0; !ret && !ret2 && i < n; i++) {
-		ret = count_from_here(m, nr_pages[i], &counts[i]);
+		ret = count_from_here(m, nr_pages[i], env, &counts[i]);
 		ret2 = model_state_restore(m, saved);
 	}
 	model_state_free(saved);
@@ -146,7 +190,7 @@ int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t
 		ret = model_checkpoint(m);
 		if (ret)
 			break;
-		ret = count_from_here(m, nr_pages[i], &counts[i]);
+		ret = count_from_here(m, nr_pages[i], NULL, &counts[i]);
 		ret2 = model_rollback(m);
 	}
 	return ret ? ret : ret2;
@@ -208,7 +252,8 @@ int sim_cma_alloc(struct model *m, uint64_t start, uint64_t end, uint64_t nr,
 
 		if (used && used(arg, s, nr))
 			continue;
-		ret = sim_contig_range(m, s, nr, MODEL_ISOLATE_CMA_ALLOC, &res);
+		/* FOLL_LONGTERM moves pages out of CMA before pinning: no pin in an area */
+		ret = sim_contig_range(m, s, nr, MODEL_ISOLATE_CMA_ALLOC, NULL, &res);
 		if (ret)
 			return ret;
 		if (res.ret == 0) {
@@ -219,7 +264,8 @@ int sim_cma_alloc(struct model *m, uint64_t start, uint64_t end, uint64_t nr,
 	return 1;
 }
 
-int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages)
+int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages,
+		const struct sim_contig_env *env)
 {
-	return try_range(m, start, nr_pages, MODEL_ISOLATE_MEM_OFFLINE);
+	return try_range(m, start, nr_pages, MODEL_ISOLATE_MEM_OFFLINE, env);
 }

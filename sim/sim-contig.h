@@ -15,13 +15,31 @@
 
 #include "model/model.h"
 
+struct tdb_pins;
+
+/*
+ * What the simulation knows of pages and the model does not, for the model's own
+ * contiguous attempts (@env of the functions below; NULL: nothing): the long-term
+ * pins a snapshot lists (longterm_pins: io_uring registered buffers), by the kernel's
+ * pfn, and the kernel pfn of a simulated one (where the kernel has the page the
+ * simulation put at @spfn; NULL: the same pfn). migrate_pages() cannot move a pinned
+ * page (its raised refcount fails the move), so an attempt over one fails in migration,
+ * as the kernel's attempts on those pages did.
+ */
+struct sim_contig_env {
+	const struct tdb_pins *pins;
+	uint64_t (*kernel_pfn)(void *arg, uint64_t spfn);
+	void *arg;
+};
+
 /* alloc_contig_range() (@mode MEM_OFFLINE: offline_pages()) of [@s, @s + @nr) as the
  * simulation makes it; *@res says how it went. Return: 0, or a negative bc_err. */
 int sim_contig_range(struct model *m, uint64_t s, uint64_t nr, enum model_isolate_mode mode,
-		     struct model_contig_result *res);
+		     const struct sim_contig_env *env, struct model_contig_result *res);
 /* Allocate @nr_pages (a power of two) for real. Return: 0 and *@pfn, 1 when no
  * candidate succeeds, or a negative bc_err. */
-int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn);
+int sim_contig_alloc(struct model *m, uint64_t nr_pages, const struct sim_contig_env *env,
+		     uint64_t *pfn);
 /*
  * How many allocations of @nr_pages[i] (each a power of two) would succeed in a row,
  * for each of the @n sizes from the same state: one pass over the candidates, each
@@ -30,7 +48,7 @@ int sim_contig_alloc(struct model *m, uint64_t nr_pages, uint64_t *pfn);
  * Return: 0 and @counts[], or a negative bc_err.
  */
 int sim_contig_count(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
-		     unsigned int n);
+		     unsigned int n, const struct sim_contig_env *env);
 /* The same counts under the undo journal (model_checkpoint()/model_rollback()), as
  * simulate made them before: the benchmark's baseline and the tests' cross-check. */
 int sim_contig_count_journal(struct model *m, const uint64_t *nr_pages, uint64_t *counts,
@@ -53,6 +71,7 @@ int sim_cma_alloc(struct model *m, uint64_t start, uint64_t end, uint64_t nr,
 		  bool (*used)(void *arg, uint64_t pfn, uint64_t nr), void *arg, uint64_t *pfn);
 /* offline_pages() of [@start, @start + @nr_pages). Return: 0 done, 1 refused (the
  * model's stage said no), or a negative bc_err. */
-int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages);
+int sim_offline(struct model *m, uint64_t start, uint64_t nr_pages,
+		const struct sim_contig_env *env);
 
 #endif

@@ -104,7 +104,8 @@ static int zone_figures(struct model *m, unsigned int zi, struct sim_zone_figure
 	return scan_pageblocks(m, zi, zf);
 }
 
-int sim_figures_compute(struct model *m, struct sim_figures *out)
+int sim_figures_compute(struct model *m, const struct sim_contig_env *env,
+			struct sim_figures *out)
 {
 	const struct model_layout *L = model_get_layout(m);
 	unsigned int zi;
@@ -129,7 +130,7 @@ int sim_figures_compute(struct model *m, struct sim_figures *out)
 		const uint64_t sizes[2] = { SIM_2M_PAGES, SIM_1G_PAGES };
 		uint64_t counts[2];
 
-		ret = sim_contig_count(m, sizes, counts, 2);
+		ret = sim_contig_count(m, sizes, counts, 2, env);
 		out->contig_2m = counts[0];
 		out->contig_1g = counts[1];
 	}

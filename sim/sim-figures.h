@@ -57,9 +57,12 @@ struct sim_figures {
 /*
  * Compute @out from @m. The 2 MiB and 1 GiB counts run hypothetical attempts inside a
  * checkpoint (the state is left as it was; a migrate hook would see their moves: unset
- * it first). Return: 0, or a negative bc_err.
+ * it first), with what @env (may be NULL) knows of pins (sim-contig.h). Return: 0, or
+ * a negative bc_err.
  */
-int sim_figures_compute(struct model *m, struct sim_figures *out);
+struct sim_contig_env;
+int sim_figures_compute(struct model *m, const struct sim_contig_env *env,
+			struct sim_figures *out);
 
 /* Name of migratetype @mt (trace numbering; @cma: CONFIG_CMA) ("Unmovable", ...; "?"). */
 const char *sim_mt_name(bool cma, int mt);

@@ -189,6 +189,13 @@ int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn)
 	return spfn < pm->end && get(pm, REV, spfn) != 0;
 }
 
+uint64_t sim_pfnmap_kernel(const struct sim_pfnmap *pm, uint64_t spfn)
+{
+	uint32_t k = spfn < pm->end ? get(pm, REV, spfn) : 0;
+
+	return k ? k - 1 : UINT64_MAX;
+}
+
 void sim_pfnmap_moved(struct sim_pfnmap *pm, uint64_t from, uint64_t to, uint64_t n)
 {
 	uint64_t i;

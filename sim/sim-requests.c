@@ -3,16 +3,23 @@
 #include <stdlib.h>
 
 #include "common/err.h"
+#include "common/grow.h"
 #include "db/tdb.h"
 #include "sim/sim-requests.h"
 #include "trace/tr-attempt.h"
 #include "trace/tr-event.h"
 
+/* A request of an attempt, handed out before the first event after @seq. */
+struct mark {
+	uint64_t seq;
+	struct sim_request rq;
+};
+
 struct sim_reqs {
 	struct tdb_cursor *cur;
 	const struct tr_decoder *dec;
-	const struct tr_attempt *att;
-	int nr_att, next_att;
+	struct mark *marks;		/* by seq */
+	size_t nr_marks, next_mark;
 	uint64_t seq_from, seq_to;
 	uint64_t events, failed;
 	bool have_ev;			/* ev holds an event not yet handed out */
@@ -26,60 +33,6 @@ static uint64_t att_seq(const struct tr_attempt *a)
 	return a->nr_tests && a->seq_test ? a->seq_test : a->seq_end;
 }
 
-int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
-		  int nr_att, uint64_t seq_from, uint64_t seq_to, struct sim_reqs **out)
-{
-	struct sim_reqs *it = calloc(1, sizeof(*it));
-	int ret;
-
-	*out = NULL;
-	if (!it)
-		return bc_error(BC_E_NOMEM, "out of memory");
-	ret = tdb_cursor_open(db, seq_from, seq_to, &it->cur);
-	if (ret) {
-		free(it);
-		return ret;
-	}
-	it->dec = dec;
-	it->att = att;
-	it->nr_att = nr_att;
-	it->seq_from = seq_from;
-	it->seq_to = seq_to;
-	*out = it;
-	return 0;
-}
-
-void sim_reqs_close(struct sim_reqs *it)
-{
-	if (!it)
-		return;
-	tdb_cursor_close(it->cur);
-	free(it);
-}
-
-uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
-uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it) { return it->failed; }
-
-/* The next attempt handed out (sim-requests.h) that stands before @seq (UINT64_MAX: any left), or NULL. */
-static const struct tr_attempt *attempt_before(struct sim_reqs *it, uint64_t seq)
-{
-	while (it->next_att < it->nr_att) {
-		const struct tr_attempt *a = &it->att[it->next_att];
-		uint64_t s = att_seq(a);
-
-		if ((!a->success && (a->kind != TR_ATTEMPT_CONTIG || a->continued)) ||
-		    s < it->seq_from) {
-			it->next_att++;
-			continue;
-		}
-		if (s >= seq || s >= it->seq_to)
-			return NULL;
-		it->next_att++;
-		return a;
-	}
-	return NULL;
-}
-
 static void attempt_request(const struct tr_attempt *a, struct sim_request *rq)
 {
 	*rq = (struct sim_request){
@@ -90,9 +43,119 @@ static void attempt_request(const struct tr_attempt *a, struct sim_request *rq)
 	};
 }
 
+static int add_mark(struct sim_reqs *it, size_t *cap, uint64_t seq, const struct sim_request *rq)
+{
+	int ret = bc_grow(&it->marks, it->nr_marks, cap, sizeof(*it->marks), 16, "simulate");
+
+	if (!ret)
+		it->marks[it->nr_marks++] = (struct mark){ seq, *rq };
+	return ret;
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+	const struct mark *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->rq.kind == SIM_REQ_UNISOLATE ? 1 : y->rq.kind == SIM_REQ_UNISOLATE ? -1 : 0;
+}
+
+/*
+ * The attempts' requests in [seq_from, seq_to): a success (and a failed call's last
+ * attempt, for what-if runs) when its result stands; a failure that got past its
+ * isolation (it migrated, or tested the range, or is an offline probe that failed in
+ * migration or on its time limit) held the range isolated from its first event to its
+ * last, which only a whole window inside [seq_from, ...) repeats.
+ */
+static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr_att)
+{
+	size_t cap = 0;
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < nr_att; i++) {
+		const struct tr_attempt *a = &att[i];
+		struct sim_request rq;
+
+		if ((a->success || (a->kind == TR_ATTEMPT_CONTIG && !a->continued)) &&
+		    att_seq(a) >= it->seq_from) {
+			attempt_request(a, &rq);
+			ret = add_mark(it, &cap, att_seq(a), &rq);
+		}
+		/* an offline probe's failure is one after its isolation (tr_probe_attempts()) */
+		if (ret || a->success || a->seq_begin < it->seq_from || a->end_pfn <= a->start_pfn ||
+		    !(a->nr_tests || a->migrated || a->migrate_failed ||
+		      (a->from_probe && a->kind == TR_ATTEMPT_OFFLINE)))
+			continue;
+		rq = (struct sim_request){
+			.kind = SIM_REQ_ISOLATE, .seq = a->seq_begin, .ts = a->ts_begin, .cpu = -1,
+			.mt = a->kind == TR_ATTEMPT_OFFLINE, .pfn = a->start_pfn,
+			.nr_pages = a->end_pfn - a->start_pfn, .failed = true,
+		};
+		ret = add_mark(it, &cap, a->seq_begin, &rq);
+		rq.kind = SIM_REQ_UNISOLATE;
+		rq.seq = a->seq_end;
+		if (!ret)
+			ret = add_mark(it, &cap, a->seq_end, &rq);
+	}
+	if (!ret && it->nr_marks > 1)
+		qsort(it->marks, it->nr_marks, sizeof(*it->marks), cmp_mark);
+	return ret;
+}
+
+int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
+		  int nr_att, uint64_t seq_from, uint64_t seq_to, struct sim_reqs **out)
+{
+	struct sim_reqs *it = calloc(1, sizeof(*it));
+	int ret;
+
+	*out = NULL;
+	if (!it)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	it->dec = dec;
+	it->seq_from = seq_from;
+	it->seq_to = seq_to;
+	ret = build_marks(it, att, nr_att);
+	if (!ret)
+		ret = tdb_cursor_open(db, seq_from, seq_to, &it->cur);
+	if (ret) {
+		free(it->marks);
+		free(it);
+		return ret;
+	}
+	*out = it;
+	return 0;
+}
+
+void sim_reqs_close(struct sim_reqs *it)
+{
+	if (!it)
+		return;
+	tdb_cursor_close(it->cur);
+	free(it->marks);
+	free(it);
+}
+
+uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
+uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it) { return it->failed; }
+
+/* The next attempt's request that stands before @seq (UINT64_MAX: any left), or NULL. */
+static const struct sim_request *mark_before(struct sim_reqs *it, uint64_t seq)
+{
+	const struct mark *mk;
+
+	if (it->next_mark >= it->nr_marks)
+		return NULL;
+	mk = &it->marks[it->next_mark];
+	if (mk->seq >= seq || mk->seq >= it->seq_to)
+		return NULL;
+	it->next_mark++;
+	return &mk->rq;
+}
+
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 {
-	const struct tr_attempt *a;
+	const struct sim_request *a;
 	enum tr_event_kind k;
 	int ret;
 
@@ -102,10 +165,10 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
-				a = attempt_before(it, UINT64_MAX);
+				a = mark_before(it, UINT64_MAX);
 				if (!a)
 					return 0;
-				attempt_request(a, rq);
+				*rq = *a;
 				return 1;
 			}
 			it->events++;
@@ -120,9 +183,9 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			it->have_ev = true;
 		}
 		/* an attempt that stood before this event comes first */
-		a = attempt_before(it, it->ev.seq);
+		a = mark_before(it, it->ev.seq);
 		if (a) {
-			attempt_request(a, rq);
+			*rq = *a;
 			return 1;
 		}
 		it->have_ev = false;

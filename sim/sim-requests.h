@@ -11,7 +11,11 @@
  *     and one the kernel failed (failed set: the last attempt of an alloc_contig_pages()
  *     call, or a hugetlb probe's step that got no page; tr_contig_calls()): what-if
  *     runs ask it again, the simulator skips it;
- *   - a memory-block offline that succeeded (offline_pages()): its range, likewise.
+ *   - a memory-block offline that succeeded (offline_pages()): its range, likewise;
+ *   - a failed attempt that got past its isolation (it migrated or tested): the range
+ *     is isolated at its first event and undone after its last, as the kernel held it
+ *     (start_isolate_page_range(): its free pages, and the pages freed into it while
+ *     the attempt migrates, are not allocatable meanwhile).
  * The kernel's own moves are requests too: a migration (compaction, an attempt) is an
  * allocation of the target and a free of the source; memory coming online is freed
  * pages. What only the kernel decides (pcp refills and drains, fallbacks, zone_locked)
@@ -36,6 +40,8 @@ enum sim_req_kind {
 	SIM_REQ_CONTIG,			/* alloc_contig_pages() of nr_pages */
 	SIM_REQ_OFFLINE,		/* offline_pages() of [pfn, pfn + nr_pages) */
 	SIM_REQ_PCP_DRAIN,		/* the kernel drained its pcp page at pfn (mt: list) */
+	SIM_REQ_ISOLATE,		/* a failed attempt isolated [pfn, pfn + nr_pages) */
+	SIM_REQ_UNISOLATE,		/* ... and undid it (offline: mt 1, else 0) */
 };
 
 struct sim_request {
@@ -54,7 +60,8 @@ struct sim_reqs;
 
 /*
  * Requests of events [@seq_from, @seq_to), with the successful attempts of @att
- * (@nr_att, by seq_begin; borrowed) whose last event lies in that window.
+ * (@nr_att, by seq_begin; borrowed) whose last event lies in that window, and the
+ * isolation windows of its failed ones.
  * Return: 0 and *@out (free with sim_reqs_close()), or a negative bc_err.
  */
 int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,

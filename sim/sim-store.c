@@ -34,6 +34,8 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_reported", r->st.seed_reported },
 		{ "seed_free_reordered", r->st.seed_free_reordered },
 		{ "seed_types_learned", r->st.seed_types_learned },
+		{ "isolations", r->st.isolations },
+		{ "isolations_refused", r->st.isolations_refused },
 	};
 	unsigned int i;
 	int ret = 0;

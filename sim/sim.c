@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "replay/replay.h"
 #include "replay/zone-limits.h"
+#include "sim/sim-contig.h"
 #include "sim/sim-requests.h"
 #include "sim/sim-seed.h"
 #include "sim/sim.h"
@@ -143,13 +144,20 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 			      .no_attempts = true, .seed_snap = snap, .note = S->o->note,
 			      .arg = S->o->arg };
 	uint64_t zone_count[MODEL_MAX_ZONES] = { 0 };
+	struct tdb_pins pins = { 0 };
+	struct sim_contig_env env = { .pins = &pins };
 	struct replay *rp;
 	unsigned int zi;
 	int ret = rp_create(S->db, &ro, &rp);
 
 	if (ret)
 		return ret;
-	ret = rp_run(rp, NULL);
+	/* the pins the snapshot lists, where the snapshot has their pages */
+	ret = tdb_snap_pins(S->db, snap, &pins);
+	if (ret == -BC_E_NOENT)
+		ret = 0;
+	if (!ret)
+		ret = rp_run(rp, NULL);
 	if (!ret)
 		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_begin,
 				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
@@ -157,9 +165,10 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
 			       zone_count);
 	if (!ret)
-		ret = sim_figures_compute(rp_model(rp), out);
+		ret = sim_figures_compute(rp_model(rp), &env, out);
 	for (zi = 0; !ret && zi < out->nr_zones; zi++)
 		out->zone[zi].pcp_count = zone_count[zi];
+	tdb_pins_free(&pins);
 	rp_destroy(rp);
 	return ret;
 }
@@ -229,7 +238,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
 	ss->bi = *bi;
 	/* the hypothetical attempts of the counts must not move the map */
 	sim_apply_follow(S->ap, 0);
-	ret = sim_figures_compute(S->m, &ss->sim);
+	ret = sim_figures_compute(S->m, sim_apply_env(S->ap), &ss->sim);
 	sim_apply_follow(S->ap, 1);
 	if (!ret)
 		ret = kernel_figures(S, si, &ss->kernel);
@@ -283,6 +292,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
+	if (!ret)
+		ret = sim_apply_set_pins(S->ap, S->db, seed->id);
 	if (!ret && S->o->ready)
 		ret = S->o->ready(S->o->hook_arg, S->m, S->ap);
 	return ret;
@@ -327,6 +338,9 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 		if (!ret)
 			ret = run_window(S, at, (uint64_t)si[i].seq_end);
 		at = (uint64_t)si[i].seq_end;
+		/* its pins from now on (the figures' attempts see them too) */
+		if (!ret)
+			ret = sim_apply_set_pins(S->ap, S->db, si[i].id);
 		if (!ret && !S->o->no_figures)
 			ret = compare_at(S, &si[i], &bi);
 		S->prev = &si[i];

@@ -232,7 +232,7 @@ START_TEST(test_cma_alloc_keeps_cma_type)
 	/* movable pages until some are in the area (past half the free pages: __rmqueue()) */
 	for (i = 0; i < 5000; i++)
 		ck_assert_int_eq(model_take(m, &rq, &d), 0);
-	ck_assert_int_eq(sim_contig_range(m, s, 1024, MODEL_ISOLATE_CMA_ALLOC, &res), 0);
+	ck_assert_int_eq(sim_contig_range(m, s, 1024, MODEL_ISOLATE_CMA_ALLOC, NULL, &res), 0);
 	ck_assert_msg(res.ret == 0 && res.migrated > 0, "cma_alloc: ret %d stage %s at %#llx, "
 		      "%llu migrated", res.ret, model_contig_stage_name(res.stage),
 		      (unsigned long long)res.pfn, (unsigned long long)res.migrated);

