@@ -343,19 +343,6 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	return ret ? ret : free_account(a, rq->cpu);
 }
 
-/* The zone holding @pfn, -1 outside every zone. */
-static int zone_of(const struct model *m, uint64_t pfn)
-{
-	const struct model_layout *L = model_get_layout(m);
-	unsigned int zi;
-
-	for (zi = 0; zi < L->nr_zones; zi++)
-		if (pfn >= L->zones[zi].start_pfn &&
-		    pfn < L->zones[zi].start_pfn + L->zones[zi].spanned)
-			return (int)zi;
-	return -1;
-}
-
 /*
  * A failed attempt's isolation window (sim-requests.h): start_isolate_page_range() of
  * its range after the drain the kernel made first, undone at its end. An offline also
@@ -388,7 +375,7 @@ static int do_isolate(struct sim_apply *a, const struct sim_request *rq)
 	}
 	a->st->isolations++;
 	ret = bc_grow(&a->iso, a->nr_iso, &a->cap_iso, sizeof(*a->iso), 4, "simulate");
-	if (!ret && rq->mt && (w.zone = zone_of(a->m, rq->pfn)) >= 0) {
+	if (!ret && rq->mt && (w.zone = model_pfn_zone(a->m, rq->pfn)) >= 0) {
 		struct model_zone_limits off;
 
 		ret = model_get_zone_limits(a->m, (unsigned int)w.zone, &w.lim);

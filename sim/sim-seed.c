@@ -31,18 +31,6 @@ static uint64_t pfn_end(const struct model *m)
 	return end;
 }
 
-/* The zone index of @pfn, -1 outside every zone. */
-static int zone_of(const struct model_layout *L, uint64_t pfn)
-{
-	unsigned int zi;
-
-	for (zi = 0; zi < L->nr_zones; zi++)
-		if (pfn >= L->zones[zi].start_pfn &&
-		    pfn < L->zones[zi].start_pfn + L->zones[zi].spanned)
-			return (int)zi;
-	return -1;
-}
-
 /* A block of the seed's unknown pages (flags 0, not settled since): a pcp candidate. */
 static bool seed_unknown(const struct model *m, uint64_t pfn)
 {
@@ -120,7 +108,7 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
 			continue;
 		/* rmqueue_bulk() refills a list only when it is empty (__rmqueue_pcplist()) */
-		if (!seed && ev.kind == TR_EV_ZONE_LOCKED && (z = zone_of(L, ev.pfn)) >= 0 &&
+		if (!seed && ev.kind == TR_EV_ZONE_LOCKED && (z = model_pfn_zone(m, ev.pfn)) >= 0 &&
 		    model_zone_locked_refill(m, ev.order, ev.mt, ev.percpu_refill) &&
 		    (r = refill_at(refill, L->nr_cpus, z, ev.cpu, ev.order, ev.mt)) &&
 		    *r == UINT64_MAX)
@@ -131,7 +119,7 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 		seen[ev.pfn / 64] |= bit;
 		/* only a first alloc or drain says "pcp page" */
 		if ((ev.kind != TR_EV_PAGE_ALLOC && ev.kind != TR_EV_PCPU_DRAIN) ||
-		    ev.order > 20 || !seed_unknown(m, ev.pfn) || (z = zone_of(L, ev.pfn)) < 0)
+		    ev.order > 20 || !seed_unknown(m, ev.pfn) || (z = model_pfn_zone(m, ev.pfn)) < 0)
 			continue;
 		pages = 1ull << ev.order;
 		cpu = ev.cpu;
