@@ -100,8 +100,12 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
  * names the fallback type of each pageblock of its block, the zone_locked that a
  * claim emits just before it (the block already re-typed) names nothing. A wrong guess
  * is corrected as a drain corrects one (model_seed_drain_type(): a guessed block of the
- * new type takes the old one, so pagetypeinfo's counts stay). *@nr gets the blocks
- * re-typed. Return: 0, or a negative bc_err.
+ * new type takes the old one, so pagetypeinfo's counts stay). And what the kernel did
+ * not take says what its lists did not hold: a take that split a block of order k for
+ * an order-r request found its type's lists empty at orders r..k-1, so a seed block
+ * still on one of them that no event has touched (nor its order-k neighbourhood) was
+ * of another type: the other type with the most free blocks of its order (no partner:
+ * nothing names one). *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
  */
 int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
