@@ -9,10 +9,10 @@
 #include "trace/tr-attempt.h"
 #include "trace/tr-event.h"
 
-/* A request of an attempt, handed out before the first event after @seq. */
+/* A request of an attempt, handed out before the first event after rq.seq. */
 struct mark {
-	uint64_t seq;
 	struct sim_request rq;
+	size_t nth;			/* made in this order: ties keep it (qsort is not stable) */
 };
 
 struct sim_reqs {
@@ -43,12 +43,14 @@ static void attempt_request(const struct tr_attempt *a, struct sim_request *rq)
 	};
 }
 
-static int add_mark(struct sim_reqs *it, size_t *cap, uint64_t seq, const struct sim_request *rq)
+static int add_mark(struct sim_reqs *it, size_t *cap, const struct sim_request *rq)
 {
 	int ret = bc_grow(&it->marks, it->nr_marks, cap, sizeof(*it->marks), 16, "simulate");
 
-	if (!ret)
-		it->marks[it->nr_marks++] = (struct mark){ seq, *rq };
+	if (!ret) {
+		it->marks[it->nr_marks] = (struct mark){ *rq, it->nr_marks };
+		it->nr_marks++;
+	}
 	return ret;
 }
 
@@ -56,9 +58,12 @@ static int cmp_mark(const void *a, const void *b)
 {
 	const struct mark *x = a, *y = b;
 
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return x->rq.kind == SIM_REQ_UNISOLATE ? 1 : y->rq.kind == SIM_REQ_UNISOLATE ? -1 : 0;
+	if (x->rq.seq != y->rq.seq)
+		return x->rq.seq < y->rq.seq ? -1 : 1;
+	/* a window's end after what stands at the same event */
+	if ((x->rq.kind == SIM_REQ_UNISOLATE) != (y->rq.kind == SIM_REQ_UNISOLATE))
+		return x->rq.kind == SIM_REQ_UNISOLATE ? 1 : -1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
 /*
@@ -80,7 +85,7 @@ static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr
 		if ((a->success || (a->kind == TR_ATTEMPT_CONTIG && !a->continued)) &&
 		    att_seq(a) >= it->seq_from) {
 			attempt_request(a, &rq);
-			ret = add_mark(it, &cap, att_seq(a), &rq);
+			ret = add_mark(it, &cap, &rq);
 		}
 		/* an offline probe's failure is one after its isolation (tr_probe_attempts()) */
 		if (ret || a->success || a->seq_begin < it->seq_from || a->end_pfn <= a->start_pfn ||
@@ -92,11 +97,11 @@ static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr
 			.mt = a->kind == TR_ATTEMPT_OFFLINE, .pfn = a->start_pfn,
 			.nr_pages = a->end_pfn - a->start_pfn, .failed = true,
 		};
-		ret = add_mark(it, &cap, a->seq_begin, &rq);
+		ret = add_mark(it, &cap, &rq);
 		rq.kind = SIM_REQ_UNISOLATE;
 		rq.seq = a->seq_end;
 		if (!ret)
-			ret = add_mark(it, &cap, a->seq_end, &rq);
+			ret = add_mark(it, &cap, &rq);
 	}
 	if (!ret && it->nr_marks > 1)
 		qsort(it->marks, it->nr_marks, sizeof(*it->marks), cmp_mark);
@@ -147,7 +152,7 @@ static const struct sim_request *mark_before(struct sim_reqs *it, uint64_t seq)
 	if (it->next_mark >= it->nr_marks)
 		return NULL;
 	mk = &it->marks[it->next_mark];
-	if (mk->seq >= seq || mk->seq >= it->seq_to)
+	if (mk->rq.seq >= seq || mk->rq.seq >= it->seq_to)
 		return NULL;
 	it->next_mark++;
 	return &mk->rq;
