@@ -424,8 +424,32 @@ struct seed_walk {
 	const struct rp_snap *s;
 	struct pb_rank *rank;
 	uint64_t nblocks;
+	uint64_t first_deferred;	/* see deferred_first_pfn(); UINT64_MAX: none */
 	char *cma_areas;		/* the snapshot's "cma_areas" text, NULL without */
 };
+
+/* PAGES_PER_SECTION with 4 KiB pages (SECTION_SIZE_BITS 27 on x86_64 and arm64) */
+#define SEED_SECTION_PAGES	(1ull << 15)
+
+/*
+ * Where CONFIG_DEFERRED_STRUCT_PAGE_INIT (Debian's kernels) deferred the struct pages of
+ * zone @zi: only in the node's last zone, from the first section boundary after one
+ * section of pages (defer_init()). There memmap_init_range() typed no pageblock; the
+ * deferred init typed Movable only the pageblocks whose first page it freed
+ * (deferred_free_pages()), so a pageblock whose first page was reserved at boot kept
+ * type 0, MIGRATE_UNMOVABLE, for good: the memmap and other memblock allocations at the
+ * top of memory, even inside ZONE_MOVABLE. UINT64_MAX when the zone is not deferred.
+ */
+static uint64_t deferred_first_pfn(const struct model_layout *L, unsigned int zi)
+{
+	const struct model_zone_layout *z = &L->zones[zi];
+	unsigned int k;
+
+	for (k = zi + 1; k < L->nr_zones; k++)
+		if (L->zones[k].nid == z->nid && L->zones[k].present)
+			return UINT64_MAX;
+	return (z->start_pfn + 2 * SEED_SECTION_PAGES - 1) & ~(SEED_SECTION_PAGES - 1);
+}
 
 /*
  * The pageblocks of the snapshot's CMA areas ("NAME BASE_PFN COUNT" lines, from debugfs)
@@ -467,6 +491,7 @@ static int seed_zone_begin(struct replay *rp, unsigned int zi, uint64_t zend, vo
 	uint64_t first = rp->layout.zones[zi].start_pfn >> pb_shift, b;
 
 	sw->nblocks = ((zend - 1) >> pb_shift) - first + 1;
+	sw->first_deferred = deferred_first_pfn(&rp->layout, zi);
 	free(sw->rank);
 	sw->rank = calloc(sw->nblocks, sizeof(*sw->rank));
 	if (!sw->rank)
@@ -491,6 +516,12 @@ static int seed_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 			break;
 		case RP_CLASS_MOVABLE:
 			r->score -= 1;
+			break;
+		case RP_CLASS_RESERVED:
+			/* reserved at boot, never typed: Unmovable (deferred_first_pfn()) */
+			if (!((pg->pfn + j) & ((1ull << pb_shift) - 1)) &&
+			    pg->pfn + j >= sw->first_deferred)
+				r->score += 1;
 			break;
 		default:
 			break;

@@ -90,6 +90,10 @@ if [ -s "$cache/out/cma-alloc/vm.db" ] && [ -s "$cache/out/cma-alloc-plain/vm.db
 fi
 echo "check-kernels: $(( $(date +%s) - start )) s in all"
 if [ -n "$failed" ]; then
+	# the failed scores again, so that the end of the log holds the evidence
+	for f in "$cache"/out/*/score "$cache"/out/*/import/score; do
+		[ -s "$f" ] && grep -q 'score: FAIL' "$f" && cat "$f"
+	done
 	echo "check-kernels: FAIL:$failed"
 	exit 1
 fi

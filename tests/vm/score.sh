@@ -65,3 +65,13 @@ END {
 	if (fail != "") { printf "%s score: FAIL (%s )\n", name, fail; exit 1 }
 	printf "%s score: pass\n", name
 }' "$tmp/replay" "$tmp/verify" "$tmp/check" "$tmp/teacher"
+rc=$?
+# A failure names its evidence (each failing checker's line and its first violation), so
+# that a log's tail says what to look at.
+if [ $rc = 1 ]; then
+	awk -v name="$name" '/^[a-z-]+(\/[a-z-]+)? at seq / && nv++ < 5 { print name " why: " $0; next }
+		/^  [a-z-]+ +FAIL/ { show = 1; print name " why: " $0; next }
+		show && /^ +first:/ { print name " why: " $0 }
+		{ show = 0 }' "$tmp/check"
+fi
+exit $rc
