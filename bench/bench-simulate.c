@@ -92,7 +92,7 @@ static double sim_time(struct tdb *db, uint64_t from, const struct sim_request *
 		}
 	} else {
 		/* as sim.c's run_window() */
-		if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, from, UINT64_MAX, &it))
+		if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, NULL, 0, from, UINT64_MAX, &it))
 			fail("requests");
 		do {
 			for (k = 0; k < SIM_BATCH && (ret = sim_reqs_next(it, &rq[k])) == 1; k++)
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	from = (uint64_t)si[i].seq_end;
 	free(si);
 	rp = seeded(db, from);
-	if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, from, UINT64_MAX, &it))
+	if (sim_reqs_open(db, rp_decoder(rp), NULL, 0, NULL, 0, from, UINT64_MAX, &it))
 		fail("requests");
 	while ((ret = sim_reqs_next(it, &rq)) == 1) {
 		if (n == cap) {

@@ -178,6 +178,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_types_learned", st->seed_types_learned);
 	json_kuint(&j, "isolations", st->isolations);
 	json_kuint(&j, "isolations_refused", st->isolations_refused);
+	json_kuint(&j, "offline_refusals", st->refusals);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -294,6 +295,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "held on the simulated model too but %llu its isolation refused\n",
 		       (unsigned long long)st->isolations,
 		       (unsigned long long)st->isolations_refused);
+	if (st->refusals)
+		printf("offlines the kernel refused at isolation (their blocks re-typed Movable "
+		       "with no event, as the kernel's undo did): %llu\n",
+		       (unsigned long long)st->refusals);
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "
 		       "the kernel made\n", (unsigned long long)st->contig_failed,

@@ -408,6 +408,12 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 		return do_drain(a, rq);
 	if (rq->kind == SIM_REQ_ISOLATE || rq->kind == SIM_REQ_UNISOLATE)
 		return do_isolate(a, rq);
+	if (rq->kind == SIM_REQ_REFUSED) {
+		/* the kernel's verdict, whatever the model holds there (replay does the same) */
+		a->st->refusals++;
+		return model_isolate_refused(a->m, rq->pfn, rq->pfn + rq->nr_pages,
+					     MODEL_ISOLATE_MEM_OFFLINE, rq->refused_pfn);
+	}
 	if (rq->kind == SIM_REQ_CONTIG && rq->failed)
 		return 0;	/* the kernel placed nothing (what-if runs ask it again) */
 	a->st->requests++;
@@ -431,6 +437,7 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 	case SIM_REQ_PCP_DRAIN:
 	case SIM_REQ_ISOLATE:
 	case SIM_REQ_UNISOLATE:
+	case SIM_REQ_REFUSED:
 		break;
 	}
 	return 0;

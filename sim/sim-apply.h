@@ -52,6 +52,7 @@ struct sim_stats {
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
 	uint64_t isolations;		/* failed attempts' isolation windows repeated */
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */
+	uint64_t refusals;		/* offlines the kernel refused at isolation: re-typed */
 };
 
 struct sim_apply;

@@ -73,7 +73,8 @@ static int cmp_mark(const void *a, const void *b)
  * migration or on its time limit) held the range isolated from its first event to its
  * last, which only a whole window inside [seq_from, ...) repeats.
  */
-static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr_att)
+static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr_att,
+		       const struct tr_attempt *ref, int nr_ref)
 {
 	size_t cap = 0;
 	int i, ret = 0;
@@ -103,13 +104,33 @@ static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr
 		if (!ret)
 			ret = add_mark(it, &cap, &rq);
 	}
+	/*
+	 * offline_pages(): start_isolate_page_range() refused, the blocks isolated before
+	 * undone (re-typed MOVABLE before 6.17) at the probe's end, as the replay does it
+	 * (model_isolate_refused()); a refusal outside its range is left out there too.
+	 */
+	for (i = 0; !ret && i < nr_ref; i++) {
+		const struct tr_attempt *a = &ref[i];
+		struct sim_request rq;
+
+		if (a->seq_begin < it->seq_from || a->fin_pfn < a->start_pfn ||
+		    a->fin_pfn >= a->end_pfn)
+			continue;
+		rq = (struct sim_request){
+			.kind = SIM_REQ_REFUSED, .seq = a->seq_end, .ts = a->ts_begin, .cpu = -1,
+			.mt = 1, .pfn = a->start_pfn, .nr_pages = a->end_pfn - a->start_pfn,
+			.failed = true, .refused_pfn = a->fin_pfn,
+		};
+		ret = add_mark(it, &cap, &rq);
+	}
 	if (!ret && it->nr_marks > 1)
 		qsort(it->marks, it->nr_marks, sizeof(*it->marks), cmp_mark);
 	return ret;
 }
 
 int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
-		  int nr_att, uint64_t seq_from, uint64_t seq_to, struct sim_reqs **out)
+		  int nr_att, const struct tr_attempt *ref, int nr_ref, uint64_t seq_from,
+		  uint64_t seq_to, struct sim_reqs **out)
 {
 	struct sim_reqs *it = calloc(1, sizeof(*it));
 	int ret;
@@ -120,7 +141,7 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
 	it->dec = dec;
 	it->seq_from = seq_from;
 	it->seq_to = seq_to;
-	ret = build_marks(it, att, nr_att);
+	ret = build_marks(it, att, nr_att, ref, nr_ref);
 	if (!ret)
 		ret = tdb_cursor_open(db, seq_from, seq_to, &it->cur);
 	if (ret) {

@@ -42,6 +42,8 @@ enum sim_req_kind {
 	SIM_REQ_PCP_DRAIN,		/* the kernel drained its pcp page at pfn (mt: list) */
 	SIM_REQ_ISOLATE,		/* a failed attempt isolated [pfn, pfn + nr_pages) */
 	SIM_REQ_UNISOLATE,		/* ... and undid it (offline: mt 1, else 0) */
+	SIM_REQ_REFUSED,		/* an offline whose isolation the kernel refused
+					 * at refused_pfn: its blocks re-typed, no event */
 };
 
 struct sim_request {
@@ -54,18 +56,21 @@ struct sim_request {
 	uint64_t pfn;			/* the kernel's pfn: the object's identity */
 	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
 	bool failed;			/* CONTIG: the kernel's call failed */
+	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
 struct sim_reqs;
 
 /*
  * Requests of events [@seq_from, @seq_to), with the successful attempts of @att
- * (@nr_att, by seq_begin; borrowed) whose last event lies in that window, and the
- * isolation windows of its failed ones.
+ * (@nr_att, by seq_begin; borrowed) whose last event lies in that window, the
+ * isolation windows of its failed ones, and the offline probes of @ref (@nr_ref,
+ * tr_probe_refusals(); borrowed, may be NULL) whose isolation the kernel refused.
  * Return: 0 and *@out (free with sim_reqs_close()), or a negative bc_err.
  */
 int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
-		  int nr_att, uint64_t seq_from, uint64_t seq_to, struct sim_reqs **out);
+		  int nr_att, const struct tr_attempt *ref, int nr_ref, uint64_t seq_from,
+		  uint64_t seq_to, struct sim_reqs **out);
 /* Return: 1 and *@rq, 0 at the end, or a negative bc_err. */
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq);
 /* Events read so far, and the failed allocations among them (not replayed). */

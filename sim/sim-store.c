@@ -36,6 +36,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_types_learned", r->st.seed_types_learned },
 		{ "isolations", r->st.isolations },
 		{ "isolations_refused", r->st.isolations_refused },
+		{ "offline_refusals", r->st.refusals },
 	};
 	unsigned int i;
 	int ret = 0;

@@ -24,6 +24,8 @@ struct sim {
 	struct sim_apply *ap;
 	struct tr_attempt *att;
 	int nr_att;
+	struct tr_attempt *ref;		/* offline probes refused at isolation */
+	int nr_ref;
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
 	const struct tdb_snap_info *prev;	/* the snapshot compared (or seeded) last */
@@ -54,7 +56,8 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 	struct sim_reqs *it;
 	int ret, n, i;
 
-	ret = sim_reqs_open(S->db, rp_decoder(S->rp), S->att, S->nr_att, from, to, &it);
+	ret = sim_reqs_open(S->db, rp_decoder(S->rp), S->att, S->nr_att, S->ref, S->nr_ref,
+			    from, to, &it);
 	if (ret)
 		return ret;
 	do {
@@ -286,6 +289,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	ret = tr_find_attempts(S->db, rp_decoder(S->rp), &geo, &S->att, &S->nr_att);
 	if (!ret)
 		ret = tr_probe_attempts(S->db, &S->att, &S->nr_att);
+	if (!ret)
+		ret = tr_probe_refusals(S->db, &S->ref, &S->nr_ref);
 	for (z = 0; z < (int)L->nr_zones; z++)
 		zstart[z] = L->zones[z].start_pfn;
 	if (!ret)
@@ -375,6 +380,7 @@ int sim_run(struct tdb *db, const struct sim_opts *o, struct sim_result *out)
 		o->progress(o->arg, S.total, S.total, true);
 	free(si);
 	free(S.att);
+	free(S.ref);
 	sim_apply_destroy(S.ap);
 	rp_destroy(S.rp);
 	if (ret)

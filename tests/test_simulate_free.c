@@ -829,6 +829,74 @@ START_TEST(test_sim_pins_and_isolation)
 }
 END_TEST
 
+struct refusal_watch {
+	uint64_t refusals;		/* SIM_REQ_REFUSED seen */
+	int before[2], after[2];	/* blocks 0x110400 and 0x112e00 around it */
+	bool pending;
+};
+
+static void refusal_types(struct model *m, int mt[2])
+{
+	ck_assert_int_eq(model_pageblock_mt(m, 0x110400, &mt[0], NULL, NULL), 0);
+	ck_assert_int_eq(model_pageblock_mt(m, 0x112e00, &mt[1], NULL, NULL), 0);
+}
+
+static int watch_refusal(void *arg, struct model *m, struct sim_apply *ap,
+			 const struct sim_request *rq)
+{
+	struct refusal_watch *w = arg;
+
+	(void)ap;
+	if (w->pending) {	/* the request after the refusal: it has been made */
+		refusal_types(m, w->after);
+		w->pending = false;
+	}
+	if (rq->kind == SIM_REQ_REFUSED) {
+		ck_assert_uint_eq(rq->pfn, 0x110000);
+		ck_assert_uint_eq(rq->refused_pfn, 0x112c05);
+		refusal_types(m, w->before);
+		w->pending = true;
+		w->refusals++;
+	}
+	return 0;
+}
+
+/*
+ * An offline refused at isolation (has_unmovable_pages()) on 6.12: start_isolate_page_range()
+ * had isolated the first and last blocks, then the middle ones up to the culprit's, and
+ * the undo re-typed them MIGRATE_MOVABLE (the isolation was a migratetype before 6.17).
+ * No event shows it; the simulation makes the kernel's verdict as the replay does.
+ * vm-reserved.db (6.12) with its refused probe moved by SQL to memory block 34,
+ * [0x110000, 0x118000), culprit 0x112c05: block 0x110400 (Reclaimable) becomes Movable,
+ * block 0x112e00 (Unmovable, past the culprit) keeps its type.
+ */
+START_TEST(test_sim_refused_offline)
+{
+	struct refusal_watch w = { .before = { -1, -1 }, .after = { -1, -1 } };
+	struct sim_opts o = { .until_seq = UINT64_MAX, .before = watch_refusal, .hook_arg = &w,
+			      .no_figures = true };
+	char *copy = fixture_tmpfile("sim-refused.db");
+	struct sim_result r;
+	struct tdb *db;
+
+	fixture_copy(fixture_path("traces/vm-reserved.db"), copy);
+	fixture_sql_exec(copy, "UPDATE probes SET block = 34, start_pfn = 1114112, end_pfn = "
+			 "1146880, culprit_pfn = 1125381 WHERE id = 2");
+	ck_assert_int_eq(tdb_open(copy, TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	tdb_close(db);
+	ck_assert_uint_eq(w.refusals, 1);
+	ck_assert_uint_eq(r.st.refusals, 1);
+	ck_assert_msg(w.before[0] != 1 && w.before[1] != 1, "types %d %d before the refusal, "
+		      "wanted two non-Movable blocks", w.before[0], w.before[1]);
+	ck_assert_msg(w.after[0] == 1, "0x110400 of type %d after the refusal, wanted Movable",
+		      w.after[0]);
+	ck_assert_int_eq(w.after[1], w.before[1]);
+	sim_result_release(&r);
+	fixture_rm(copy);
+}
+END_TEST
+
 /*
  * The free-running gate: simulate on every bundled capture with two snapshots or more,
  * each held at what it reaches (any snapshot): at most @unmov pageblocks holding
@@ -924,6 +992,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_seed_type_learned);
 	tcase_add_test(tc, test_pfnmap_against_flat);
 	tcase_add_test(tc, test_sim_pins_and_isolation);
+	tcase_add_test(tc, test_sim_refused_offline);
 	tcase_add_test(tc, test_seed_absent_block);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
