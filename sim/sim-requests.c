@@ -15,6 +15,21 @@ struct mark {
 	size_t nth;			/* made in this order: ties keep it (qsort is not stable) */
 };
 
+/*
+ * A cpu's refill: rmqueue_bulk() ran (percpu_refill events) before the mm_page_alloc
+ * event of its request, and what that cpu traced in between (an interrupt's frees
+ * once the pcp lock dropped) came after the kernel's decision: held back until the
+ * allocation is handed out (its refill size depends on alloc_factor, which each free
+ * halves). An allocation that never comes within SIM_REFILL_WAIT_NS (an untraced
+ * bulk allocation) releases what was held, in order.
+ */
+#define SIM_REFILL_WAIT_NS	(20ull * 1000 * 1000)
+
+struct held {
+	struct sim_request *v;
+	size_t nr, cap;
+};
+
 struct sim_reqs {
 	struct tdb_cursor *cur;
 	const struct tr_decoder *dec;
@@ -23,6 +38,12 @@ struct sim_reqs {
 	uint64_t seq_from, seq_to;
 	uint64_t events, failed;
 	bool have_ev;			/* ev holds an event not yet handed out */
+	uint8_t *refilling;		/* by cpu: a refill awaits its allocation */
+	uint64_t *refill_ts;		/* by cpu: when it began */
+	size_t nr_cpus;
+	struct held held;		/* requests of refilling cpus, in order */
+	struct held out;		/* to hand out before the next event */
+	size_t out_next;
 	struct tr_event ev;
 	struct bc_event raw;
 };
@@ -159,6 +180,10 @@ void sim_reqs_close(struct sim_reqs *it)
 		return;
 	tdb_cursor_close(it->cur);
 	free(it->marks);
+	free(it->refilling);
+	free(it->refill_ts);
+	free(it->held.v);
+	free(it->out.v);
 	free(it);
 }
 
@@ -179,6 +204,76 @@ static const struct sim_request *mark_before(struct sim_reqs *it, uint64_t seq)
 	return &mk->rq;
 }
 
+static int held_push(struct held *h, const struct sim_request *rq)
+{
+	int ret = bc_grow(&h->v, h->nr, &h->cap, sizeof(*h->v), 64, "simulate");
+
+	if (!ret)
+		h->v[h->nr++] = *rq;
+	return ret;
+}
+
+static bool is_refilling(const struct sim_reqs *it, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->refilling[cpu];
+}
+
+static int set_refilling(struct sim_reqs *it, int cpu, uint64_t ts)
+{
+	if (cpu < 0 || cpu >= 65536)
+		return 0;
+	if ((size_t)cpu >= it->nr_cpus) {
+		size_t n = (size_t)cpu + 1 > 2 * it->nr_cpus ? (size_t)cpu + 1 : 2 * it->nr_cpus;
+		uint8_t *r = realloc(it->refilling, n);
+		uint64_t *t;
+
+		if (!r)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		it->refilling = r;
+		t = realloc(it->refill_ts, n * sizeof(*t));
+		if (!t)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		it->refill_ts = t;
+		for (size_t i = it->nr_cpus; i < n; i++)
+			r[i] = 0;
+		it->nr_cpus = n;
+	}
+	it->refilling[cpu] = 1;
+	it->refill_ts[cpu] = ts;
+	return 0;
+}
+
+/*
+ * The allocation @rq of a refilling cpu is handed out now; the requests held for its
+ * cpu follow it (or, @rq NULL, are released: the refill's allocation failed, or the
+ * stream ended), in their order, before the next event.
+ */
+static int release_held(struct sim_reqs *it, int cpu, const struct sim_request *rq)
+{
+	size_t i, k = 0;
+	int ret = 0;
+
+	if (it->out_next == it->out.nr)
+		it->out.nr = it->out_next = 0;
+	if (rq)
+		ret = held_push(&it->out, rq);
+	for (i = 0; i < it->held.nr && !ret; i++) {
+		if (cpu < 0 || it->held.v[i].cpu == cpu)
+			ret = held_push(&it->out, &it->held.v[i]);
+		else
+			it->held.v[k++] = it->held.v[i];
+	}
+	if (!ret) {
+		it->held.nr = cpu < 0 ? 0 : k;
+		if (cpu >= 0 && (size_t)cpu < it->nr_cpus)
+			it->refilling[cpu] = 0;
+		else if (cpu < 0 && it->nr_cpus)
+			for (i = 0; i < it->nr_cpus; i++)
+				it->refilling[i] = 0;
+	}
+	return ret;
+}
+
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 {
 	const struct sim_request *a;
@@ -186,10 +281,20 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 	int ret;
 
 	for (;;) {
+		if (it->out_next < it->out.nr) {
+			*rq = it->out.v[it->out_next++];
+			return 1;
+		}
 		if (!it->have_ev) {
 			ret = tdb_cursor_next(it->cur, &it->raw);
 			if (ret < 0)
 				return ret;
+			if (ret == 0 && it->held.nr) {
+				ret = release_held(it, -1, NULL);
+				if (ret)
+					return ret;
+				continue;
+			}
 			if (ret == 0) {
 				a = mark_before(it, UINT64_MAX);
 				if (!a)
@@ -202,6 +307,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			k = tr_decoder_kind(it->dec, it->raw.type);
 			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN) {
 				tr_decode_page(it->dec, &it->raw, &it->ev);
+			} else if (k == TR_EV_ZONE_LOCKED) {
+				tr_decode(it->dec, &it->raw, &it->ev);
 			} else {
 				it->ev.kind = k;
 				it->ev.seq = it->raw.seq;
@@ -215,11 +322,23 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			return 1;
 		}
 		it->have_ev = false;
+		if (it->ev.kind == TR_EV_ZONE_LOCKED && it->ev.percpu_refill &&
+		    !is_refilling(it, it->ev.cpu)) {
+			ret = set_refilling(it, it->ev.cpu, it->ev.ts);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (it->ev.kind != TR_EV_PAGE_ALLOC && it->ev.kind != TR_EV_PAGE_FREE &&
 		    it->ev.kind != TR_EV_PCPU_DRAIN)
 			continue;
 		if (it->ev.pfn == UINT64_MAX) {
 			it->failed += it->ev.kind == TR_EV_PAGE_ALLOC;
+			if (it->ev.kind == TR_EV_PAGE_ALLOC && is_refilling(it, it->ev.cpu)) {
+				ret = release_held(it, it->ev.cpu, NULL);
+				if (ret)
+					return ret;
+			}
 			continue;
 		}
 		*rq = (struct sim_request){
@@ -230,6 +349,22 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.pfn = it->ev.pfn,
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
+		if (is_refilling(it, rq->cpu) && rq->ts > it->refill_ts[rq->cpu] + SIM_REFILL_WAIT_NS) {
+			/* the held ones first, then this one, in order */
+			ret = release_held(it, rq->cpu, NULL);
+			if (!ret)
+				ret = held_push(&it->out, rq);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (is_refilling(it, rq->cpu)) {
+			ret = rq->kind == SIM_REQ_ALLOC ? release_held(it, rq->cpu, rq) :
+							  held_push(&it->held, rq);
+			if (ret)
+				return ret;
+			continue;
+		}
 		return 1;
 	}
 }

@@ -25,6 +25,7 @@
 #include "sim/sim-requests.h"
 #include "sim/sim.h"
 #include "tests/fixture.h"
+#include "trace/tr-event.h"
 
 #define GFP_KERNEL_		0xcc0ull
 #define GFP_HIGHUSER_MOVABLE_	0x100ccaull
@@ -829,6 +830,56 @@ START_TEST(test_sim_pins_and_isolation)
 }
 END_TEST
 
+/*
+ * extfrag.db: cpu 0 refilled its pcp list (percpu_refill events from seq 14504), then
+ * traced 27 frees, then the mm_page_alloc (seq 15566) of the request the refill was
+ * for: the frees came after the kernel's decision (rmqueue_bulk() ran with the pcp
+ * lock held; the frees once it dropped). Each free halves alloc_factor, which sets the
+ * next refill's size (nr_pcp_alloc()), so the stream hands the allocation out first,
+ * the held frees right after it in their order. Requests of other cpus are not held.
+ */
+START_TEST(test_reqs_refill_before_frees)
+{
+	struct tr_decoder *dec;
+	struct sim_request rq;
+	struct sim_reqs *it;
+	struct tdb *db;
+	uint64_t last_free = 0;
+	int ret, state = 0, held = 0;
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/extfrag.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(tr_decoder_create(db, &dec), 0);
+	ck_assert_int_eq(sim_reqs_open(db, dec, NULL, 0, NULL, 0, 0, UINT64_MAX, &it), 0);
+	while ((ret = sim_reqs_next(it, &rq)) == 1) {
+		bool in = rq.seq > 14504 && rq.seq < 15566 && rq.cpu == 0;
+
+		if (state == 0) {
+			ck_assert_msg(!in || rq.kind != SIM_REQ_FREE, "a free of cpu 0 (seq %llu) "
+				      "before the refilled allocation", (unsigned long long)rq.seq);
+			if (rq.seq == 15566) {
+				ck_assert_int_eq(rq.kind, SIM_REQ_ALLOC);
+				state = 1;
+			}
+		} else if (state == 1) {
+			if (in) {
+				ck_assert_int_eq(rq.kind, SIM_REQ_FREE);
+				ck_assert_uint_gt(rq.seq, last_free);
+				last_free = rq.seq;
+				held++;
+			} else {
+				state = 2;
+			}
+		}
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(state, 2);
+	ck_assert_int_eq(held, 27);
+	sim_reqs_close(it);
+	tr_decoder_destroy(dec);
+	tdb_close(db);
+}
+END_TEST
+
 struct refusal_watch {
 	uint64_t refusals;		/* SIM_REQ_REFUSED seen */
 	int before[2], after[2];	/* blocks 0x110400 and 0x112e00 around it */
@@ -993,6 +1044,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_pfnmap_against_flat);
 	tcase_add_test(tc, test_sim_pins_and_isolation);
 	tcase_add_test(tc, test_sim_refused_offline);
+	tcase_add_test(tc, test_reqs_refill_before_frees);
 	tcase_add_test(tc, test_seed_absent_block);
 	tcase_add_test(tc, test_free_running_gate);
 	suite_add_tcase(s, tc);
