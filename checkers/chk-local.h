@@ -78,6 +78,7 @@ struct chk_ctx {
 	bool order18;		/* gigantic frees of order 18 allowed */
 	int isolate_mt;		/* trace number of MIGRATE_ISOLATE */
 	bool isolate_bit;	/* v6.17+: undo keeps the stored type */
+	bool no_probe_records;	/* the capture holds no probes rows (an imported trace) */
 
 	/* shadow pfn map: dir[pfn >> SH_PAGE_SHIFT] */
 	uint32_t **dir;

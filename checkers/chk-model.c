@@ -146,6 +146,26 @@ struct pb_cause {
 	bool guess_fixed;		/* the model corrected guessed types since the last scan */
 };
 
+/*
+ * Before 6.17 the undo of an isolation that start_isolate_page_range() refused
+ * (has_unmovable_pages(): an offline, or an alloc_contig_range() step) re-types the
+ * blocks it had isolated MIGRATE_MOVABLE with no event; bigchunk record's probe records
+ * say where (model_isolate_refused()). A capture without them (a trace-cmd recording
+ * imported) cannot: a re-type to Movable an event reveals there is such an undo's.
+ */
+static bool silent_undo(struct chk_ctx *c, uint64_t pfn, int old_mt, int new_mt)
+{
+	if (!c->no_probe_records || c->isolate_bit || new_mt != MT_MOVABLE)
+		return false;
+	if (!c->r[CHK_PAGEBLOCK_TYPE].explained++)
+		snprintf(c->explained_note[CHK_PAGEBLOCK_TYPE], sizeof(c->explained_note[0]),
+			 "pageblock %#llx %s -> Movable with no event: before 6.17 the undo of an "
+			 "isolation refused by has_unmovable_pages() re-types Movable, which this "
+			 "capture cannot show (no probe records: an imported trace)",
+			 (unsigned long long)pfn, mt_name(c, old_mt));
+	return true;
+}
+
 static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 		      const struct pb_cause *cause)
 {
@@ -222,6 +242,8 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 		default:
 			break;
 		}
+		if (silent_undo(c, pfn, old_mt, new_mt))
+			return;
 		chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, pfn, c->pb_order,
 			     "pageblock %#llx changed from %s to %s at %s%s, which may not change "
 			     "it", (unsigned long long)pfn, mt_name(c, old_mt), mt_name(c, new_mt),
@@ -230,6 +252,8 @@ static void pb_verify(struct chk_ctx *c, const struct model *m, uint64_t pbi,
 				     " (a steal: change_ownership 0)" : "");
 		return;
 	}
+	if (silent_undo(c, pfn, old_mt, new_mt))
+		return;
 	chk_report_v(c, CHK_INV_PB_TYPE_CHANGE, false, pfn, c->pb_order,
 		     "pageblock %#llx changed from %s to %s since seq %llu with no event that "
 		     "may change it", (unsigned long long)pfn, mt_name(c, old_mt),

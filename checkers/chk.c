@@ -12,6 +12,7 @@
 #include "checkers/chk-local.h"
 #include "common/err.h"
 #include "db/tdb.h"
+#include "db/tdb-probes.h"
 #include "db/tdb-snap.h"
 #include "trace/tr-layout.h"
 #include "trace/tr-marks.h"
@@ -353,6 +354,11 @@ int chk_attach_trace(struct chk_ctx *c, struct tdb *db)
 	return ret;
 }
 
+void chk_set_probe_records(struct chk_ctx *c, bool have)
+{
+	c->no_probe_records = !have;
+}
+
 int chk_attach_replay(struct chk_ctx *c, struct replay *rp)
 {
 	const struct tr_attempt *a;
@@ -361,6 +367,7 @@ int chk_attach_replay(struct chk_ctx *c, struct replay *rp)
 	c->rp = rp;
 	c->db = rp_tdb(rp);
 	c->replayed = true;
+	chk_set_probe_records(c, tdb_next_probe_id(c->db) > 1);
 	ret = chk_set_layout(c, rp_model(rp));
 	if (!ret)
 		ret = read_lost(c, c->db);

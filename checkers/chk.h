@@ -134,6 +134,12 @@ int chk_run_capture(struct chk_ctx *c, struct tdb *db);
  * hooks of chk_replay_hooks(); @rp stays borrowed until chk_destroy().
  */
 int chk_attach_replay(struct chk_ctx *c, struct replay *rp);
+/*
+ * Whether the capture can show the isolations the kernel refused (bigchunk record's
+ * probe records; chk_attach_replay() sets it from the capture). Without them a
+ * pre-6.17 re-type to Movable with no cause is such a refusal's undo (explained).
+ */
+void chk_set_probe_records(struct chk_ctx *c, bool have);
 /* Fill @h (arg = @c) with the checkers' replay hooks. */
 void chk_replay_hooks(struct chk_ctx *c, struct rp_hooks *h);
 
