@@ -1171,6 +1171,26 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
 
+int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt)
+{
+	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
+				      W_SEEDED);
+	int imt = model_imt_from_trace(m, mt), ret = model_broken(m);
+	uint32_t idx;
+
+	if (ret)
+		return ret;
+	if (imt < 0 || imt >= (int)W_MT_UNKNOWN || !pfn_to_idx(m, pfn, &idx))
+		return bc_error(BC_E_INVAL, "model: no seeded page at pfn %#llx of type %d",
+				(unsigned long long)pfn, mt);
+	if ((m->words[idx] & ~W_UNCERTAIN) != want)
+		return 1;
+	model_write_word(m, idx, w_alloc(0, (unsigned int)imt, MODEL_KIND_UNKNOWN,
+					 MODEL_GFP_UNKNOWN, W_SEEDED) |
+				 (m->words[idx] & W_UNCERTAIN));
+	return 0;
+}
+
 int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order)
 {
 	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,

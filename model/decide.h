@@ -109,6 +109,14 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
  */
 int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order);
 
+/*
+ * A page seeded with flags 0 (in use, its use and requested migratetype unknown) that
+ * the trace before the snapshot showed allocated, with no free since: it takes that
+ * request's migratetype @mt (the event's, trace numbering); its kind stays unknown.
+ * Returns 1 (nothing done) when the page is not such a seeded page.
+ */
+int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt);
+
 /* The pcp block whose first pfn is @pfn moves to its list's tail; 1: no such block. */
 int model_seed_pcp_move(struct model *m, uint64_t pfn);
 

@@ -49,6 +49,7 @@ struct sim_stats {
 	uint64_t seed_pcp_listed;	/* ... the trace showed were pcp pages: on pcp lists */
 	uint64_t seed_free_reordered;	/* seed free blocks moved to the head: taken first */
 	uint64_t seed_reported;		/* flags-0 seed pageblocks page reporting held: freed */
+	uint64_t seed_alloc_typed;	/* flags-0 seed pages typed by their traced allocation */
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
 	uint64_t isolations;		/* failed attempts' isolation windows repeated */
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */

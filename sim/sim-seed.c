@@ -191,9 +191,12 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 	return ret;
 }
 
-/* The last events' frees: their cpu and order per pfn (see sim-seed.h). */
+/*
+ * The last events' frees: their cpu and order per pfn (see sim-seed.h); and in @amt the
+ * migratetype + 1 of the allocation each page's last event made, 0 when none.
+ */
 static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
-		      uint64_t seq_to, uint16_t *last)
+		      uint64_t seq_to, uint16_t *last, uint8_t *amt)
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
@@ -203,9 +206,17 @@ static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 	if (ret)
 		return ret;
 	while ((ret = tdb_cursor_next(cur, &raw)) == 1) {
+		uint64_t n;
+
 		tr_decode(dec, &raw, &ev);
-		if (ev.pfn >= end || ev.kind == TR_EV_OTHER || ev.kind == TR_EV_FREE_BATCHED ||
-		    ev.kind >= TR_EV_MIGRATE_START)
+		if (ev.pfn >= end || ev.kind == TR_EV_OTHER || ev.kind >= TR_EV_MIGRATE_START)
+			continue;
+		n = ev.order < 32 ? 1ull << ev.order : 1;
+		if (n > end - ev.pfn)
+			n = end - ev.pfn;
+		memset(amt + ev.pfn, ev.kind == TR_EV_PAGE_ALLOC && ev.mt >= 0 && ev.mt < 8 ?
+		       ev.mt + 1 : 0, n);
+		if (ev.kind == TR_EV_FREE_BATCHED)
 			continue;
 		last[ev.pfn] = (ev.kind == TR_EV_PAGE_FREE || ev.kind == TR_EV_ZONE_LOCKED) &&
 			       ev.cpu >= 0 && ev.cpu < 2047 &&
@@ -217,17 +228,22 @@ static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 }
 
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-			uint64_t seq_to, uint64_t *nr)
+			uint64_t seq_to, uint64_t *nr, uint64_t *nr_typed)
 {
 	uint64_t end = pfn_end(m), pfn;
 	uint16_t *last = calloc(end + 1, sizeof(*last));
+	uint8_t *amt = calloc(end + 1, 1);
 	int ret, stored, eff;
 	bool iso;
 
 	*nr = 0;
-	if (!last)
+	*nr_typed = 0;
+	if (!last || !amt) {
+		free(last);
+		free(amt);
 		return bc_error(BC_E_NOMEM, "out of memory");
-	ret = last_frees(db, dec, end, seq_to, last);
+	}
+	ret = last_frees(db, dec, end, seq_to, last, amt);
 	for (pfn = 0; !ret && pfn < end; pfn++) {
 		if (!last[pfn] || model_pageblock_mt(m, pfn, &stored, &eff, &iso))
 			continue;
@@ -239,7 +255,19 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 		}
 		*nr += !ret;
 	}
+	/* the pages still unknown that the trace saw allocated: their request's type */
+	for (pfn = 0; !ret && pfn < end; pfn++) {
+		if (!amt[pfn])
+			continue;
+		ret = model_seed_alloc_mt(m, pfn, amt[pfn] - 1);
+		if (ret == -BC_E_INVAL || ret == 1) {
+			ret = 0;
+			continue;
+		}
+		*nr_typed += !ret;
+	}
 	free(last);
+	free(amt);
 	return ret < 0 ? ret : 0;
 }
 

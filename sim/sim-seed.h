@@ -47,10 +47,16 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
  * or an mm_page_alloc_zone_locked with no mm_page_alloc after it (a refill,
  * rmqueue_bulk()); a later drain or allocation is an event. They go on the list of
  * the event's cpu and the pageblock's type, in pfn order (the figures do not depend on
- * the lists' order). *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ * the lists' order). *@nr gets the blocks placed.
+ * The other pages of flags 0 in use whose last event before @seq_to was the
+ * allocation of their block (kernel pages no flag shows: vmalloc, page frags, large
+ * kmalloc) take that request's migratetype, as the simulation's own allocations of the
+ * same requests have it (their kind stays unknown): both sides then count them alike
+ * (pageblocks holding unmovable pages). *@nr_typed gets those pages.
+ * Return: 0, or a negative bc_err.
  */
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-			uint64_t seq_to, uint64_t *nr);
+			uint64_t seq_to, uint64_t *nr, uint64_t *nr_typed);
 
 /*
  * Free pages off the free lists while the snapshot read them: page reporting

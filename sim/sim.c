@@ -91,12 +91,12 @@ out:
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
 		    const struct tdb_snap_info *const *others, int nr_others, bool behind,
 		    unsigned int *nr_limits, uint64_t *nr, uint64_t *nr_reported,
-		    uint64_t *zone_count)
+		    uint64_t *nr_typed, uint64_t *zone_count)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
 	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
-	uint64_t more = 0, reported = 0;
+	uint64_t more = 0, reported = 0, typed = 0;
 	int i, ret;
 
 	if (!counts)
@@ -107,8 +107,10 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 				   counts, nr);
 	if (!ret && behind)
 		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
-					  &more);
+					  &more, &typed);
 	*nr += more;
+	if (nr_typed)
+		*nr_typed = typed;
 	for (size_t k = 0; zone_count && k < (size_t)L->nr_zones * L->nr_cpus; k++)
 		zone_count[k / L->nr_cpus] += counts[k];
 	/*
@@ -166,7 +168,7 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
 	if (!ret)
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
-			       zone_count);
+			       NULL, zone_count);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), &env, out);
 	for (zi = 0; !ret && zi < out->nr_zones; zi++)
@@ -277,7 +279,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned);
 	if (!ret)
 		ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
-		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported, NULL);
+		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported,
+		       &S->res->st.seed_alloc_typed, NULL);
 	if (!ret)
 		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
 					  UINT64_MAX, &S->res->st.seed_free_reordered);
