@@ -234,6 +234,10 @@ static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *
 	const struct model_zone_limits *l = limits(m, zi);
 	int64_t batch = l->pcp_batch, high, b, max_nr;
 
+	/* before v6.7 (no alloc_factor, no high tuning): batch, scaled by order */
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return batch > 1 ? (unsigned int)(batch >> order > 2 ? batch >> order : 2) :
+				   (unsigned int)batch;
 	high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
 	jset32(m, &p->high, (uint32_t)high);
 	if (high < batch)
@@ -936,6 +940,39 @@ static int64_t nr_pcp_free(const struct model *m, unsigned int zi, const struct 
 	return clamp32(p->free_count, batch, high - batch > batch ? high - batch : batch);
 }
 
+/*
+ * free_unref_page_commit() before v6.7 (v6.0-v6.6): pcp->high does not move; free_factor
+ * (kept in free_count: an allocation halves it there too) doubles each batch freed
+ * without an allocation between, up to high - batch; a freed order 1-3 page while it
+ * is non-zero frees the whole list (free_high). The caller added the page.
+ */
+static int pcp_commit_v6_1(struct model *m, unsigned int zi, unsigned int cpu,
+			   struct dpcp *p, unsigned int order, int64_t batch, int64_t high,
+			   unsigned int pindex)
+{
+	int64_t count = m->zones[zi].pcp_count[cpu], nr;
+	bool free_high = p->free_count && order && order <= PAGE_ALLOC_COSTLY_ORDER;
+
+	/* nr_pcp_high(): 0 when free_high (or no high) */
+	if (free_high || !high)
+		high = 0;
+	if (count < high)
+		return 0;
+	/* nr_pcp_free() */
+	if (free_high) {
+		nr = count;
+	} else if (high < batch) {
+		nr = 1;
+	} else {
+		nr = batch << p->free_count;
+		if (nr < high - batch && p->free_count < PCP_BATCH_SCALE_MAX)
+			jset32(m, &p->free_count, p->free_count + 1);
+		nr = nr < batch ? batch : nr;
+		nr = nr > high - batch ? high - batch : nr;
+	}
+	return pcp_drain(m, zi, cpu, nr, pindex);
+}
+
 /* free_unref_page_commit() / free_frozen_page_commit(). */
 static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32_t idx,
 		      unsigned int order, int mt)
@@ -947,6 +984,18 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 
 	if (!p)
 		return -BC_E_NOMEM;
+	if (m->prof.version < MODEL_KVER(6, 7, 0)) {
+		const struct model_zone_limits *l = limits(m, zi);
+
+		ret = model_pcp_add(m, &m->zones[zi], idx, order, mt, (int)cpu, 0, 0);
+		if (ret)
+			return ret;
+		mt = mt >= IMT_HIGHATOMIC ? IMT_MOVABLE : mt;
+		return pcp_commit_v6_1(m, zi, cpu, p, order, batch,
+				       clamp32(p->high, l->pcp_high_min, l->pcp_high_max),
+				       model_pcp_pindex(order, order >= PCP_LOW_ORDERS &&
+							mt != IMT_MOVABLE ? IMT_UNMOVABLE : mt));
+	}
 	jset32(m, &p->alloc_factor, p->alloc_factor >> 1);
 	ret = model_pcp_add(m, &m->zones[zi], idx, order, mt, (int)cpu, 0, 0);
 	if (ret)

@@ -27,6 +27,8 @@
  *   __rmqueue_fallback()        before the claim/steal split (6.1)
  *   free_frozen_pages() (6.12 free_unref_page()), free_unref_page_commit(),
  *   nr_pcp_high(), nr_pcp_free(), free_pcppages_bulk()   model_give()
+ *   before v6.7 (6.1)           refills of batch blocks scaled by order, pcp->high
+ *                               fixed, drains of batch << free_factor, free_high
  *   decay_pcp_high()            model_decay_pcp_high() (the caller's clock)
  * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, the pcp trylock,
  * reclaim, kswapd, compaction.

@@ -529,6 +529,63 @@ START_TEST(test_give_pcp_head_drain)
 END_TEST
 
 /*
+ * The pcp lists before v6.7 (6.1): a refill takes batch blocks, scaled by order
+ * (max(batch >> order, 2)), whatever came before (no alloc_factor); a drain at high
+ * frees batch << free_factor pages (clamped to [batch, high - batch]), free_factor
+ * growing by one a drain and halved by an allocation; an order 1-3 free while it is
+ * non-zero drains the whole list (free_high). batch 4, high 32.
+ */
+START_TEST(test_pcp_v6_1)
+{
+	struct model *m = mk("6.1.0");
+	static const unsigned int refill_left[] = { 3, 1, 1, 1 };	/* orders 0, 1, 2, 3 */
+	uint64_t pfns[64];
+	unsigned int o;
+	int i;
+
+	limits(m, 0, 4, 32);
+	/* drains of 4, 8, 16, then 28 (= high - batch) */
+	for (i = 0; i < 31; i++)
+		ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 31);
+	ck_assert_int_eq(model_give(m, 0, Z + 31, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 28);
+	for (i = 32; i < 36; i++)
+		ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 24);
+	for (i = 36; i < 44; i++)
+		ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 16);
+	for (i = 44; i < 60; i++)
+		ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 4);
+	/* an allocation halves free_factor (3 -> 1): an order-1 free then drains it all */
+	ck_assert_uint_eq(ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true).pfn, Z + 59);
+	ck_assert_int_eq(model_give(m, 0, Z + 0x100, 1), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 1, MOV, pfns, 64), 0);
+	recount_ok(m);
+	model_destroy(m);
+
+	/* refills: batch blocks each time, scaled by order */
+	m = mk("6.1.0");
+	limits(m, 0, 4, 32);
+	fixture_seed(m, Z + 0x200, 0x200, BUDDY);
+	for (o = 0; o < 4; o++) {
+		ck_assert_int_eq(ask(m, 0, o, MOV, GFP_HIGHUSER_MOVABLE, true).source,
+				 MODEL_SRC_REFILL);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, o, MOV, pfns, 64), refill_left[o]);
+	}
+	for (i = 0; i < 3; i++)
+		ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ck_assert_int_eq(ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true).source, MODEL_SRC_REFILL);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 3);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * split_page() / free_contig_range(): a free of part of an allocation (6.1 frees
  * alloc_contig_range()'s pages page by page) splits it: the rest stays allocated as
  * aligned blocks, halved as expand() halves, and the part goes where a free goes.
@@ -622,6 +679,7 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_decay_pcp_high);
 	tcase_add_test(tc, test_pcp_bounds_from_zoneinfo);
 	tcase_add_test(tc, test_give_pcp_head_drain);
+	tcase_add_test(tc, test_pcp_v6_1);
 	tcase_add_test(tc, test_give_part_of_allocation);
 	tcase_set_timeout(gate, 300);
 	tcase_add_test(gate, test_teacher_gate);
