@@ -143,10 +143,11 @@ static void print_text(const struct tc_result *r, const char *path)
 	printf("             %llu guessed pageblock types confirmed or corrected by the first "
 	       "event after the snapshot that shows them\n", (unsigned long long)r->types_learned);
 	printf("             %llu pcp pages taken by untraced alloc_pages_bulk() before a "
-	       "question (their next event is their free); %llu pcp pages moved to the buddy "
-	       "(the buddy hands them out next, or no later event names them: their free went "
-	       "past the pcp list)\n",
-	       (unsigned long long)r->bulk_inferred, (unsigned long long)r->bypass_inferred);
+	       "question (their next event is their free), %llu more held to the end (no later "
+	       "event names them); %llu pcp pages moved to the buddy (the buddy hands them out "
+	       "next: their free went past the pcp list)\n",
+	       (unsigned long long)r->bulk_inferred, (unsigned long long)r->bulk_held,
+	       (unsigned long long)r->bypass_inferred);
 	printf("             %llu free blocks at the head of the list the model would take "
 	       "from, that no later event names, moved to the tail\n",
 	       (unsigned long long)r->stale_free_moved);
@@ -224,6 +225,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "pageblock_types_learned", r->types_learned);
 	json_kuint(&j, "untraced_bulk_allocs", r->bulk_inferred);
 	json_kuint(&j, "frees_past_pcp", r->bypass_inferred);
+	json_kuint(&j, "untraced_bulk_allocs_held", r->bulk_held);
 	json_kuint(&j, "stale_free_blocks_moved", r->stale_free_moved);
 	json_kuint(&j, "stale_guessed_types_fixed", r->stale_types_fixed);
 	json_kuint(&j, "untraced_bulk_refills", r->bulk_refills);

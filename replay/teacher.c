@@ -507,16 +507,24 @@ static int decide_bulk(struct teacher *t, struct model *m, const struct tc_req *
 		}
 		if (d->source != MODEL_SRC_PCP || r->order)
 			return 0;
-		if (next == TR_EV_PAGE_FREE) {
+		if (next == TR_EV_PAGE_FREE || next == TR_EV_OTHER) {
+			/*
+			 * Taken by alloc_pages_bulk() (no mm_page_alloc): freed later, or,
+			 * when no later event names it, held to the end (vmalloc'd kernel
+			 * stacks: a refill's pages the kernel then skipped). Not in the
+			 * buddy: a free to the buddy past the list would have left
+			 * NR_FREE_PAGES higher than the kernel's zone choices show.
+			 */
 			ret = model_page_alloc(m, d->pfn, 0, 0, r->mt, r->cpu);
-			t->res->bulk_inferred++;
-		} else if ((next == TR_EV_ZONE_LOCKED || next == TR_EV_EXTFRAG ||
-			    next == TR_EV_OTHER) &&
+			if (next == TR_EV_OTHER)
+				t->res->bulk_held++;
+			else
+				t->res->bulk_inferred++;
+		} else if ((next == TR_EV_ZONE_LOCKED || next == TR_EV_EXTFRAG) &&
 			   !model_pageblock_mt(m, d->pfn, NULL, &mt, NULL)) {
 			/*
-			 * The buddy hands it out next, or no later event names it (merged
-			 * into a buddy block): the kernel's pcp list did not hold it, its
-			 * free went past the list (pcp trylock).
+			 * The buddy hands it out next: the kernel's pcp list did not hold
+			 * it, its free went past the list (pcp trylock).
 			 */
 			ret = model_pcpu_drain(m, d->pfn, 0, mt, r->cpu);
 			t->res->bypass_inferred++;

@@ -87,6 +87,8 @@ struct tc_result {
 					 * allocations before a question */
 	uint64_t bypass_inferred;	/* pcp pages whose free went to the buddy, moved
 					 * there before a question */
+	uint64_t bulk_held;		/* pcp pages no later event names: taken by an
+					 * untraced alloc_pages_bulk() and held to the end */
 	uint64_t stale_free_moved;	/* free blocks at a list head no later event names,
 					 * moved to the tail before a question */
 	uint64_t stale_types_fixed;	/* guessed UNMOVABLE pageblocks re-typed MOVABLE: a
