@@ -722,7 +722,8 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 			snprintf(c->explained_note[CHK_FREECOUNT], sizeof(c->explained_note[0]),
 				 "snapshot %lld: %llu free%s went to the buddy, not the pcp list: pcp "
 				 "trylock failed: freed from interrupt context while the cpu held its "
-				 "pcp lock (a free batch or a refill)", (long long)sc->snap,
+				 "pcp lock (a free batch, a refill; or a block a snapshot read free)",
+				 (long long)sc->snap,
 				 (unsigned long long)n, n == 1 ? "" : "s");
 		c->r[CHK_FREECOUNT].explained += n;
 	}

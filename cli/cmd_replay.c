@@ -177,8 +177,9 @@ static void print_text(struct replay *rp, const char *path)
 	       (unsigned long long)ms.bulk_allocs);
 	if (ms.nopcp_frees || rp_trylock_late(rp))
 		printf("; %llu frees sent to the buddy, not the pcp list, as their cpu held its "
-		       "pcp lock in a free batch, %llu inside a refill found in the buddy later "
-		       "(pcp trylock failed: freed from interrupt context)",
+		       "pcp lock in a free batch, %llu found in the buddy later (inside a refill "
+		       "the buddy then handed out, or read free by a snapshot) (pcp trylock "
+		       "failed: freed from interrupt context)",
 		       (unsigned long long)ms.nopcp_frees, (unsigned long long)rp_trylock_late(rp));
 	if (rp_refusals_applied(rp))
 		printf("; %llu offline probe%s refused at isolation: the blocks isolated before "

@@ -111,7 +111,8 @@ struct replay {
 	 */
 	struct { uint64_t pfn; unsigned int order; } suspect[RP_SUSPECTS];
 	unsigned int suspect_next;
-	uint64_t trylock_late;	/* of them, found in the buddy later and moved there */
+	uint64_t trylock_late;	/* pcp frees found in the buddy later (a take, a snapshot's
+				 * read) and moved there */
 
 	/* pfns touched by events while the snapshot being scored was read (bitmap) */
 	uint64_t *touched;

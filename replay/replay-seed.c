@@ -649,6 +649,41 @@ static int reseed_stale_unknown(struct replay *rp, uint64_t w, uint64_t wend,
 	return 0;
 }
 
+/*
+ * A pcp block of the model whose every page the snapshot reads as free buddy pages
+ * (kpageflags marks each page of a free block, is_free_buddy_page()), untouched while
+ * it was read: its free had gone past the pcp list to the buddy with no event to show
+ * it (free_one_page() after a failed pcp_spin_trylock(): a free from interrupt context
+ * while the cpu held its pcp lock). To the buddy now, as a drain would (merging), and
+ * counted with the trylock failures found later.
+ */
+static int drain_read_free(struct replay *rp, uint64_t w, uint64_t wend, const uint64_t *flags)
+{
+	uint64_t j, k;
+	int mt, ret;
+
+	for (j = w; j < wend; j++) {
+		struct model_pfn_info pi;
+		uint64_t n;
+
+		if (!(flags[j - w] & KPF_BIT(KPF_BUDDY)) || model_pfn_info(rp->m, j, &pi) ||
+		    pi.state != MODEL_PFN_PCP || pi.head != j || pi.order >= 32)
+			continue;
+		n = 1ull << pi.order;
+		if (j + n > wend || touched_any(rp, j, n))
+			continue;
+		for (k = j; k < j + n && (flags[k - w] & KPF_BIT(KPF_BUDDY)); k++)
+			;
+		if (k < j + n || model_pageblock_mt(rp->m, j, &mt, NULL, NULL))
+			continue;
+		ret = model_pcpu_drain(rp->m, j, pi.order, mt, pi.cpu);
+		if (ret)
+			return ret;
+		rp->trylock_late++;
+	}
+	return 0;
+}
+
 /* rp_resync() window by window. */
 struct resync_walk {
 	uint64_t win;			/* aligned: no free block crosses one */
@@ -675,7 +710,10 @@ static int resync_chunk(struct replay *rp, const struct rp_pages *pg, void *arg)
 				return ret;
 			rw->resynced += wend - w;
 		} else if (differ) {
-			ret = reseed_stale_unknown(rp, w, wend, flags, count, &rw->resynced);
+			ret = drain_read_free(rp, w, wend, flags);
+			if (!ret)
+				ret = reseed_stale_unknown(rp, w, wend, flags, count,
+							   &rw->resynced);
 			if (ret)
 				return ret;
 		} else {
