@@ -947,14 +947,15 @@ static int64_t nr_pcp_free(const struct model *m, unsigned int zi, const struct 
  * is non-zero frees the whole list (free_high). The caller added the page.
  */
 static int pcp_commit_v6_1(struct model *m, unsigned int zi, unsigned int cpu,
-			   struct dpcp *p, unsigned int order, int64_t batch, int64_t high,
-			   unsigned int pindex)
+			   struct dpcp *p, unsigned int order, unsigned int pindex)
 {
-	int64_t count = m->zones[zi].pcp_count[cpu], nr;
+	const struct model_zone_limits *l = limits(m, zi);
+	int64_t count = m->zones[zi].pcp_count[cpu], batch = l->pcp_batch, nr;
+	int64_t high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
 	bool free_high = p->free_count && order && order <= PAGE_ALLOC_COSTLY_ORDER;
 
 	/* nr_pcp_high(): 0 when free_high (or no high) */
-	if (free_high || !high)
+	if (free_high)
 		high = 0;
 	if (count < high)
 		return 0;
@@ -979,27 +980,21 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 {
 	struct dpcp *p = pcp_state(m, zi, cpu);
 	int64_t batch = limits(m, zi)->pcp_batch, high, thresh = batch;
+	int lmt = mt >= IMT_HIGHATOMIC ? IMT_MOVABLE : mt;
+	unsigned int pindex = model_pcp_pindex(order, order >= PCP_LOW_ORDERS &&
+					       lmt != IMT_MOVABLE ? IMT_UNMOVABLE : lmt);
 	bool free_high = false;
 	int ret;
 
 	if (!p)
 		return -BC_E_NOMEM;
-	if (m->prof.version < MODEL_KVER(6, 7, 0)) {
-		const struct model_zone_limits *l = limits(m, zi);
-
-		ret = model_pcp_add(m, &m->zones[zi], idx, order, mt, (int)cpu, 0, 0);
-		if (ret)
-			return ret;
-		mt = mt >= IMT_HIGHATOMIC ? IMT_MOVABLE : mt;
-		return pcp_commit_v6_1(m, zi, cpu, p, order, batch,
-				       clamp32(p->high, l->pcp_high_min, l->pcp_high_max),
-				       model_pcp_pindex(order, order >= PCP_LOW_ORDERS &&
-							mt != IMT_MOVABLE ? IMT_UNMOVABLE : mt));
-	}
+	/* no effect before v6.7: nr_pcp_alloc() has no alloc_factor there */
 	jset32(m, &p->alloc_factor, p->alloc_factor >> 1);
 	ret = model_pcp_add(m, &m->zones[zi], idx, order, mt, (int)cpu, 0, 0);
 	if (ret)
 		return ret;
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return pcp_commit_v6_1(m, zi, cpu, p, order, pindex);
 	/* the free_high threshold grew by high_min / 2 after 6.12 */
 	if (m->prof.version > MODEL_KVER(6, 12, 255))
 		thresh += limits(m, zi)->pcp_high_min / 2;
@@ -1014,10 +1009,7 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 	high = nr_pcp_high(m, zi, p, cpu, batch, free_high);
 	if (m->zones[zi].pcp_count[cpu] < high)
 		return 0;
-	mt = mt >= IMT_HIGHATOMIC ? IMT_MOVABLE : mt;
-	return pcp_drain(m, zi, cpu, nr_pcp_free(m, zi, p, cpu, batch, high, free_high),
-			 model_pcp_pindex(order, order >= PCP_LOW_ORDERS && mt != IMT_MOVABLE ?
-					  IMT_UNMOVABLE : mt));
+	return pcp_drain(m, zi, cpu, nr_pcp_free(m, zi, p, cpu, batch, high, free_high), pindex);
 }
 
 int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
@@ -1199,10 +1191,15 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 
 /* ---- seeding the pcp lists ------------------------------------------------------------- */
 
+/* A page seeded with flags 0 that nothing has told apart since (model_seed_pfn_range()). */
+static bool seed_unknown_word(uint32_t w)
+{
+	return (w & ~W_UNCERTAIN) ==
+	       w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN, W_SEEDED);
+}
+
 int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu)
 {
-	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
-				      W_SEEDED);
 	uint32_t idx, i;
 	int zi, imt = model_imt_from_trace(m, mt), ret = model_broken(m);
 
@@ -1215,15 +1212,13 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 		return bc_error(BC_E_INVAL, "model: no pcp page at pfn %#llx order %u",
 				(unsigned long long)pfn, order);
 	for (i = idx; i < idx + (1u << order); i++)
-		if ((m->words[i] & ~W_UNCERTAIN) != want)
+		if (!seed_unknown_word(m->words[i]))
 			return 1;
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
 
 int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt)
 {
-	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
-				      W_SEEDED);
 	int imt = model_imt_from_trace(m, mt), ret = model_broken(m);
 	uint32_t idx;
 
@@ -1232,7 +1227,7 @@ int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt)
 	if (imt < 0 || imt >= (int)W_MT_UNKNOWN || !pfn_to_idx(m, pfn, &idx))
 		return bc_error(BC_E_INVAL, "model: no seeded page at pfn %#llx of type %d",
 				(unsigned long long)pfn, mt);
-	if ((m->words[idx] & ~W_UNCERTAIN) != want)
+	if (!seed_unknown_word(m->words[idx]))
 		return 1;
 	model_write_word(m, idx, w_alloc(0, (unsigned int)imt, MODEL_KIND_UNKNOWN,
 					 MODEL_GFP_UNKNOWN, W_SEEDED) |
@@ -1242,8 +1237,6 @@ int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt)
 
 int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order)
 {
-	const uint32_t want = w_alloc(0, W_MT_UNKNOWN, MODEL_KIND_UNKNOWN, MODEL_GFP_UNKNOWN,
-				      W_SEEDED);
 	uint32_t idx, i, n;
 	int zi, ret = model_broken(m);
 
@@ -1256,7 +1249,7 @@ int model_seed_putback(struct model *m, uint64_t pfn, unsigned int order)
 				order, (unsigned long long)pfn);
 	n = 1u << order;
 	for (i = idx; i < idx + n; i++)
-		if ((m->words[i] & ~W_UNCERTAIN) != want)
+		if (!seed_unknown_word(m->words[i]))
 			return 1;
 	/* __putback_isolated_page(): __free_one_page(..., FPI_TO_TAIL) */
 	model_write_range(m, idx, n, wmake(WT_FREE_TAIL, 0), wmake(WT_FREE_TAIL, 0));
