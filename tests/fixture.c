@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <check.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,17 +22,41 @@
 #include "tests/fixture.h"
 
 static char tmpdir[64];
+static pid_t tmpdir_owner;
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/*
+ * The files a test writes hold physical addresses and can be large: the process that
+ * made the directory removes it when it exits (each test is a forked process), a child
+ * that inherited the name leaves it to its owner.
+ */
+static void rm_tmpdir(void)
+{
+	if (tmpdir[0] && tmpdir_owner == getpid())
+		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 char *fixture_tmpfile(const char *name)
 {
 	static char slots[8][256];
 	static int next;
+	static bool registered;
 	char *p = slots[next++ % 8];
 
-	if (!tmpdir[0] || access(tmpdir, F_OK)) {
+	if (!tmpdir[0] || access(tmpdir, F_OK) || tmpdir_owner != getpid()) {
 		snprintf(tmpdir, sizeof(tmpdir), "/tmp/bc-test-%d-XXXXXX", (int)getpid());
 		if (!mkdtemp(tmpdir))
 			abort();
+		tmpdir_owner = getpid();
+		if (!registered && !atexit(rm_tmpdir))
+			registered = true;
 	}
 	snprintf(p, 256, "%s/%s", tmpdir, name);
 	unlink(p);
