@@ -712,7 +712,7 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 		 * its cpu held the pcp lock in a free batch: pcp_spin_trylock() failed and
 		 * free_one_page() put the page in the buddy, no drain traced. The replay
 		 * modelled it so (events inside the batch's locked section, or a free inside a
-		 * refill's found in the buddy later); without it the model would hold these
+		 * refill's or after a free-path drain found in the buddy later); without it the model would hold these
 		 * blocks on a pcp list and the counts here would differ.
 		 */
 		uint64_t n = ms.nopcp_frees + c->trylock_late - c->nopcp_seen;
@@ -722,7 +722,8 @@ int chk_freecount_snapshot(struct chk_ctx *c, const struct model *m, struct tdb 
 			snprintf(c->explained_note[CHK_FREECOUNT], sizeof(c->explained_note[0]),
 				 "snapshot %lld: %llu free%s went to the buddy, not the pcp list: pcp "
 				 "trylock failed: freed from interrupt context while the cpu held its "
-				 "pcp lock (a free batch, a refill; or a block a snapshot read free)",
+				 "pcp lock (a free batch, a refill, a drain of the free path before "
+				 "6.7; or a block a snapshot read free)",
 				 (long long)sc->snap,
 				 (unsigned long long)n, n == 1 ? "" : "s");
 		c->r[CHK_FREECOUNT].explained += n;

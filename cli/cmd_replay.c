@@ -178,8 +178,9 @@ static void print_text(struct replay *rp, const char *path)
 	if (ms.nopcp_frees || rp_trylock_late(rp))
 		printf("; %llu frees sent to the buddy, not the pcp list, as their cpu held its "
 		       "pcp lock in a free batch, %llu found in the buddy later (inside a refill "
-		       "the buddy then handed out, or read free by a snapshot) (pcp trylock "
-		       "failed: freed from interrupt context)",
+		       "the buddy then handed out, an order 1-3 free no free_high drain "
+		       "followed (before 6.7) and the frees around it, or read free by a "
+		       "snapshot) (pcp trylock failed: freed from interrupt context)",
 		       (unsigned long long)ms.nopcp_frees, (unsigned long long)rp_trylock_late(rp));
 	if (rp_refusals_applied(rp))
 		printf("; %llu offline probe%s refused at isolation: the blocks isolated before "

@@ -11,6 +11,8 @@
 struct tdb_zone_count;
 
 #define RP_SUSPECTS	64	/* pcp frees that may have failed their trylock */
+#define RP_FH_ZONES	8	/* zones tracked by the free_high rule (MAX_NR_ZONES <= 6) */
+#define RP_FH_CAND	64	/* frees of one locked episode (replay-freehigh.c) */
 #define RP_FOLIO_BATCH	32	/* > FOLIO_BATCH_SIZE (31): folios per free_unref_folios() */
 
 struct rp_snap {
@@ -89,6 +91,24 @@ struct replay {
 	 * unconfirmed came from an interrupt that found the pcp lock taken.
 	 */
 	struct rp_free_batch {
+		/* before 6.7: free_high and the frees past a held pcp lock */
+		struct rp_free_high {
+			uint8_t ff[RP_FH_ZONES];	/* free_factor, per zone */
+			int8_t prev, prev_zone;	/* the cpu's last event: kind, zone */
+			bool burst_high;	/* the drains running are a free_high's */
+			/* an order 1-3 free made with free_factor set */
+			bool pending;
+			int8_t pending_zone;
+			unsigned int pending_order;
+			uint64_t pending_pfn;
+			/* frees of ep_zone since a drain or a bypass at ep_ts */
+			bool ep_open;
+			int8_t ep_zone;
+			uint8_t n_cand;
+			uint64_t ep_ts;
+			uint64_t cand_pfn[RP_FH_CAND];
+			uint8_t cand_order[RP_FH_CAND];
+		} fh;
 		uint64_t pfn[RP_FOLIO_BATCH];
 		uint8_t n, next;
 		bool confirming;
@@ -111,6 +131,7 @@ struct replay {
 	 */
 	struct { uint64_t pfn; unsigned int order; } suspect[RP_SUSPECTS];
 	unsigned int suspect_next;
+	bool free_high;		/* the kernel's free_high is 6.1's (replay-freehigh.c) */
 	uint64_t trylock_late;	/* pcp frees found in the buddy later (a take, a snapshot's
 				 * read) and moved there */
 
@@ -124,6 +145,11 @@ static inline bool rp_touched(const struct replay *rp, uint64_t pfn)
 {
 	return pfn / 64 < rp->touched_words && (rp->touched[pfn / 64] >> (pfn % 64)) & 1;
 }
+
+/* replay-freehigh.c: before 6.7 (rp_free_high_applies()), around each event */
+bool rp_free_high_applies(const struct replay *rp);
+int rp_free_high_before(struct replay *rp, const struct tr_event *ev);
+void rp_free_high_after(struct replay *rp, const struct tr_event *ev);
 
 /* replay-seed.c */
 

@@ -285,6 +285,7 @@ int rp_create(struct tdb *db, const struct rp_opts *opts, struct replay **out)
 	rp->touched = calloc(rp->touched_words, sizeof(uint64_t));
 	rp->nr_batch = rp->layout.nr_cpus ? rp->layout.nr_cpus : 1;
 	rp->batch = calloc(rp->nr_batch, sizeof(*rp->batch));
+	rp->free_high = rp_free_high_applies(rp);
 	for (unsigned int i = 0; i < RP_SUSPECTS; i++)
 		rp->suspect[i].pfn = UINT64_MAX;
 	if (!rp->touched || !rp->batch) {
@@ -525,8 +526,24 @@ static void refill_track(struct replay *rp, const struct tr_event *ev)
 	}
 }
 
+static int apply_event(struct replay *rp, const struct tr_event *ev);
+
 /* Apply one decoded event to the model. */
 static int apply(struct replay *rp, const struct tr_event *ev)
+{
+	int ret;
+
+	if (!rp->free_high)
+		return apply_event(rp, ev);
+	ret = rp_free_high_before(rp, ev);
+	if (!ret)
+		ret = apply_event(rp, ev);
+	if (!ret)
+		rp_free_high_after(rp, ev);
+	return ret;
+}
+
+static int apply_event(struct replay *rp, const struct tr_event *ev)
 {
 	struct model *m = rp->m;
 
