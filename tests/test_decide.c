@@ -661,7 +661,7 @@ START_TEST(test_teacher_gate)
 		{ "mlock.db", 99 }, { "offline.db", 99 }, { "pagecache.db", 99 },
 		{ "pgtable.db", 99 }, { "pins.db", 99 }, { "slab.db", 99 },
 		{ "thp.db", 99 }, { "vm-movable.db", 99 }, { "vm-reserved.db", 99 },
-		{ "vm-cma.db", 99 },
+		{ "vm-cma.db", 99 }, { "lazy.db", 99 },
 	};
 	char *copy = fixture_tmpfile("teacher.db"), rel[64];
 	unsigned int i;

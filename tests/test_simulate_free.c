@@ -1023,7 +1023,7 @@ START_TEST(test_free_running_gate)
 		{ "pins.db", 1, 3, 0, 0 }, { "slab.db", 0, 5, 0, 0 }, { "thp.db", 0, 1, 0, 0 },
 		{ "vm-movable.db", 0, 100, 2, 0 }, { "vm-reserved.db", 0, 100, 0, 0 },
 		{ "vm-cma.db", 0, 16, 0, 0 }, { "vm-cma-alloc-plain.db", 0, 23, 0, 0 },
-		{ "vm-cma-alloc.db", 0, 15, 0, 0 },
+		{ "vm-cma-alloc.db", 0, 15, 0, 0 }, { "lazy.db", 0, 0, 0, 0 },
 	};
 	struct sim_opts o = { .until_seq = UINT64_MAX };
 	unsigned int i;

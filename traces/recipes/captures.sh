@@ -35,10 +35,19 @@
 #                      workload allocating and holding; snapshots at start and end (the
 #                      memory still held: it is freed after the recording); caches
 #                      dropped first
+#   traces/lazy.db     'bigchunk record' of ZONE_NORMAL growing by lazy struct page init
+#                      (this machine's kernel initialises Normal's memory 128 MiB at a
+#                      time when the allocator runs short): Normal's initialised free
+#                      memory is taken by held THP memory before recording, down to
+#                      about 64 MiB above its low watermark, then 384 MiB more THP is
+#                      faulted in while recording: each growth is 32 order-10 frees of
+#                      memory that read 0 (uninitialised) in the start snapshot. Needs
+#                      memory not yet initialised (it refuses otherwise: growth cannot
+#                      be undone until the next boot)
 # Each must stay below 5 MiB: record on a quiet machine. Needs a built tree (make,
 # make build/workload).
 # Usage (root): traces/recipes/captures.sh [idle|default|extfrag|frag|pins|hugetlb|offline|
-#   pagecache|anon|mlock|thp|slab|pgtable]...
+#   pagecache|anon|mlock|thp|slab|pgtable|lazy]...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -105,13 +114,49 @@ for what in ${*:-idle default extfrag frag hugetlb}; do
 			sleep 0.5
 		done
 		rm -f "$wlpid" ;;
+	lazy)
+		zf() {	# zf FIELD: Normal's FIELD in /proc/zoneinfo (pages)
+			awk -v f="$1" '$1 == "Node" { z = ($4 == "Normal") }
+				z && ($1 == f || ($1 == "pages" && $2 == f)) { print $NF; exit }' \
+				/proc/zoneinfo
+		}
+		present=$(zf present) managed=$(zf managed) free=$(zf free) low=$(zf low)
+		if [ $((present - managed)) -le $((present / 20)) ]; then
+			echo "recipe: Normal is initialised (present $present, managed $managed):" \
+				"no lazy growth left until the next boot" >&2
+			exit 1
+		fi
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		fill=$(((free - low) / 256 - 64))
+		echo "lazy: Normal free $free low $low: $fill MiB of THP held first" >&2
+		./build/workload thp "$fill" 600 > /dev/null &
+		filler=$!
+		# the filler has faulted its memory in once Normal's free count stops falling
+		prev=0
+		while [ "$(zf free)" != "$prev" ]; do
+			prev=$(zf free)
+			sleep 2
+		done
+		wlpid=$(mktemp)
+		rc=0
+		"$BC" record -f -q -o traces/lazy.db -- sh -c "./build/workload thp 384 5 \
+			> /dev/null & echo \$! > $wlpid; sleep 3" || rc=$?
+		kill "$filler" 2> /dev/null || true
+		while kill -0 "$(cat "$wlpid")" 2> /dev/null; do
+			sleep 0.5
+		done
+		rm -f "$wlpid"
+		wait "$filler" 2> /dev/null || true
+		echo "lazy: Normal managed $managed -> $(zf managed)" >&2
+		[ "$rc" = 0 ] || exit "$rc" ;;
 	frag)
 		"$BC" import -f -q -o traces/frag.db --snapshot traces/frag.snap/begin \
 			--snapshot traces/frag.snap/end traces/frag.dat ;;
 	hugetlb)
 		sh traces/recipes/hugetlb.sh traces/hugetlb.db held ;;
 	*)
-		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline, pagecache, anon, mlock, thp, slab, pgtable)" >&2
+		echo "recipe: unknown capture '$what' (idle, default, extfrag, frag, pins, hugetlb, offline, pagecache, anon, mlock, thp, slab, pgtable, lazy)" >&2
 		exit 2 ;;
 	esac
 	# bundled files are read by everyone; the recorder made it 0600
