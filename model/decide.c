@@ -214,12 +214,27 @@ static struct dpcp *pcp_state(struct model *m, unsigned int zi, unsigned int cpu
 	return &d->dpcp[cpu];
 }
 
-/* ZONE_BELOW_HIGH, taken from the state: free pages at or below the high watermark. */
-static bool below_high(const struct model *m, unsigned int zi)
+/* Free pages at or below the high watermark. */
+static bool under_high(const struct model *m, unsigned int zi)
 {
 	const struct model_zone_limits *l = known_limits(m, zi);
 
 	return l && nr_free(&m->zones[zi]) <= l->wmark_high;
+}
+
+/*
+ * ZONE_BELOW_HIGH. A flag, not the state: get_page_from_freelist() sets it when a
+ * request finds the zone at or under its high watermark (the flag clear), the free path
+ * clears it after a drain that leaves the zone over it (free_unref_page_commit()), so
+ * it can stay set while the zone is over the mark and clear while under it, for as
+ * long as no allocation looks or no drain comes; meanwhile pcp->high shrinks or grows
+ * by it (nr_pcp_high(), nr_pcp_alloc()). Before model_take() keeps it: the state.
+ */
+static bool below_high(const struct model *m, unsigned int zi)
+{
+	const struct dzone *d = m->dz ? &m->dz[zi] : NULL;
+
+	return d && d->bh_kept ? d->below_high != 0 : under_high(m, zi);
 }
 
 static uint32_t clamp32(int64_t v, int64_t lo, int64_t hi)
@@ -653,10 +668,26 @@ struct choice {
 	struct plan pl;
 };
 
+/*
+ * get_page_from_freelist(): before the zone's own watermark, a zone whose
+ * ZONE_BELOW_HIGH is clear is tested against its high watermark, and the flag set when
+ * that fails (v6.7+; only when the request is made, model_take(), not when asked).
+ */
+static void note_below_high(struct model *m, unsigned int zi, unsigned int order,
+			    int highest, unsigned int aflags)
+{
+	struct dzone *d = m->dz ? &m->dz[zi] : NULL;
+	const struct model_zone_limits *l = known_limits(m, zi);
+
+	if (d && d->bh_kept && !d->below_high && l &&
+	    !watermark_ok(m, zi, order, l->wmark_high, highest, aflags))
+		jset32(m, &d->below_high, 1);
+}
+
 /* get_page_from_freelist() over the zonelist with @aflags. */
 static bool try_zones(struct model *m, const unsigned int *zl, unsigned int n, int highest,
 		      unsigned int cpu, unsigned int order, int start, unsigned int aflags,
-		      struct choice *c)
+		      bool take, struct choice *c)
 {
 	unsigned int i;
 
@@ -665,6 +696,8 @@ static bool try_zones(struct model *m, const unsigned int *zl, unsigned int n, i
 		uint64_t mark = !l ? 0 : (aflags & ALLOC_WMARK_MASK) == ALLOC_WMARK_LOW ?
 				l->wmark_low : l->wmark_min;
 
+		if (take)
+			note_below_high(m, zl[i], order, highest, aflags);
 		if (!watermark_ok(m, zl[i], order, mark, highest, aflags))
 			continue;
 		c->src = plan_zone(m, zl[i], cpu, order, start, aflags, &c->pl);
@@ -683,7 +716,8 @@ static bool try_zones(struct model *m, const unsigned int *zl, unsigned int n, i
  * watermark, __GFP_HIGH reserves, ALLOC_HIGHATOMIC for non-blocking order > 0).
  * Returns 0 with *@c, 1 when no zone serves it without reclaim, or -BC_E_INVAL.
  */
-static int choose(struct model *m, const struct model_request *rq, struct choice *c)
+static int choose(struct model *m, const struct model_request *rq, bool take,
+		  struct choice *c)
 {
 	unsigned int zl[MODEL_MAX_ZONES], n, cpu, af;
 	int highest = gfp_zone_type(rq->gfp), start = model_imt_from_trace(m, rq->migratetype);
@@ -700,14 +734,14 @@ static int choose(struct model *m, const struct model_request *rq, struct choice
 	cma = start == IMT_MOVABLE && m->prof.cma;
 	af = ALLOC_WMARK_LOW | (cma ? ALLOC_CMA : 0);
 	if (nofragment(m, zl[0]) &&
-	    try_zones(m, zl, n, highest, cpu, rq->order, start, af | ALLOC_NOFRAGMENT, c))
+	    try_zones(m, zl, n, highest, cpu, rq->order, start, af | ALLOC_NOFRAGMENT, take, c))
 		return 0;
-	if (try_zones(m, zl, n, highest, cpu, rq->order, start, af, c))
+	if (try_zones(m, zl, n, highest, cpu, rq->order, start, af, take, c))
 		return 0;
 	af = ALLOC_WMARK_MIN | (cma ? ALLOC_CMA : 0) | (rq->gfp & GFP_HIGH ? ALLOC_MIN_RESERVE : 0);
 	if (!(rq->gfp & GFP_DIRECT_RECLAIM) && !(rq->gfp & GFP_NOMEMALLOC))
 		af |= ALLOC_NON_BLOCK | (rq->order ? ALLOC_HIGHATOMIC : 0);
-	if (try_zones(m, zl, n, highest, cpu, rq->order, start, af, c))
+	if (try_zones(m, zl, n, highest, cpu, rq->order, start, af, take, c))
 		return 0;
 	return 1;
 }
@@ -724,15 +758,15 @@ static void fill_decision(const struct model *m, const struct choice *c,
 }
 
 /* The common start of model_decide() and model_take(): *@out NONE, or the choice. */
-static int decide_begin(struct model *m, const struct model_request *rq, struct choice *c,
-			struct model_decision *out)
+static int decide_begin(struct model *m, const struct model_request *rq, bool take,
+			struct choice *c, struct model_decision *out)
 {
 	int ret = model_broken(m);
 
 	*out = (struct model_decision){ 0, MODEL_SRC_NONE, -1, -1, false };
 	if (ret)
 		return ret;
-	ret = choose(m, rq, c);
+	ret = choose(m, rq, take, c);
 	if (!ret)
 		fill_decision(m, c, out);
 	return ret;
@@ -742,7 +776,7 @@ int model_decide(struct model *m, const struct model_request *rq, struct model_d
 {
 	struct choice c;
 
-	return decide_begin(m, rq, &c, out);
+	return decide_begin(m, rq, false, &c, out);
 }
 
 /* ---- doing it ------------------------------------------------------------------------ */
@@ -825,12 +859,33 @@ static int refill(struct model *m, const struct choice *c, unsigned int cpu,
 	return 0;
 }
 
+/* From the first model_take() on, ZONE_BELOW_HIGH is kept (v6.7+), from the state. */
+static int keep_below_high(struct model *m)
+{
+	unsigned int zi;
+
+	if (m->prof.version < MODEL_KVER(6, 7, 0) || (m->dz && m->dz[0].bh_kept))
+		return 0;
+	for (zi = 0; zi < m->nr_zones; zi++) {
+		struct dzone *d = dzone(m, zi);
+
+		if (!d)
+			return -BC_E_NOMEM;
+		jset32(m, &d->below_high, under_high(m, zi));
+		jset32(m, &d->bh_kept, 1);
+	}
+	return 0;
+}
+
 int model_take(struct model *m, const struct model_request *rq, struct model_decision *out)
 {
 	struct choice c;
 	struct mzone *z;
 	unsigned int cpu;
-	int ret = decide_begin(m, rq, &c, out);
+	int ret = keep_below_high(m);
+
+	if (!ret)
+		ret = decide_begin(m, rq, true, &c, out);
 
 	if (ret)
 		return ret;
@@ -1009,7 +1064,12 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 	high = nr_pcp_high(m, zi, p, cpu, batch, free_high);
 	if (m->zones[zi].pcp_count[cpu] < high)
 		return 0;
-	return pcp_drain(m, zi, cpu, nr_pcp_free(m, zi, p, cpu, batch, high, free_high), pindex);
+	ret = pcp_drain(m, zi, cpu, nr_pcp_free(m, zi, p, cpu, batch, high, free_high), pindex);
+	/* zone_watermark_ok(zone, 0, high_wmark_pages(zone), ZONE_MOVABLE, 0) */
+	if (!ret && m->dz[zi].bh_kept && m->dz[zi].below_high &&
+	    watermark_ok(m, zi, 0, limits(m, zi)->wmark_high, ZT_MOVABLE, 0))
+		jset32(m, &m->dz[zi].below_high, 0);
+	return ret;
 }
 
 int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)

@@ -30,6 +30,9 @@
  *   before v6.7 (6.1)           refills of batch blocks scaled by order, pcp->high
  *                               fixed, drains of batch << free_factor, free_high
  *   decay_pcp_high()            model_decay_pcp_high() (the caller's clock)
+ *   ZONE_BELOW_HIGH (v6.7+)     a flag: set by a request that finds the zone at or
+ *                               under its high watermark, cleared by a free-path drain
+ *                               that leaves it over; kept from the first model_take()
  * Not modelled (stated): watermark boosting, ZONE_RECLAIM_ACTIVE, the pcp trylock,
  * reclaim, kswapd, compaction.
  */

@@ -165,6 +165,11 @@ struct dzone {
 	struct model_zone_limits lim;
 	bool lim_known;			/* else lim holds the defaults, once computed */
 	struct dpcp *dpcp;		/* [cpu]; NULL until first needed */
+	/*
+	 * ZONE_BELOW_HIGH (v6.7+), kept once model_take() runs (bh_kept; before, the
+	 * state stands in: free pages at or under the high watermark); journaled.
+	 */
+	uint32_t below_high, bh_kept;
 };
 
 /* struct per_cpu_pages tuning the trace does not show (decide.c); journaled. */

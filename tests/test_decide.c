@@ -428,6 +428,49 @@ START_TEST(test_decay_pcp_high)
 END_TEST
 
 /*
+ * ZONE_BELOW_HIGH is a flag (v6.7+): get_page_from_freelist() sets it when a request
+ * finds the zone at or under its high watermark, the free path clears it after a drain
+ * that leaves the zone over it. While it is set a refill does not raise pcp->high
+ * (nr_pcp_alloc()), whatever the zone holds now. Normal: 512 free pages, high
+ * watermark 600: the first take sets it; 1,024 more free pages (no drain) leave it set
+ * (pcp->high stays 16 through the next refill; the state alone would have raised it
+ * to 24); 16 pages given back drain the list, which clears it; the next refill raises
+ * pcp->high again.
+ */
+START_TEST(test_below_high_flag)
+{
+	struct model_zone_limits l = { .wmark_min = 400, .wmark_low = 500, .wmark_high = 600,
+				       .pcp_batch = 4, .pcp_high_min = 16, .pcp_high_max = 64 };
+	struct model *m = mk("6.12.38");
+	uint32_t count, high;
+	uint64_t p;
+	int i;
+
+	fixture_seed(m, Z + 0x200, 0x200, BUDDY);
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
+	ck_assert_uint_eq(high, 16);
+	fixture_seed(m, Z + 0x400, 0x400, BUDDY);
+	for (i = 0; count && i < 64; i++, count--)
+		ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
+	ck_assert_msg(high == 16, "high %u after a refill with the flag set", high);
+	for (p = Z; p < Z + 16; p++)
+		ck_assert_int_eq(model_give(m, 0, p, 0), 0);
+	ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
+	for (i = 0; count && i < 64; i++, count--)
+		ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ask(m, 0, 0, MOV, GFP_HIGHUSER_MOVABLE, true);
+	ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
+	ck_assert_msg(high > 16, "high %u after a refill with the flag cleared", high);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * zoneinfo of 6.12 and older prints no high_min/high_max (replay/zone-limits.c):
  * zone_set_pageset_high_and_batch() sets them from zone_highsize(): the low
  * watermark without its boost and managed / 8, each over the online cpus, at least
@@ -695,6 +738,7 @@ Suite *decide_suite(void)
 
 	tcase_add_test(tc, test_pcp_head);
 	tcase_add_test(tc, test_refill_order_batch);
+	tcase_add_test(tc, test_below_high_flag);
 	tcase_add_test(tc, test_expand_halves_to_head);
 	tcase_add_test(tc, test_fallback_claim_whole);
 	tcase_add_test(tc, test_fallback_steal_618);
