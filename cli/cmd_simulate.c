@@ -157,6 +157,9 @@ static void print_text(const struct tc_result *r, const char *path)
 	printf("             %llu refills whose first pages an untraced alloc_pages_bulk() "
 	       "took (their next event is their free, or none)\n",
 	       (unsigned long long)r->bulk_refills);
+	printf("             %llu times every cpu's NR_FREE_PAGES diffs folded because the "
+	       "kernel's zone showed it read them folded (vmstat_update()'s phase is not "
+	       "traced; also folded each second)\n", (unsigned long long)r->vm_folds_inferred);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -229,6 +232,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "stale_free_blocks_moved", r->stale_free_moved);
 	json_kuint(&j, "stale_guessed_types_fixed", r->stale_types_fixed);
 	json_kuint(&j, "untraced_bulk_refills", r->bulk_refills);
+	json_kuint(&j, "vmstat_folds_inferred", r->vm_folds_inferred);
 	json_obj_end(&j);
 	json_end(&j);
 }

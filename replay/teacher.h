@@ -98,6 +98,8 @@ struct tc_result {
 					 * alloc_pages_bulk() took (refill_bulk()) */
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
+	uint64_t vm_folds_inferred;	/* NR_FREE_PAGES diffs folded because the kernel's
+					 * zone says it read them folded (infer_fold()) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
 	unsigned int nr_dis;
 	uint64_t dis_left_off;

@@ -31,6 +31,7 @@
 #include "model/model-fault.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "replay/teacher.h"
 #include "tests/fixture.h"
 
 #define ZSTART	0x1000ull
@@ -801,6 +802,76 @@ START_TEST(test_free_high_bypass)
 	ck_assert_uint_eq(rp_trylock_late(rp), 0);
 	want_state(rp, ZSTART + 2, MODEL_PFN_PCP, ZSTART + 2, 1);
 	replay_end(rp, db);
+	fixture_rm(c.path);
+}
+END_TEST
+
+/*
+ * simulate --teacher and the NR_FREE_PAGES counter. DMA32 [ZSTART, +0x800) and Normal
+ * [+0x800, ZEND), all free; Normal's low watermark 2,040 of its 2,048 pages, a stat
+ * threshold of 16. cpu 0 takes 10 pages of Normal (each refill's -1 stays in cpu 0's
+ * diff: the counter still reads 2,048), then the kernel serves 5 requests from DMA32,
+ * as a counter with the diff folded (2,038, under the mark) makes it. The model asks
+ * Normal first (the counter it keeps says 2,048): one zone disagreement, after which
+ * the kernel's zone shows the diff was folded, and the model folds it: the next four
+ * agree. Without that, all five are zone disagreements.
+ */
+START_TEST(test_teacher_infers_vmstat_fold)
+{
+	static const char zoneinfo[] =
+		"Node 0, zone    DMA32\n"
+		"  pages free     2048\n        boost    0\n        min      10\n"
+		"        low      20\n        high     30\n        spanned  2048\n"
+		"        present  2048\n        managed  2048\n"
+		"        protection: (0, 0, 0, 0, 0)\n  pagesets\n"
+		"    cpu: 0\n              count: 0\n              high:  4\n"
+		"              batch: 1\n  vm stats threshold: 16\n"
+		"    cpu: 1\n              count: 0\n              high:  4\n"
+		"              batch: 1\n  vm stats threshold: 16\n"
+		"  node_unreclaimable:  0\n  start_pfn:           4096\n"
+		"Node 0, zone   Normal\n"
+		"  pages free     2048\n        boost    0\n        min      2030\n"
+		"        low      2040\n        high     2045\n        spanned  2048\n"
+		"        present  2048\n        managed  2048\n"
+		"        protection: (0, 0, 0, 0, 0)\n  pagesets\n"
+		"    cpu: 0\n              count: 0\n              high:  4\n"
+		"              batch: 1\n  vm stats threshold: 16\n"
+		"    cpu: 1\n              count: 0\n              high:  4\n"
+		"              batch: 1\n  vm stats threshold: 16\n"
+		"  node_unreclaimable:  0\n  start_pfn:           6144\n";
+	struct rp_opts o = { .until_seq = UINT64_MAX };
+	struct tc_result r;
+	struct tdb *db;
+	struct cap c;
+	char *sql;
+	int i;
+
+	cap_begin(&c, "vmstat-fold.db");
+	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.12.38"), 0);
+	c.zsplit = ZSTART + 0x800;
+	add_snapshot(&c, 1, 0, 0);
+	ck_assert_int_ge(asprintf(&sql, "INSERT INTO snapshot_files VALUES (1, 'zoneinfo', '%s')",
+				  zoneinfo), 0);
+	ck_assert_msg(tdb_exec(c.db, sql) == 0, "%s", bc_errmsg());
+	free(sql);
+	for (i = 0; i < 10; i++)
+		alloc_page(&c, c.zsplit + (uint64_t)i, 0, 0);
+	for (i = 0; i < 5; i++)
+		alloc_page(&c, ZSTART + (uint64_t)i, 0, 0);
+	cap_end(&c);
+
+	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
+	ck_assert_msg(tc_run(db, &o, 16, &r) == 0, "%s", bc_errmsg());
+	ck_assert_uint_eq(r.zones_with_limits, 2);
+	ck_assert_uint_eq(r.all.requests, 15);
+	ck_assert_msg(r.why[TC_WHY_ZONE] == 1 && r.vm_folds_inferred == 1,
+		      "zone disagreements %llu, folds inferred %llu",
+		      (unsigned long long)r.why[TC_WHY_ZONE],
+		      (unsigned long long)r.vm_folds_inferred);
+	ck_assert_uint_eq(r.dis[0].kernel_pfn, ZSTART);
+	ck_assert_uint_ge(r.dis[0].model_pfn, c.zsplit);
+	tc_result_free(&r);
+	tdb_close(db);
 	fixture_rm(c.path);
 }
 END_TEST
@@ -1929,6 +2000,7 @@ Suite *checkers_suite(void)
 	tcase_add_test(core, test_batch_gap_interrupt_free);
 	tcase_add_test(core, test_snapshot_reads_pcp_block_free);
 	tcase_add_test(core, test_free_high_bypass);
+	tcase_add_test(core, test_teacher_infers_vmstat_fold);
 	tcase_add_test(core, test_alloc_during_drain_ok);
 	tcase_add_test(core, test_pcp_refree_not_reported);
 	tcase_add_test(core, test_fallback_page_refree_not_reported);
