@@ -806,6 +806,16 @@ START_TEST(test_free_high_bypass)
 }
 END_TEST
 
+/* A zoneinfo zone's tail: two cpus' pagesets, batch 1, high 4, stat threshold 16. */
+#define ZI_PAGESETS								\
+	"        present  2048\n        managed  2048\n"				\
+	"        protection: (0, 0, 0, 0, 0)\n  pagesets\n"			\
+	"    cpu: 0\n              count: 0\n              high:  4\n"		\
+	"              batch: 1\n  vm stats threshold: 16\n"			\
+	"    cpu: 1\n              count: 0\n              high:  4\n"		\
+	"              batch: 1\n  vm stats threshold: 16\n"			\
+	"  node_unreclaimable:  0\n"
+
 /*
  * simulate --teacher and the NR_FREE_PAGES counter. DMA32 [ZSTART, +0x800) and Normal
  * [+0x800, ZEND), all free; Normal's low watermark 2,040 of its 2,048 pages, a stat
@@ -822,23 +832,11 @@ START_TEST(test_teacher_infers_vmstat_fold)
 		"Node 0, zone    DMA32\n"
 		"  pages free     2048\n        boost    0\n        min      10\n"
 		"        low      20\n        high     30\n        spanned  2048\n"
-		"        present  2048\n        managed  2048\n"
-		"        protection: (0, 0, 0, 0, 0)\n  pagesets\n"
-		"    cpu: 0\n              count: 0\n              high:  4\n"
-		"              batch: 1\n  vm stats threshold: 16\n"
-		"    cpu: 1\n              count: 0\n              high:  4\n"
-		"              batch: 1\n  vm stats threshold: 16\n"
-		"  node_unreclaimable:  0\n  start_pfn:           4096\n"
+		ZI_PAGESETS "  start_pfn:           4096\n"
 		"Node 0, zone   Normal\n"
 		"  pages free     2048\n        boost    0\n        min      2030\n"
 		"        low      2040\n        high     2045\n        spanned  2048\n"
-		"        present  2048\n        managed  2048\n"
-		"        protection: (0, 0, 0, 0, 0)\n  pagesets\n"
-		"    cpu: 0\n              count: 0\n              high:  4\n"
-		"              batch: 1\n  vm stats threshold: 16\n"
-		"    cpu: 1\n              count: 0\n              high:  4\n"
-		"              batch: 1\n  vm stats threshold: 16\n"
-		"  node_unreclaimable:  0\n  start_pfn:           6144\n";
+		ZI_PAGESETS "  start_pfn:           6144\n";
 	struct rp_opts o = { .until_seq = UINT64_MAX };
 	struct tc_result r;
 	struct tdb *db;
