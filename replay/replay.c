@@ -543,6 +543,7 @@ static int apply(struct replay *rp, const struct tr_event *ev)
 	return ret;
 }
 
+/* apply() without the free_high rule around it. */
 static int apply_event(struct replay *rp, const struct tr_event *ev)
 {
 	struct model *m = rp->m;

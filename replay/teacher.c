@@ -755,17 +755,6 @@ static int reorder_pcp_lists(struct teacher *t, struct model *m)
 }
 
 /*
- * The kernel changes a zone's NR_FREE_PAGES with __mod_zone_page_state() on the cpu
- * at work, and the watermark checks read the counter without the diffs not yet
- * folded (model_vmstat_mod_free()). Where it does, as the events show: each block a
- * free puts in the buddy (__free_one_page(): free_one_page(), and free_pcppages_bulk()
- * per drained page), a buddy allocation (rmqueue_buddy()), and before v6.10 a pcp
- * refill once for all its blocks at its end (rmqueue_bulk(): -(i << order)); from
- * v6.10 account_freepages() at each list operation, taken per event here (the
- * expand() halves of one take are not told apart: an approximation). The change an
- * event makes is read from the model's free pages after it, at the next event.
- */
-/*
  * vmstat_update() runs on each cpu about once a second (sysctl_stat_interval, HZ) and
  * folds its diffs into the counter (refresh_cpu_vm_stats()); its phase is not traced:
  * each second of trace time from the first event, every cpu. Without it a diff under
@@ -789,6 +778,17 @@ static int vm_fold_tick(struct teacher *t, struct model *m, uint64_t ts)
 	return fold_all(m);
 }
 
+/*
+ * The kernel changes a zone's NR_FREE_PAGES with __mod_zone_page_state() on the cpu
+ * at work, and the watermark checks read the counter without the diffs not yet
+ * folded (model_vmstat_mod_free()). Where it does, as the events show: each block a
+ * free puts in the buddy (__free_one_page(): free_one_page(), and free_pcppages_bulk()
+ * per drained page), a buddy allocation (rmqueue_buddy()), and before v6.10 a pcp
+ * refill once for all its blocks at its end (rmqueue_bulk(): -(i << order)); from
+ * v6.10 account_freepages() at each list operation, taken per event here (the
+ * expand() halves of one take are not told apart: an approximation). The change an
+ * event makes is read from the model's free pages after it, at the next event.
+ */
 static int vm_track(struct teacher *t, struct model *m, const struct tr_event *ev)
 {
 	unsigned int nz = model_get_layout(m)->nr_zones, ncpu = model_get_layout(m)->nr_cpus;
