@@ -510,7 +510,7 @@ static void live_simulate(const char *db)
 	struct sim_result r;
 	struct tdb *t;
 	char *out = NULL, *at;
-	int rc, k;
+	int rc, k, z;
 
 	rc = fixture_run_bc(&out, "simulate --teacher --json --no-store '%s'", db);
 	ck_assert_msg(rc == 0, "simulate --teacher: exit %d: %.2000s", rc, out);
@@ -536,6 +536,21 @@ static void live_simulate(const char *db)
 		       (unsigned long long)ss->sim.contig_1g, (unsigned long long)ss->kernel.contig_1g,
 		       ss->verdict.nr_misses, 100 * ss->verdict.free_order_rel_err,
 		       ss->verdict.free_order_rel_worst);
+		/* a miss is printed whole: free blocks per order, simulated/kernel, per zone */
+		for (z = 0; ss->verdict.nr_misses && ss->bi.have && z < MODEL_MAX_ZONES; z++) {
+			unsigned int o, top = 0;
+
+			for (o = 0; o < SIM_ORDERS; o++)
+				if (ss->bi.kernel[z][o] || ss->bi.sim[z][o])
+					top = o + 1;
+			if (!top)
+				continue;
+			printf("  zone %d:", z);
+			for (o = 0; o < top; o++)
+				printf(" %llu/%llu", (unsigned long long)ss->bi.sim[z][o],
+				       (unsigned long long)ss->bi.kernel[z][o]);
+			printf("\n");
+		}
 		fflush(stdout);
 		ck_assert_msg(ss->verdict.contig_1g_ok, "#%lld: 1 GiB counts differ",
 			      (long long)ss->snap);
