@@ -33,7 +33,6 @@
 
 enum { ZT_DMA, ZT_DMA32, ZT_NORMAL, ZT_MOVABLE, ZT_DEVICE };
 
-#define PCP_BATCH_SCALE_MAX	5	/* CONFIG_PCP_BATCH_SCALE_MAX default */
 #define PAGE_ALLOC_COSTLY_ORDER	3
 
 /* How a plan takes its block. */

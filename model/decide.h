@@ -44,6 +44,8 @@
 
 #include "model/model.h"
 
+#define PCP_BATCH_SCALE_MAX	5	/* CONFIG_PCP_BATCH_SCALE_MAX default */
+
 /* Where the kernel's page came from (what the trace tells for real requests). */
 enum model_source { MODEL_SRC_PCP, MODEL_SRC_REFILL, MODEL_SRC_BUDDY,
 		    MODEL_SRC_FALLBACK, MODEL_SRC_NONE };

@@ -28,11 +28,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "model/decide.h"
 #include "model/model.h"
 #include "replay/replay-local.h"
 
 #define RP_FH_GAP_NS		1000000ull
-#define PCP_BATCH_SCALE_MAX	5	/* CONFIG_PCP_BATCH_SCALE_MAX, 5 by default */
 
 enum { FH_OTHER, FH_FREE, FH_DRAIN };
 
@@ -46,17 +46,11 @@ bool rp_free_high_applies(const struct replay *rp)
 	return model_get_profile(rp->m)->version < MODEL_KVER(6, 7, 0);
 }
 
-/* Move @pfn of @order from @cpu's pcp list to the buddy, if the model holds it there. */
-static int past_pcp(struct replay *rp, uint64_t pfn, unsigned int order, int cpu)
+/* No episode open: the lock holder runs again (or never was interrupted). */
+static void end_episode(struct rp_free_high *f)
 {
-	struct model_pfn_info pi;
-	int mt;
-
-	if (model_pfn_info(rp->m, pfn, &pi) || pi.state != MODEL_PFN_PCP || pi.head != pfn ||
-	    pi.order != order || pi.cpu != cpu || model_pageblock_mt(rp->m, pfn, &mt, NULL, NULL))
-		return 0;
-	rp->trylock_late++;
-	return model_pcpu_drain(rp->m, pfn, order, mt, cpu);
+	f->ep_open = false;
+	f->n_cand = 0;
 }
 
 /* The pending free went past the list, and with it the episode's frees so far. */
@@ -66,9 +60,9 @@ static int bypassed(struct replay *rp, struct rp_free_high *f, int cpu, uint64_t
 	int ret = 0;
 
 	for (i = 0; i < f->n_cand && !ret; i++)
-		ret = past_pcp(rp, f->cand_pfn[i], f->cand_order[i], cpu);
+		ret = rp_pcp_past_list(rp, f->cand_pfn[i], f->cand_order[i], cpu);
 	if (!ret)
-		ret = past_pcp(rp, f->pending_pfn, f->pending_order, cpu);
+		ret = rp_pcp_past_list(rp, f->pending_pfn, f->pending_order, cpu);
 	f->n_cand = 0;
 	f->pending = false;
 	f->ep_open = true;
@@ -89,8 +83,7 @@ int rp_free_high_before(struct replay *rp, const struct tr_event *ev)
 		/* free_high: the whole list drains; nr_pcp_free() leaves free_factor */
 		f->pending = false;
 		f->burst_high = true;
-		f->ep_open = false;
-		f->n_cand = 0;
+		end_episode(f);
 		return 0;
 	}
 	return bypassed(rp, f, ev->cpu, ev->ts);
@@ -130,8 +123,7 @@ void rp_free_high_after(struct replay *rp, const struct tr_event *ev)
 		break;
 	case TR_EV_FREE_BATCHED:
 		/* free_unref_page_list() commits: the task runs, no interrupt does */
-		f->ep_open = false;
-		f->n_cand = 0;
+		end_episode(f);
 		/* fall through */
 	case TR_EV_PAGE_FREE:
 		f->burst_high = false;
@@ -139,10 +131,8 @@ void rp_free_high_after(struct replay *rp, const struct tr_event *ev)
 		f->prev_zone = (int8_t)zone;
 		if (ev->kind == TR_EV_FREE_BATCHED || ev->order > 3)
 			break;
-		if (f->ep_open && (f->ep_zone != zone || ev->ts - f->ep_ts >= RP_FH_GAP_NS)) {
-			f->ep_open = false;
-			f->n_cand = 0;
-		}
+		if (f->ep_open && (f->ep_zone != zone || ev->ts - f->ep_ts >= RP_FH_GAP_NS))
+			end_episode(f);
 		if (ev->order && f->ff[zone]) {
 			f->pending = true;
 			f->pending_zone = (int8_t)zone;
@@ -153,8 +143,7 @@ void rp_free_high_after(struct replay *rp, const struct tr_event *ev)
 				f->cand_pfn[f->n_cand] = ev->pfn;
 				f->cand_order[f->n_cand++] = (uint8_t)ev->order;
 			} else {
-				f->ep_open = false;
-				f->n_cand = 0;
+				end_episode(f);
 			}
 		}
 		break;
@@ -165,8 +154,7 @@ void rp_free_high_after(struct replay *rp, const struct tr_event *ev)
 		/* fall through */
 	default:
 		f->burst_high = false;
-		f->ep_open = false;
-		f->n_cand = 0;
+		end_episode(f);
 		f->prev = FH_OTHER;
 		break;
 	}

@@ -146,6 +146,13 @@ static inline bool rp_touched(const struct replay *rp, uint64_t pfn)
 	return pfn / 64 < rp->touched_words && (rp->touched[pfn / 64] >> (pfn % 64)) & 1;
 }
 
+/*
+ * The block at @pfn of @order that the model holds on a pcp list (@cpu's; -1 any) had
+ * gone past the list to the buddy (a failed pcp trylock, found later): move it there as
+ * a drain would, counted in trylock_late. 0 also when the model does not hold it so.
+ */
+int rp_pcp_past_list(struct replay *rp, uint64_t pfn, unsigned int order, int cpu);
+
 /* replay-freehigh.c: before 6.7 (rp_free_high_applies()), around each event */
 bool rp_free_high_applies(const struct replay *rp);
 int rp_free_high_before(struct replay *rp, const struct tr_event *ev);

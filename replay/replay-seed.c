@@ -660,7 +660,7 @@ static int reseed_stale_unknown(struct replay *rp, uint64_t w, uint64_t wend,
 static int drain_read_free(struct replay *rp, uint64_t w, uint64_t wend, const uint64_t *flags)
 {
 	uint64_t j, k;
-	int mt, ret;
+	int ret;
 
 	for (j = w; j < wend; j++) {
 		struct model_pfn_info pi;
@@ -674,12 +674,9 @@ static int drain_read_free(struct replay *rp, uint64_t w, uint64_t wend, const u
 			continue;
 		for (k = j; k < j + n && (flags[k - w] & KPF_BIT(KPF_BUDDY)); k++)
 			;
-		if (k < j + n || model_pageblock_mt(rp->m, j, &mt, NULL, NULL))
-			continue;
-		ret = model_pcpu_drain(rp->m, j, pi.order, mt, pi.cpu);
+		ret = k < j + n ? 0 : rp_pcp_past_list(rp, j, pi.order, pi.cpu);
 		if (ret)
 			return ret;
-		rp->trylock_late++;
 	}
 	return 0;
 }

@@ -497,18 +497,24 @@ static bool suspect_take(struct replay *rp, uint64_t pfn, unsigned int *order)
  */
 static int suspect_found(struct replay *rp, const struct tr_event *ev)
 {
-	struct model_pfn_info pi;
 	unsigned int order;
-	int mt;
 
 	if (ev->pfn == UINT64_MAX || !suspect_take(rp, ev->pfn, &order))
 		return 0;
-	if (model_pfn_info(rp->m, ev->pfn, &pi) || pi.state != MODEL_PFN_PCP ||
-	    pi.head != ev->pfn || pi.order != order ||
-	    model_pageblock_mt(rp->m, ev->pfn, &mt, NULL, NULL))
+	return rp_pcp_past_list(rp, ev->pfn, order, -1);
+}
+
+int rp_pcp_past_list(struct replay *rp, uint64_t pfn, unsigned int order, int cpu)
+{
+	struct model_pfn_info pi;
+	int mt;
+
+	if (model_pfn_info(rp->m, pfn, &pi) || pi.state != MODEL_PFN_PCP || pi.head != pfn ||
+	    pi.order != order || (cpu >= 0 && pi.cpu != cpu) ||
+	    model_pageblock_mt(rp->m, pfn, &mt, NULL, NULL))
 		return 0;
 	rp->trylock_late++;
-	return model_pcpu_drain(rp->m, ev->pfn, order, mt, pi.cpu);
+	return model_pcpu_drain(rp->m, pfn, order, mt, pi.cpu);
 }
 
 static void refill_track(struct replay *rp, const struct tr_event *ev)
