@@ -17,10 +17,13 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "capture/cap-kallsyms.h"
 #include "capture/cap-stacks.h"
 #include "capture/capture.h"
 #include "common/err.h"
 #include "db/tdb.h"
+
+const char cap_work_fn[] = "vmstat_update";
 
 const char *const cap_default_events[] = {
 	"kmem:mm_page_alloc",
@@ -38,6 +41,7 @@ const char *const cap_default_events[] = {
 	"vmscan:mm_vmscan_direct_reclaim_end",
 	"vmscan:mm_vmscan_kswapd_wake",
 	"vmscan:mm_vmscan_kswapd_sleep",
+	"workqueue:workqueue_execute_start",	/* vmstat_update()'s only (cap_work_fn) */
 	"ftrace:print",
 	NULL,
 };
@@ -59,6 +63,9 @@ struct cap_type {
 	uint8_t size[TDB_MAX_FIELDS];
 	uint8_t sign_shift[TDB_MAX_FIELDS];	/* 64 - bits for signed fields, else 0 */
 	int min_size;				/* record bytes the stored fields need */
+	int work_fn;				/* workqueue_execute_start: the index of
+						   'function' (kept for cap_work_fn only),
+						   else -1 */
 };
 
 /*
@@ -103,6 +110,13 @@ struct cap_decoder {
 	bool native;				/* file byte order == ours: plain loads */
 	int type_offset, type_size;		/* common_type, for cap_record_type(); size 0:
 						   ask libtraceevent */
+
+	/* workqueue_execute_start: the address of cap_work_fn, 0 while unknown (then
+	 * each function address is looked up in the trace's symbols, once) */
+	unsigned long long work_fn;
+	struct cap_fn_seen { unsigned long long addr; bool ours; } fn_seen[16];
+	unsigned int nr_fn_seen;
+	bool work_noted;			/* meta cap_work_fn written */
 
 	struct cap_decode_stats st;
 };
@@ -211,6 +225,7 @@ static int register_event(struct cap_decoder *d, struct tep_event *ev)
 	if (t->kind != CAP_SKIP)
 		return 0;		/* asked for twice */
 	t->name = ev->name;
+	t->work_fn = -1;
 
 	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "print")) {
 		t->kind = CAP_MARKER;
@@ -232,6 +247,10 @@ static int register_event(struct cap_decoder *d, struct tep_event *ev)
 						    64 - 8 * f->size : 0;
 			if (f->offset + f->size > t->min_size)
 				t->min_size = f->offset + f->size;
+			if (!strcmp(ev->system, "workqueue") &&
+			    !strcmp(ev->name, "workqueue_execute_start") &&
+			    !strcmp(f->name, "function"))
+				t->work_fn = t->nfields;
 			t->nfields++;
 		}
 	}
@@ -582,6 +601,44 @@ int cap_record_type(const struct cap_decoder *d, const struct tep_record *rec)
 	return tep_data_type(d->tep, (struct tep_record *)rec);
 }
 
+void cap_decoder_set_work_fn(struct cap_decoder *d, unsigned long long addr)
+{
+	d->work_fn = addr;
+}
+
+/*
+ * Is work function @addr cap_work_fn? Known from the caller (a live recording reads
+ * it from /proc/kallsyms and the kernel filters), else from the trace's own symbols
+ * (trace.dat's kallsyms, parsed here at the first such record), remembered per
+ * address: a trace-cmd recording holds every work item's start.
+ */
+static int is_work_fn(struct cap_decoder *d, unsigned long long addr, bool *ours)
+{
+	unsigned int i;
+	const char *name;
+	int ret;
+
+	if (d->work_fn) {
+		*ours = addr == d->work_fn;
+		return 0;
+	}
+	for (i = 0; i < d->nr_fn_seen && i < 16; i++)
+		if (d->fn_seen[i].addr == addr) {
+			*ours = d->fn_seen[i].ours;
+			return 0;
+		}
+	ret = cap_kallsyms_load(d->tep);
+	if (ret)
+		return ret;
+	name = tep_find_function(d->tep, addr);
+	*ours = name && !strcmp(name, cap_work_fn) &&
+		tep_find_function_address(d->tep, addr) == addr;
+	if (*ours)
+		d->work_fn = addr;
+	d->fn_seen[d->nr_fn_seen++ % 16] = (struct cap_fn_seen){ addr, *ours };
+	return 0;
+}
+
 int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
 {
 	unsigned long long val;
@@ -645,6 +702,24 @@ int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu)
 			ev.field[i] = (int64_t)(val << t->sign_shift[i]) >> t->sign_shift[i];
 		else
 			ev.field[i] = (int64_t)val;
+	}
+	if (t->work_fn >= 0) {
+		bool ours;
+
+		ret = is_work_fn(d, (unsigned long long)ev.field[t->work_fn], &ours);
+		if (ret)
+			return ret;
+		if (!ours) {
+			d->st.skipped++;
+			c->last_seq = -1;
+			return 0;
+		}
+		if (!d->work_noted) {
+			ret = tdb_set_meta(d->db, TDB_META_TRACED_WORK_FN, cap_work_fn);
+			if (ret)
+				return ret;
+			d->work_noted = true;
+		}
 	}
 	ret = tdb_append_event(d->db, &ev);
 	if (ret)

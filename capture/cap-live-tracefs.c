@@ -305,6 +305,60 @@ void live_free_formats(struct live *lv)
 	lv->systems = NULL;
 }
 
+/* The address of text symbol @name in /proc/kallsyms; 0 when absent or hidden
+ * (kptr_restrict shows zeros). */
+static unsigned long long kallsyms_addr(const char *name)
+{
+	unsigned long long addr, found = 0;
+	char line[512], sym[256], type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * workqueue_execute_start, if asked for, for cap_work_fn only: the kernel filters on
+ * its address (a work item starts thousands of times a second under load) and the
+ * decoder keeps that one. Without the address the event is switched off and noted.
+ */
+static int filter_work_fn(struct live *lv, const char *const *events)
+{
+	unsigned long long addr;
+	char filter[64];
+	int i;
+
+	for (i = 0; events[i]; i++)
+		if (!strcmp(events[i], "workqueue:workqueue_execute_start") ||
+		    !strcmp(events[i], "workqueue:*"))
+			break;
+	if (!events[i] || !tracefs_event_file_exists(lv->inst, "workqueue",
+						     "workqueue_execute_start", "filter"))
+		return 0;
+	addr = kallsyms_addr(cap_work_fn);
+	if (!addr) {
+		live_note(lv, "%s() has no address in /proc/kallsyms (kptr_restrict?): when it "
+			  "ran is not recorded", cap_work_fn);
+		tracefs_event_disable(lv->inst, "^workqueue$", "^workqueue_execute_start$");
+		return 0;
+	}
+	cap_decoder_set_work_fn(lv->dec, addr);
+	snprintf(filter, sizeof(filter), "function == 0x%llx", addr);
+	if (tracefs_event_file_write(lv->inst, "workqueue", "workqueue_execute_start", "filter",
+				     filter) < 0)
+		live_note(lv, "cannot filter workqueue_execute_start on %s(): every work item "
+			  "is read (%s)", cap_work_fn, strerror(errno));
+	return tdb_set_meta(lv->db, TDB_META_TRACED_WORK_FN, cap_work_fn);
+}
+
 int live_setup_tracing(struct live *lv, const char *const *events)
 {
 	int ret;
@@ -322,6 +376,8 @@ int live_setup_tracing(struct live *lv, const char *const *events)
 	if (ret)
 		return ret;
 	ret = enable_events(lv, events);
+	if (!ret)
+		ret = filter_work_fn(lv, events);
 	if (ret)
 		return ret;
 	if (lv->o->stacks) {

@@ -20,6 +20,17 @@ struct tep_record;
 /* Events recorded by default, "system:event" or "system:*". NULL-terminated. */
 extern const char *const cap_default_events[];
 
+/*
+ * workqueue:workqueue_execute_start is stored for one work function only, the one whose
+ * runs the allocator's state depends on and no mm event shows: vmstat_update() (per
+ * cpu, about once a second: refresh_cpu_vm_stats() folds the cpu's NR_FREE_PAGES diffs
+ * into the zone counters the watermarks read, and from 6.7 decay_pcp_high() shrinks
+ * its pcp lists). The first one stored, or a live recording able to filter for it,
+ * sets meta TDB_META_TRACED_WORK_FN to the name: a capture without it does not say
+ * when vmstat_update() ran.
+ */
+extern const char cap_work_fn[];
+
 struct cap_decoder;
 
 /**
@@ -43,6 +54,13 @@ int cap_decoder_create(struct tdb *db, struct tep_handle *tep, const char *const
  * Return: 0 or a negative bc_err.
  */
 int cap_decode_record(struct cap_decoder *d, struct tep_record *rec, int cpu);
+
+/*
+ * The address of cap_work_fn in the running kernel (a live recording: the kernel
+ * filters on it too); without it the decoder looks each work function up in the
+ * trace's symbols.
+ */
+void cap_decoder_set_work_fn(struct cap_decoder *d, unsigned long long addr);
 
 /* The record's event type id, as tep_data_type() reads it (plain loads where it can). */
 int cap_record_type(const struct cap_decoder *d, const struct tep_record *rec);

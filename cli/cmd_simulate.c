@@ -157,9 +157,14 @@ static void print_text(const struct tc_result *r, const char *path)
 	printf("             %llu refills whose first pages an untraced alloc_pages_bulk() "
 	       "took (their next event is their free, or none)\n",
 	       (unsigned long long)r->bulk_refills);
+	if (r->vmstat_traced)
+		printf("             %llu vmstat_update() runs traced, each folding its cpu's "
+		       "NR_FREE_PAGES diffs\n", (unsigned long long)r->vmstat_updates);
 	printf("             %llu times every cpu's NR_FREE_PAGES diffs folded because the "
-	       "kernel's zone showed it read them folded (vmstat_update()'s phase is not "
-	       "traced; also folded each second)\n", (unsigned long long)r->vm_folds_inferred);
+	       "kernel's zone showed it read them folded (%s)\n",
+	       (unsigned long long)r->vm_folds_inferred,
+	       r->vmstat_traced ? "a fold no event shows: quiet_vmstat() on going idle" :
+	       "vmstat_update() is not traced in this capture; also folded each second");
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -233,6 +238,8 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "stale_guessed_types_fixed", r->stale_types_fixed);
 	json_kuint(&j, "untraced_bulk_refills", r->bulk_refills);
 	json_kuint(&j, "vmstat_folds_inferred", r->vm_folds_inferred);
+	json_kbool(&j, "vmstat_update_traced", r->vmstat_traced);
+	json_kuint(&j, "vmstat_updates", r->vmstat_updates);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -180,6 +180,8 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "isolations", st->isolations);
 	json_kuint(&j, "isolations_refused", st->isolations_refused);
 	json_kuint(&j, "offline_refusals", st->refusals);
+	json_kbool(&j, "vmstat_update_traced", st->vmstat_traced);
+	json_kuint(&j, "vmstat_updates", st->vmstat_updates);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -304,6 +306,12 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("offlines the kernel refused at isolation (their blocks re-typed Movable "
 		       "with no event, as the kernel's undo did): %llu\n",
 		       (unsigned long long)st->refusals);
+	if (st->vmstat_traced)
+		printf("vmstat_update() runs, traced: %llu (each folds its cpu's counters and "
+		       "decays its pcp lists there)\n", (unsigned long long)st->vmstat_updates);
+	else
+		printf("vmstat_update() is not traced in this capture: run on every cpu at each "
+		       "second of trace time (a guessed phase)\n");
 	if (st->contig_failed || st->offline_failed)
 		printf("the model could not make %llu contiguous allocations and %llu offlines "
 		       "the kernel made\n", (unsigned long long)st->contig_failed,

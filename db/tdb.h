@@ -80,6 +80,9 @@ int tdb_ensure_schema(struct tdb *db);
 int tdb_begin(struct tdb *db);
 int tdb_commit(struct tdb *db);
 
+/* meta traced_work_fn (README.md): the work function whose runs the capture stores */
+#define TDB_META_TRACED_WORK_FN	"traced_work_fn"
+
 int tdb_set_meta(struct tdb *db, const char *key, const char *value);
 int tdb_set_meta_int(struct tdb *db, const char *key, int64_t value);
 /* Return: malloc'ed value (caller frees) or NULL when absent. */

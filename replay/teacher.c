@@ -756,7 +756,8 @@ static int reorder_pcp_lists(struct teacher *t, struct model *m)
 
 /*
  * vmstat_update() runs on each cpu about once a second (sysctl_stat_interval, HZ) and
- * folds its diffs into the counter (refresh_cpu_vm_stats()); its phase is not traced:
+ * folds its diffs into the counter (refresh_cpu_vm_stats()). Where the capture traces
+ * it, each run folds its cpu's diffs (vm_track()); otherwise its phase is guessed:
  * each second of trace time from the first event, every cpu. Without it a diff under
  * the threshold would stay unfolded for as long as the cpu leaves the zone alone, and
  * a zone a few pages from its low watermark be taken on the wrong side of it (seen
@@ -767,6 +768,8 @@ static int reorder_pcp_lists(struct teacher *t, struct model *m)
 
 static int vm_fold_tick(struct teacher *t, struct model *m, uint64_t ts)
 {
+	if (t->res->vmstat_traced)
+		return 0;
 	if (!t->vm_next_fold) {
 		t->vm_next_fold = ts + TC_STAT_INTERVAL_NS;
 		return 0;
@@ -830,6 +833,12 @@ static int vm_track(struct teacher *t, struct model *m, const struct tr_event *e
 	}
 	t->vm_cpu = ev->cpu;
 	t->vm_was_refill = refill;
+	if (!ret && ev->kind == TR_EV_VMSTAT_UPDATE && t->res->vmstat_traced &&
+	    ev->cpu >= 0 && (unsigned int)ev->cpu < ncpu) {
+		t->res->vmstat_updates++;
+		for (zi = 0; zi < nz && !ret; zi++)
+			ret = model_vmstat_fold(m, zi, (unsigned int)ev->cpu);
+	}
 	return ret ? ret : vm_fold_tick(t, m, ev->ts);
 }
 
@@ -893,8 +902,10 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 		t.m = rp_model(rp);
 		ret = prepare(&t, db, rp);
 	}
-	if (!ret)
+	if (!ret) {
+		out->vmstat_traced = tr_decoder_has(rp_decoder(rp), TR_EV_VMSTAT_UPDATE);
 		ret = find_requests(&t, db, rp_decoder(rp), opts->until_seq);
+	}
 	if (!ret)
 		ret = seed_pcp_lists(&t, rp_model(rp));
 	if (!ret) {

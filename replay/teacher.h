@@ -100,6 +100,8 @@ struct tc_result {
 					 * (model_seed_free_head()) */
 	uint64_t vm_folds_inferred;	/* NR_FREE_PAGES diffs folded because the kernel's
 					 * zone says it read them folded (infer_fold()) */
+	bool vmstat_traced;		/* vmstat_update() runs are events (else guessed) */
+	uint64_t vmstat_updates;	/* ... and how many folded their cpu's diffs */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
 	unsigned int nr_dis;
 	uint64_t dis_left_off;

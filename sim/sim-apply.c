@@ -32,6 +32,7 @@ struct sim_apply {
 	struct sim_stats *st;
 	unsigned int nr_cpus, nr_zones;	/* the layout's */
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
+	bool vmstat_traced;		/* its runs are requests (SIM_REQ_VMSTAT): no guess */
 	uint64_t nr_free[MODEL_MAX_ZONES];	/* NR_FREE_PAGES before the change at work */
 	struct tdb_pins pins;		/* the newest snapshot's longterm_pins */
 	struct sim_iso *iso;		/* isolation windows open (SIM_REQ_ISOLATE) */
@@ -72,33 +73,54 @@ static int free_account(struct sim_apply *a, int cpu)
 }
 
 /*
- * vmstat_update() runs on each cpu about once a second (its phase is not traced): at
- * each second of trace time since the first request every cpu goes through
- * refresh_cpu_vm_stats(true): per zone, its NR_FREE_PAGES diff folded into the zone's
- * counter, then decay_pcp_high() (whose drain is accounted on that cpu again). The
- * remote-node drain_zone_pages() of that function does not apply: one node.
+ * vmstat_update() on @cpu: refresh_cpu_vm_stats(true), per zone its NR_FREE_PAGES diff
+ * folded into the zone's counter, then decay_pcp_high() (whose drain is accounted on
+ * that cpu again). The remote-node drain_zone_pages() of that function does not
+ * apply: one node.
+ */
+static int vmstat_update(struct sim_apply *a, unsigned int cpu)
+{
+	unsigned int zi;
+	int ret = 0;
+
+	for (zi = 0; zi < a->nr_zones && !ret; zi++) {
+		ret = model_vmstat_fold(a->m, zi, cpu);
+		if (!ret)
+			ret = model_decay_pcp_high(a->m, zi, cpu);
+		if (!ret)
+			ret = free_account(a, (int)cpu);
+	}
+	return ret;
+}
+
+/*
+ * Where the capture does not say when vmstat_update() ran (about once a second per
+ * cpu, deferrable, re-armed by vmstat_shepherd() when idle), it is guessed: at each
+ * second of trace time since the first request, on every cpu.
  */
 static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 {
-	unsigned int zi, cpu;
+	unsigned int cpu;
 	int ret = 0;
 
+	if (a->vmstat_traced)
+		return 0;
 	if (!a->next_decay) {
 		a->next_decay = ts + SIM_STAT_INTERVAL_NS;
 		return 0;
 	}
 	while (ts >= a->next_decay && !ret) {
 		for (cpu = 0; cpu < a->nr_cpus && !ret; cpu++)
-			for (zi = 0; zi < a->nr_zones && !ret; zi++) {
-				ret = model_vmstat_fold(a->m, zi, cpu);
-				if (!ret)
-					ret = model_decay_pcp_high(a->m, zi, cpu);
-				if (!ret)
-					ret = free_account(a, (int)cpu);
-			}
+			ret = vmstat_update(a, cpu);
 		a->next_decay += SIM_STAT_INTERVAL_NS;
 	}
 	return ret;
+}
+
+void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced)
+{
+	a->vmstat_traced = traced;
+	a->st->vmstat_traced = traced;
 }
 
 static void moved(void *arg, uint64_t from, uint64_t to, unsigned int order)
@@ -406,6 +428,11 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 
 	if (rq->kind == SIM_REQ_PCP_DRAIN)
 		return do_drain(a, rq);
+	if (rq->kind == SIM_REQ_VMSTAT) {
+		a->st->vmstat_updates += a->vmstat_traced;
+		return a->vmstat_traced && rq->cpu >= 0 && (unsigned int)rq->cpu < a->nr_cpus ?
+		       vmstat_update(a, (unsigned int)rq->cpu) : 0;
+	}
 	if (rq->kind == SIM_REQ_ISOLATE || rq->kind == SIM_REQ_UNISOLATE)
 		return do_isolate(a, rq);
 	if (rq->kind == SIM_REQ_REFUSED) {
@@ -438,6 +465,7 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 	case SIM_REQ_ISOLATE:
 	case SIM_REQ_UNISOLATE:
 	case SIM_REQ_REFUSED:
+	case SIM_REQ_VMSTAT:
 		break;
 	}
 	return 0;

@@ -16,6 +16,7 @@
  *   - a kernel's pcp drain of a page the seed read with flags 0 (a free pcp page then,
  *     not a kernel page), still untouched by the simulation, sends it to the buddy
  *     (model_pcpu_drain()); other drains are the kernel's own decisions, not requests;
+ *   - a run of vmstat_update() folds the cpu's vmstat diffs and decays its pcp lists;
  *   - a contiguous allocation runs the model's own alloc_contig_pages() search, an
  *     offline offline_pages() on the kernel's range (sim-contig.h), neither migrating
  *     the pages the newest snapshot lists as long-term pinned (sim_apply_set_pins());
@@ -54,6 +55,8 @@ struct sim_stats {
 	uint64_t isolations;		/* failed attempts' isolation windows repeated */
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */
 	uint64_t refusals;		/* offlines the kernel refused at isolation: re-typed */
+	uint64_t vmstat_updates;	/* vmstat_update() runs the capture traced */
+	bool vmstat_traced;		/* else guessed (sim_apply_set_vmstat_traced()) */
 };
 
 struct sim_apply;
@@ -80,6 +83,12 @@ uint64_t sim_apply_sim_pfn(const struct sim_apply *a, uint64_t kpfn);
 void sim_apply_map(struct sim_apply *a, uint64_t kpfn, uint64_t spfn, uint64_t n);
 /* Kernel pfns [@kpfn, +@n) are no longer handed out by the simulation. */
 void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n);
+/*
+ * The capture traces vmstat_update() (tr_decoder_has(TR_EV_VMSTAT_UPDATE)): its runs,
+ * SIM_REQ_VMSTAT, fold and decay on their cpu; else (the default) every cpu's are
+ * guessed at each second of trace time.
+ */
+void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 /*

@@ -305,7 +305,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			it->events++;
 			/* only the requests' kinds are decoded; the others need their seq */
 			k = tr_decoder_kind(it->dec, it->raw.type);
-			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN) {
+			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN ||
+			    k == TR_EV_VMSTAT_UPDATE) {
 				tr_decode_page(it->dec, &it->raw, &it->ev);
 			} else if (k == TR_EV_ZONE_LOCKED) {
 				tr_decode(it->dec, &it->raw, &it->ev);
@@ -330,9 +331,9 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			continue;
 		}
 		if (it->ev.kind != TR_EV_PAGE_ALLOC && it->ev.kind != TR_EV_PAGE_FREE &&
-		    it->ev.kind != TR_EV_PCPU_DRAIN)
+		    it->ev.kind != TR_EV_PCPU_DRAIN && it->ev.kind != TR_EV_VMSTAT_UPDATE)
 			continue;
-		if (it->ev.pfn == UINT64_MAX) {
+		if (it->ev.pfn == UINT64_MAX && it->ev.kind != TR_EV_VMSTAT_UPDATE) {
 			it->failed += it->ev.kind == TR_EV_PAGE_ALLOC;
 			if (it->ev.kind == TR_EV_PAGE_ALLOC && is_refilling(it, it->ev.cpu)) {
 				ret = release_held(it, it->ev.cpu, NULL);
@@ -343,7 +344,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 		}
 		*rq = (struct sim_request){
 			.kind = it->ev.kind == TR_EV_PAGE_ALLOC ? SIM_REQ_ALLOC :
-				it->ev.kind == TR_EV_PAGE_FREE ? SIM_REQ_FREE : SIM_REQ_PCP_DRAIN,
+				it->ev.kind == TR_EV_PAGE_FREE ? SIM_REQ_FREE :
+				it->ev.kind == TR_EV_PCPU_DRAIN ? SIM_REQ_PCP_DRAIN : SIM_REQ_VMSTAT,
 			.seq = it->ev.seq, .ts = it->ev.ts, .cpu = it->ev.cpu,
 			.order = it->ev.order, .mt = it->ev.mt, .gfp = it->ev.gfp,
 			.pfn = it->ev.pfn,

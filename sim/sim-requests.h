@@ -22,6 +22,8 @@
  * is not a request, with one exception: a drain (mm_page_pcpu_drain) is handed out too,
  * since for a page the seed read with flags 0 it is the only word that the page was
  * a free pcp page and not a kernel page (the consumer decides which drains it takes).
+ * Where the capture traces vmstat_update() (meta traced_work_fn), each run is handed
+ * out as well: a timer's work the model cannot place itself.
  * Failed allocations are counted, not replayed.
  */
 #ifndef BC_SIM_REQUESTS_H
@@ -44,6 +46,7 @@ enum sim_req_kind {
 	SIM_REQ_UNISOLATE,		/* ... and undid it (offline: mt 1, else 0) */
 	SIM_REQ_REFUSED,		/* an offline whose isolation the kernel refused
 					 * at refused_pfn: its blocks re-typed, no event */
+	SIM_REQ_VMSTAT,			/* vmstat_update() ran on cpu (pfn UINT64_MAX) */
 };
 
 struct sim_request {

@@ -38,6 +38,8 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "isolations", r->st.isolations },
 		{ "isolations_refused", r->st.isolations_refused },
 		{ "offline_refusals", r->st.refusals },
+		{ "vmstat_update_traced", r->st.vmstat_traced },
+		{ "vmstat_updates", r->st.vmstat_updates },
 	};
 	unsigned int i;
 	int ret = 0;

@@ -301,6 +301,9 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	if (!ret)
+		sim_apply_set_vmstat_traced(S->ap, tr_decoder_has(rp_decoder(S->rp),
+								  TR_EV_VMSTAT_UPDATE));
+	if (!ret)
 		ret = sim_apply_set_pins(S->ap, S->db, seed->id);
 	if (!ret && S->o->ready)
 		ret = S->o->ready(S->o->hook_arg, S->m, S->ap);

@@ -45,7 +45,7 @@
 /* ---- building captures ----------------------------------------------------------- */
 
 enum { T_ALLOC, T_FREE, T_BATCHED, T_ZL, T_DRAIN, T_EXTFRAG, T_MSTART, T_MEND, T_TEST,
-       T_ISOMIG, T_ISOFREE, NR_T };
+       T_ISOMIG, T_ISOFREE, T_WORK, NR_T };
 
 static const struct {
 	const char *sys, *name;
@@ -69,6 +69,7 @@ static const struct {
 		     { "start_pfn", "end_pfn", "fin_pfn" } },
 	[T_ISOMIG] = { "compaction", "mm_compaction_isolate_migratepages", 4,
 		       { "start_pfn", "end_pfn", "nr_scanned", "nr_taken" } },
+	[T_WORK] = { "workqueue", "workqueue_execute_start", 2, { "work", "function" } },
 	[T_ISOFREE] = { "compaction", "mm_compaction_isolate_freepages", 4,
 			{ "start_pfn", "end_pfn", "nr_scanned", "nr_taken" } },
 };
@@ -817,16 +818,11 @@ END_TEST
 	"  node_unreclaimable:  0\n"
 
 /*
- * simulate --teacher and the NR_FREE_PAGES counter. DMA32 [ZSTART, +0x800) and Normal
- * [+0x800, ZEND), all free; Normal's low watermark 2,040 of its 2,048 pages, a stat
- * threshold of 16. cpu 0 takes 10 pages of Normal (each refill's -1 stays in cpu 0's
- * diff: the counter still reads 2,048), then the kernel serves 5 requests from DMA32,
- * as a counter with the diff folded (2,038, under the mark) makes it. The model asks
- * Normal first (the counter it keeps says 2,048): one zone disagreement, after which
- * the kernel's zone shows the diff was folded, and the model folds it: the next four
- * agree. Without that, all five are zone disagreements.
+ * The capture of test_teacher_infers_vmstat_fold(); @run_cpu >= 0: it traces
+ * vmstat_update(), and one runs on that cpu after the ten Normal pages. *@r: the
+ * teacher's result (caller frees).
  */
-START_TEST(test_teacher_infers_vmstat_fold)
+static void vmstat_fold_case(int run_cpu, struct tc_result *r)
 {
 	static const char zoneinfo[] =
 		"Node 0, zone    DMA32\n"
@@ -838,7 +834,6 @@ START_TEST(test_teacher_infers_vmstat_fold)
 		"        low      2040\n        high     2045\n        spanned  2048\n"
 		ZI_PAGESETS "  start_pfn:           6144\n";
 	struct rp_opts o = { .until_seq = UINT64_MAX };
-	struct tc_result r;
 	struct tdb *db;
 	struct cap c;
 	char *sql;
@@ -846,6 +841,8 @@ START_TEST(test_teacher_infers_vmstat_fold)
 
 	cap_begin(&c, "vmstat-fold.db");
 	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.12.38"), 0);
+	if (run_cpu >= 0)
+		ck_assert_int_eq(tdb_set_meta(c.db, TDB_META_TRACED_WORK_FN, "vmstat_update"), 0);
 	c.zsplit = ZSTART + 0x800;
 	add_snapshot(&c, 1, 0, 0);
 	ck_assert_int_ge(asprintf(&sql, "INSERT INTO snapshot_files VALUES (1, 'zoneinfo', '%s')",
@@ -854,23 +851,60 @@ START_TEST(test_teacher_infers_vmstat_fold)
 	free(sql);
 	for (i = 0; i < 10; i++)
 		alloc_page(&c, c.zsplit + (uint64_t)i, 0, 0);
+	if (run_cpu >= 0)
+		ev(&c, T_WORK, run_cpu, 0, 0x1000, 0x2000, 0, 0, 0, 0);
 	for (i = 0; i < 5; i++)
 		alloc_page(&c, ZSTART + (uint64_t)i, 0, 0);
 	cap_end(&c);
 
 	ck_assert_int_eq(tdb_open(c.path, TDB_READONLY, &db), 0);
-	ck_assert_msg(tc_run(db, &o, 16, &r) == 0, "%s", bc_errmsg());
-	ck_assert_uint_eq(r.zones_with_limits, 2);
-	ck_assert_uint_eq(r.all.requests, 15);
+	ck_assert_msg(tc_run(db, &o, 16, r) == 0, "%s", bc_errmsg());
+	ck_assert_uint_eq(r->zones_with_limits, 2);
+	ck_assert_uint_eq(r->all.requests, 15);
+	ck_assert(r->vmstat_traced == (run_cpu >= 0));
+	tdb_close(db);
+	fixture_rm(c.path);
+}
+
+/*
+ * simulate --teacher and the NR_FREE_PAGES counter. DMA32 [ZSTART, +0x800) and Normal
+ * [+0x800, ZEND), all free; Normal's low watermark 2,040 of its 2,048 pages, a stat
+ * threshold of 16. cpu 0 takes 10 pages of Normal (each refill's -1 stays in cpu 0's
+ * diff: the counter still reads 2,048), then the kernel serves 5 requests from DMA32,
+ * as a counter with the diff folded (2,038, under the mark) makes it. The model asks
+ * Normal first (the counter it keeps says 2,048): one zone disagreement, after which
+ * the kernel's zone shows the diff was folded, and the model folds it: the next four
+ * agree. Without that, all five are zone disagreements. Where the capture traces
+ * vmstat_update(), cpu 0's run folds the diff before the five (no disagreement, none
+ * inferred); cpu 1's run does not.
+ */
+START_TEST(test_teacher_infers_vmstat_fold)
+{
+	struct tc_result r;
+
+	vmstat_fold_case(-1, &r);
 	ck_assert_msg(r.why[TC_WHY_ZONE] == 1 && r.vm_folds_inferred == 1,
 		      "zone disagreements %llu, folds inferred %llu",
 		      (unsigned long long)r.why[TC_WHY_ZONE],
 		      (unsigned long long)r.vm_folds_inferred);
 	ck_assert_uint_eq(r.dis[0].kernel_pfn, ZSTART);
-	ck_assert_uint_ge(r.dis[0].model_pfn, c.zsplit);
+	ck_assert_uint_ge(r.dis[0].model_pfn, ZSTART + 0x800);
 	tc_result_free(&r);
-	tdb_close(db);
-	fixture_rm(c.path);
+
+	vmstat_fold_case(0, &r);
+	ck_assert_msg(r.why[TC_WHY_ZONE] == 0 && r.vm_folds_inferred == 0 &&
+		      r.vmstat_updates == 1, "cpu 0's run: zone disagreements %llu, folds "
+		      "inferred %llu, runs %llu", (unsigned long long)r.why[TC_WHY_ZONE],
+		      (unsigned long long)r.vm_folds_inferred,
+		      (unsigned long long)r.vmstat_updates);
+	tc_result_free(&r);
+
+	vmstat_fold_case(1, &r);
+	ck_assert_msg(r.why[TC_WHY_ZONE] == 1 && r.vm_folds_inferred == 1,
+		      "cpu 1's run: zone disagreements %llu, folds inferred %llu",
+		      (unsigned long long)r.why[TC_WHY_ZONE],
+		      (unsigned long long)r.vm_folds_inferred);
+	tc_result_free(&r);
 }
 END_TEST
 

@@ -397,6 +397,87 @@ START_TEST(test_stack_cache)
 END_TEST
 
 /*
+ * workqueue:workqueue_execute_start is stored for vmstat_update() only: a trace-cmd
+ * recording holds every work item's start, and the decoder looks each function up in
+ * the trace's symbols (once per address). Of four records (another function, a
+ * vmstat_update() run, an address inside vmstat_update() that is not its start, the
+ * run again) two are stored, and meta traced_work_fn names the function; without any
+ * run the meta stays unset (the capture does not say when it ran).
+ */
+static void work_record(struct tep_record *rec, uint8_t *data, int id, uint64_t fn,
+			unsigned long long ts)
+{
+	uint16_t type = (uint16_t)id;
+	int32_t pid = 42;
+
+	memset(data, 0, 24);
+	memcpy(data, &type, 2);
+	memcpy(data + 4, &pid, 4);
+	memcpy(data + 16, &fn, 8);
+	*rec = (struct tep_record){ .ts = ts, .size = 24, .data = data, .cpu = 0 };
+}
+
+START_TEST(test_decode_work_fn)
+{
+	static const char fmt[] =
+		"name: workqueue_execute_start\nID: 77\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:void * work;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"work struct %p: function %ps\", REC->work, REC->function\n";
+	static const char syms[] = "ffffffff81000000 t other_work\n"
+				   "ffffffff81001000 t vmstat_update\n"
+				   "ffffffff81002000 t vmstat_shepherd\n";
+	static const uint64_t fns[4] = { 0xffffffff81000000ull, 0xffffffff81001000ull,
+					 0xffffffff81001010ull, 0xffffffff81001000ull };
+	const char *const events[] = { "workqueue:workqueue_execute_start", NULL };
+	struct tep_handle *tep;
+	struct cap_decoder *d;
+	struct cap_decode_stats st;
+	struct tep_record rec;
+	uint8_t data[24];
+	struct tdb *db;
+	char *path, *fn;
+	int pass, i;
+
+	for (pass = 0; pass < 2; pass++) {
+		tep = tep_alloc();
+		ck_assert_ptr_nonnull(tep);
+		tep_set_long_size(tep, 8);
+		tep_set_file_bigendian(tep, tep_is_local_bigendian(tep));
+		ck_assert_int_eq(tep_parse_event(tep, fmt, sizeof(fmt) - 1, "workqueue"), 0);
+		ck_assert_int_eq(tep_parse_kallsyms(tep, syms), 0);
+		path = fixture_tmpfile("work-fn.db");
+		fixture_rm(path);
+		ck_assert_int_eq(tdb_create(path, true, &db), 0);
+		ck_assert_int_eq(cap_decoder_create(db, tep, events, &d), 0);
+		for (i = 0; i < 4; i++) {
+			if (pass == 1 && fns[i] == 0xffffffff81001000ull)
+				continue;	/* no run of vmstat_update() */
+			work_record(&rec, data, 77, fns[i], 1000 + (unsigned long long)i);
+			ck_assert_int_eq(cap_decode_record(d, &rec, 0), 0);
+		}
+		cap_decoder_stats(d, &st);
+		ck_assert_uint_eq(st.events, pass ? 0 : 2);
+		ck_assert_uint_eq(st.skipped, 2);
+		fn = tdb_get_meta(db, TDB_META_TRACED_WORK_FN);
+		if (pass)
+			ck_assert_ptr_null(fn);
+		else
+			ck_assert_str_eq(fn, "vmstat_update");
+		free(fn);
+		cap_decoder_destroy(d);
+		tdb_close(db);
+		tep_free(tep);
+		fixture_rm(path);
+	}
+}
+END_TEST
+
+/*
  * The kallsyms text libtracecmd hands over while a trace.dat is opened is kept, not
  * parsed, while deferral is on (cap-kallsyms.h), and parsed by cap_kallsyms_load();
  * with deferral off it is parsed at once.
@@ -1080,6 +1161,7 @@ Suite *import_suite(void)
 	tcase_add_test(core, test_decode_field_names);
 	tcase_add_test(core, test_decode_stacks);
 	tcase_add_test(core, test_stack_cache);
+	tcase_add_test(core, test_decode_work_fn);
 	tcase_add_test(core, test_kallsyms_deferred);
 	tcase_add_test(core, test_kallsyms_block_deferred);
 	tcase_add_test(core, test_kallsyms_table);

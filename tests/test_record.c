@@ -281,6 +281,24 @@ END_TEST
  * aligned to their markers and covering every System RAM pfn, no loss, nothing left
  * in tracefs, mode 0600.
  */
+/* The address of text symbol @name in /proc/kallsyms, 0 if absent or hidden. */
+static uint64_t kernel_sym(const char *name)
+{
+	unsigned long long addr;
+	char line[512], sym[256], type;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 START_TEST(test_record_workload)
 {
 	char *path = fixture_tmpfile("rec.db"), *log = fixture_tmpfile("rec.log");
@@ -350,6 +368,30 @@ START_TEST(test_record_workload)
 	       (unsigned long long)allocs, (unsigned long long)frees);
 	ck_assert_uint_ge(allocs, HELPER_PAGES);
 	ck_assert_uint_ge(frees, HELPER_PAGES);
+
+	/* vmstat_update()'s runs, and only its: the kernel's filter and the decoder's */
+	if (kernel_sym("vmstat_update")) {
+		char *fn = tdb_get_meta(db, TDB_META_TRACED_WORK_FN);
+		int wq = tdb_event_type_id(db, "workqueue", "workqueue_execute_start");
+		int fi = wq > 0 ? tdb_field_index(db, wq, "function") : -1;
+		uint64_t runs = 0, others = 0;
+
+		ck_assert_ptr_nonnull(fn);
+		ck_assert_str_eq(fn, "vmstat_update");
+		free(fn);
+		ck_assert_int_ge(fi, 0);
+		ck_assert_int_eq(tdb_cursor_open(db, 0, UINT64_MAX, &cur), 0);
+		while ((ret = tdb_cursor_next(cur, &ev)) == 1)
+			if (ev.type == wq) {
+				runs += (uint64_t)ev.field[fi] == kernel_sym("vmstat_update");
+				others += (uint64_t)ev.field[fi] != kernel_sym("vmstat_update");
+			}
+		tdb_cursor_close(cur);
+		printf("vmstat_update() runs recorded: %llu\n", (unsigned long long)runs);
+		ck_assert_uint_eq(others, 0);
+	} else {
+		printf("vmstat_update() has no address in /proc/kallsyms: its runs not checked\n");
+	}
 
 	/* no loss, by the data and by the kernel's counters */
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM lost_events"), 0);

@@ -404,6 +404,61 @@ START_TEST(test_vmstat_diff_and_fold)
 END_TEST
 
 /*
+ * A capture that traces vmstat_update() says when each cpu's diffs were folded: no
+ * fold is guessed at the second, a run on another cpu leaves cpu 0's diff alone, and
+ * cpu 0's own run folds it (then the counter is exact and the next allocation would
+ * need reclaim).
+ */
+START_TEST(test_vmstat_traced_runs)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
+				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
+				       .stat_threshold = 1000 };
+	const uint64_t t0 = 1000000000ull;
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	struct sim_request rq;
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	sim_apply_set_vmstat_traced(a, true);
+	for (i = 0; i < 8; i++) {
+		rq = req(SIM_REQ_ALLOC, 0x40000 + 16 * (uint64_t)i, 4, 1, GFP_HIGHUSER_MOVABLE_);
+		rq.ts = t0 + (uint64_t)i;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	}
+	/* three seconds on, no run traced: the diff of -128 is still unfolded */
+	rq = req(SIM_REQ_ALLOC, 0x40800, 4, 1, GFP_HIGHUSER_MOVABLE_);
+	rq.ts = t0 + 3000000000ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.needed_reclaim, 0);
+	/* cpu 1's run folds cpu 1's diff only */
+	rq = req(SIM_REQ_VMSTAT, UINT64_MAX, 0, -1, 0);
+	rq.cpu = 1;
+	rq.ts = t0 + 3000000001ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	rq = req(SIM_REQ_ALLOC, 0x40810, 4, 1, GFP_HIGHUSER_MOVABLE_);
+	rq.ts = t0 + 3000000002ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.needed_reclaim, 0);
+	/* cpu 0's run: 4096 - 160 read, under the watermark */
+	rq = req(SIM_REQ_VMSTAT, UINT64_MAX, 0, -1, 0);
+	rq.ts = t0 + 3000000003ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	rq = req(SIM_REQ_ALLOC, 0x40820, 4, 1, GFP_HIGHUSER_MOVABLE_);
+	rq.ts = t0 + 3000000004ull;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.needed_reclaim, 1);
+	ck_assert_uint_eq(st.vmstat_updates, 2);
+	ck_assert(st.vmstat_traced);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * A range whose end overflows (start + size past 2^64) is refused, not wrapped to a
  * small end and reported as a success; so is an empty one.
  */
@@ -1082,6 +1137,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_contig_copy_is_journal);
 	tcase_add_test(tc, test_json_and_store);
 	tcase_add_test(tc, test_vmstat_diff_and_fold);
+	tcase_add_test(tc, test_vmstat_traced_runs);
 	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_seed_putback);

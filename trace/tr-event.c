@@ -34,6 +34,8 @@ static const struct {
 	{ "page_isolation", "test_pages_isolated", TR_EV_TEST_ISOLATED },
 	{ "compaction", "mm_compaction_isolate_migratepages", TR_EV_ISOLATE_MIGRATE },
 	{ "compaction", "mm_compaction_isolate_freepages", TR_EV_ISOLATE_FREE },
+	/* stored for vmstat_update() only (meta traced_work_fn, db/README.md) */
+	{ "workqueue", "workqueue_execute_start", TR_EV_VMSTAT_UPDATE },
 };
 
 /* Field indices of one event type, looked up by name once. -1 = absent. */
@@ -77,6 +79,16 @@ static void find_fields(struct tdb *db, int id, struct tr_type *t)
 #undef F
 }
 
+/* Are the capture's workqueue_execute_start events vmstat_update()'s? */
+static bool work_fn_traced(struct tdb *db)
+{
+	char *fn = tdb_get_meta(db, TDB_META_TRACED_WORK_FN);
+	bool yes = fn && !strcmp(fn, "vmstat_update");
+
+	free(fn);
+	return yes;
+}
+
 int tr_decoder_create(struct tdb *db, struct tr_decoder **out)
 {
 	struct tdb_event_type **types;
@@ -108,6 +120,8 @@ int tr_decoder_create(struct tdb *db, struct tr_decoder **out)
 			if (!strcmp(types[i]->system, known[k].system) &&
 			    !strcmp(types[i]->name, known[k].name))
 				t->kind = known[k].kind;
+		if (t->kind == TR_EV_VMSTAT_UPDATE && !work_fn_traced(db))
+			t->kind = TR_EV_OTHER;	/* not known to be vmstat_update()'s */
 		find_fields(db, i, t);
 		/* A page-event layout without a pfn (pre-4.x 'page' pointer) cannot be used. */
 		if (t->kind >= TR_EV_PAGE_ALLOC && t->kind <= TR_EV_EXTFRAG && t->pfn < 0) {
@@ -126,6 +140,16 @@ void tr_decoder_destroy(struct tr_decoder *d)
 	free(d->types);
 	free(d->rejected);
 	free(d);
+}
+
+bool tr_decoder_has(const struct tr_decoder *d, enum tr_event_kind kind)
+{
+	int i;
+
+	for (i = 0; i < d->nr_types; i++)
+		if (d->types[i].kind == kind)
+			return true;
+	return false;
 }
 
 enum tr_event_kind tr_decoder_kind(const struct tr_decoder *d, unsigned int type)

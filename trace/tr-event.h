@@ -30,7 +30,8 @@ struct tdb_event_type;
 	_R(MIGRATE_END,		"mm_migrate_pages")				\
 	_R(TEST_ISOLATED,	"test_pages_isolated")				\
 	_R(ISOLATE_MIGRATE,	"mm_compaction_isolate_migratepages")		\
-	_R(ISOLATE_FREE,	"mm_compaction_isolate_freepages")
+	_R(ISOLATE_FREE,	"mm_compaction_isolate_freepages")		\
+	_R(VMSTAT_UPDATE,	"vmstat_update")	/* workqueue_execute_start */
 
 #define _R(k, s) TR_EV_##k,
 enum tr_event_kind { TR_EVENT_KINDS TR_NR_EVENT_KINDS };
@@ -77,6 +78,9 @@ void tr_decode(const struct tr_decoder *d, const struct bc_event *raw, struct tr
  * pfn, order, mt, gfp); the others are left as they were. Not for extfrag events. */
 void tr_decode_page(const struct tr_decoder *d, const struct bc_event *raw,
 		    struct tr_event *ev);
+
+/* Does the capture hold an event of @kind (a type of it with at least one event)? */
+bool tr_decoder_has(const struct tr_decoder *d, enum tr_event_kind kind);
 
 /* The kind of event type @type without decoding (TR_EV_OTHER for unknown ids). */
 enum tr_event_kind tr_decoder_kind(const struct tr_decoder *d, unsigned int type);

@@ -111,9 +111,10 @@ bc_record_stop() {
 }
 
 # The mm tracepoints bigchunk records by default (capture/cap-decode.c); ftrace:print
-# needs no enabling.
+# needs no enabling. workqueue_execute_start goes unfiltered here (every work item;
+# import keeps vmstat_update()'s runs, by the trace's kallsyms).
 BC_DEFAULT_EVENTS="kmem:mm_page_alloc kmem:mm_page_free kmem:mm_page_free_batched
 kmem:mm_page_alloc_zone_locked kmem:mm_page_pcpu_drain kmem:mm_page_alloc_extfrag
 migrate:mm_migrate_pages migrate:mm_migrate_pages_start page_isolation:test_pages_isolated
 compaction:* cma:* vmscan:mm_vmscan_direct_reclaim_begin vmscan:mm_vmscan_direct_reclaim_end
-vmscan:mm_vmscan_kswapd_wake vmscan:mm_vmscan_kswapd_sleep"
+vmscan:mm_vmscan_kswapd_wake vmscan:mm_vmscan_kswapd_sleep workqueue:workqueue_execute_start"
