@@ -40,6 +40,7 @@ int cmd_snapshot(int argc, char **argv);
 struct simulate_args {
 	const char *path, *until;
 	bool as_json, store, force;
+	bool kernel_zones;		/* free-running: --kernel-zones */
 	bool partial;			/* set by simulate_open(): the capture is incomplete */
 };
 struct tdb;

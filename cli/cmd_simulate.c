@@ -21,7 +21,8 @@
 #define TC_MAX_DIS 1000		/* disagreements listed and stored */
 
 const char cmd_simulate_usage[] =
-	"usage: bigchunk simulate FILE.db [--teacher] [--until T] [--json] [--no-store] [-f]\n"
+	"usage: bigchunk simulate FILE.db [--teacher | --kernel-zones] [--until T] [--json]\n"
+	"                         [--no-store] [-f]\n"
 	"\n"
 	"Let the model make the page allocator's decisions (get_page_from_freelist(),\n"
 	"rmqueue() of the traced kernel's release: pcp lists, refills, __rmqueue_smallest(),\n"
@@ -65,7 +66,14 @@ const char cmd_simulate_usage[] =
 	"difference as a share of the zone's free pages); the 2 MiB and 1 GiB counts\n"
 	"equal. The kernel's own count is set against the simulation too: the snapshot's\n"
 	"buddyinfo, read right after its begin marker, against the simulated buddy there\n"
-	"(JSON buddyinfo_at_start; not stored).\n"
+	"(JSON buddyinfo_at_start; not stored). Allocations the simulation served from\n"
+	"another zone than the kernel did are counted by zone pair (zone balancing: the\n"
+	"watermarks read a counter that lags, and a zone near its low mark tips thousands\n"
+	"of requests one way or the other on a few pages' difference).\n"
+	"--kernel-zones holds each allocation to the zone the kernel served it from (the\n"
+	"zones before it in the zonelist passed over as the kernel did; its watermarks\n"
+	"still apply): a diagnostic that takes zone balancing out of the comparison and\n"
+	"leaves the model's choices inside each zone. Its results are not stored.\n"
 	"\n"
 	"--teacher replays the capture as 'bigchunk replay' does and, before each\n"
 	"allocation the trace shows, asks the model which pfn the kernel would hand out\n"
@@ -87,6 +95,7 @@ const char cmd_simulate_usage[] =
 	"\n"
 	"Options:\n"
 	"  --teacher     teacher-forced mode (default: free-running)\n"
+	"  --kernel-zones  free-running, each allocation in the kernel's zone (not stored)\n"
 	"  --until T     stop before time T (ns of the trace clock, a time from the first\n"
 	"                event with a unit, or marker:TEXT)\n"
 	"  --json        machine-readable output\n"
@@ -307,10 +316,11 @@ int cmd_simulate(int argc, char **argv)
 	bool teacher = false;
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "fh", "teacher:t until=u json:j no-store:n "
-			       "force:f help:h")) != -1) {
+	while ((c = cli_getopt(argc, argv, "fh", "teacher:t kernel-zones:z until=u json:j "
+			       "no-store:n force:f help:h")) != -1) {
 		switch (c) {
 		case 't': teacher = true; break;
+		case 'z': a.kernel_zones = true; break;
 		case 'u': a.until = optarg; break;
 		case 'f': a.force = true; break;
 		case 'j': a.as_json = true; break;
@@ -321,6 +331,13 @@ int cmd_simulate(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage("simulate", 1, EXIT_BAD);
+	if (teacher && a.kernel_zones) {
+		fprintf(stderr, "bigchunk simulate: --kernel-zones is for the free-running mode; "
+			"--teacher gives every request the kernel's state already\n");
+		return EXIT_BAD;
+	}
+	if (a.kernel_zones)
+		a.store = false;	/* a diagnostic: the capture keeps the real run's figures */
 	a.path = argv[optind];
 	return teacher ? simulate_teacher(&a) : simulate_free(&a);
 }

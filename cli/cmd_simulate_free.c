@@ -181,9 +181,31 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "isolations_refused", st->isolations_refused);
 	json_kuint(&j, "offline_refusals", st->refusals);
 	json_kbool(&j, "vmstat_update_traced", st->vmstat_traced);
+	json_kbool(&j, "kernel_zones", st->kernel_zones);
+	json_kuint(&j, "allocs_other_zone", st->other_zone_total);
 	json_kuint(&j, "vmstat_updates", st->vmstat_updates);
 	json_obj_end(&j);
 	json_end(&j);
+}
+
+/* Allocations served from another zone than the kernel's, by zone pair. */
+static void print_other_zones(const struct sim_result *r)
+{
+	const struct sim_stats *st = &r->st;
+	unsigned int k, z;
+	const char *sep = ": ";
+
+	printf("allocations served from another zone than the kernel's: %llu of %llu (%.3f%%)",
+	       (unsigned long long)st->other_zone_total, (unsigned long long)st->allocs,
+	       st->allocs ? 100.0 * (double)st->other_zone_total / (double)st->allocs : 0.0);
+	for (k = 0; k < r->nr_zones && k < MODEL_MAX_ZONES; k++)
+		for (z = 0; z < r->nr_zones && z < MODEL_MAX_ZONES; z++)
+			if (st->other_zone[k][z]) {
+				printf("%s%s for the kernel's %s %llu", sep, r->zone_name[z],
+				       r->zone_name[k], (unsigned long long)st->other_zone[k][z]);
+				sep = ", ";
+			}
+	printf("\n");
 }
 
 static void row(const char *what, uint64_t s, uint64_t k)
@@ -306,6 +328,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("offlines the kernel refused at isolation (their blocks re-typed Movable "
 		       "with no event, as the kernel's undo did): %llu\n",
 		       (unsigned long long)st->refusals);
+	if (st->kernel_zones)
+		printf("--kernel-zones: each allocation held to the zone the kernel served it "
+		       "from (a diagnostic; not stored)\n");
+	print_other_zones(r);
 	if (st->vmstat_traced)
 		printf("vmstat_update() runs, traced: %llu (each folds its cpu's counters and "
 		       "decays its pcp lists there)\n", (unsigned long long)st->vmstat_updates);
@@ -330,7 +356,8 @@ static void free_release(void *res) { sim_result_release(res); }
 int simulate_free(struct simulate_args *a)
 {
 	static const struct simulate_ops ops = { free_store, free_json, free_text, free_release };
-	struct sim_opts so = { .progress = cli_replay_progress, .note = cli_note };
+	struct sim_opts so = { .progress = cli_replay_progress, .note = cli_note,
+			       .kernel_zones = a->kernel_zones };
 	struct sim_result res;
 	struct tdb *db;
 	int ret = simulate_open(a, &db, &so.until_seq);

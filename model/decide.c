@@ -710,6 +710,26 @@ static bool try_zones(struct model *m, const unsigned int *zl, unsigned int n, i
 }
 
 /*
+ * model_request.zone_fixed: the zonelist cut to that zone; each zone before it was
+ * visited (its ZONE_BELOW_HIGH check made) and failed, as in the kernel's pass.
+ */
+static unsigned int fix_zone(struct model *m, const struct model_request *rq, int highest,
+			     bool take, unsigned int *zl, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && zl[i] != rq->zone; i++)
+		;
+	if (i == n)
+		return n;
+	if (take)
+		for (unsigned int k = 0; k < i; k++)
+			note_below_high(m, zl[k], rq->order, highest, ALLOC_WMARK_LOW);
+	zl[0] = rq->zone;
+	return 1;
+}
+
+/*
  * __alloc_pages(): the fast path (low watermark, ALLOC_NOFRAGMENT where it applies,
  * then without it), then the slow path's first attempt (gfp_to_alloc_flags(): min
  * watermark, __GFP_HIGH reserves, ALLOC_HIGHATOMIC for non-blocking order > 0).
@@ -729,6 +749,8 @@ static int choose(struct model *m, const struct model_request *rq, bool take,
 	n = zonelist(m, highest, zl);
 	if (!n)
 		return 1;
+	if (rq->zone_fixed)
+		n = fix_zone(m, rq, highest, take, zl, n);
 	/* gfp_to_alloc_flags_cma(): movable requests may use CMA */
 	cma = start == IMT_MOVABLE && m->prof.cma;
 	af = ALLOC_WMARK_LOW | (cma ? ALLOC_CMA : 0);

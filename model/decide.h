@@ -57,6 +57,13 @@ struct model_request {
 	unsigned int order;
 	int migratetype;		/* trace numbering of the profile (gfp_migratetype) */
 	uint32_t gfp;			/* gfp_flags as traced (ALLOC_NOFRAGMENT, zone, CMA...) */
+	/*
+	 * Served from this zone (a diagnostic: the zone the kernel used), the zones the
+	 * zonelist puts before it passed over as the kernel passed over them; its
+	 * watermarks still decide. Ignored when the zonelist does not hold it.
+	 */
+	bool zone_fixed;
+	unsigned int zone;
 };
 
 struct model_decision {

@@ -117,6 +117,11 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 	return ret;
 }
 
+void sim_apply_set_kernel_zones(struct sim_apply *a, bool on)
+{
+	a->st->kernel_zones = on;
+}
+
 void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced)
 {
 	a->vmstat_traced = traced;
@@ -236,9 +241,15 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,
 				    .gfp = (uint32_t)rq->gfp };
+	int kz = model_pfn_zone(a->m, rq->pfn);	/* the kernel's zone, by the layout */
 	struct model_decision d;
-	int ret = model_take(a->m, &mr, &d);
+	int ret;
 
+	if (a->st->kernel_zones && kz >= 0) {
+		mr.zone_fixed = true;
+		mr.zone = (unsigned int)kz;
+	}
+	ret = model_take(a->m, &mr, &d);
 	a->st->allocs++;
 	if (ret < 0)
 		return ret;
@@ -248,6 +259,10 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 		return 0;
 	}
 	a->st->fallbacks += d.fallback_mt >= 0;
+	if (kz >= 0 && kz != d.zone && kz < MODEL_MAX_ZONES && d.zone < MODEL_MAX_ZONES) {
+		a->st->other_zone[kz][d.zone]++;
+		a->st->other_zone_total++;
+	}
 	a->st->wmark_breaches += model_low_wmark_breached(a->m, (unsigned int)d.zone,
 							  (uint32_t)rq->gfp, rq->mt);
 	sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);

@@ -28,9 +28,11 @@
 #ifndef BC_SIM_APPLY_H
 #define BC_SIM_APPLY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-struct model;
+#include "model/model.h"
+
 struct sim_request;
 
 struct sim_stats {
@@ -56,6 +58,10 @@ struct sim_stats {
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */
 	uint64_t refusals;		/* offlines the kernel refused at isolation: re-typed */
 	uint64_t vmstat_updates;	/* vmstat_update() runs the capture traced */
+	/* allocations served from another zone than the kernel's, by [kernel][simulated] */
+	uint64_t other_zone[MODEL_MAX_ZONES][MODEL_MAX_ZONES];
+	uint64_t other_zone_total;
+	bool kernel_zones;		/* each allocation held to the kernel's zone */
 	bool vmstat_traced;		/* else guessed (sim_apply_set_vmstat_traced()) */
 };
 
@@ -89,6 +95,12 @@ void sim_apply_unmap(struct sim_apply *a, uint64_t kpfn, uint64_t n);
  * guessed at each second of trace time.
  */
 void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced);
+/*
+ * Hold each allocation to the zone the kernel served it from (model_request.zone_fixed):
+ * a diagnostic that takes zone balancing (watermarks, per-cpu counter drift, reclaim)
+ * out of the comparison and leaves the model's choices inside each zone.
+ */
+void sim_apply_set_kernel_zones(struct sim_apply *a, bool on);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 /*

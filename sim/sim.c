@@ -300,9 +300,15 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
-	if (!ret)
+	for (z = 0; z < (int)L->nr_zones && z < MODEL_MAX_ZONES; z++)
+		snprintf(S->res->zone_name[z], sizeof(S->res->zone_name[z]), "%s",
+			 L->zones[z].name);
+	S->res->nr_zones = L->nr_zones;
+	if (!ret) {
 		sim_apply_set_vmstat_traced(S->ap, tr_decoder_has(rp_decoder(S->rp),
 								  TR_EV_VMSTAT_UPDATE));
+		sim_apply_set_kernel_zones(S->ap, S->o->kernel_zones);
+	}
 	if (!ret)
 		ret = sim_apply_set_pins(S->ap, S->db, seed->id);
 	if (!ret && S->o->ready)

@@ -49,6 +49,7 @@ struct sim_opts {
 	 * then skips it). A negative return stops the run.
 	 */
 	bool no_figures;
+	bool kernel_zones;		/* sim_apply_set_kernel_zones(): a diagnostic */
 	int (*layout)(void *arg, struct model_layout *L, struct model_profile *p);
 	int (*ready)(void *arg, struct model *m, struct sim_apply *ap);
 	int (*before)(void *arg, struct model *m, struct sim_apply *ap,
@@ -85,6 +86,8 @@ struct sim_result {
 	int nr_snaps;
 	struct sim_stats st;
 	unsigned int zone_limits;	/* zones with watermarks and pcp sizes from the seed */
+	char zone_name[MODEL_MAX_ZONES][16];	/* the layout's, for st.other_zone */
+	unsigned int nr_zones;
 };
 
 /**

@@ -471,6 +471,72 @@ START_TEST(test_below_high_flag)
 END_TEST
 
 /*
+ * model_request.zone_fixed: a movable request the zonelist would serve from Normal is
+ * served from DMA32 when held there, Normal passed over as the kernel passed over it
+ * (its ZONE_BELOW_HIGH check made: Normal at or under its high mark gets the flag, and
+ * the flag keeps a later refill of Normal from raising pcp->high); a zone the zonelist
+ * does not hold is ignored, and a fixed zone under its watermarks is not taken (the
+ * model's watermarks still apply).
+ */
+START_TEST(test_zone_fixed)
+{
+	struct model_zone_limits n = { .wmark_min = 40, .wmark_low = 50, .wmark_high = 4096,
+				       .pcp_batch = 4, .pcp_high_min = 16, .pcp_high_max = 64 };
+	struct model_zone_limits d32 = { .wmark_min = 40, .wmark_low = 50, .wmark_high = 60,
+					 .pcp_batch = 4, .pcp_high_min = 16, .pcp_high_max = 64 };
+	struct model *m = mk_zones("6.12.38", true);
+	struct model_request rq = { .cpu = 0, .order = 3, .migratetype = MOV,
+				    .gfp = GFP_HIGHUSER_MOVABLE };
+	struct model_decision d;
+	unsigned int b;
+	uint32_t count, high;
+
+	fixture_seed(m, Z - NPFN, 2 * NPFN, BUDDY);
+	for (b = 0; b < 2 * NPFN; b += 512)
+		ck_assert_int_eq(model_set_pageblock_mt(m, Z - NPFN + b, MOV), 0);
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &d32), 0);
+	/* the flag is kept from the first take on: Normal over its high mark then */
+	n.wmark_high = 100;
+	ck_assert_int_eq(model_set_zone_limits(m, 1, &n), 0);
+	rq.order = 4;
+	ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	ck_assert_int_eq(d.zone, 1);
+	rq.order = 3;
+	n.wmark_high = 4096;
+	ck_assert_int_eq(model_set_zone_limits(m, 1, &n), 0);
+	/* the zonelist's choice: Normal */
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	ck_assert_int_eq(d.zone, 1);
+	/* held to DMA32: served there; Normal (4096 free, high mark 4096) flagged */
+	rq.zone_fixed = true;
+	rq.zone = 0;
+	ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	ck_assert_int_eq(d.zone, 0);
+	ck_assert_uint_lt(d.pfn, Z);
+	/* Normal well over its high mark now: only the flag keeps its high from growing */
+	n.wmark_high = 100;
+	ck_assert_int_eq(model_set_zone_limits(m, 1, &n), 0);
+	rq.order = 0;
+	rq.zone = 1;
+	ck_assert_int_eq(model_take(m, &rq, &d), 0);
+	ck_assert_int_eq(d.zone, 1);
+	ck_assert_int_eq(model_get_pcp(m, 1, 0, &count, &high), 0);
+	ck_assert_msg(high == 16, "Normal's high %u: the flag was not set", high);
+	/* a zone no zonelist holds: ignored */
+	rq.zone = 7;
+	ck_assert_int_eq(model_decide(m, &rq, &d), 0);
+	ck_assert_int_eq(d.zone, 1);
+	/* a fixed zone under its low mark is not taken, even where the kernel took it */
+	d32.wmark_min = d32.wmark_low = d32.wmark_high = 2 * NPFN;
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &d32), 0);
+	rq.zone = 0;
+	ck_assert_int_eq(model_decide(m, &rq, &d), 1);
+	recount_ok(m);
+	model_destroy(m);
+}
+END_TEST
+
+/*
  * zoneinfo of 6.12 and older prints no high_min/high_max (replay/zone-limits.c):
  * zone_set_pageset_high_and_batch() sets them from zone_highsize(): the low
  * watermark without its boost and managed / 8, each over the online cpus, at least
@@ -749,6 +815,7 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_watermark_none);
 	tcase_add_test(tc, test_watermark_vmstat_diff);
 	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_zone_fixed);
 	tcase_add_test(tc, test_pcp_bounds_from_zoneinfo);
 	tcase_add_test(tc, test_give_pcp_head_drain);
 	tcase_add_test(tc, test_pcp_v6_1);

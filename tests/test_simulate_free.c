@@ -358,6 +358,17 @@ START_TEST(test_json_and_store)
 	ck_assert_int_eq(fixture_sql_count(cap, "SELECT count(*) FROM simulate_figures WHERE "
 					   "side = 'sim'"), rows);
 	ck_assert_int_eq(fixture_run_bc(NULL, "simulate --bogus %s >/dev/null 2>&1", cap), 2);
+	/* --kernel-zones: a diagnostic, not stored; not with --teacher */
+	fixture_sql_exec(cap, "DELETE FROM simulate_figures");
+	ck_assert_int_eq(fixture_run_bc(&out, "simulate --kernel-zones --json %s 2>/dev/null",
+					cap), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"kernel_zones\": true"));
+	ck_assert_ptr_nonnull(strstr(out, "\"allocs_other_zone\": 0,"));
+	free(out);
+	ck_assert_int_eq(fixture_sql_count(cap, "SELECT count(*) FROM simulate_figures"), 0);
+	ck_assert_int_eq(fixture_run_bc(&out, "simulate --teacher --kernel-zones %s 2>&1", cap), 2);
+	ck_assert_ptr_nonnull(strstr(out, "--kernel-zones is for the free-running mode"));
+	free(out);
 	fixture_rm(cap);
 }
 END_TEST
@@ -455,6 +466,49 @@ START_TEST(test_vmstat_traced_runs)
 	ck_assert(st.vmstat_traced);
 	sim_apply_destroy(a);
 	model_destroy(m);
+}
+END_TEST
+
+/*
+ * An allocation the kernel served from DMA32 (its pfn says so) that the model serves
+ * from Normal (first in the zonelist, all free) is counted by zone pair; with
+ * sim_apply_set_kernel_zones() it is held to DMA32 and nothing is counted.
+ */
+START_TEST(test_other_zone_counted)
+{
+	struct model_layout l;
+	struct sim_stats st;
+	struct sim_apply *a;
+	struct sim_request rq;
+	struct model *m;
+	uint64_t spfn;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		fixture_layout_init(&l);
+		fixture_layout_zone(&l, "DMA32", 0x3f000, 4096);
+		fixture_layout_zone(&l, "Normal", 0x40000, 4096);
+		m = fixture_model(&l, "6.18.0");
+		fixture_seed(m, 0x3f000, 2 * 4096, KPF_BIT(KPF_BUDDY));
+		memset(&st, 0, sizeof(st));
+		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+		sim_apply_set_kernel_zones(a, pass == 1);
+		rq = req(SIM_REQ_ALLOC, 0x3f800, 4, 1, GFP_HIGHUSER_MOVABLE_);
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		spfn = sim_apply_sim_pfn(a, 0x3f800);
+		ck_assert_uint_ne(spfn, UINT64_MAX);
+		if (pass == 0) {
+			ck_assert_uint_ge(spfn, 0x40000);
+			ck_assert_uint_eq(st.other_zone_total, 1);
+			ck_assert_uint_eq(st.other_zone[0][1], 1);
+		} else {
+			ck_assert_uint_lt(spfn, 0x40000);
+			ck_assert_uint_eq(st.other_zone_total, 0);
+			ck_assert(st.kernel_zones);
+		}
+		sim_apply_destroy(a);
+		model_destroy(m);
+	}
 }
 END_TEST
 
@@ -1138,6 +1192,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_json_and_store);
 	tcase_add_test(tc, test_vmstat_diff_and_fold);
 	tcase_add_test(tc, test_vmstat_traced_runs);
+	tcase_add_test(tc, test_other_zone_counted);
 	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_seed_putback);
