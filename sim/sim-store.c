@@ -40,6 +40,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "offline_refusals", r->st.refusals },
 		{ "vmstat_update_traced", r->st.vmstat_traced },
 		{ "vmstat_updates", r->st.vmstat_updates },
+		{ "allocs_other_zone", r->st.other_zone_total },
 	};
 	unsigned int i;
 	int ret = 0;
