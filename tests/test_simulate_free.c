@@ -374,6 +374,44 @@ START_TEST(test_json_and_store)
 END_TEST
 
 /*
+ * A zone 16 pages above its watermarks (4,000 of 4,096 pages, a stat threshold of
+ * 1,000) and eight order-4 allocations on cpu 0 from @t0: -128 in cpu 0's diff, not
+ * folded, all served. *@a over @m and @st (caller destroys both).
+ */
+/* On @a at @ts: an order-4 movable allocation of kernel pfn @pfn on cpu 0, or (pfn
+ * UINT64_MAX) a run of vmstat_update() on @cpu. */
+static void vmstat_req(struct sim_apply *a, uint64_t pfn, int cpu, uint64_t ts)
+{
+	struct sim_request rq = pfn == UINT64_MAX ? req(SIM_REQ_VMSTAT, pfn, 0, -1, 0) :
+				req(SIM_REQ_ALLOC, pfn, 4, 1, GFP_HIGHUSER_MOVABLE_);
+
+	rq.cpu = cpu;
+	rq.ts = ts;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+}
+
+static struct model *vmstat_zone(struct sim_stats *st, struct sim_apply **a, bool traced,
+				 uint64_t t0)
+{
+	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
+				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
+				       .stat_threshold = 1000 };
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, st, a), 0);
+	sim_apply_set_vmstat_traced(*a, traced);
+	/* 4096 free: 6 allocations bring it to 4000 (the last check saw 4016) */
+	for (i = 0; i < 8; i++)
+		vmstat_req(*a, 0x40000 + 16 * (uint64_t)i, 0, t0 + (uint64_t)i);
+	/* the counter still reads 4096 (-128 not folded): all 8 were served */
+	ck_assert_uint_eq(st->needed_reclaim, 0);
+	ck_assert_uint_eq(model_zone_nr_free(m, 0), 4096 - 128);
+	return m;
+}
+
+/*
  * The free-running watermark checks read NR_FREE_PAGES as the kernel keeps it: each
  * request's change is a per-cpu diff (__mod_zone_page_state()) folded only past the
  * zone's stat threshold or by refresh_cpu_vm_stats() once a second (vmstat_update()).
@@ -383,31 +421,13 @@ END_TEST
  */
 START_TEST(test_vmstat_diff_and_fold)
 {
-	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
-	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
-				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
-				       .stat_threshold = 1000 };
 	const uint64_t t0 = 1000000000ull;
 	struct sim_stats st = { 0 };
 	struct sim_apply *a;
-	struct sim_request rq;
-	int i;
+	struct model *m = vmstat_zone(&st, &a, false, t0);
 
-	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
-	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
-	/* 4096 free: 6 allocations bring it to 4000 (the last check saw 4016) */
-	for (i = 0; i < 8; i++) {
-		rq = req(SIM_REQ_ALLOC, 0x40000 + 16 * (uint64_t)i, 4, 1, GFP_HIGHUSER_MOVABLE_);
-		rq.ts = t0 + (uint64_t)i;
-		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
-	}
-	/* the counter still reads 4096 (-128 not folded): all 8 were served */
-	ck_assert_uint_eq(st.needed_reclaim, 0);
-	ck_assert_uint_eq(model_zone_nr_free(m, 0), 4096 - 128);
 	/* a second later vmstat_update() folds the diff: 3968 is below the watermark */
-	rq = req(SIM_REQ_ALLOC, 0x40800, 4, 1, GFP_HIGHUSER_MOVABLE_);
-	rq.ts = t0 + 1000000001ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	vmstat_req(a, 0x40800, 0, t0 + 1000000001ull);
 	ck_assert_uint_eq(st.needed_reclaim, 1);
 	sim_apply_destroy(a);
 	model_destroy(m);
@@ -422,45 +442,21 @@ END_TEST
  */
 START_TEST(test_vmstat_traced_runs)
 {
-	struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
-	struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000, .wmark_high = 4000,
-				       .pcp_batch = 1, .pcp_high_min = 4, .pcp_high_max = 4,
-				       .stat_threshold = 1000 };
 	const uint64_t t0 = 1000000000ull;
 	struct sim_stats st = { 0 };
 	struct sim_apply *a;
-	struct sim_request rq;
-	int i;
+	struct model *m = vmstat_zone(&st, &a, true, t0);
 
-	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
-	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
-	sim_apply_set_vmstat_traced(a, true);
-	for (i = 0; i < 8; i++) {
-		rq = req(SIM_REQ_ALLOC, 0x40000 + 16 * (uint64_t)i, 4, 1, GFP_HIGHUSER_MOVABLE_);
-		rq.ts = t0 + (uint64_t)i;
-		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
-	}
 	/* three seconds on, no run traced: the diff of -128 is still unfolded */
-	rq = req(SIM_REQ_ALLOC, 0x40800, 4, 1, GFP_HIGHUSER_MOVABLE_);
-	rq.ts = t0 + 3000000000ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	vmstat_req(a, 0x40800, 0, t0 + 3000000000ull);
 	ck_assert_uint_eq(st.needed_reclaim, 0);
 	/* cpu 1's run folds cpu 1's diff only */
-	rq = req(SIM_REQ_VMSTAT, UINT64_MAX, 0, -1, 0);
-	rq.cpu = 1;
-	rq.ts = t0 + 3000000001ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
-	rq = req(SIM_REQ_ALLOC, 0x40810, 4, 1, GFP_HIGHUSER_MOVABLE_);
-	rq.ts = t0 + 3000000002ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	vmstat_req(a, UINT64_MAX, 1, t0 + 3000000001ull);
+	vmstat_req(a, 0x40810, 0, t0 + 3000000002ull);
 	ck_assert_uint_eq(st.needed_reclaim, 0);
 	/* cpu 0's run: 4096 - 160 read, under the watermark */
-	rq = req(SIM_REQ_VMSTAT, UINT64_MAX, 0, -1, 0);
-	rq.ts = t0 + 3000000003ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
-	rq = req(SIM_REQ_ALLOC, 0x40820, 4, 1, GFP_HIGHUSER_MOVABLE_);
-	rq.ts = t0 + 3000000004ull;
-	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	vmstat_req(a, UINT64_MAX, 0, t0 + 3000000003ull);
+	vmstat_req(a, 0x40820, 0, t0 + 3000000004ull);
 	ck_assert_uint_eq(st.needed_reclaim, 1);
 	ck_assert_uint_eq(st.vmstat_updates, 2);
 	ck_assert(st.vmstat_traced);
