@@ -1365,6 +1365,22 @@ int model_seed_free_move(struct model *m, uint64_t pfn, bool tail)
 	return relink(m, pfn, WT_BUDDY, tail);
 }
 
+int model_seed_free_relist(struct model *m, uint64_t pfn, int mt)
+{
+	int imt = model_imt_from_trace(m, mt), zi, ret = model_broken(m);
+	uint32_t idx, info;
+
+	if (ret)
+		return ret;
+	if (imt < 0 || imt > IMT_HIGHATOMIC)
+		return bc_error(BC_E_INVAL, "model: no free list of type %d", mt);
+	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
+	    wtag(m->words[idx]) != WT_BUDDY)
+		return 1;
+	info = model_del_free(m, idx);
+	return model_add_free(m, &m->zones[zi], idx, info & FN_ORDER_MASK, imt, 1);
+}
+
 int model_seed_pageblock_type(struct model *m, uint64_t pfn, int mt)
 {
 	uint32_t idx, pbi;

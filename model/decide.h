@@ -144,6 +144,16 @@ int model_seed_pcp_move(struct model *m, uint64_t pfn);
 int model_seed_free_move(struct model *m, uint64_t pfn, bool tail);
 
 /*
+ * Before v6.10 (no freelist hygiene) a free block may sit on another type's list than
+ * its pageblock's (__free_one_page() files it under the type its freeing passed: a
+ * page allocated before its block was re-typed goes back to the old type's list).
+ * The free buddy block at @pfn moves to the tail of type @mt's list of its order, its
+ * pageblock's type unchanged. Returns 1 (nothing done) when @pfn is not the head of a
+ * free buddy block; -BC_E_INVAL for a type that has no free list.
+ */
+int model_seed_free_relist(struct model *m, uint64_t pfn, int mt);
+
+/*
  * The first event after the snapshot that shows the type of the guessed pageblock
  * holding @pfn (a pcp hit's list, a zone_locked's list, a drain's type) says @mt:
  * confirm the guess or correct it (re-typed, its free pages moved; no other guessed

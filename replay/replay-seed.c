@@ -18,6 +18,7 @@
 
 #include "common/err.h"
 #include "db/tdb-snap.h"
+#include "model/decide.h"
 #include "replay/replay-local.h"
 
 #define PAGES_CHUNK	(1u << 20)	/* pfns read at a time; a multiple of MAX_ORDER blocks */
@@ -396,6 +397,82 @@ static void rf_swap_passes(struct rf_zone *rz)
 	}
 }
 
+/* The model's free blocks of trace type @mt and order @o in zone @zi. */
+static int64_t list_len(struct replay *rp, unsigned int zi, unsigned int o, int mt)
+{
+	long n = model_free_list(rp->m, zi, o, mt, NULL, 0);
+
+	return n < 0 ? 0 : n;
+}
+
+/*
+ * Move free blocks of order @o from type @t's list, which has @surplus too many, to
+ * the types pagetypeinfo (@want) has more of: blocks whose pageblock has the receiving
+ * type first (the list its pages would take now), then from the list's head.
+ */
+static int relist_order(struct replay *rp, unsigned int zi, unsigned int o, int t,
+			int64_t surplus, const int64_t (*want)[RF_ORDERS])
+{
+	int64_t n = list_len(rp, zi, o, t), k;
+	uint64_t *pf = n ? calloc((size_t)n, sizeof(*pf)) : NULL;
+	int pass, u, stored, eff, ret = 0;
+	bool iso;
+
+	if (!pf)
+		return n ? bc_error(BC_E_NOMEM, "out of memory") : 0;
+	model_free_list(rp->m, zi, o, t, pf, (unsigned int)n);
+	for (pass = 0; pass < 2 && surplus > 0 && !ret; pass++)
+		for (k = 0; k < n && surplus > 0 && !ret; k++) {
+			if (pf[k] == UINT64_MAX ||
+			    model_pageblock_mt(rp->m, pf[k], &stored, &eff, &iso))
+				continue;
+			for (u = 0; u < RF_TYPES; u++)
+				if (u != t && want[u][o] > list_len(rp, zi, o, u) &&
+				    (pass || stored == u))
+					break;
+			if (u == RF_TYPES)
+				continue;
+			ret = model_seed_free_relist(rp->m, pf[k], u);
+			ret = ret < 0 ? ret : 0;
+			pf[k] = UINT64_MAX;
+			surplus--;
+		}
+	free(pf);
+	return ret;
+}
+
+/*
+ * Before v6.10 a free block's list need not be its pageblock's type
+ * (model_seed_free_relist()), so pageblock types alone may not give pagetypeinfo's free
+ * blocks per type. Where an order's free blocks in all are the kernel's but their
+ * split over the types is not, blocks move from the types with too many to those with
+ * too few (which blocks, no file says: a guess, as the pageblock types are).
+ */
+static int relist_free(struct replay *rp, unsigned int zi, const int64_t (*want)[RF_ORDERS],
+		       unsigned int orders)
+{
+	unsigned int o;
+	int t, ret = 0;
+
+	for (o = 0; o < orders && !ret; o++) {
+		int64_t have = 0, total = 0;
+
+		for (t = 0; t < RF_TYPES; t++) {
+			if (want[t][o] < 0)
+				break;
+			have += list_len(rp, zi, o, t);
+			total += want[t][o];
+		}
+		if (t < RF_TYPES || have != total)
+			continue;	/* a count the read itself may have moved: left */
+		for (t = 0; t < RF_TYPES && !ret; t++)
+			if (list_len(rp, zi, o, t) > want[t][o])
+				ret = relist_order(rp, zi, o, t, list_len(rp, zi, o, t) - want[t][o],
+						   want);
+	}
+	return ret;
+}
+
 static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 			const struct pb_rank *rank, uint64_t nr)
 {
@@ -416,6 +493,8 @@ static int refine_types(struct replay *rp, int64_t snap, unsigned int zi,
 	for (k = 0; k < rz.n && !ret; k++)
 		ret = model_set_pageblock_mt(rp->m, in_zone(z, rz.bl[k].pfn), rz.bl[k].mt);
 	free(rz.bl);
+	if (!ret && !rp->profile.freelist_hygiene)
+		ret = relist_free(rp, zi, (const int64_t (*)[RF_ORDERS])rz.want, rz.orders);
 	return ret;
 }
 

@@ -807,6 +807,50 @@ START_TEST(test_free_high_bypass)
 }
 END_TEST
 
+/*
+ * Before v6.10 a free block may sit on another type's list than its pageblock's: the
+ * seed follows pagetypeinfo's free blocks per type where the order's total agrees. Every
+ * pageblock Movable (pagetypeinfo's block counts); pageblock 0 in use but one free
+ * order-4 block at +0x10, which pagetypeinfo lists as Unmovable. On 6.1 the seed files
+ * it there (its pageblock stays Movable); on 6.12 (freelist hygiene) it stays Movable.
+ */
+START_TEST(test_seed_relists_free_block)
+{
+	static const char *const rel[] = { "6.1.0-41-amd64", "6.12.38+deb12-amd64" };
+	static const char *const other[] = { "Unmovable", "Reclaimable", "HighAtomic" };
+	const uint64_t used = KPF_BIT(KPF_LRU) | KPF_BIT(KPF_ANON) | KPF_BIT(KPF_MMAP);
+	uint64_t pf[4], p;
+	struct replay *rp;
+	struct tdb *db;
+	struct cap c;
+	int i, o, stored, eff;
+	bool iso;
+
+	cap_begin(&c, "relist.db");
+	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", rel[_i]), 0);
+	for (p = ZSTART; p < ZSTART + 0x200; p++)
+		c.flags[p] = p >= ZSTART + 0x10 && p < ZSTART + 0x20 ? KPF_BIT(KPF_BUDDY) : used;
+	add_snapshot(&c, 1, 0, 0);
+	for (i = 0; i < 3; i++)
+		for (o = 0; o <= 10; o++)
+			exec(c.db, "INSERT INTO pagetype_free VALUES (1, 0, 'Normal', '%s', %d, %d)",
+			     other[i], o, !i && o == 4);
+	exec(c.db, "UPDATE pagetype_free SET nr_free = nr_free - 1 WHERE migratetype = 'Movable' "
+	     "AND ord = 4");
+	ev(&c, T_ALLOC, 0, USER_PID, ZSTART + 0x400, 0, GFP_MOVABLE, 1, 0, 0);
+	cap_end(&c);
+
+	rp = replay_begin(c.path, &db);
+	ck_assert_int_eq(model_free_list(rp_model(rp), 0, 4, 0, pf, 4), _i ? 0 : 1);
+	if (!_i)
+		ck_assert_uint_eq(pf[0], ZSTART + 0x10);
+	ck_assert_int_eq(model_pageblock_mt(rp_model(rp), ZSTART, &stored, &eff, &iso), 0);
+	ck_assert_int_eq(stored, 1);
+	replay_end(rp, db);
+	fixture_rm(c.path);
+}
+END_TEST
+
 /* A zoneinfo zone's tail: two cpus' pagesets, batch 1, high 4, stat threshold 16. */
 #define ZI_PAGESETS								\
 	"        present  2048\n        managed  2048\n"				\
@@ -2033,6 +2077,7 @@ Suite *checkers_suite(void)
 	tcase_add_test(core, test_snapshot_reads_pcp_block_free);
 	tcase_add_test(core, test_free_high_bypass);
 	tcase_add_test(core, test_teacher_infers_vmstat_fold);
+	tcase_add_loop_test(core, test_seed_relists_free_block, 0, 2);
 	tcase_add_test(core, test_alloc_during_drain_ok);
 	tcase_add_test(core, test_pcp_refree_not_reported);
 	tcase_add_test(core, test_fallback_page_refree_not_reported);
