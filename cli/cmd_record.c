@@ -62,7 +62,9 @@ const char cmd_record_usage[] =
 	"Tracing uses a tracefs instance of its own, bigchunk-PID, with the mono clock; it\n"
 	"is removed on exit, and one left by a recorder that died is removed by the next\n"
 	"'bigchunk record'. Raw per-CPU data is kept in a temporary directory next to\n"
-	"FILE.db until the conversion is done.\n"
+	"FILE.db until the conversion is done. workqueue:workqueue_execute_start is\n"
+	"filtered in the kernel to vmstat_update()'s runs (its address from\n"
+	"/proc/kallsyms; where that is hidden, the event is left out and noted).\n"
 	"\n"
 
 	"Exit status: 0 recorded (also after Ctrl-C), 2 usage error, not root, no tracefs,\n"
