@@ -589,23 +589,33 @@ static int refill_bulk(struct teacher *t, struct model *m, const struct tc_req *
 	return ret < 0 ? ret : ret2;
 }
 
-/* refresh_cpu_vm_stats() on every cpu: each zone's NR_FREE_PAGES diff folded. */
+/* refresh_cpu_vm_stats() on @cpu: each zone's NR_FREE_PAGES diff folded. */
+static int fold_cpu(struct model *m, unsigned int cpu)
+{
+	unsigned int nz = model_get_layout(m)->nr_zones, zi;
+	int ret = 0;
+
+	for (zi = 0; zi < nz && !ret; zi++)
+		ret = model_vmstat_fold(m, zi, cpu);
+	return ret;
+}
+
+/* ... on every cpu. */
 static int fold_all(struct model *m)
 {
-	unsigned int nz = model_get_layout(m)->nr_zones, ncpu = model_get_layout(m)->nr_cpus;
-	unsigned int zi, cpu;
+	unsigned int ncpu = model_get_layout(m)->nr_cpus, cpu;
 	int ret = 0;
 
 	for (cpu = 0; cpu < ncpu && !ret; cpu++)
-		for (zi = 0; zi < nz && !ret; zi++)
-			ret = model_vmstat_fold(m, zi, cpu);
+		ret = fold_cpu(m, cpu);
 	return ret;
 }
 
 /*
  * The kernel served the request from another zone than the model chose. Each cpu's
- * NR_FREE_PAGES diffs are folded by its vmstat_update() at a phase no event shows
- * (vm_fold_tick() guesses one): if the model, with every diff folded, would choose the
+ * NR_FREE_PAGES diffs are folded by its vmstat_update() (at a phase vm_fold_tick()
+ * guesses where the capture does not trace it) and by quiet_vmstat() when the cpu goes
+ * idle (no event shows it): if the model, with every diff folded, would choose the
  * kernel's zone, the kernel's counter had them folded: fold them now, so the next
  * questions read the counter the kernel read. Nothing else of the state is learned
  * from a disagreement (counted, vm_folds_inferred).
@@ -836,8 +846,7 @@ static int vm_track(struct teacher *t, struct model *m, const struct tr_event *e
 	if (!ret && ev->kind == TR_EV_VMSTAT_UPDATE && t->res->vmstat_traced &&
 	    ev->cpu >= 0 && (unsigned int)ev->cpu < ncpu) {
 		t->res->vmstat_updates++;
-		for (zi = 0; zi < nz && !ret; zi++)
-			ret = model_vmstat_fold(m, zi, (unsigned int)ev->cpu);
+		ret = fold_cpu(m, (unsigned int)ev->cpu);
 	}
 	return ret ? ret : vm_fold_tick(t, m, ev->ts);
 }

@@ -33,6 +33,7 @@ struct sim_apply {
 	unsigned int nr_cpus, nr_zones;	/* the layout's */
 	uint64_t next_decay;		/* ts of the next vmstat_update() round, 0 unset */
 	bool vmstat_traced;		/* its runs are requests (SIM_REQ_VMSTAT): no guess */
+	bool kernel_zones;		/* each allocation held to the kernel's zone */
 	uint64_t nr_free[MODEL_MAX_ZONES];	/* NR_FREE_PAGES before the change at work */
 	struct tdb_pins pins;		/* the newest snapshot's longterm_pins */
 	struct sim_iso *iso;		/* isolation windows open (SIM_REQ_ISOLATE) */
@@ -119,6 +120,7 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 
 void sim_apply_set_kernel_zones(struct sim_apply *a, bool on)
 {
+	a->kernel_zones = on;
 	a->st->kernel_zones = on;
 }
 
@@ -245,7 +247,7 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 	struct model_decision d;
 	int ret;
 
-	if (a->st->kernel_zones && kz >= 0) {
+	if (a->kernel_zones && kz >= 0) {
 		mr.zone_fixed = true;
 		mr.zone = (unsigned int)kz;
 	}
