@@ -15,6 +15,11 @@ cap=${BC_BENCH_CAPTURE:-}
 if [ -z "$cap" ]; then
 	cap=$(ls -S traces/*.db 2>/dev/null | head -1)
 fi
+# replay and check store their results: into a copy, never the bundled file
+if [ -n "$cap" ]; then
+	cp "$cap" "$tmp/copy.db" && chmod 600 "$tmp/copy.db" || exit 2
+	cap=$tmp/copy.db
+fi
 # A bundled trace.dat with its snapshot directories (traces/NAME.snap/*) replays too.
 if [ -z "$cap" ]; then
 	for dat in $(ls -S traces/*.dat 2>/dev/null); do

@@ -100,6 +100,76 @@ static void machine_orders(int *pageblock_order, int *max_page_order)
 	}
 }
 
+/* One line of a cpu0 cache attribute file; 0, or -1 when absent. */
+static int cache_attr(unsigned int index, const char *name, char *buf, size_t size)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%u/%s", index, name);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -1;
+	if (!fgets(buf, (int)size, fp))
+		buf[0] = 0;
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* Cpus in a cpu list ("0-3,8"). */
+static long cpu_list_weight(const char *s)
+{
+	long n = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		n += b >= a ? b - a + 1 : 0;
+		s = *end == ',' ? end + 1 : end;
+		if (*s && *s != ',' && (*s < '0' || *s > '9'))
+			break;
+	}
+	return n;
+}
+
+/*
+ * cpu0's share of its last-level data cache in kB, as cacheinfo's
+ * per_cpu_data_slice_size (the size over the cpus sharing it); -1 when sysfs does
+ * not say. The kernel keeps a pcp batch from a high-order free's drain above 3 batches.
+ */
+static long cpu_data_slice_kb(void)
+{
+	long best_level = -1, slice = -1;
+	char level[16], type[32], size[32], shared[256];
+
+	for (unsigned int i = 0; i < 16; i++) {
+		long l, kb, n;
+
+		if (cache_attr(i, "level", level, sizeof(level)))
+			break;
+		if (cache_attr(i, "type", type, sizeof(type)) ||
+		    cache_attr(i, "size", size, sizeof(size)) ||
+		    cache_attr(i, "shared_cpu_list", shared, sizeof(shared)))
+			continue;
+		if (strcmp(type, "Data") && strcmp(type, "Unified"))
+			continue;
+		l = strtol(level, NULL, 10);
+		kb = strtol(size, NULL, 10);
+		n = cpu_list_weight(shared);
+		if (l > best_level && kb > 0 && n > 0) {
+			best_level = l;
+			slice = kb / n;
+		}
+	}
+	return slice;
+}
+
 int live_store_start_meta(struct live *lv, const char *const *events)
 {
 	int pageblock_order, max_page_order;
@@ -126,6 +196,8 @@ int live_store_start_meta(struct live *lv, const char *const *events)
 		ret = tdb_set_meta_int(lv->db, "pageblock_order", pageblock_order);
 	if (!ret && max_page_order >= 0)
 		ret = tdb_set_meta_int(lv->db, "max_page_order", max_page_order);
+	if (!ret && cpu_data_slice_kb() > 0)
+		ret = tdb_set_meta_int(lv->db, "cpu_data_slice_kb", cpu_data_slice_kb());
 	if (!ret)
 		ret = tdb_set_meta_int(lv->db, "buffer_kb_per_cpu",
 				       tracefs_instance_get_buffer_size(lv->inst, lv->cpus[0].cpu));

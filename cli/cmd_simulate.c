@@ -112,6 +112,37 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 100.0;
 }
 
+static void print_pcp_kind(const char *what, const struct tc_pcp_kind *k)
+{
+	printf("  %-30s %8llu asked, alike %.2f%%; missed %llu, extra %llu, other amounts %llu; "
+	       "pages kernel %llu, model %llu\n", what, (unsigned long long)k->asked,
+	       pct(k->alike, k->asked), (unsigned long long)k->missed,
+	       (unsigned long long)k->extra,
+	       (unsigned long long)(k->asked - k->alike - k->missed - k->extra),
+	       (unsigned long long)k->pages_kernel, (unsigned long long)k->pages_model);
+}
+
+static void print_pcp(const struct tc_pcp_counts *c)
+{
+	printf("pcp sizing, asked at the kernel's own decisions from the true lists "
+	       "(missed: the kernel drained, the model would not; extra: the reverse):\n");
+	print_pcp_kind("frees to a pcp list (drains)", &c->commit);
+	print_pcp_kind("refills (rmqueue_bulk())", &c->refill);
+	print_pcp_kind("vmstat_update() decays", &c->decay);
+	printf("  drained with no decision of the cpu open (drain_all_pages(), remote "
+	       "drains): %llu pages\n", (unsigned long long)c->unexplained_drain_pages);
+	printf("  pcp->count as asked, against each later snapshot's zoneinfo (then taken from "
+	       "it): %.1f pages off on average over %llu lists (the seed's count: zoneinfo's, "
+	       "read at the snapshot's start, with the read's events)\n",
+	       c->synced_lists ? (double)c->synced_count_off / (double)c->synced_lists : 0.0,
+	       (unsigned long long)c->synced_lists);
+	printf("  pcp->high as the model tuned it, against the same zoneinfo: %llu of %llu "
+	       "lists equal, %.1f off on average\n", (unsigned long long)c->synced_high_equal,
+	       (unsigned long long)c->synced_high_lists,
+	       c->synced_high_lists ? (double)c->synced_high_off /
+				      (double)c->synced_high_lists : 0.0);
+}
+
 static void print_text(const struct tc_result *r, const char *path)
 {
 	unsigned int i;
@@ -178,6 +209,20 @@ static void print_text(const struct tc_result *r, const char *path)
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
 	       r->zones_with_limits, (unsigned long long)r->model_none);
+	print_pcp(&r->pcp);
+}
+
+static void json_pcp_kind(struct json *j, const char *key, const struct tc_pcp_kind *k)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kuint(j, "asked", k->asked);
+	json_kuint(j, "alike", k->alike);
+	json_kuint(j, "missed", k->missed);
+	json_kuint(j, "extra", k->extra);
+	json_kuint(j, "pages_kernel", k->pages_kernel);
+	json_kuint(j, "pages_model", k->pages_model);
+	json_obj_end(j);
 }
 
 static void json_counts(struct json *j, const char *key, const struct tc_counts *c)
@@ -249,6 +294,18 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "vmstat_folds_inferred", r->vm_folds_inferred);
 	json_kbool(&j, "vmstat_update_traced", r->vmstat_traced);
 	json_kuint(&j, "vmstat_updates", r->vmstat_updates);
+	json_key(&j, "pcp_sizing");
+	json_obj_begin(&j);
+	json_pcp_kind(&j, "drains", &r->pcp.commit);
+	json_pcp_kind(&j, "refills", &r->pcp.refill);
+	json_pcp_kind(&j, "decays", &r->pcp.decay);
+	json_kuint(&j, "unexplained_drain_pages", r->pcp.unexplained_drain_pages);
+	json_kuint(&j, "synced_lists", r->pcp.synced_lists);
+	json_kuint(&j, "synced_count_off", r->pcp.synced_count_off);
+	json_kuint(&j, "synced_high_lists", r->pcp.synced_high_lists);
+	json_kuint(&j, "synced_high_equal", r->pcp.synced_high_equal);
+	json_kuint(&j, "synced_high_off", r->pcp.synced_high_off);
+	json_obj_end(&j);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -241,9 +241,12 @@ static uint32_t clamp32(int64_t v, int64_t lo, int64_t hi)
 	return (uint32_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* nr_pcp_alloc(): blocks rmqueue_bulk() takes for an empty list; tunes high. */
+/*
+ * nr_pcp_alloc(): blocks rmqueue_bulk() takes for an empty list, @count the cpu's
+ * pcp->count then; tunes high.
+ */
 static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *p,
-				 unsigned int cpu, unsigned int order)
+				 int64_t count, unsigned int order)
 {
 	const struct model_zone_limits *l = limits(m, zi);
 	int64_t batch = l->pcp_batch, high, b, max_nr;
@@ -262,7 +265,7 @@ static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *
 		jset32(m, &p->high, (uint32_t)high);
 	}
 	if (!order) {
-		max_nr = high - m->zones[zi].pcp_count[cpu] - batch;
+		max_nr = high - count - batch;
 		if (max_nr < batch)
 			max_nr = batch;
 		if (b <= max_nr && p->alloc_factor < PCP_BATCH_SCALE_MAX)
@@ -865,7 +868,7 @@ static int refill(struct model *m, const struct choice *c, unsigned int cpu,
 
 	if (!p)
 		return -BC_E_NOMEM;
-	n = nr_pcp_alloc(m, c->zone, p, cpu, order);
+	n = nr_pcp_alloc(m, c->zone, p, m->zones[c->zone].pcp_count[cpu], order);
 	for (i = 0; i < n; i++) {
 		struct plan pl;
 
@@ -974,11 +977,11 @@ static int pcp_drain(struct model *m, unsigned int zi, unsigned int cpu, int64_t
 }
 
 /* nr_pcp_high() without ZONE_RECLAIM_ACTIVE (not modelled). */
-static int64_t nr_pcp_high(struct model *m, unsigned int zi, struct dpcp *p, unsigned int cpu,
+static int64_t nr_pcp_high(struct model *m, unsigned int zi, struct dpcp *p, int64_t count,
 			   int64_t batch, bool free_high)
 {
 	const struct model_zone_limits *l = limits(m, zi);
-	int64_t high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max), count;
+	int64_t high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
 
 	jset32(m, &p->high, (uint32_t)high);
 	if (!high)
@@ -990,7 +993,6 @@ static int64_t nr_pcp_high(struct model *m, unsigned int zi, struct dpcp *p, uns
 	}
 	if (l->pcp_high_min == l->pcp_high_max)
 		return high;
-	count = m->zones[zi].pcp_count[cpu];
 	if (below_high(m, zi)) {
 		int64_t fc = p->free_count > batch ? p->free_count : batch;
 
@@ -1004,11 +1006,9 @@ static int64_t nr_pcp_high(struct model *m, unsigned int zi, struct dpcp *p, uns
 }
 
 /* nr_pcp_free(). */
-static int64_t nr_pcp_free(const struct model *m, unsigned int zi, const struct dpcp *p,
-			   unsigned int cpu, int64_t batch, int64_t high, bool free_high)
+static int64_t nr_pcp_free(const struct dpcp *p, int64_t count, int64_t batch, int64_t high,
+			   bool free_high)
 {
-	int64_t count = m->zones[zi].pcp_count[cpu];
-
 	if (free_high)
 		return count < batch << PCP_BATCH_SCALE_MAX ? count : batch << PCP_BATCH_SCALE_MAX;
 	if (high < batch)
@@ -1022,11 +1022,11 @@ static int64_t nr_pcp_free(const struct model *m, unsigned int zi, const struct 
  * without an allocation between, up to high - batch; a freed order 1-3 page while it
  * is non-zero frees the whole list (free_high). The caller added the page.
  */
-static int pcp_commit_v6_1(struct model *m, unsigned int zi, unsigned int cpu,
-			   struct dpcp *p, unsigned int order, unsigned int pindex)
+static int64_t commit_decide_v6_1(struct model *m, unsigned int zi, struct dpcp *p,
+				  unsigned int order, int64_t count)
 {
 	const struct model_zone_limits *l = limits(m, zi);
-	int64_t count = m->zones[zi].pcp_count[cpu], batch = l->pcp_batch, nr;
+	int64_t batch = l->pcp_batch, nr;
 	int64_t high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
 	bool free_high = p->free_count && order && order <= PAGE_ALLOC_COSTLY_ORDER;
 
@@ -1036,18 +1036,61 @@ static int pcp_commit_v6_1(struct model *m, unsigned int zi, unsigned int cpu,
 	if (count < high)
 		return 0;
 	/* nr_pcp_free() */
-	if (free_high) {
-		nr = count;
-	} else if (high < batch) {
-		nr = 1;
-	} else {
-		nr = batch << p->free_count;
-		if (nr < high - batch && p->free_count < PCP_BATCH_SCALE_MAX)
-			jset32(m, &p->free_count, p->free_count + 1);
-		nr = nr < batch ? batch : nr;
-		nr = nr > high - batch ? high - batch : nr;
+	if (free_high)
+		return count;
+	if (high < batch)
+		return 1;
+	nr = batch << p->free_count;
+	if (nr < high - batch && p->free_count < PCP_BATCH_SCALE_MAX)
+		jset32(m, &p->free_count, p->free_count + 1);
+	nr = nr < batch ? batch : nr;
+	return nr > high - batch ? high - batch : nr;
+}
+
+/*
+ * free_unref_page_commit() / free_frozen_page_commit() after the page of @order went
+ * onto the list, @count pages there now: the state it leaves, and the pages it has
+ * free_pcppages_bulk() drain (0: none).
+ */
+static int64_t commit_decide(struct model *m, unsigned int zi, struct dpcp *p,
+			     unsigned int order, int64_t count)
+{
+	int64_t batch = limits(m, zi)->pcp_batch, high, thresh = batch;
+	bool free_high = false;
+
+	/* no effect before v6.7: nr_pcp_alloc() has no alloc_factor there */
+	jset32(m, &p->alloc_factor, p->alloc_factor >> 1);
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return commit_decide_v6_1(m, zi, p, order, count);
+	/* the free_high threshold grew by high_min / 2 after 6.12 */
+	if (m->prof.version > MODEL_KVER(6, 12, 255))
+		thresh += limits(m, zi)->pcp_high_min / 2;
+	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
+		/* PCPF_FREE_HIGH_BATCH (setup_pcp_cacheinfo()): a batch stays */
+		bool keep_batch = !m->prof.data_slice_pages ||
+				  m->prof.data_slice_pages > 3 * (uint64_t)batch;
+
+		free_high = p->free_count >= thresh && p->prev_free_high &&
+			    (!keep_batch || count >= batch);
+		jset32(m, &p->prev_free_high, 1);
+	} else if (p->prev_free_high) {
+		jset32(m, &p->prev_free_high, 0);
 	}
-	return pcp_drain(m, zi, cpu, nr, pindex);
+	if (p->free_count < (batch << PCP_BATCH_SCALE_MAX))
+		jset32(m, &p->free_count, p->free_count + (1u << order));
+	high = nr_pcp_high(m, zi, p, count, batch, free_high);
+	if (count < high)
+		return 0;
+	return nr_pcp_free(p, count, batch, high, free_high);
+}
+
+/* After the free path drained: ZONE_BELOW_HIGH cleared over the high watermark. */
+static void drained_clear(struct model *m, unsigned int zi)
+{
+	/* zone_watermark_ok(zone, 0, high_wmark_pages(zone), ZONE_MOVABLE, 0) */
+	if (m->dz[zi].bh_kept && m->dz[zi].below_high &&
+	    watermark_ok(m, zi, 0, limits(m, zi)->wmark_high, ZT_MOVABLE, 0))
+		jset32(m, &m->dz[zi].below_high, 0);
 }
 
 /* free_unref_page_commit() / free_frozen_page_commit(). */
@@ -1055,66 +1098,37 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 		      unsigned int order, int mt)
 {
 	struct dpcp *p = pcp_state(m, zi, cpu);
-	int64_t batch = limits(m, zi)->pcp_batch, high, thresh = batch;
 	int lmt = mt >= IMT_HIGHATOMIC ? IMT_MOVABLE : mt;
 	unsigned int pindex = model_pcp_pindex(order, order >= PCP_LOW_ORDERS &&
 					       lmt != IMT_MOVABLE ? IMT_UNMOVABLE : lmt);
-	bool free_high = false;
+	int64_t nr;
 	int ret;
 
 	if (!p)
 		return -BC_E_NOMEM;
-	/* no effect before v6.7: nr_pcp_alloc() has no alloc_factor there */
-	jset32(m, &p->alloc_factor, p->alloc_factor >> 1);
 	ret = model_pcp_add(m, &m->zones[zi], idx, order, mt, (int)cpu, 0, 0);
 	if (ret)
 		return ret;
-	if (m->prof.version < MODEL_KVER(6, 7, 0))
-		return pcp_commit_v6_1(m, zi, cpu, p, order, pindex);
-	/* the free_high threshold grew by high_min / 2 after 6.12 */
-	if (m->prof.version > MODEL_KVER(6, 12, 255))
-		thresh += limits(m, zi)->pcp_high_min / 2;
-	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
-		free_high = p->free_count >= thresh && p->prev_free_high;
-		jset32(m, &p->prev_free_high, 1);
-	} else if (p->prev_free_high) {
-		jset32(m, &p->prev_free_high, 0);
-	}
-	if (p->free_count < (batch << PCP_BATCH_SCALE_MAX))
-		jset32(m, &p->free_count, p->free_count + (1u << order));
-	high = nr_pcp_high(m, zi, p, cpu, batch, free_high);
-	if (m->zones[zi].pcp_count[cpu] < high)
+	nr = commit_decide(m, zi, p, order, m->zones[zi].pcp_count[cpu]);
+	if (!nr)
 		return 0;
-	ret = pcp_drain(m, zi, cpu, nr_pcp_free(m, zi, p, cpu, batch, high, free_high), pindex);
-	/* zone_watermark_ok(zone, 0, high_wmark_pages(zone), ZONE_MOVABLE, 0) */
-	if (!ret && m->dz[zi].bh_kept && m->dz[zi].below_high &&
-	    watermark_ok(m, zi, 0, limits(m, zi)->wmark_high, ZT_MOVABLE, 0))
-		jset32(m, &m->dz[zi].below_high, 0);
+	ret = pcp_drain(m, zi, cpu, nr, pindex);
+	/* before v6.7 there is no ZONE_BELOW_HIGH (bh_kept stays clear) */
+	if (!ret)
+		drained_clear(m, zi);
 	return ret;
 }
 
-int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
+/* decay_pcp_high(): the cpu's pcp->high decays; the pages over it are drained. */
+static int64_t decay_decide(struct model *m, unsigned int zone, struct dpcp *p, int64_t count)
 {
-	const struct model_zone_limits *l;
-	struct dpcp *p;
-	int64_t count, high, batch, to_drain;
-	int ret = model_broken(m);
+	const struct model_zone_limits *l = limits(m, zone);
+	int64_t high, batch;
 
-	if (ret)
-		return ret;
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
-	if (m->prof.version < MODEL_KVER(6, 7, 0))
-		return 0;
-	l = limits(m, zone);
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
 	/* bounds not known (replay/zone-limits.c computes them where zoneinfo has none) */
-	if (!l->pcp_high_min)
+	if (m->prof.version < MODEL_KVER(6, 7, 0) || !l->pcp_high_min)
 		return 0;
 	batch = l->pcp_batch;
-	count = m->zones[zone].pcp_count[cpu];
 	/* pcp->high as the free and refill paths read it (0 = not yet tuned: high_min) */
 	high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
 	if (high > l->pcp_high_min) {
@@ -1127,10 +1141,111 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
 		high = h;
 		jset32(m, &p->high, (uint32_t)high);
 	}
+	return count > high ? count - high : 0;
+}
+
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
+{
+	struct dpcp *p;
+	int64_t batch, to_drain;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	batch = limits(m, zone)->pcp_batch;
+	to_drain = decay_decide(m, zone, p, m->zones[zone].pcp_count[cpu]);
 	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
-	for (to_drain = count - high; to_drain > 0 && !ret; to_drain -= batch)
+	for (; to_drain > 0 && !ret; to_drain -= batch)
 		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);
 	return ret;
+}
+
+/* The dpcp of a zone and cpu asked by a caller; NULL with *@ret set when none. */
+static struct dpcp *asked_pcp(struct model *m, unsigned int zone, unsigned int cpu, int *ret)
+{
+	struct dpcp *p;
+
+	*ret = model_broken(m);
+	if (*ret)
+		return NULL;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus) {
+		*ret = bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+		return NULL;
+	}
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		*ret = -BC_E_NOMEM;
+	return p;
+}
+
+int model_pcp_free_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			  unsigned int order, int64_t count, int64_t *nr_drain)
+{
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
+
+	*nr_drain = p ? commit_decide(m, zone, p, order, count) : 0;
+	return ret;
+}
+
+int model_pcp_alloc_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			   unsigned int order, bool refill, int64_t count, int64_t *nr_pages)
+{
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
+
+	*nr_pages = 0;
+	if (!p)
+		return ret;
+	/* rmqueue_pcplist(): halved before __rmqueue_pcplist() looks at the list */
+	jset32(m, &p->free_count, p->free_count >> 1);
+	if (refill)
+		*nr_pages = (int64_t)nr_pcp_alloc(m, zone, p, count, order) << order;
+	return 0;
+}
+
+int model_pcp_decay_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			   int64_t count, int64_t *to_drain)
+{
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
+
+	*to_drain = p ? decay_decide(m, zone, p, count) : 0;
+	return ret;
+}
+
+int model_pcp_drained(struct model *m, unsigned int zone)
+{
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones)
+		return bc_error(BC_E_INVAL, "model: no zone %u", zone);
+	if (m->dz && known_limits(m, zone))
+		drained_clear(m, zone);
+	return 0;
+}
+
+int model_note_request(struct model *m, const struct model_request *rq, unsigned int zone)
+{
+	struct model_request q = *rq;
+	struct choice c;
+	int ret = model_broken(m);
+
+	if (!ret)
+		ret = keep_below_high(m);
+	if (ret)
+		return ret;
+	q.zone_fixed = true;
+	q.zone = zone;
+	ret = choose(m, &q, true, &c);
+	return ret < 0 ? ret : 0;
 }
 
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high)

@@ -90,6 +90,30 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
 
 /*
+ * The kernel's own pcp decisions, for the teacher (replay/tc-pcp.h): the pages move
+ * by the kernel's events; these leave struct per_cpu_pages as the kernel's code does
+ * and say what it decides. @count: the kernel's pcp->count of @cpu then.
+ */
+/* free_unref_page_commit() of a page of @order, @count with it: *@nr_drain pages drained. */
+int model_pcp_free_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			  unsigned int order, int64_t count, int64_t *nr_drain);
+/*
+ * rmqueue_pcplist() of @order: the batch-free count halved; with @refill (the list
+ * was empty), *@nr_pages, the pages rmqueue_bulk() takes (nr_pcp_alloc() << order).
+ */
+int model_pcp_alloc_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			   unsigned int order, bool refill, int64_t count, int64_t *nr_pages);
+/* decay_pcp_high() (vmstat_update()): *@to_drain, the pages it drains. */
+int model_pcp_decay_decide(struct model *m, unsigned int zone, unsigned int cpu,
+			   int64_t count, int64_t *to_drain);
+/* The free path drained @zone: ZONE_BELOW_HIGH cleared when over the high watermark. */
+int model_pcp_drained(struct model *m, unsigned int zone);
+/*
+ * get_page_from_freelist() served @rq from @zone: the ZONE_BELOW_HIGH checks of the
+ * zones it visited (kept from this call on, as model_take() keeps them).
+ */
+int model_note_request(struct model *m, const struct model_request *rq, unsigned int zone);
+/*
  * pcp->high of (@zone, @cpu) as a snapshot's zoneinfo prints it ("high:"): the kernel
  * tunes it (nr_pcp_alloc(), nr_pcp_high(), decay_pcp_high()), so a seed takes it.
  */

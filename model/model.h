@@ -118,6 +118,13 @@ struct model_profile {
 	uint32_t pcp_orders;
 	/* v6.10+ "freelist hygiene": a free page's list is its block's type. */
 	bool freelist_hygiene;
+	/*
+	 * A cpu's share of its last-level data cache, in pages (cacheinfo's
+	 * per_cpu_data_slice_size; meta cpu_data_slice_kb), 0 not known: taken as
+	 * large. Over 3 pcp->batch, PCPF_FREE_HIGH_BATCH (v6.7+) keeps a batch on the
+	 * list before a high-order free drains it.
+	 */
+	uint64_t data_slice_pages;
 	/* v6.15 claim/steal split of __rmqueue_fallback (also in 6.12.118). */
 	bool claim_steal;
 	/*

@@ -17,6 +17,7 @@
 #include "replay/replay.h"
 #include "replay/teacher.h"
 #include "replay/zone-limits.h"
+#include "trace/tr-attempt.h"
 
 #define _W(w, s) s,
 static const char *const why_names[] = { TC_WHYS };
@@ -36,8 +37,10 @@ struct tc_req {
 	int cpu, mt;
 	unsigned int order;
 	unsigned int nr_zl;		/* zone_locked events in the group */
+	unsigned int nr_extfrag;	/* extfrag events in the group */
 	enum model_source src;
 	bool first_touch;		/* no earlier event named its pfn */
+	bool refill;			/* its zone_locked events were a pcp refill */
 };
 
 /* An event showing a pageblock's type (mt -1: a claim changed it: later ones do not
@@ -62,12 +65,16 @@ struct pfn_set {
 /* An open group per cpu: zone_locked/extfrag seen, mm_page_alloc to come. */
 struct tc_open {
 	uint64_t start_seq, zl_pfn;
-	unsigned int nr_zl, order;
+	unsigned int nr_zl, nr_extfrag, order;
 	bool open, refill, extfrag;
 };
 
 struct teacher {
 	const struct model *m;
+	struct tc_pcp *pcp;		/* the pcp sizing asked along */
+	struct tdb *db;
+	struct tdb_snap_info *snaps;	/* later snapshots: their zoneinfo syncs pcp state */
+	int nr_snaps, next_snap;
 	struct tc_req *req;
 	size_t nr, cap, next;
 	struct tc_open *open;
@@ -246,6 +253,7 @@ static void group_event(struct tc_open *o, const struct tr_event *ev)
 	}
 	if (ev->kind == TR_EV_EXTFRAG) {
 		o->extfrag = true;
+		o->nr_extfrag++;
 		return;
 	}
 	if (!o->nr_zl++) {
@@ -272,6 +280,8 @@ static int add_request(struct teacher *t, struct tc_open *o, const struct tr_eve
 		r->nr_zl = o->nr_zl;
 		r->src = o->extfrag ? MODEL_SRC_FALLBACK : o->refill ? MODEL_SRC_REFILL :
 			 o->nr_zl ? MODEL_SRC_BUDDY : MODEL_SRC_PCP;
+		r->refill = o->refill && o->nr_zl;
+		r->nr_extfrag = o->nr_extfrag;
 	}
 	o->open = false;
 	return 0;
@@ -295,6 +305,8 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 			ev.percpu_refill = model_zone_locked_refill(t->m, (unsigned int)ev.order,
 								    ev.mt, ev.percpu_refill);
 		ret = grow_open(t, ev.cpu < 0 ? 0 : ev.cpu);
+		if (!ret)
+			ret = tc_pcp_scan(t->pcp, t->m, &ev);
 		if (ret)
 			break;
 		if (ev.seq < t->seed_end && ev.pfn != UINT64_MAX) {
@@ -355,7 +367,7 @@ static int find_requests(struct teacher *t, struct tdb *db, const struct tr_deco
 	if (ret < 0)
 		return ret;
 	/* by first event: the hook meets them in that order */
-	return 0;
+	return tc_pcp_scan_done(t->pcp);
 }
 
 /*
@@ -851,11 +863,93 @@ static int vm_track(struct teacher *t, struct model *m, const struct tr_event *e
 	return ret ? ret : vm_fold_tick(t, m, ev->ts);
 }
 
+/*
+ * The request's pcp sizing after its question: the zones the kernel visited (its
+ * ZONE_BELOW_HIGH checks) and, through the pcp lists, rmqueue_pcplist()'s (tc-pcp.h).
+ */
+static int ask_pcp(struct teacher *t, struct model *m, const struct tc_req *r)
+{
+	struct model_request q = { .cpu = r->cpu, .order = r->order, .migratetype = r->mt,
+				   .gfp = (uint32_t)r->gfp };
+	int zone = model_pfn_zone(m, r->pfn);
+	bool pcp = r->order < 32 && (model_get_profile(m)->pcp_orders & (1u << r->order)) &&
+		   (r->src == MODEL_SRC_PCP || r->refill);
+
+	/* from v6.10 a fallback's page is traced by its extfrag event alone */
+	uint64_t blocks = r->nr_zl + (model_get_profile(m)->freelist_hygiene ? r->nr_extfrag : 0);
+
+	if (zone < 0)
+		return 0;
+	return tc_pcp_alloc(t->pcp, m, &q, (unsigned int)zone, pcp, r->refill,
+			    r->order < 32 ? blocks << r->order : 0, &t->res->pcp);
+}
+
+static int attempt_begin(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	struct teacher *t = arg;
+
+	return a->kind == TR_ATTEMPT_OFFLINE ?
+	       tc_pcp_offline(t->pcp, rp_model(rp), a->start_pfn, true) : 0;
+}
+
+static int attempt_end(void *arg, struct replay *rp, const struct tr_attempt *a)
+{
+	struct teacher *t = arg;
+
+	return a->kind == TR_ATTEMPT_OFFLINE ?
+	       tc_pcp_offline(t->pcp, rp_model(rp), a->start_pfn, false) : 0;
+}
+
+static int after_event(void *arg, struct replay *rp, const struct tr_event *ev)
+{
+	struct teacher *t = arg;
+
+	return tc_pcp_after(t->pcp, rp_model(rp), ev, &t->res->pcp);
+}
+
+/*
+ * A later snapshot's zoneinfo, read at its begin: the true limits, each pcp->high and
+ * pcp->count there (the teacher asks from the true state).
+ */
+static int snapshot_sync(struct teacher *t, struct model *m, uint64_t seq)
+{
+	const struct model_layout *L = model_get_layout(m);
+	int ret = 0;
+
+	while (!ret && t->next_snap < t->nr_snaps &&
+	       (uint64_t)t->snaps[t->next_snap].seq_begin <= seq) {
+		size_t n = (size_t)L->nr_zones * L->nr_cpus + 1;
+		uint32_t *counts = calloc(n, sizeof(*counts)), *high = calloc(n, sizeof(*high));
+		uint32_t cnt;
+
+		if (!counts || !high) {
+			free(counts);
+			free(high);
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		}
+		for (unsigned int z = 0; z < L->nr_zones; z++)
+			for (unsigned int c = 0; c < L->nr_cpus; c++)
+				model_get_pcp(m, z, c, &cnt, &high[(size_t)z * L->nr_cpus + c]);
+		ret = rp_zone_limits_counts(t->db, t->snaps[t->next_snap++].id, m, NULL, counts);
+		if (!ret) {
+			tc_pcp_sync(t->pcp, m, counts, &t->res->pcp);
+			tc_pcp_sync_high(t->pcp, m, high, &t->res->pcp);
+		}
+		free(counts);
+		free(high);
+	}
+	return ret;
+}
+
 static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
 {
 	struct teacher *t = arg;
-	int vret = vm_track(t, rp_model(rp), ev);
+	int vret = ev->seq >= t->seed_end ? snapshot_sync(t, rp_model(rp), ev->seq) : 0;
 
+	if (!vret)
+		vret = tc_pcp_before(t->pcp, rp_model(rp), ev, &t->res->pcp);
+	if (!vret)
+		vret = vm_track(t, rp_model(rp), ev);
 	if (vret)
 		return vret;
 
@@ -875,30 +969,51 @@ static int before_event(void *arg, struct replay *rp, const struct tr_event *ev)
 			continue;
 		}
 		ret = ask(t, rp, r);
+		if (!ret)
+			ret = ask_pcp(t, rp_model(rp), r);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* The seed snapshot's end and its zoneinfo limits. */
+/*
+ * The seed snapshot's end, its zoneinfo limits, and the pcp sizing's state (its
+ * zoneinfo pcp->counts).
+ */
 static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
 {
+	struct model *m = rp_model(rp);
+	const struct model_layout *L = model_get_layout(m);
+	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
 	struct tdb_snap_info si;
-	int ret = tdb_snap_get(db, rp_seed_snapshot(rp), &si);
+	int ret = counts ? tdb_snap_get(db, rp_seed_snapshot(rp), &si) : -BC_E_NOMEM;
 
-	if (ret)
-		return ret;
-	t->seed_end = si.seq_end > 0 ? (uint64_t)si.seq_end : 0;
-	t->pb_order = model_get_layout(rp_model(rp))->pageblock_order;
-	return rp_zone_limits(db, si.id, rp_model(rp), &t->res->zones_with_limits);
+	if (!ret) {
+		t->seed_end = si.seq_end > 0 ? (uint64_t)si.seq_end : 0;
+		t->pb_order = L->pageblock_order;
+		ret = rp_zone_limits_counts(db, si.id, m, &t->res->zones_with_limits, counts);
+	}
+	if (!ret)
+		ret = tc_pcp_create(m, si.seq_begin > 0 ? (uint64_t)si.seq_begin : 0, t->seed_end,
+				    counts, &t->pcp);
+	free(counts);
+	if (!ret)
+		ret = tdb_snap_list(db, &t->snaps, &t->nr_snaps);
+	/* the first one read after the seed's end */
+	while (!ret && t->next_snap < t->nr_snaps &&
+	       t->snaps[t->next_snap].seq_begin < (int64_t)t->seed_end)
+		t->next_snap++;
+	t->db = db;
+	return ret;
 }
 
 int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	   struct tc_result *out)
 {
 	struct teacher t = { .max_dis = max_dis, .res = out };
-	struct rp_hooks h = { .arg = &t, .before_event = before_event };
+	struct rp_hooks h = { .arg = &t, .before_event = before_event, .after_event = after_event,
+			      .attempt_begin = attempt_begin, .attempt_end = attempt_end };
 	struct replay *rp = NULL;
 	int ret;
 
@@ -927,6 +1042,9 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 			qsort(t.req, t.nr, sizeof(*t.req), cmp_start);
 		ret = rp_run(rp, &h);
 	}
+	if (!ret)
+		ret = tc_pcp_finish(t.pcp, rp_model(rp), &out->pcp);
+	tc_pcp_destroy(t.pcp);
 	/* requests the run did not reach (--until cuts a group) are not counted */
 	out->events = rp ? rp_events_applied(rp) : 0;
 	rp_destroy(rp);
@@ -938,6 +1056,7 @@ int tc_run(struct tdb *db, const struct rp_opts *opts, unsigned int max_dis,
 	free(t.ent);
 	free(t.types);
 	free(t.vm_last);
+	free(t.snaps);
 	free(t.vm_refill);
 	if (ret)
 		tc_result_free(out);
@@ -949,6 +1068,24 @@ void tc_result_free(struct tc_result *r)
 	free(r->dis);
 	r->dis = NULL;
 	r->nr_dis = 0;
+}
+
+/* A pcp sizing kind as rows "pcp:KIND:FIGURE" (requests = the figure). */
+static int store_pcp(struct tdb_results *w, const char *kind, const struct tc_pcp_kind *k)
+{
+	const struct { const char *name; uint64_t v; } f[] = {
+		{ "asked", k->asked }, { "alike", k->alike }, { "missed", k->missed },
+		{ "extra", k->extra }, { "pages_kernel", k->pages_kernel },
+		{ "pages_model", k->pages_model },
+	};
+	char key[64];
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(key, sizeof(key), "pcp:%s:%s", kind, f[i].name);
+		ret = tdb_results_teacher(w, key, f[i].v, UINT64_MAX, 0);
+	}
+	return ret;
 }
 
 int tc_store_results(struct tdb *db, const struct tc_result *r)
@@ -975,6 +1112,27 @@ int tc_store_results(struct tdb *db, const struct tc_result *r)
 		if (r->why[i])
 			ret = tdb_results_teacher(w, key, r->why[i], UINT64_MAX, 0);
 	}
+	ret = ret ? ret : store_pcp(w, "drains", &r->pcp.commit);
+	ret = ret ? ret : store_pcp(w, "refills", &r->pcp.refill);
+	ret = ret ? ret : store_pcp(w, "decays", &r->pcp.decay);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:unexplained_drain_pages",
+					  r->pcp.unexplained_drain_pages, UINT64_MAX, 0);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:synced_lists", r->pcp.synced_lists,
+					  UINT64_MAX, 0);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:synced_count_off", r->pcp.synced_count_off,
+					  UINT64_MAX, 0);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:synced_high_lists", r->pcp.synced_high_lists,
+					  UINT64_MAX, 0);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:synced_high_equal", r->pcp.synced_high_equal,
+					  UINT64_MAX, 0);
+	if (!ret)
+		ret = tdb_results_teacher(w, "pcp:synced_high_off", r->pcp.synced_high_off,
+					  UINT64_MAX, 0);
 	for (i = 0; !ret && i < r->nr_dis; i++) {
 		const struct tc_dis *d = &r->dis[i];
 		struct tdb_teacher_dis row = {

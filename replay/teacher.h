@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "model/decide.h"
+#include "replay/tc-pcp.h"
 
 struct tdb;
 struct rp_opts;
@@ -102,6 +103,7 @@ struct tc_result {
 					 * zone says it read them folded (infer_fold()) */
 	bool vmstat_traced;		/* vmstat_update() runs are events (else guessed) */
 	uint64_t vmstat_updates;	/* ... and how many folded their cpu's diffs */
+	struct tc_pcp_counts pcp;	/* the pcp sizing asked along (replay/tc-pcp.h) */
 	struct tc_dis *dis;		/* the first max_dis disagreements */
 	unsigned int nr_dis;
 	uint64_t dis_left_off;

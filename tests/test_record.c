@@ -393,6 +393,33 @@ START_TEST(test_record_workload)
 		printf("vmstat_update() has no address in /proc/kallsyms: its runs not checked\n");
 	}
 
+	/*
+	 * cpu0's share of its last-level data cache, where sysfs has cacheinfo: at most
+	 * its largest data or unified cache (shared by one cpu at least)
+	 */
+	if (!access("/sys/devices/system/cpu/cpu0/cache/index0/size", R_OK)) {
+		int64_t slice = tdb_get_meta_int(db, "cpu_data_slice_kb", -1), max = 0;
+		char path[96], buf[64];
+
+		for (int i = 0; i < 16; i++) {
+			FILE *fp;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+			fp = fopen(path, "re");
+			if (!fp)
+				break;
+			if (fgets(buf, sizeof(buf), fp) && strtoll(buf, NULL, 10) > max)
+				max = strtoll(buf, NULL, 10);
+			fclose(fp);
+		}
+		printf("cpu_data_slice_kb %lld (largest cache %lld kB)\n", (long long)slice,
+		       (long long)max);
+		ck_assert_int_gt(slice, 0);
+		ck_assert_int_le(slice, max);
+	} else {
+		printf("no cacheinfo in sysfs: cpu_data_slice_kb not checked\n");
+	}
+
 	/* no loss, by the data and by the kernel's counters */
 	ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM lost_events"), 0);
 	ck_assert_int_eq(sql_int(db, "SELECT count(DISTINCT cpu) FROM cpu_stats"),

@@ -1110,7 +1110,10 @@ END_TEST
  * most @d2m 2 MiB allocations apart, the 1 GiB counts equal. The targets (issue:
  * free-running) are unmovable within 5%, no order missed, 2 MiB and 1 GiB equal.
  * The 2 MiB counts are equal on every capture. Orders missed: vm-movable.db two orders
- * of a few blocks (ZONE_MOVABLE's last fragments). mlock.db's order 1 is 28 blocks off
+ * of a few blocks (ZONE_MOVABLE's last fragments); vm-reserved.db one, Normal order 6
+ * at its last snapshot (11 blocks against 9), since an order 1-3 free keeps a batch on
+ * the list (PCPF_FREE_HIGH_BATCH, the kernel's rule: the VM's cache holds more than 3
+ * batches) where the model drained it all before. mlock.db's order 1 is 28 blocks off
  * (5.4%, within the tolerance of small orders) since the seed's types are learned from
  * the trace (1.3% before). The small VM captures' relative figures are of orders with
  * a handful of blocks (within the tolerance).
@@ -1126,7 +1129,7 @@ START_TEST(test_free_running_gate)
 		{ "mlock.db", 0, 6, 0, 0 }, { "offline.db", 0, 2, 0, 0 },
 		{ "pagecache.db", 1, 1, 0, 0 }, { "pgtable.db", 0, 1, 0, 0 },
 		{ "pins.db", 1, 3, 0, 0 }, { "slab.db", 0, 5, 0, 0 }, { "thp.db", 0, 1, 0, 0 },
-		{ "vm-movable.db", 0, 100, 2, 0 }, { "vm-reserved.db", 0, 100, 0, 0 },
+		{ "vm-movable.db", 0, 100, 2, 0 }, { "vm-reserved.db", 0, 100, 1, 0 },
 		{ "vm-cma.db", 0, 16, 0, 0 }, { "vm-cma-alloc-plain.db", 0, 23, 0, 0 },
 		{ "vm-cma-alloc.db", 0, 15, 0, 0 }, { "lazy.db", 0, 0, 0, 0 },
 	};

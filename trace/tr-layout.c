@@ -141,5 +141,7 @@ int tr_read_layout(struct tdb *db, int64_t snap, struct model_layout *L,
 		*release_unknown = true;
 	free(release);
 	prof->cma = cma;
+	prof->data_slice_pages = (uint64_t)tdb_get_meta_int(db, "cpu_data_slice_kb", 0) * 1024 /
+				 (uint64_t)tdb_get_meta_int(db, "page_size", 4096);
 	return 0;
 }
