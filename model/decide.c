@@ -1144,27 +1144,6 @@ static int64_t decay_decide(struct model *m, unsigned int zone, struct dpcp *p, 
 	return count > high ? count - high : 0;
 }
 
-int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
-{
-	struct dpcp *p;
-	int64_t batch, to_drain;
-	int ret = model_broken(m);
-
-	if (ret)
-		return ret;
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
-	batch = limits(m, zone)->pcp_batch;
-	to_drain = decay_decide(m, zone, p, m->zones[zone].pcp_count[cpu]);
-	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
-	for (; to_drain > 0 && !ret; to_drain -= batch)
-		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);
-	return ret;
-}
-
 /* The dpcp of a zone and cpu asked by a caller; NULL with *@ret set when none. */
 static struct dpcp *asked_pcp(struct model *m, unsigned int zone, unsigned int cpu, int *ret)
 {
@@ -1181,6 +1160,22 @@ static struct dpcp *asked_pcp(struct model *m, unsigned int zone, unsigned int c
 	if (!p)
 		*ret = -BC_E_NOMEM;
 	return p;
+}
+
+int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
+{
+	int64_t batch, to_drain;
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
+
+	if (!p)
+		return ret;
+	batch = limits(m, zone)->pcp_batch;
+	to_drain = decay_decide(m, zone, p, m->zones[zone].pcp_count[cpu]);
+	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
+	for (; to_drain > 0 && !ret; to_drain -= batch)
+		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);
+	return ret;
 }
 
 int model_pcp_free_decide(struct model *m, unsigned int zone, unsigned int cpu,
@@ -1250,18 +1245,12 @@ int model_note_request(struct model *m, const struct model_request *rq, unsigned
 
 int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uint32_t high)
 {
-	struct dpcp *p;
-	int ret = model_broken(m);
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
 
-	if (ret)
-		return ret;
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
-	jset32(m, &p->high, high);
-	return 0;
+	if (p)
+		jset32(m, &p->high, high);
+	return ret;
 }
 
 int model_get_pcp(struct model *m, unsigned int zone, unsigned int cpu, uint32_t *count,

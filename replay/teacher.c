@@ -1090,6 +1090,14 @@ static int store_pcp(struct tdb_results *w, const char *kind, const struct tc_pc
 
 int tc_store_results(struct tdb *db, const struct tc_result *r)
 {
+	const struct { const char *key; uint64_t v; } pcp_more[] = {
+		{ "pcp:unexplained_drain_pages", r->pcp.unexplained_drain_pages },
+		{ "pcp:synced_lists", r->pcp.synced_lists },
+		{ "pcp:synced_count_off", r->pcp.synced_count_off },
+		{ "pcp:synced_high_lists", r->pcp.synced_high_lists },
+		{ "pcp:synced_high_equal", r->pcp.synced_high_equal },
+		{ "pcp:synced_high_off", r->pcp.synced_high_off },
+	};
 	struct tdb_results *w;
 	char key[48];
 	unsigned int i;
@@ -1115,24 +1123,8 @@ int tc_store_results(struct tdb *db, const struct tc_result *r)
 	ret = ret ? ret : store_pcp(w, "drains", &r->pcp.commit);
 	ret = ret ? ret : store_pcp(w, "refills", &r->pcp.refill);
 	ret = ret ? ret : store_pcp(w, "decays", &r->pcp.decay);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:unexplained_drain_pages",
-					  r->pcp.unexplained_drain_pages, UINT64_MAX, 0);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:synced_lists", r->pcp.synced_lists,
-					  UINT64_MAX, 0);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:synced_count_off", r->pcp.synced_count_off,
-					  UINT64_MAX, 0);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:synced_high_lists", r->pcp.synced_high_lists,
-					  UINT64_MAX, 0);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:synced_high_equal", r->pcp.synced_high_equal,
-					  UINT64_MAX, 0);
-	if (!ret)
-		ret = tdb_results_teacher(w, "pcp:synced_high_off", r->pcp.synced_high_off,
-					  UINT64_MAX, 0);
+	for (i = 0; !ret && i < sizeof(pcp_more) / sizeof(pcp_more[0]); i++)
+		ret = tdb_results_teacher(w, pcp_more[i].key, pcp_more[i].v, UINT64_MAX, 0);
 	for (i = 0; !ret && i < r->nr_dis; i++) {
 		const struct tc_dis *d = &r->dis[i];
 		struct tdb_teacher_dis row = {
