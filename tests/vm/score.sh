@@ -15,7 +15,9 @@
 #   simulate --teacher: the share of allocation requests given the kernel's pfn, gated at
 #   BC_VM_MIN_TEACHER % (default 99, the model's target). The free-running simulation's
 #   zone orders missed at each snapshot and its allocations in another zone than the
-#   kernel's are printed, not gated (not yet within the target on the frag captures).
+#   kernel's are printed, not gated (not yet within the target on the frag captures); so
+#   is the teacher's pcp sizing (drains and refills asked at the kernel's own decisions
+#   alike, pcp->count and pcp->high against the later snapshots' zoneinfo).
 set -uo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 CAPTURE.db [NAME]" >&2; exit 2; }
 bigchunk=${BIGCHUNK:-./bigchunk}
@@ -49,6 +51,11 @@ FILENAME ~ /verify$/ && /real attempts,/ { attempts = $2 + 0; agree = $5 + 0 }
 FILENAME ~ /verify$/ && /disagree: .*both (fail|succeed)/ { culprit++ }
 FILENAME ~ /teacher$/ && /allocation requests asked/ { asked = $(NF - 3) + 0 }
 FILENAME ~ /teacher$/ && /^  same pfn/ { teacher = $3 + 0; have_teacher = 1 }
+FILENAME ~ /teacher$/ && /^  frees to a pcp list/ { v = $10; sub(/;/, "", v); pcp = pcp " drains alike " v " of " $7 }
+FILENAME ~ /teacher$/ && /^  refills/ { v = $6; sub(/;/, "", v); pcp = pcp ", refills " v " of " $3 }
+FILENAME ~ /teacher$/ && /^  pcp->count as asked/ { c = $0; sub(/.*\): /, "", c); sub(/ on average.*/, "", c)
+	pcp = pcp "; counts " c }
+FILENAME ~ /teacher$/ && /^  pcp->high as the model/ { h = $0; sub(/.*zoneinfo: /, "", h); pcp = pcp "; highs " h }
 FILENAME ~ /simulate$/ && /^allocations served from another zone/ { other = $0; sub(/^[^:]*: /, "", other) }
 FILENAME ~ /simulate$/ && /^  targets:/ { m = $0; sub(/.*free pages per order [A-Za-z]*, /, "", m)
 	sub(/ zone orders missed.*/, "", m); missed = missed (missed == "" ? "" : "/") m }
@@ -67,6 +74,7 @@ END {
 		printf "%s teacher: %.3f%% of %d allocation requests given the kernel'"'"'s pfn\n",
 			name, teacher, asked
 		if (teacher < min_teacher) low("teacher", teacher, min_teacher)
+		printf "%s teacher pcp sizing (printed, not gated):%s\n", name, pcp
 	} else if (min_teacher > 0) fail = fail " no teacher figure"
 	printf "%s free-running: zone orders missed at each snapshot %s; allocations in another zone %s\n",
 		name, missed == "" ? "(no snapshot)" : missed, other
