@@ -138,9 +138,10 @@ static void print_pcp(const struct tc_pcp_counts *c)
 	       "drains): %llu pages\n", (unsigned long long)c->unexplained_drain_pages);
 	printf("  pcp->count as asked, against each later snapshot's zoneinfo (then taken from "
 	       "it): %.1f pages off on average over %llu lists (the seed's count: zoneinfo's, "
-	       "read at the snapshot's start, with the read's events)\n",
+	       "read at the snapshot's start, with the read's events); %llu lists not compared "
+	       "(more than a batch moved while the zone files were read: taken as read)\n",
 	       c->synced_lists ? (double)c->synced_count_off / (double)c->synced_lists : 0.0,
-	       (unsigned long long)c->synced_lists);
+	       (unsigned long long)c->synced_lists, (unsigned long long)c->synced_lists_moving);
 	printf("  pcp->high as the model tuned it, against the same zoneinfo: %llu of %llu "
 	       "lists equal, %.1f off on average\n", (unsigned long long)c->synced_high_equal,
 	       (unsigned long long)c->synced_high_lists,
@@ -307,6 +308,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "unexplained_drain_pages", r->pcp.unexplained_drain_pages);
 	json_kuint(&j, "synced_lists", r->pcp.synced_lists);
 	json_kuint(&j, "synced_count_off", r->pcp.synced_count_off);
+	json_kuint(&j, "synced_lists_moving", r->pcp.synced_lists_moving);
 	json_kuint(&j, "synced_high_lists", r->pcp.synced_high_lists);
 	json_kuint(&j, "synced_high_equal", r->pcp.synced_high_equal);
 	json_kuint(&j, "synced_high_off", r->pcp.synced_high_off);

@@ -42,8 +42,16 @@ struct cpu_state {
 	int64_t predicted, actual;
 };
 
+/* A later snapshot's zone-files window and the pages its pcp events moved per list. */
+struct sync_window {
+	uint64_t begin, end;
+	int64_t *moved;			/* per zone and cpu, summed absolute */
+};
+
 struct tc_pcp {
 	uint64_t seed_begin;
+	struct sync_window *win;
+	size_t nr_win, cap_win, next_win, scan_win;
 	int64_t *zoneinfo;		/* the seed's pcp->count per zone and cpu, NULL none */
 	int64_t *window;		/* the read window's change of them (first pass) */
 	int64_t *phantom;		/* the kernel's count less the model's, per zone and cpu:
@@ -106,6 +114,9 @@ void tc_pcp_destroy(struct tc_pcp *p)
 	free(p->cpu);
 	free(p->ring);
 	free(p->batched);
+	for (size_t i = 0; i < p->nr_win; i++)
+		free(p->win[i].moved);
+	free(p->win);
 	free(p->zoneinfo);
 	free(p->window);
 	free(p->phantom);
@@ -138,6 +149,20 @@ static int64_t window_pages(const struct model *m, const struct tr_event *ev)
 	}
 }
 
+int tc_pcp_add_window(struct tc_pcp *p, uint64_t begin, uint64_t end)
+{
+	int ret = bc_grow(&p->win, p->nr_win, &p->cap_win, sizeof(*p->win), 8, "simulate");
+
+	if (ret)
+		return ret;
+	p->win[p->nr_win] = (struct sync_window){ begin, end,
+		calloc((size_t)(p->nr_zones ? p->nr_zones : 1) * p->nr_cpus + 1, sizeof(int64_t)) };
+	if (!p->win[p->nr_win].moved)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	p->nr_win++;
+	return 0;
+}
+
 int tc_pcp_scan(struct tc_pcp *p, const struct model *m, const struct tr_event *ev)
 {
 	struct ring *r;
@@ -146,10 +171,20 @@ int tc_pcp_scan(struct tc_pcp *p, const struct model *m, const struct tr_event *
 
 	if (!cpu_ok(p, ev->cpu) || ev->pfn == UINT64_MAX)
 		return 0;
-	if (ev->seq >= p->seed_begin && ev->seq < p->seed_end &&
-	    (zone = model_pfn_zone(m, ev->pfn)) >= 0 && (unsigned int)zone < p->nr_zones)
+	zone = model_pfn_zone(m, ev->pfn);
+	if (ev->seq >= p->seed_begin && ev->seq < p->seed_end && zone >= 0 &&
+	    (unsigned int)zone < p->nr_zones)
 		p->window[(unsigned int)zone * p->nr_cpus + (unsigned int)ev->cpu] +=
 			window_pages(m, ev);
+	while (p->scan_win < p->nr_win && ev->seq >= p->win[p->scan_win].end)
+		p->scan_win++;
+	if (p->scan_win < p->nr_win && ev->seq >= p->win[p->scan_win].begin && zone >= 0 &&
+	    (unsigned int)zone < p->nr_zones) {
+		int64_t d = window_pages(m, ev);
+
+		p->win[p->scan_win].moved[(unsigned int)zone * p->nr_cpus + (unsigned int)ev->cpu] +=
+			d < 0 ? -d : d;
+	}
 	r = &p->ring[ev->cpu];
 	if (ev->kind == TR_EV_PAGE_FREE) {
 		r->seq[r->next] = ev->seq;
@@ -242,6 +277,9 @@ static void phantom_set(struct tc_pcp *p, struct model *m)
 void tc_pcp_sync(struct tc_pcp *p, struct model *m, const uint32_t *counts,
 		 struct tc_pcp_counts *c)
 {
+	const int64_t *moved = p->next_win < p->nr_win ? p->win[p->next_win].moved : NULL;
+
+	p->next_win++;
 	/* a snapshot read right after the seed's comes before any event */
 	if (!p->phantom_set)
 		phantom_set(p, m);
@@ -249,8 +287,14 @@ void tc_pcp_sync(struct tc_pcp *p, struct model *m, const uint32_t *counts,
 		for (unsigned int cpu = 0; cpu < p->nr_cpus; cpu++) {
 			int64_t d = (int64_t)counts[(size_t)z * p->nr_cpus + cpu] -
 				    kernel_count(p, m, z, cpu);
+			struct model_zone_limits l;
 
 			p->phantom[(size_t)z * p->nr_cpus + cpu] += d;
+			if (moved && !model_get_zone_limits(m, z, &l) &&
+			    moved[(size_t)z * p->nr_cpus + cpu] > (int64_t)l.pcp_batch) {
+				c->synced_lists_moving++;
+				continue;
+			}
 			c->synced_lists++;
 			c->synced_count_off += (uint64_t)(d < 0 ? -d : d);
 		}

@@ -43,6 +43,7 @@ struct tc_pcp_counts {
 	/* at each later snapshot's zoneinfo, before it syncs them: the lists compared,
 	 * and their counts' distance from the kernel's summed */
 	uint64_t synced_lists, synced_count_off;
+	uint64_t synced_lists_moving;	/* lists not compared: their pages moved meanwhile */
 	/* ... and their pcp->high as the model tuned it (lists with one): compared, equal
 	 * to zoneinfo's, off summed */
 	uint64_t synced_high_lists, synced_high_equal, synced_high_off;
@@ -69,8 +70,16 @@ void tc_pcp_destroy(struct tc_pcp *p);
 int tc_pcp_scan(struct tc_pcp *p, const struct model *m, const struct tr_event *ev);
 int tc_pcp_scan_done(struct tc_pcp *p);
 /*
- * A later snapshot's zoneinfo (@counts as at create) read before the event to come:
- * the kernel's counts are these there (the limits, pcp->high included, the caller sets).
+ * Before the first pass: a later snapshot's zone files were read over events
+ * [@begin, @end) (its begin marker to its first "pages" marker), zoneinfo first. Added
+ * in snapshot order; tc_pcp_sync() takes them in that order.
+ */
+int tc_pcp_add_window(struct tc_pcp *p, uint64_t begin, uint64_t end);
+/*
+ * The next such snapshot's zoneinfo (@counts as at create), read before the event to
+ * come: the kernel's counts are these there (the limits, pcp->high included, the caller
+ * sets). A list whose pages moved by more than a pcp batch while the files were read
+ * (when zoneinfo read it is not known) is taken so too, but not compared.
  */
 void tc_pcp_sync(struct tc_pcp *p, struct model *m, const uint32_t *counts,
 		 struct tc_pcp_counts *c);

@@ -18,6 +18,7 @@
 #include "replay/teacher.h"
 #include "replay/zone-limits.h"
 #include "trace/tr-attempt.h"
+#include "trace/tr-marks.h"
 
 #define _W(w, s) s,
 static const char *const why_names[] = { TC_WHYS };
@@ -930,11 +931,13 @@ static int snapshot_sync(struct teacher *t, struct model *m, uint64_t seq)
 		for (unsigned int z = 0; z < L->nr_zones; z++)
 			for (unsigned int c = 0; c < L->nr_cpus; c++)
 				model_get_pcp(m, z, c, &cnt, &high[(size_t)z * L->nr_cpus + c]);
-		ret = rp_zone_limits_counts(t->db, t->snaps[t->next_snap++].id, m, NULL, counts);
-		if (!ret) {
-			tc_pcp_sync(t->pcp, m, counts, &t->res->pcp);
+		unsigned int nr = 0;
+
+		ret = rp_zone_limits_counts(t->db, t->snaps[t->next_snap++].id, m, &nr, counts);
+		/* a snapshot without zoneinfo says nothing (its window is passed over) */
+		tc_pcp_sync(t->pcp, m, !ret && nr ? counts : NULL, &t->res->pcp);
+		if (!ret && nr)
 			tc_pcp_sync_high(t->pcp, m, high, &t->res->pcp);
-		}
 		free(counts);
 		free(high);
 	}
@@ -1004,6 +1007,18 @@ static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
 	while (!ret && t->next_snap < t->nr_snaps &&
 	       t->snaps[t->next_snap].seq_begin < (int64_t)t->seed_end)
 		t->next_snap++;
+	/* each one's zone files: from its begin marker to its first "pages" marker */
+	for (int i = t->next_snap; !ret && i < t->nr_snaps; i++) {
+		struct tr_pages_mark *marks = NULL;
+		int n = 0;
+
+		ret = tr_pages_marks(db, &t->snaps[i], &marks, &n);
+		if (!ret)
+			ret = tc_pcp_add_window(t->pcp, (uint64_t)t->snaps[i].seq_begin,
+						(uint64_t)(n ? (int64_t)marks[0].seq :
+							   t->snaps[i].seq_end));
+		free(marks);
+	}
 	t->db = db;
 	return ret;
 }
@@ -1094,6 +1109,7 @@ int tc_store_results(struct tdb *db, const struct tc_result *r)
 		{ "pcp:unexplained_drain_pages", r->pcp.unexplained_drain_pages },
 		{ "pcp:synced_lists", r->pcp.synced_lists },
 		{ "pcp:synced_count_off", r->pcp.synced_count_off },
+		{ "pcp:synced_lists_moving", r->pcp.synced_lists_moving },
 		{ "pcp:synced_high_lists", r->pcp.synced_high_lists },
 		{ "pcp:synced_high_equal", r->pcp.synced_high_equal },
 		{ "pcp:synced_high_off", r->pcp.synced_high_off },
