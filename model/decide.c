@@ -196,6 +196,19 @@ int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_
 	return 0;
 }
 
+int model_zone_pcp_disable(struct model *m, unsigned int zone, struct model_zone_limits *saved)
+{
+	struct model_zone_limits off;
+	int ret = model_get_zone_limits(m, zone, saved);
+
+	if (ret)
+		return ret;
+	off = *saved;
+	off.pcp_batch = 1;
+	off.pcp_high_min = off.pcp_high_max = 0;
+	return model_set_zone_limits(m, zone, &off);
+}
+
 /* The per-cpu tuning of @zi (allocated on first use, zeroed = as after boot). */
 static struct dpcp *pcp_state(struct model *m, unsigned int zi, unsigned int cpu)
 {

@@ -210,6 +210,12 @@ int model_set_zone_limits(struct model *m, unsigned int zone,
 /* The limits in force for @zone (zoneinfo's, or the defaults). */
 int model_get_zone_limits(struct model *m, unsigned int zone, struct model_zone_limits *out);
 /*
+ * zone_pcp_disable() (offline_pages()): @zone's pcp lists at high 0, batch 1, so every
+ * free reaches the buddy and every refill takes one block; *@saved the limits before,
+ * which model_set_zone_limits() gives back (zone_pcp_enable()).
+ */
+int model_zone_pcp_disable(struct model *m, unsigned int zone, struct model_zone_limits *saved);
+/*
  * __mod_zone_page_state(zone, NR_FREE_PAGES, @delta) on @cpu: the per-cpu diff, folded
  * into the zone's counter when it passes the zone's stat_threshold. The watermark
  * checks read that counter (zone_page_state()): the model's free pages less the diffs

@@ -523,7 +523,6 @@ int tc_pcp_alloc(struct tc_pcp *p, struct model *m, const struct model_request *
 
 int tc_pcp_offline(struct tc_pcp *p, struct model *m, uint64_t pfn, bool begin)
 {
-	struct model_zone_limits off;
 	int zone, ret;
 
 	if (!begin) {
@@ -534,13 +533,7 @@ int tc_pcp_offline(struct tc_pcp *p, struct model *m, uint64_t pfn, bool begin)
 	zone = model_pfn_zone(m, pfn);
 	if (zone < 0 || p->off_zone >= 0)
 		return 0;
-	ret = model_get_zone_limits(m, (unsigned int)zone, &p->off_lim);
-	if (ret)
-		return ret == -BC_E_NOENT ? 0 : ret;
-	off = p->off_lim;
-	off.pcp_batch = 1;
-	off.pcp_high_min = off.pcp_high_max = 0;
-	ret = model_set_zone_limits(m, (unsigned int)zone, &off);
+	ret = model_zone_pcp_disable(m, (unsigned int)zone, &p->off_lim);
 	if (!ret)
 		p->off_zone = zone;
 	return ret;

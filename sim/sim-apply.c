@@ -414,16 +414,8 @@ static int do_isolate(struct sim_apply *a, const struct sim_request *rq)
 	}
 	a->st->isolations++;
 	ret = bc_grow(&a->iso, a->nr_iso, &a->cap_iso, sizeof(*a->iso), 4, "simulate");
-	if (!ret && rq->mt && (w.zone = model_pfn_zone(a->m, rq->pfn)) >= 0) {
-		struct model_zone_limits off;
-
-		ret = model_get_zone_limits(a->m, (unsigned int)w.zone, &w.lim);
-		off = w.lim;
-		off.pcp_batch = 1;
-		off.pcp_high_min = off.pcp_high_max = 0;
-		if (!ret)
-			ret = model_set_zone_limits(a->m, (unsigned int)w.zone, &off);
-	}
+	if (!ret && rq->mt && (w.zone = model_pfn_zone(a->m, rq->pfn)) >= 0)
+		ret = model_zone_pcp_disable(a->m, (unsigned int)w.zone, &w.lim);
 	if (!ret)
 		ret = model_drain_zone(a->m, rq->pfn);
 	if (!ret)
