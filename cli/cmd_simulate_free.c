@@ -135,6 +135,12 @@ static void json_buddyinfo(struct json *j, const struct sim_snapshot *ss)
 	json_obj_end(j);
 }
 
+static const char *zone_name(const struct sim_result *r, int zi)
+{
+	return zi >= 0 && (unsigned int)zi < r->nr_zones && zi < MODEL_MAX_ZONES ?
+	       r->zone_name[zi] : "?";
+}
+
 static void print_json(const struct sim_result *r)
 {
 	const struct sim_stats *st = &r->st;
@@ -183,6 +189,23 @@ static void print_json(const struct sim_result *r)
 	json_kbool(&j, "vmstat_update_traced", st->vmstat_traced);
 	json_kbool(&j, "kernel_zones", st->kernel_zones);
 	json_kuint(&j, "allocs_other_zone", st->other_zone_total);
+	json_kuint(&j, "same_pfn", st->same_pfn);
+	if (st->first_elsewhere.nth) {
+		const struct sim_first_elsewhere *f = &st->first_elsewhere;
+
+		json_key(&j, "first_elsewhere");
+		json_obj_begin(&j);
+		json_kuint(&j, "seq", f->seq);
+		json_kuint(&j, "nth", f->nth);
+		json_kint(&j, "cpu", f->cpu);
+		json_kuint(&j, "order", f->order);
+		json_kuint(&j, "kernel_pfn", f->kernel_pfn);
+		if (f->sim_pfn != UINT64_MAX)
+			json_kuint(&j, "sim_pfn", f->sim_pfn);
+		json_kstr(&j, "kernel_zone", zone_name(r, f->kernel_zone));
+		json_kstr(&j, "sim_zone", zone_name(r, f->sim_zone));
+		json_obj_end(&j);
+	}
 	json_kuint(&j, "vmstat_updates", st->vmstat_updates);
 	json_obj_end(&j);
 	json_end(&j);
@@ -206,6 +229,30 @@ static void print_other_zones(const struct sim_result *r)
 				sep = ", ";
 			}
 	printf("\n");
+}
+
+/* How long the simulation kept to the kernel's own placements. */
+static void print_same_pfn(const struct sim_result *r)
+{
+	const struct sim_stats *st = &r->st;
+	const struct sim_first_elsewhere *f = &st->first_elsewhere;
+
+	printf("allocations placed at the kernel's own pfn: %llu of %llu (%.2f%%)",
+	       (unsigned long long)st->same_pfn, (unsigned long long)st->allocs,
+	       st->allocs ? 100.0 * (double)st->same_pfn / (double)st->allocs : 0.0);
+	if (!f->nth) {
+		printf("\n");
+		return;
+	}
+	printf("; the first elsewhere: allocation %llu (event %llu, cpu %d, order %u): the "
+	       "kernel's pfn %#llx in %s, ", (unsigned long long)f->nth,
+	       (unsigned long long)f->seq, f->cpu, f->order,
+	       (unsigned long long)f->kernel_pfn, zone_name(r, f->kernel_zone));
+	if (f->sim_pfn == UINT64_MAX)
+		printf("not placed (would have needed reclaim)\n");
+	else
+		printf("the simulation's %#llx in %s\n", (unsigned long long)f->sim_pfn,
+		       zone_name(r, f->sim_zone));
 }
 
 static void row(const char *what, uint64_t s, uint64_t k)
@@ -332,6 +379,7 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("--kernel-zones: each allocation held to the zone the kernel served it "
 		       "from (a diagnostic; not stored)\n");
 	print_other_zones(r);
+	print_same_pfn(r);
 	if (st->vmstat_traced)
 		printf("vmstat_update() runs, traced: %llu (each folds its cpu's counters and "
 		       "decays its pcp lists there)\n", (unsigned long long)st->vmstat_updates);

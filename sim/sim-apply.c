@@ -255,6 +255,13 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 	a->st->allocs++;
 	if (ret < 0)
 		return ret;
+	if (ret == 0 && d.pfn == rq->pfn)
+		a->st->same_pfn++;
+	else if (!a->st->first_elsewhere.nth)
+		a->st->first_elsewhere = (struct sim_first_elsewhere){
+			.seq = rq->seq, .nth = a->st->allocs, .cpu = rq->cpu, .order = rq->order,
+			.kernel_pfn = rq->pfn, .sim_pfn = ret ? UINT64_MAX : d.pfn,
+			.kernel_zone = kz, .sim_zone = ret ? -1 : (int)d.zone };
 	if (ret == 1) {
 		a->st->needed_reclaim++;
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);

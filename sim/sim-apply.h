@@ -61,6 +61,19 @@ struct sim_stats {
 	/* allocations served from another zone than the kernel's, by [kernel][simulated] */
 	uint64_t other_zone[MODEL_MAX_ZONES][MODEL_MAX_ZONES];
 	uint64_t other_zone_total;
+	/*
+	 * Allocations the simulation placed at the kernel's own pfn, and the first it
+	 * did not (or could not place): from there on the two trajectories differ.
+	 */
+	uint64_t same_pfn;
+	struct sim_first_elsewhere {
+		uint64_t seq;		/* its event */
+		uint64_t nth;		/* its rank among the allocations, from 1; 0: none */
+		int cpu;
+		unsigned int order;
+		uint64_t kernel_pfn, sim_pfn;	/* sim_pfn UINT64_MAX: not placed */
+		int kernel_zone, sim_zone;	/* layout indices; -1 unknown */
+	} first_elsewhere;
 	bool kernel_zones;		/* each allocation held to the kernel's zone */
 	bool vmstat_traced;		/* else guessed (sim_apply_set_vmstat_traced()) */
 };

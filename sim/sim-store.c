@@ -41,6 +41,9 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "vmstat_update_traced", r->st.vmstat_traced },
 		{ "vmstat_updates", r->st.vmstat_updates },
 		{ "allocs_other_zone", r->st.other_zone_total },
+		{ "same_pfn", r->st.same_pfn },
+		{ "first_elsewhere_seq", r->st.first_elsewhere.seq },
+		{ "first_elsewhere_nth", r->st.first_elsewhere.nth },
 	};
 	unsigned int i;
 	int ret = 0;

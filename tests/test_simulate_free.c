@@ -1118,6 +1118,99 @@ END_TEST
  * the trace (1.3% before). The small VM captures' relative figures are of orders with
  * a handful of blocks (within the tolerance).
  */
+/*
+ * Allocations placed at the kernel's own pfn are counted one by one, and the first one
+ * placed elsewhere is the run's divergence point: on a hand-built zone (the model's
+ * pick first, then a pfn it does not pick) and over a whole capture, against a count
+ * a hook keeps of each allocation's simulated page.
+ */
+struct same_count {
+	uint64_t allocs, same, first_nth, first_seq;
+};
+
+static int count_same(void *arg, struct model *m, struct sim_apply *ap,
+		      const struct sim_request *rq)
+{
+	struct same_count *c = arg;
+	int ret;
+
+	(void)m;
+	if (rq->kind != SIM_REQ_ALLOC)
+		return 0;
+	ret = sim_apply_request(ap, rq);
+	if (ret)
+		return ret;
+	c->allocs++;
+	if (sim_apply_sim_pfn(ap, rq->pfn) == rq->pfn)
+		c->same++;
+	else if (!c->first_nth) {
+		c->first_nth = c->allocs;
+		c->first_seq = rq->seq;
+	}
+	return 1;
+}
+
+START_TEST(test_same_pfn_counted)
+{
+	struct same_count c = { 0 };
+	struct sim_opts o = { .until_seq = UINT64_MAX, .before = count_same, .hook_arg = &c };
+	struct model_layout l;
+	struct sim_stats st;
+	struct sim_apply *a;
+	struct sim_request rq;
+	struct sim_result r;
+	struct model *m;
+	struct tdb *db;
+	uint64_t pick;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		fixture_layout_init(&l);
+		fixture_layout_zone(&l, "Normal", 0x40000, 4096);
+		m = fixture_model(&l, "6.18.0");
+		fixture_seed(m, 0x40000, 4096, KPF_BIT(KPF_BUDDY));
+		memset(&st, 0, sizeof(st));
+		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+		rq = req(SIM_REQ_ALLOC, pass ? pick : 0x40ff0, 4, 1, GFP_HIGHUSER_MOVABLE_);
+		rq.seq = 10;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		if (!pass) {
+			pick = sim_apply_sim_pfn(a, 0x40ff0);
+			ck_assert_uint_ne(pick, 0x40ff0);	/* the seed's head is not there */
+			ck_assert_uint_eq(st.same_pfn, 0);
+			ck_assert_uint_eq(st.first_elsewhere.nth, 1);
+			ck_assert_uint_eq(st.first_elsewhere.seq, 10);
+			ck_assert_uint_eq(st.first_elsewhere.kernel_pfn, 0x40ff0);
+			ck_assert_uint_eq(st.first_elsewhere.sim_pfn, pick);
+			ck_assert_int_eq(st.first_elsewhere.kernel_zone, 0);
+			ck_assert_int_eq(st.first_elsewhere.sim_zone, 0);
+		} else {
+			ck_assert_uint_eq(st.same_pfn, 1);
+			ck_assert_uint_eq(st.first_elsewhere.nth, 0);
+			rq = req(SIM_REQ_ALLOC, 0x40ff0, 4, 1, GFP_HIGHUSER_MOVABLE_);
+			rq.seq = 11;
+			ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+			ck_assert_uint_eq(st.same_pfn, 1);
+			ck_assert_uint_eq(st.first_elsewhere.nth, 2);
+			ck_assert_uint_eq(st.first_elsewhere.seq, 11);
+		}
+		sim_apply_destroy(a);
+		model_destroy(m);
+	}
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/frag.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	ck_assert_uint_eq(r.st.allocs, c.allocs);
+	ck_assert_uint_eq(r.st.same_pfn, c.same);
+	ck_assert_uint_gt(c.same, 0);
+	ck_assert_uint_lt(c.same, c.allocs);
+	ck_assert_uint_eq(r.st.first_elsewhere.nth, c.first_nth);
+	ck_assert_uint_eq(r.st.first_elsewhere.seq, c.first_seq);
+	sim_result_release(&r);
+	tdb_close(db);
+}
+END_TEST
+
 START_TEST(test_free_running_gate)
 {
 	static const struct {
@@ -1192,6 +1285,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_vmstat_diff_and_fold);
 	tcase_add_test(tc, test_vmstat_traced_runs);
 	tcase_add_test(tc, test_other_zone_counted);
+	tcase_add_test(tc, test_same_pfn_counted);
 	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_seed_putback);
