@@ -179,6 +179,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
 	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
+	json_kuint(&j, "seed_pcp_reordered", st->seed_pcp_reordered);
 	json_kuint(&j, "seed_reported", st->seed_reported);
 	json_kuint(&j, "seed_alloc_typed", st->seed_alloc_typed);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
@@ -358,6 +359,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("pageblocks of the first snapshot that free page reporting held off the "
 		       "free lists (flags 0, free in the next snapshot, no event between): %llu, "
 		       "put back\n", (unsigned long long)st->seed_reported);
+	if (st->seed_pcp_reordered)
+		printf("pcp lists of the first snapshot put in the order the kernel then took "
+		       "their pages (allocations from the head, drains from the tail): %llu\n",
+		       (unsigned long long)st->seed_pcp_reordered);
 	if (st->seed_alloc_typed)
 		printf("pages of the first snapshot in use with flags 0 whose allocation the trace "
 		       "showed (typed by its request's migratetype): %llu\n",

@@ -682,3 +682,190 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 	free(pending);
 	return ret < 0 ? ret : 0;
 }
+
+/* A block on a seed pcp list: where it stands, and the first event after the seed naming it. */
+struct seed_blk {
+	uint64_t pfn;
+	uint32_t list;			/* index of its list in the walk of sim_seed_pcp_order() */
+	uint32_t pos;			/* its place there, from the head */
+	uint64_t seq;			/* the first event naming it; 0: none */
+	int cpu;
+	enum tr_event_kind kind;
+};
+
+static int blk_pfn_cmp(const void *a, const void *b)
+{
+	const struct seed_blk *x = a, *y = b;
+
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/*
+ * Where a block goes on its list (smaller first): the ones the kernel hands out from
+ * this cpu's list next, in that order (rmqueue_pcplist() takes the head); then those no
+ * event names, as they stand; then the drained ones, the first drained last
+ * (free_pcppages_bulk() takes the tail).
+ */
+static void blk_key(const struct seed_blk *b, int cpu, uint64_t *k1, uint64_t *k2)
+{
+	if (b->seq && b->kind == TR_EV_PAGE_ALLOC && b->cpu == cpu) {
+		*k1 = 0;
+		*k2 = b->seq;
+	} else if (b->seq && b->kind == TR_EV_PCPU_DRAIN) {
+		*k1 = 2;
+		*k2 = UINT64_MAX - b->seq;
+	} else {
+		*k1 = 1;
+		*k2 = b->pos;
+	}
+}
+
+struct list_key {
+	const struct seed_blk *b;
+	uint64_t k1, k2;
+};
+
+static int list_key_cmp(const void *a, const void *b)
+{
+	const struct list_key *x = a, *y = b;
+
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	return x->k2 < y->k2 ? -1 : x->k2 > y->k2;
+}
+
+/* One list, given its blocks in list order: put in key order when it is not. */
+static int order_list(struct model *m, struct seed_blk *const *lb, size_t n, int cpu,
+		      uint64_t *moved)
+{
+	struct list_key *k;
+	bool sorted = true;
+	size_t i;
+	int ret = 0;
+
+	if (n < 2)
+		return 0;
+	k = malloc(n * sizeof(*k));
+	if (!k)
+		return bc_error(BC_E_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		k[i].b = lb[i];
+		blk_key(lb[i], cpu, &k[i].k1, &k[i].k2);
+		if (i && list_key_cmp(&k[i - 1], &k[i]) > 0)
+			sorted = false;
+	}
+	if (!sorted) {
+		qsort(k, n, sizeof(*k), list_key_cmp);
+		for (i = 0; !ret && i < n; i++)
+			ret = model_seed_pcp_move(m, k[i].b->pfn) < 0 ? -BC_E_NOMEM : 0;
+		if (!ret)
+			(*moved)++;
+	}
+	free(k);
+	return ret;
+}
+
+/* A walk over the seed's pcp lists: (zone, cpu, order, mt), the unmovable types once. */
+struct list_id {
+	unsigned int zone, cpu, order;
+	int mt;
+};
+
+int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		       uint64_t seq_from, uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct seed_blk *blk = NULL, **byl = NULL;
+	struct list_id *lists = NULL;
+	size_t nb = 0, cb = 0, nl = 0, cl = 0, named = 0, i, j;
+	uint64_t *pfns = NULL;
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev;
+	unsigned int z, cpu, order;
+	int ret = 0, mt;
+
+	*nr = 0;
+	/* every block on a pcp list, by list */
+	for (z = 0; !ret && z < L->nr_zones; z++)
+		for (cpu = 0; !ret && cpu < L->nr_cpus; cpu++)
+			for (order = 0; !ret && order < REFILL_ORDERS; order++)
+				for (mt = 0; !ret && mt < 3; mt++) {
+					long n;
+
+					/* above the low orders one list holds both unmovable types */
+					if (order > 3 && mt == 2)
+						continue;
+					n = model_pcp_list(m, z, cpu, order, mt, NULL, 0);
+					if (n <= 0)
+						continue;
+					free(pfns);
+					pfns = malloc((size_t)n * sizeof(*pfns));
+					ret = pfns ? bc_grow(&lists, nl, &cl, sizeof(*lists), 16,
+							     "simulate") :
+						     bc_error(BC_E_NOMEM, "out of memory");
+					if (ret)
+						break;
+					n = model_pcp_list(m, z, cpu, order, mt, pfns, (unsigned int)n);
+					lists[nl] = (struct list_id){ z, cpu, order, mt };
+					for (long p = 0; !ret && p < n; p++) {
+						ret = bc_grow(&blk, nb, &cb, sizeof(*blk), 1024,
+							      "simulate");
+						if (!ret)
+							blk[nb++] = (struct seed_blk){
+								.pfn = pfns[p], .list = (uint32_t)nl,
+								.pos = (uint32_t)p, .kind = TR_EV_OTHER };
+					}
+					nl++;
+				}
+	free(pfns);
+	if (!ret && nb)
+		qsort(blk, nb, sizeof(*blk), blk_pfn_cmp);
+	/* the first event naming each, until all are named */
+	if (!ret && nb)
+		ret = tdb_cursor_open(db, seq_from, UINT64_MAX, &cur);
+	while (!ret && nb && named < nb && (ret = tdb_cursor_next(cur, &raw)) == 1) {
+		struct seed_blk key, *b;
+
+		ret = 0;
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_OTHER || ev.pfn == UINT64_MAX)
+			continue;
+		key.pfn = ev.pfn;
+		b = bsearch(&key, blk, nb, sizeof(*blk), blk_pfn_cmp);
+		if (!b || b->seq)
+			continue;
+		b->seq = ev.seq;
+		b->cpu = ev.cpu;
+		b->kind = ev.kind;
+		named++;
+	}
+	if (cur)
+		tdb_cursor_close(cur);
+	/* back in list order, each list in key order */
+	if (!ret && nb)
+		byl = malloc(nb * sizeof(*byl));
+	if (!ret && nb && !byl)
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+	if (!ret && nb) {
+		size_t *start = calloc(nl + 1, sizeof(*start));
+
+		if (!start)
+			ret = bc_error(BC_E_NOMEM, "out of memory");
+		for (i = 0; !ret && i < nb; i++)
+			start[blk[i].list + 1]++;
+		for (i = 0; !ret && i < nl; i++)
+			start[i + 1] += start[i];
+		for (i = 0; !ret && i < nb; i++)
+			byl[start[blk[i].list] + blk[i].pos] = &blk[i];
+		for (i = 0; !ret && i < nl; i++) {
+			j = start[i];
+			ret = order_list(m, byl + j, start[i + 1] - j, (int)lists[i].cpu, nr);
+		}
+		free(start);
+	}
+	free(byl);
+	free(blk);
+	free(lists);
+	return ret < 0 ? ret : 0;
+}

@@ -116,4 +116,21 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
 int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
 
+/*
+ * The seed's pcp lists in the order the kernel's stood at the seed's end. The seed puts
+ * a list together from two sources: the pages the read found on it (flags 0, at the
+ * tail in the order the kernel later hands them out: sim_seed_pcp()), and those whose
+ * state the read took before the window's events put them there (a free at the head).
+ * The read walks the pfns while the kernel runs, so the two interleave. What the kernel
+ * does next tells the order: it hands a list out from the head (rmqueue_pcplist()) and
+ * drains it from the tail (free_pcppages_bulk()), and a free after the seed goes on
+ * top without changing the order below. So each list is put in the order of the first
+ * events after @seq_from naming its blocks: those this cpu's allocations take next, in
+ * that order, at the head; those no event names (or another cpu's allocation: not this
+ * list's) as they stand; those drained, the first drained at the tail.
+ * *@nr gets the lists reordered. Return: 0, or a negative bc_err.
+ */
+int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		       uint64_t seq_from, uint64_t *nr);
+
 #endif

@@ -282,6 +282,9 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported,
 		       &S->res->st.seed_alloc_typed, NULL);
 	if (!ret)
+		ret = sim_seed_pcp_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
+					 &S->res->st.seed_pcp_reordered);
+	if (!ret)
 		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
 					  UINT64_MAX, &S->res->st.seed_free_reordered);
 	if (ret)

@@ -1211,6 +1211,123 @@ START_TEST(test_same_pfn_counted)
 }
 END_TEST
 
+/*
+ * The seed's pcp lists stand in the order the kernel then takes their pages: on
+ * hugetlb.db the read found block 0x16d200's pages on cpu 0's list (the replay put
+ * them there) while ten pages freed after the read passed them lay above, unread
+ * (flags 0); the kernel hands out 0x4bc0c7, the last of those frees, first. Over every
+ * list of two captures: the pages the kernel's allocations on the list's cpu name
+ * first come off it in list order.
+ */
+struct seed_lists {
+	uint64_t *pfn;			/* every block on a seed list, sorted */
+	uint32_t *list, *pos;		/* its list (zone, cpu, order, mt packed) and place */
+	uint32_t *last;			/* per list: the place of the last block taken */
+	bool *taken;
+	size_t n;
+	uint64_t taken_in_order, out_of_order, head;
+};
+
+static int save_seed_lists(void *arg, struct model *m, struct sim_apply *ap)
+{
+	struct seed_lists *sl = arg;
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t buf[8192];
+	unsigned int z, c, o;
+	int mt;
+
+	(void)ap;
+	sl->pfn = calloc(1 << 20, sizeof(*sl->pfn));
+	sl->list = calloc(1 << 20, sizeof(*sl->list));
+	sl->pos = calloc(1 << 20, sizeof(*sl->pos));
+	sl->taken = calloc(1 << 20, sizeof(*sl->taken));
+	sl->last = calloc(1 << 16, sizeof(*sl->last));
+	ck_assert(sl->pfn && sl->list && sl->pos && sl->taken && sl->last);
+	for (z = 0; z < L->nr_zones; z++)
+		for (c = 0; c < L->nr_cpus; c++)
+			for (o = 0; o < 16; o++)
+				for (mt = 0; mt < 3; mt++) {
+					long n = model_pcp_list(m, z, c, o, mt, buf, 8192), i;
+
+					if (o > 3 && mt == 2)
+						continue;
+					if (z == 2 && c == 0 && o == 0 && mt == 0 && n > 0)
+						sl->head = buf[0];
+					for (i = 0; i < n && i < 8192 && sl->n < (1 << 20); i++) {
+						sl->pfn[sl->n] = buf[i];
+						sl->list[sl->n] = ((z * 64 + c) * 16 + o) * 4 + (unsigned int)mt;
+						sl->pos[sl->n] = (uint32_t)i + 1;
+						sl->n++;
+					}
+				}
+	return 0;
+}
+
+static int take_seed_lists(void *arg, struct model *m, struct sim_apply *ap,
+			   const struct sim_request *rq)
+{
+	struct seed_lists *sl = arg;
+	unsigned int c;
+	size_t i;
+
+	(void)m;
+	(void)ap;
+	if (rq->kind != SIM_REQ_ALLOC && rq->kind != SIM_REQ_FREE)
+		return 0;
+	for (i = 0; i < sl->n; i++) {	/* small lists: a scan does */
+		if (sl->pfn[i] != rq->pfn || sl->taken[i])
+			continue;
+		sl->taken[i] = true;
+		/* freed first: an untraced alloc_pages_bulk() had taken it (no order told) */
+		if (rq->kind == SIM_REQ_FREE)
+			break;
+		c = (sl->list[i] / 64) % 64;
+		if ((int)c != rq->cpu)
+			break;			/* another cpu's: the seed had it wrong */
+		if (sl->pos[i] > sl->last[sl->list[i] % (1 << 16)]) {
+			sl->taken_in_order++;
+			sl->last[sl->list[i] % (1 << 16)] = sl->pos[i];
+		} else {
+			sl->out_of_order++;
+		}
+		break;
+	}
+	return 0;
+}
+
+START_TEST(test_seed_pcp_consumption_order)
+{
+	static const char *const caps[] = { "traces/hugetlb.db", "traces/extfrag.db" };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct seed_lists sl = { 0 };
+		struct sim_opts o = { .until_seq = UINT64_MAX, .no_figures = true,
+				      .ready = save_seed_lists, .before = take_seed_lists,
+				      .hook_arg = &sl };
+		struct sim_result r;
+		struct tdb *db;
+
+		ck_assert_int_eq(tdb_open(fixture_path(caps[k]), TDB_READONLY, &db), 0);
+		ck_assert_int_eq(sim_run(db, &o, &r), 0);
+		ck_assert_uint_gt(r.st.seed_pcp_reordered, 0);
+		ck_assert_uint_gt(sl.taken_in_order, 100);
+		ck_assert_msg(!sl.out_of_order, "%s: %llu of %llu seed pcp pages taken out of "
+			      "their list's order", caps[k], (unsigned long long)sl.out_of_order,
+			      (unsigned long long)(sl.out_of_order + sl.taken_in_order));
+		if (k == 0)
+			ck_assert_uint_eq(sl.head, 0x4bc0c7);
+		sim_result_release(&r);
+		tdb_close(db);
+		free(sl.pfn);
+		free(sl.list);
+		free(sl.pos);
+		free(sl.taken);
+		free(sl.last);
+	}
+}
+END_TEST
+
 START_TEST(test_free_running_gate)
 {
 	static const struct {
@@ -1286,6 +1403,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_vmstat_traced_runs);
 	tcase_add_test(tc, test_other_zone_counted);
 	tcase_add_test(tc, test_same_pfn_counted);
+	tcase_add_test(tc, test_seed_pcp_consumption_order);
 	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_seed_putback);
