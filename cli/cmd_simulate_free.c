@@ -175,6 +175,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "kernel_failed_allocs", st->kernel_failed_allocs);
 	json_kuint(&j, "frees_before_capture", st->frees_before_capture);
 	json_kuint(&j, "frees_unmatched", st->frees_unmatched);
+	json_kuint(&j, "frees_reused", st->frees_reused);
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
@@ -359,6 +360,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("pageblocks of the first snapshot that free page reporting held off the "
 		       "free lists (flags 0, free in the next snapshot, no event between): %llu, "
 		       "put back\n", (unsigned long long)st->seed_reported);
+	if (st->frees_reused)
+		printf("frees whose page the kernel took back with no event before its next free "
+		       "(alloc_pages_bulk()): %llu, left in use\n",
+		       (unsigned long long)st->frees_reused);
 	if (st->seed_pcp_reordered)
 		printf("pcp lists of the first snapshot put in the order the kernel then took "
 		       "their pages (allocations from the head, drains from the tail): %llu\n",

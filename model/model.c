@@ -537,6 +537,17 @@ int model_pfn_zone(const struct model *m, uint64_t pfn)
 	return model_idx_zone(m, idx);
 }
 
+uint64_t model_pfn_end(const struct model *m)
+{
+	uint64_t end = 0;
+	unsigned int z;
+
+	for (z = 0; z < m->layout.nr_zones; z++)
+		if (m->layout.zones[z].start_pfn + m->layout.zones[z].spanned > end)
+			end = m->layout.zones[z].start_pfn + m->layout.zones[z].spanned;
+	return end;
+}
+
 int model_zone_of_name(const struct model *m, int nid, const char *name)
 {
 	unsigned int z;

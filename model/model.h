@@ -207,6 +207,8 @@ const struct model_profile *model_get_profile(const struct model *m);
 
 /* Zone index of @pfn, or -1 when outside every zone. */
 int model_pfn_zone(const struct model *m, uint64_t pfn);
+/* The end of the highest zone's span: every pfn of a zone is below it. */
+uint64_t model_pfn_end(const struct model *m);
 /* Index of the zone @name ("Normal") of node @nid, as /proc files name it; -1 none. */
 int model_zone_of_name(const struct model *m, int nid, const char *name);
 

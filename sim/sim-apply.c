@@ -285,6 +285,11 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	int ret;
 
 	a->st->frees++;
+	/* alloc_pages_bulk() took the page back off the list head right after: in use */
+	if (rq->reused) {
+		a->st->frees_reused++;
+		return 0;
+	}
 	if (spfn != UINT64_MAX) {
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
 		return model_give(a->m, rq->cpu, spfn, rq->order);

@@ -46,6 +46,8 @@ struct sim_reqs {
 	size_t out_next;
 	struct tr_event ev;
 	struct bc_event raw;
+	const uint64_t *reused;		/* seqs of frees the kernel took back untraced */
+	size_t nr_reused;
 };
 
 /* The event after which an attempt's result stands: its last test, else its end. */
@@ -185,6 +187,101 @@ void sim_reqs_close(struct sim_reqs *it)
 	free(it->held.v);
 	free(it->out.v);
 	free(it);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Unnamed since its free: the free's seq - seq_from + 1, 0 when none. */
+static void pending_clear(uint32_t *pending, uint64_t end, uint64_t from, uint64_t to)
+{
+	for (uint64_t p = from; p < to && p < end; p++)
+		pending[p] = 0;
+}
+
+int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+			 uint64_t seq_to, uint64_t pfn_end, uint64_t **seqs, size_t *nr)
+{
+	uint32_t *pending = calloc(pfn_end + 1, sizeof(*pending));
+	struct tdb_cursor *cur = NULL;
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	struct bc_event raw;
+	struct tr_event ev = { 0 };
+	int ret;
+
+	*seqs = NULL;
+	*nr = 0;
+	if (!pending)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
+	while (!ret && (ret = tdb_cursor_next(cur, &raw)) == 1) {
+		enum tr_event_kind k = tr_decoder_kind(dec, raw.type);
+		uint64_t rel = raw.seq - seq_from + 1;
+
+		ret = 0;
+		if (k == TR_EV_TEST_ISOLATED || k == TR_EV_ISOLATE_FREE) {
+			tr_decode(dec, &raw, &ev);
+			pending_clear(pending, pfn_end, ev.start_pfn, ev.end_pfn);
+			continue;
+		}
+		if (k != TR_EV_PAGE_ALLOC && k != TR_EV_PAGE_FREE && k != TR_EV_PCPU_DRAIN &&
+		    k != TR_EV_ZONE_LOCKED && k != TR_EV_EXTFRAG)
+			continue;
+		if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG)
+			tr_decode(dec, &raw, &ev);
+		else
+			tr_decode_page(dec, &raw, &ev);
+		if (ev.pfn >= pfn_end)
+			continue;
+		if (k != TR_EV_PAGE_FREE) {
+			pending[ev.pfn] = 0;
+			continue;
+		}
+		if (pending[ev.pfn]) {
+			ret = bc_grow(&v, n, &cap, sizeof(*v), 64, "simulate");
+			if (!ret)
+				v[n++] = seq_from + pending[ev.pfn] - 1;
+		}
+		pending[ev.pfn] = rel <= UINT32_MAX ? (uint32_t)rel : 0;
+	}
+	if (cur)
+		tdb_cursor_close(cur);
+	free(pending);
+	if (ret < 0) {
+		free(v);
+		return ret;
+	}
+	/* found at the second free: in the order of those */
+	qsort(v, n, sizeof(*v), u64_cmp);
+	*seqs = v;
+	*nr = n;
+	return 0;
+}
+
+void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr)
+{
+	it->reused = seqs;
+	it->nr_reused = nr;
+}
+
+static bool is_reused(const struct sim_reqs *it, uint64_t seq)
+{
+	size_t lo = 0, hi = it->nr_reused;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (it->reused[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < it->nr_reused && it->reused[lo] == seq;
 }
 
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
@@ -351,6 +448,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.pfn = it->ev.pfn,
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
+		if (rq->kind == SIM_REQ_FREE && it->nr_reused)
+			rq->reused = is_reused(it, rq->seq);
 		if (is_refilling(it, rq->cpu) && rq->ts > it->refill_ts[rq->cpu] + SIM_REFILL_WAIT_NS) {
 			/* the held ones first, then this one, in order */
 			ret = release_held(it, rq->cpu, NULL);

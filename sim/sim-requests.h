@@ -59,6 +59,8 @@ struct sim_request {
 	uint64_t pfn;			/* the kernel's pfn: the object's identity */
 	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
 	bool failed;			/* CONTIG: the kernel's call failed */
+	bool reused;			/* FREE: taken again with no event before its next
+					 * free (sim_reqs_find_reused()) */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
@@ -74,6 +76,23 @@ struct sim_reqs;
 int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
 		  int nr_att, const struct tr_attempt *ref, int nr_ref, uint64_t seq_from,
 		  uint64_t seq_to, struct sim_reqs **out);
+/*
+ * The frees of [@seq_from, @seq_to) whose page the kernel handed out again with no
+ * event, into *@seqs (sorted; the caller frees it): alloc_pages_bulk()
+ * (vmalloc's pages, among others) takes pages off a pcp list without mm_page_alloc, so
+ * the next event naming such a page is another mm_page_free (mm_page_free_batched is
+ * the same free's commit); pfns below @pfn_end. Such frees are handed out with
+ * @reused set (sim_reqs_set_reused()): the allocation that
+ * took the page back came right after (the page lay at its list's head, which the
+ * next pcp hit would have taken), so a simulation leaves the page in use. A range a
+ * contiguous attempt or compaction's free scanner took (test_pages_isolated,
+ * mm_compaction_isolate_freepages) names its pages.
+ * Return: 0, or a negative bc_err.
+ */
+int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+			 uint64_t seq_to, uint64_t pfn_end, uint64_t **seqs, size_t *nr);
+/* Hand the frees of @seqs (sim_reqs_find_reused(), sorted; borrowed) out as reused. */
+void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr);
 /* Return: 1 and *@rq, 0 at the end, or a negative bc_err. */
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq);
 /* Events read so far, and the failed allocations among them (not replayed). */

@@ -19,18 +19,6 @@
 /* last[pfn] of sim_seed_pcp_behind(): a free's cpu + 1 and order, 0 when none */
 #define LAST_ORDER_BITS	5
 
-static uint64_t pfn_end(const struct model *m)
-{
-	const struct model_layout *L = model_get_layout(m);
-	uint64_t end = 0;
-	unsigned int zi;
-
-	for (zi = 0; zi < L->nr_zones; zi++)
-		if (L->zones[zi].start_pfn + L->zones[zi].spanned > end)
-			end = L->zones[zi].start_pfn + L->zones[zi].spanned;
-	return end;
-}
-
 /* A block of the seed's unknown pages (flags 0, not settled since): a pcp candidate. */
 static bool seed_unknown(const struct model *m, uint64_t pfn)
 {
@@ -82,7 +70,7 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 		     uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
-	uint64_t end = pfn_end(m);
+	uint64_t end = model_pfn_end(m);
 	uint64_t *seen = calloc(end / 64 + 1, sizeof(*seen));
 	bool *empty = calloc(L->nr_cpus + 1, sizeof(*empty));
 	struct tdb_cursor *cur;
@@ -230,7 +218,7 @@ static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_to, uint64_t *nr, uint64_t *nr_typed)
 {
-	uint64_t end = pfn_end(m), pfn;
+	uint64_t end = model_pfn_end(m), pfn;
 	uint16_t *last = calloc(end + 1, sizeof(*last));
 	uint8_t *amt = calloc(end + 1, 1);
 	int ret, stored, eff;
@@ -346,7 +334,7 @@ int sim_seed_reported(struct tdb *db, const struct tr_decoder *dec, struct model
 {
 	const struct model_layout *L = model_get_layout(m);
 	struct snap_rows rows = { .snap = other };
-	uint64_t end = pfn_end(m), *named, q;
+	uint64_t end = model_pfn_end(m), *named, q;
 	unsigned int zi;
 	int ret;
 
@@ -396,7 +384,7 @@ out:
 int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 			uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
 {
-	uint64_t end = pfn_end(m), *seen, *takes = NULL, nt = 0;
+	uint64_t end = model_pfn_end(m), *seen, *takes = NULL, nt = 0;
 	size_t cap = 0;
 	struct tdb_cursor *cur;
 	struct bc_event raw;
@@ -580,7 +568,7 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 	const struct model_layout *L = model_get_layout(m);
 	unsigned int nr_cpus = L->nr_cpus ? L->nr_cpus : 1;
 	struct types_pass p = { .m = m, .pbo = L->pageblock_order };
-	uint64_t end = pfn_end(m), words = (end >> p.pbo) / 64 + 1;
+	uint64_t end = model_pfn_end(m), words = (end >> p.pbo) / 64 + 1;
 	struct pending_take *pending;	/* per cpu */
 	struct tdb_cursor *cur = NULL;
 	struct bc_event raw;

@@ -28,6 +28,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "kernel_failed_allocs", r->st.kernel_failed_allocs },
 		{ "frees_before_capture", r->st.frees_before_capture },
 		{ "frees_unmatched", r->st.frees_unmatched },
+		{ "frees_reused", r->st.frees_reused },
 		{ "contig_failed", r->st.contig_failed }, { "offline_failed", r->st.offline_failed },
 		{ "seed_pcp_drained", r->st.seed_pcp_drained },
 		{ "seed_pcp_listed", r->st.seed_pcp_listed },

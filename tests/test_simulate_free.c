@@ -1328,6 +1328,99 @@ START_TEST(test_seed_pcp_consumption_order)
 }
 END_TEST
 
+/*
+ * A free whose page the kernel took back with no event (alloc_pages_bulk()) leaves the
+ * page in use, and the page's next free releases it: on a hand-built zone, and over
+ * frag.db every free handed out as reused is followed, for its page, by another free
+ * before any allocation.
+ */
+struct reused_watch {
+	uint64_t *pfn;			/* pages of reused frees awaiting their next event */
+	size_t n, cap;
+	uint64_t reused, confirmed;
+};
+
+static int watch_reused(void *arg, struct model *m, struct sim_apply *ap,
+			const struct sim_request *rq)
+{
+	struct reused_watch *w = arg;
+	size_t i;
+
+	(void)m;
+	(void)ap;
+	if (rq->kind != SIM_REQ_ALLOC && rq->kind != SIM_REQ_FREE)
+		return 0;
+	for (i = 0; i < w->n; i++)
+		if (w->pfn[i] == rq->pfn)
+			break;
+	if (i < w->n) {
+		ck_assert_msg(rq->kind == SIM_REQ_FREE, "seq %llu: pfn %#llx allocated after a "
+			      "free handed out as reused", (unsigned long long)rq->seq,
+			      (unsigned long long)rq->pfn);
+		w->pfn[i] = w->pfn[--w->n];
+		w->confirmed++;
+	}
+	if (rq->kind == SIM_REQ_FREE && rq->reused) {
+		w->reused++;
+		if (w->n == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 64;
+			w->pfn = realloc(w->pfn, w->cap * sizeof(*w->pfn));
+			ck_assert_ptr_nonnull(w->pfn);
+		}
+		w->pfn[w->n++] = rq->pfn;
+	}
+	return 0;
+}
+
+START_TEST(test_free_reused_untraced)
+{
+	struct reused_watch w = { 0 };
+	struct sim_opts o = { .until_seq = UINT64_MAX, .no_figures = true,
+			      .before = watch_reused, .hook_arg = &w };
+	struct model_layout l;
+	struct sim_stats st;
+	struct sim_apply *a;
+	struct sim_request rq;
+	struct sim_result r;
+	struct model *m;
+	struct tdb *db;
+	uint64_t spfn;
+
+	fixture_layout_init(&l);
+	fixture_layout_zone(&l, "Normal", 0x40000, 4096);
+	m = fixture_model(&l, "6.18.0");
+	fixture_seed(m, 0x40000, 4096, KPF_BIT(KPF_BUDDY));
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	rq = req(SIM_REQ_ALLOC, 0x40100, 0, 0, GFP_KERNEL_);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	spfn = sim_apply_sim_pfn(a, 0x40100);
+	ck_assert_int_eq(state(m, spfn), MODEL_PFN_ALLOC);
+	rq = req(SIM_REQ_FREE, 0x40100, 0, -1, 0);
+	rq.reused = true;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(state(m, spfn), MODEL_PFN_ALLOC);
+	ck_assert_uint_eq(sim_apply_sim_pfn(a, 0x40100), spfn);
+	ck_assert_uint_eq(st.frees_reused, 1);
+	rq.reused = false;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_ne(state(m, spfn), MODEL_PFN_ALLOC);
+	ck_assert_uint_eq(sim_apply_sim_pfn(a, 0x40100), UINT64_MAX);
+	ck_assert_uint_eq(st.frees_unmatched, 0);
+	sim_apply_destroy(a);
+	model_destroy(m);
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/frag.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	ck_assert_uint_eq(r.st.frees_reused, w.reused);
+	ck_assert_uint_gt(w.reused, 5);
+	ck_assert_uint_eq(w.confirmed, w.reused);	/* each one's next free came */
+	sim_result_release(&r);
+	tdb_close(db);
+	free(w.pfn);
+}
+END_TEST
+
 START_TEST(test_free_running_gate)
 {
 	static const struct {
@@ -1404,6 +1497,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_other_zone_counted);
 	tcase_add_test(tc, test_same_pfn_counted);
 	tcase_add_test(tc, test_seed_pcp_consumption_order);
+	tcase_add_test(tc, test_free_reused_untraced);
 	tcase_add_test(tc, test_buddyinfo_at_start);
 	tcase_add_test(tc, test_contig_range_overflow);
 	tcase_add_test(tc, test_seed_putback);
