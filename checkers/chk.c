@@ -11,6 +11,7 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "common/u64set.h"
 #include "db/tdb.h"
 #include "db/tdb-probes.h"
 #include "db/tdb-snap.h"
@@ -284,13 +285,6 @@ int chk_set_attempts(struct chk_ctx *c, const struct tr_attempt *attempts, int n
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 int chk_add_lost(struct chk_ctx *c, uint64_t seq)
 {
 	uint64_t *n = realloc(c->lost, (c->nr_lost + 1) * sizeof(*n));
@@ -299,7 +293,7 @@ int chk_add_lost(struct chk_ctx *c, uint64_t seq)
 		return bc_error(BC_E_NOMEM, "out of memory");
 	c->lost = n;
 	c->lost[c->nr_lost++] = seq;
-	qsort(c->lost, c->nr_lost, sizeof(*c->lost), cmp_u64);
+	u64set_sort(c->lost, c->nr_lost);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "common/err.h"
+#include "common/u64set.h"
 #include "common/grow.h"
 #include "model/decide.h"
 #include "model/model.h"
@@ -215,33 +216,10 @@ int tc_pcp_scan(struct tc_pcp *p, const struct model *m, const struct tr_event *
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int tc_pcp_scan_done(struct tc_pcp *p)
 {
-	if (p->nr_batched > 1)
-		qsort(p->batched, p->nr_batched, sizeof(*p->batched), cmp_u64);
+	u64set_sort(p->batched, p->nr_batched);
 	return 0;
-}
-
-static bool is_batched(const struct tc_pcp *p, uint64_t seq)
-{
-	size_t lo = 0, hi = p->nr_batched;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->batched[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->nr_batched && p->batched[lo] == seq;
 }
 
 /*
@@ -472,7 +450,7 @@ int tc_pcp_after(struct tc_pcp *p, struct model *m, const struct tr_event *ev,
 			return 0;
 		if (model_pfn_info(m, ev->pfn, &pi) || pi.state != MODEL_PFN_PCP)
 			return 0;
-		if (ev->kind == TR_EV_PAGE_FREE && is_batched(p, ev->seq))
+		if (ev->kind == TR_EV_PAGE_FREE && u64set_has(p->batched, p->nr_batched, ev->seq))
 			return prep_add(s, ev, zone);
 		return commit(p, m, ev, zone, &pi);
 	case TR_EV_VMSTAT_UPDATE: {

@@ -4,6 +4,7 @@
 
 #include "common/err.h"
 #include "common/grow.h"
+#include "common/u64set.h"
 #include "db/tdb.h"
 #include "sim/sim-requests.h"
 #include "trace/tr-attempt.h"
@@ -189,13 +190,6 @@ void sim_reqs_close(struct sim_reqs *it)
 	free(it);
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Unnamed since its free: the free's seq - seq_from + 1, 0 when none. */
 static void pending_clear(uint32_t *pending, uint64_t end, uint64_t from, uint64_t to)
 {
@@ -257,7 +251,7 @@ int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t 
 		return ret;
 	}
 	/* found at the second free: in the order of those */
-	qsort(v, n, sizeof(*v), u64_cmp);
+	u64set_sort(v, n);
 	*seqs = v;
 	*nr = n;
 	return 0;
@@ -269,20 +263,6 @@ void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr)
 	it->nr_reused = nr;
 }
 
-static bool is_reused(const struct sim_reqs *it, uint64_t seq)
-{
-	size_t lo = 0, hi = it->nr_reused;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (it->reused[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < it->nr_reused && it->reused[lo] == seq;
-}
 
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
 uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it) { return it->failed; }
@@ -449,7 +429,7 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
 		if (rq->kind == SIM_REQ_FREE && it->nr_reused)
-			rq->reused = is_reused(it, rq->seq);
+			rq->reused = u64set_has(it->reused, it->nr_reused, rq->seq);
 		if (is_refilling(it, rq->cpu) && rq->ts > it->refill_ts[rq->cpu] + SIM_REFILL_WAIT_NS) {
 			/* the held ones first, then this one, in order */
 			ret = release_held(it, rq->cpu, NULL);
