@@ -190,7 +190,10 @@ void sim_reqs_close(struct sim_reqs *it)
 	free(it);
 }
 
-/* Unnamed since its free: the free's seq - seq_from + 1, 0 when none. */
+/*
+ * pending[pfn]: seq - seq_from + 1 of the page's last free when no event has named the
+ * page since, else 0. A range taken without page events names all its pages.
+ */
 static void pending_clear(uint32_t *pending, uint64_t end, uint64_t from, uint64_t to)
 {
 	for (uint64_t p = from; p < to && p < end; p++)
@@ -262,7 +265,6 @@ void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr)
 	it->reused = seqs;
 	it->nr_reused = nr;
 }
-
 
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
 uint64_t sim_reqs_failed_allocs(const struct sim_reqs *it) { return it->failed; }
