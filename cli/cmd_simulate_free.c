@@ -181,6 +181,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
 	json_kuint(&j, "seed_pcp_listed", st->seed_pcp_listed);
 	json_kuint(&j, "seed_pcp_reordered", st->seed_pcp_reordered);
+	json_kuint(&j, "seed_pcp_relisted", st->seed_pcp_relisted);
 	json_kuint(&j, "seed_reported", st->seed_reported);
 	json_kuint(&j, "seed_alloc_typed", st->seed_alloc_typed);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
@@ -364,6 +365,9 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("frees whose page the kernel took back with no event before its next free "
 		       "(alloc_pages_bulk()): %llu, left in use\n",
 		       (unsigned long long)st->frees_reused);
+	if (st->seed_pcp_relisted)
+		printf("pcp blocks of the first snapshot moved to the list (migratetype) the kernel "
+		       "then took them from: %llu\n", (unsigned long long)st->seed_pcp_relisted);
 	if (st->seed_pcp_reordered)
 		printf("pcp lists of the first snapshot put in the order the kernel then took "
 		       "their pages (allocations from the head, drains from the tail): %llu\n",

@@ -1482,6 +1482,23 @@ int model_seed_free_move(struct model *m, uint64_t pfn, bool tail)
 	return relink(m, pfn, WT_BUDDY, tail);
 }
 
+int model_seed_pcp_relist(struct model *m, uint64_t pfn, int mt)
+{
+	int imt = model_imt_from_trace(m, mt), zi, ret = model_broken(m);
+	uint32_t idx, info;
+
+	if (ret)
+		return ret;
+	if (imt < 0 || imt >= IMT_HIGHATOMIC)
+		return bc_error(BC_E_INVAL, "model: no pcp list of type %d", mt);
+	if (!pfn_to_idx(m, pfn, &idx) || (zi = model_idx_zone(m, idx)) < 0 ||
+	    wtag(m->words[idx]) != WT_PCP)
+		return 1;
+	info = model_del_free(m, idx);
+	return model_pcp_add(m, &m->zones[zi], idx, info & FN_ORDER_MASK, imt,
+			     (int)(info >> FN_CPU_SHIFT), 1, 1);
+}
+
 int model_seed_free_relist(struct model *m, uint64_t pfn, int mt)
 {
 	int imt = model_imt_from_trace(m, mt), zi, ret = model_broken(m);

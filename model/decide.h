@@ -157,6 +157,11 @@ int model_seed_alloc_mt(struct model *m, uint64_t pfn, int mt);
 
 /* The pcp block whose first pfn is @pfn moves to its list's tail; 1: no such block. */
 int model_seed_pcp_move(struct model *m, uint64_t pfn);
+/*
+ * The pcp block whose first pfn is @pfn moves to the tail of its cpu's list of
+ * migratetype @mt (trace numbering), same order; 1: no such block.
+ */
+int model_seed_pcp_relist(struct model *m, uint64_t pfn, int mt);
 
 /*
  * The free buddy block whose first pfn is @pfn moves to the head (or @tail) of its

@@ -674,10 +674,10 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 /* A block on a seed pcp list: where it stands, and the first event after the seed naming it. */
 struct seed_blk {
 	uint64_t pfn;
-	uint32_t list;			/* index of its list in the walk of sim_seed_pcp_order() */
+	uint32_t list;			/* index of its list in the walk (struct seed_lists) */
 	uint32_t pos;			/* its place there, from the head */
 	uint64_t seq;			/* the first event naming it; 0: none */
-	int cpu;
+	int cpu, mt;
 	enum tr_event_kind kind;
 };
 
@@ -686,6 +686,59 @@ static int blk_pfn_cmp(const void *a, const void *b)
 	const struct seed_blk *x = a, *y = b;
 
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/* A pcp list: (zone, cpu, order, mt); above the low orders the unmovable types share one. */
+struct list_id {
+	unsigned int zone, cpu, order;
+	int mt;
+};
+
+/* Every block on the model's pcp lists, by list: *@lists, *@blk (list order). */
+static int walk_lists(struct model *m, struct list_id **lists, size_t *nl,
+		      struct seed_blk **blk, size_t *nb)
+{
+	const struct model_layout *L = model_get_layout(m);
+	size_t cl = 0, cb = 0;
+	uint64_t *pfns = NULL;
+	unsigned int z, cpu, order;
+	int ret = 0, mt;
+
+	*lists = NULL;
+	*blk = NULL;
+	*nl = *nb = 0;
+	for (z = 0; !ret && z < L->nr_zones; z++)
+		for (cpu = 0; !ret && cpu < L->nr_cpus; cpu++)
+			for (order = 0; !ret && order < REFILL_ORDERS; order++)
+				for (mt = 0; !ret && mt < 3; mt++) {
+					long n;
+
+					if (order > 3 && mt == 2)
+						continue;
+					n = model_pcp_list(m, z, cpu, order, mt, NULL, 0);
+					if (n <= 0)
+						continue;
+					free(pfns);
+					pfns = malloc((size_t)n * sizeof(*pfns));
+					ret = pfns ? bc_grow(lists, *nl, &cl, sizeof(**lists), 16,
+							     "simulate") :
+						     bc_error(BC_E_NOMEM, "out of memory");
+					if (ret)
+						break;
+					n = model_pcp_list(m, z, cpu, order, mt, pfns, (unsigned int)n);
+					(*lists)[*nl] = (struct list_id){ z, cpu, order, mt };
+					for (long p = 0; !ret && p < n; p++) {
+						ret = bc_grow(blk, *nb, &cb, sizeof(**blk), 1024,
+							      "simulate");
+						if (!ret)
+							(*blk)[(*nb)++] = (struct seed_blk){
+								.pfn = pfns[p], .list = (uint32_t)*nl,
+								.pos = (uint32_t)p, .kind = TR_EV_OTHER };
+					}
+					(*nl)++;
+				}
+	free(pfns);
+	return ret;
 }
 
 /*
@@ -753,65 +806,16 @@ static int order_list(struct model *m, struct seed_blk *const *lb, size_t n, int
 	return ret;
 }
 
-/* A walk over the seed's pcp lists: (zone, cpu, order, mt), the unmovable types once. */
-struct list_id {
-	unsigned int zone, cpu, order;
-	int mt;
-};
-
-int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		       uint64_t seq_from, uint64_t *nr)
+/* The first event after @seq_from naming each of @blk (sorted by pfn), until all are. */
+static int first_events(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+			struct seed_blk *blk, size_t nb)
 {
-	const struct model_layout *L = model_get_layout(m);
-	struct seed_blk *blk = NULL, **byl = NULL;
-	struct list_id *lists = NULL;
-	size_t nb = 0, cb = 0, nl = 0, cl = 0, named = 0, i, j;
-	uint64_t *pfns = NULL;
 	struct tdb_cursor *cur = NULL;
 	struct bc_event raw;
 	struct tr_event ev;
-	unsigned int z, cpu, order;
-	int ret = 0, mt;
+	size_t named = 0;
+	int ret = nb ? tdb_cursor_open(db, seq_from, UINT64_MAX, &cur) : 0;
 
-	*nr = 0;
-	/* every block on a pcp list, by list */
-	for (z = 0; !ret && z < L->nr_zones; z++)
-		for (cpu = 0; !ret && cpu < L->nr_cpus; cpu++)
-			for (order = 0; !ret && order < REFILL_ORDERS; order++)
-				for (mt = 0; !ret && mt < 3; mt++) {
-					long n;
-
-					/* above the low orders one list holds both unmovable types */
-					if (order > 3 && mt == 2)
-						continue;
-					n = model_pcp_list(m, z, cpu, order, mt, NULL, 0);
-					if (n <= 0)
-						continue;
-					free(pfns);
-					pfns = malloc((size_t)n * sizeof(*pfns));
-					ret = pfns ? bc_grow(&lists, nl, &cl, sizeof(*lists), 16,
-							     "simulate") :
-						     bc_error(BC_E_NOMEM, "out of memory");
-					if (ret)
-						break;
-					n = model_pcp_list(m, z, cpu, order, mt, pfns, (unsigned int)n);
-					lists[nl] = (struct list_id){ z, cpu, order, mt };
-					for (long p = 0; !ret && p < n; p++) {
-						ret = bc_grow(&blk, nb, &cb, sizeof(*blk), 1024,
-							      "simulate");
-						if (!ret)
-							blk[nb++] = (struct seed_blk){
-								.pfn = pfns[p], .list = (uint32_t)nl,
-								.pos = (uint32_t)p, .kind = TR_EV_OTHER };
-					}
-					nl++;
-				}
-	free(pfns);
-	if (!ret && nb)
-		qsort(blk, nb, sizeof(*blk), blk_pfn_cmp);
-	/* the first event naming each, until all are named */
-	if (!ret && nb)
-		ret = tdb_cursor_open(db, seq_from, UINT64_MAX, &cur);
 	while (!ret && nb && named < nb && (ret = tdb_cursor_next(cur, &raw)) == 1) {
 		struct seed_blk key, *b;
 
@@ -825,34 +829,81 @@ int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct mode
 			continue;
 		b->seq = ev.seq;
 		b->cpu = ev.cpu;
+		b->mt = ev.mt;
 		b->kind = ev.kind;
 		named++;
 	}
 	if (cur)
 		tdb_cursor_close(cur);
-	/* back in list order, each list in key order */
-	if (!ret && nb)
-		byl = malloc(nb * sizeof(*byl));
-	if (!ret && nb && !byl)
-		ret = bc_error(BC_E_NOMEM, "out of memory");
-	if (!ret && nb) {
-		size_t *start = calloc(nl + 1, sizeof(*start));
+	return ret < 0 ? ret : 0;
+}
 
-		if (!start)
-			ret = bc_error(BC_E_NOMEM, "out of memory");
-		for (i = 0; !ret && i < nb; i++)
-			start[blk[i].list + 1]++;
-		for (i = 0; !ret && i < nl; i++)
-			start[i + 1] += start[i];
-		for (i = 0; !ret && i < nb; i++)
-			byl[start[blk[i].list] + blk[i].pos] = &blk[i];
-		for (i = 0; !ret && i < nl; i++) {
-			j = start[i];
-			ret = order_list(m, byl + j, start[i + 1] - j, (int)lists[i].cpu, nr);
-		}
-		free(start);
+int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		       uint64_t seq_from, uint64_t *nr, uint64_t *nr_relisted)
+{
+	struct seed_blk *blk = NULL, *now = NULL, **byl = NULL;
+	struct list_id *lists = NULL;
+	size_t nb = 0, nl = 0, nn = 0, i, j;
+	size_t *start = NULL;
+	int ret;
+
+	*nr = *nr_relisted = 0;
+	ret = walk_lists(m, &lists, &nl, &blk, &nb);
+	if (!ret && nb)
+		qsort(blk, nb, sizeof(*blk), blk_pfn_cmp);
+	if (!ret)
+		ret = first_events(db, dec, seq_from, blk, nb);
+	/*
+	 * A low-order block this cpu's allocation of another migratetype takes first lay
+	 * on that type's list: the list a free files a page on is its pageblock's type
+	 * then, which the seed guessed (a later correction moves the buddy's pages only).
+	 */
+	for (i = 0; !ret && i < nb; i++) {
+		const struct list_id *li = &lists[blk[i].list];
+
+		if (blk[i].kind != TR_EV_PAGE_ALLOC || blk[i].cpu != (int)li->cpu ||
+		    li->order > 3 || blk[i].mt == li->mt || blk[i].mt < 0 || blk[i].mt > 2)
+			continue;
+		ret = model_seed_pcp_relist(m, blk[i].pfn, blk[i].mt);
+		if (ret == 1)
+			ret = 0;
+		else if (!ret)
+			(*nr_relisted)++;
 	}
+	/* the lists as they stand now, each block with its first event */
+	free(lists);
+	lists = NULL;
+	if (!ret)
+		ret = walk_lists(m, &lists, &nl, &now, &nn);
+	for (i = 0; !ret && i < nn; i++) {
+		struct seed_blk *b = bsearch(&now[i], blk, nb, sizeof(*blk), blk_pfn_cmp);
+
+		if (b) {
+			now[i].seq = b->seq;
+			now[i].cpu = b->cpu;
+			now[i].mt = b->mt;
+			now[i].kind = b->kind;
+		}
+	}
+	if (!ret && nn) {
+		byl = malloc(nn * sizeof(*byl));
+		start = calloc(nl + 1, sizeof(*start));
+		if (!byl || !start)
+			ret = bc_error(BC_E_NOMEM, "out of memory");
+	}
+	for (i = 0; !ret && i < nn; i++)
+		start[now[i].list + 1]++;
+	for (i = 0; !ret && nn && i < nl; i++)
+		start[i + 1] += start[i];
+	for (i = 0; !ret && i < nn; i++)
+		byl[start[now[i].list] + now[i].pos] = &now[i];
+	for (i = 0; !ret && nn && i < nl; i++) {
+		j = start[i];
+		ret = order_list(m, byl + j, start[i + 1] - j, (int)lists[i].cpu, nr);
+	}
+	free(start);
 	free(byl);
+	free(now);
 	free(blk);
 	free(lists);
 	return ret < 0 ? ret : 0;

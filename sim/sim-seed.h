@@ -127,10 +127,13 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
  * top without changing the order below. So each list is put in the order of the first
  * events after @seq_from naming its blocks: those this cpu's allocations take next, in
  * that order, at the head; those no event names (or another cpu's allocation: not this
- * list's) as they stand; those drained, the first drained at the tail.
- * *@nr gets the lists reordered. Return: 0, or a negative bc_err.
+ * list's) as they stand; those drained, the first drained at the tail. Before that,
+ * a block below order 4 that this cpu's allocation of another migratetype takes first
+ * moves to that type's list: a free files a page by its pageblock's type at the time,
+ * which the seed guessed. *@nr gets the lists reordered, *@nr_relisted the blocks moved
+ * to another list. Return: 0, or a negative bc_err.
  */
 int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		       uint64_t seq_from, uint64_t *nr);
+		       uint64_t seq_from, uint64_t *nr, uint64_t *nr_relisted);
 
 #endif

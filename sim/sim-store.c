@@ -33,6 +33,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_pcp_drained", r->st.seed_pcp_drained },
 		{ "seed_pcp_listed", r->st.seed_pcp_listed },
 		{ "seed_pcp_reordered", r->st.seed_pcp_reordered },
+		{ "seed_pcp_relisted", r->st.seed_pcp_relisted },
 		{ "seed_reported", r->st.seed_reported },
 		{ "seed_alloc_typed", r->st.seed_alloc_typed },
 		{ "seed_free_reordered", r->st.seed_free_reordered },

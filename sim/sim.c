@@ -286,7 +286,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		       &S->res->st.seed_alloc_typed, NULL);
 	if (!ret)
 		ret = sim_seed_pcp_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
-					 &S->res->st.seed_pcp_reordered);
+					 &S->res->st.seed_pcp_reordered,
+					 &S->res->st.seed_pcp_relisted);
 	if (!ret)
 		ret = sim_seed_free_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
 					  UINT64_MAX, &S->res->st.seed_free_reordered);

@@ -1217,7 +1217,7 @@ END_TEST
  * them there) while ten pages freed after the read passed them lay above, unread
  * (flags 0); the kernel hands out 0x4bc0c7, the last of those frees, first. Over every
  * list of two captures: the pages the kernel's allocations on the list's cpu name
- * first come off it in list order.
+ * first come off it in list order, and from the list of the request's migratetype.
  */
 struct seed_lists {
 	uint64_t *pfn;			/* every block on a seed list, sorted */
@@ -1225,7 +1225,7 @@ struct seed_lists {
 	uint32_t *last;			/* per list: the place of the last block taken */
 	bool *taken;
 	size_t n;
-	uint64_t taken_in_order, out_of_order, head;
+	uint64_t taken_in_order, out_of_order, wrong_list, head;
 };
 
 static int save_seed_lists(void *arg, struct model *m, struct sim_apply *ap)
@@ -1284,6 +1284,9 @@ static int take_seed_lists(void *arg, struct model *m, struct sim_apply *ap,
 		c = (sl->list[i] / 64) % 64;
 		if ((int)c != rq->cpu)
 			break;			/* another cpu's: the seed had it wrong */
+		/* a low-order pcp hit takes from the request's migratetype's list */
+		if (rq->order < 4 && (int)(sl->list[i] % 4) != rq->mt)
+			sl->wrong_list++;
 		if (sl->pos[i] > sl->last[sl->list[i] % (1 << 16)]) {
 			sl->taken_in_order++;
 			sl->last[sl->list[i] % (1 << 16)] = sl->pos[i];
@@ -1315,8 +1318,13 @@ START_TEST(test_seed_pcp_consumption_order)
 		ck_assert_msg(!sl.out_of_order, "%s: %llu of %llu seed pcp pages taken out of "
 			      "their list's order", caps[k], (unsigned long long)sl.out_of_order,
 			      (unsigned long long)(sl.out_of_order + sl.taken_in_order));
-		if (k == 0)
+		ck_assert_msg(!sl.wrong_list, "%s: %llu seed pcp pages taken first by a request "
+			      "of another migratetype than their list's", caps[k],
+			      (unsigned long long)sl.wrong_list);
+		if (k == 0) {
 			ck_assert_uint_eq(sl.head, 0x4bc0c7);
+			ck_assert_uint_gt(r.st.seed_pcp_relisted, 0);
+		}
 		sim_result_release(&r);
 		tdb_close(db);
 		free(sl.pfn);
