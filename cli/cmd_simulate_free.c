@@ -176,6 +176,8 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "frees_before_capture", st->frees_before_capture);
 	json_kuint(&j, "frees_unmatched", st->frees_unmatched);
 	json_kuint(&j, "frees_reused", st->frees_reused);
+	json_kuint(&j, "allocs_early", st->allocs_early);
+	json_kuint(&j, "allocs_held", st->settled);
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
 	json_kuint(&j, "seed_pcp_drained", st->seed_pcp_drained);
@@ -365,6 +367,12 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("frees whose page the kernel took back with no event before its next free "
 		       "(alloc_pages_bulk()): %llu, left in use\n",
 		       (unsigned long long)st->frees_reused);
+	if (st->allocs_early)
+		printf("allocations made where the kernel decided them (their first "
+		       "mm_page_alloc_zone_locked), before other cpus' requests their event "
+		       "follows: %llu; %llu of them in a refill those requests interrupted "
+		       "(NR_FREE_PAGES counts it at the refill's end)\n",
+		       (unsigned long long)st->allocs_early, (unsigned long long)st->settled);
 	if (st->seed_pcp_relisted)
 		printf("pcp blocks of the first snapshot moved to the list (migratetype) the kernel "
 		       "then took them from: %llu\n", (unsigned long long)st->seed_pcp_relisted);

@@ -7,6 +7,7 @@
  * the buddy primitives of buddy.c. model_give() is free_frozen_pages().
  */
 #include <stdlib.h>
+#include <stdio.h>
 
 #include "model/decide.h"
 #include "model/model-local.h"
@@ -1279,8 +1280,23 @@ int model_get_pcp(struct model *m, unsigned int zone, unsigned int cpu, uint32_t
 	return 0;
 }
 
+static int vmstat_mod(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta,
+		      bool hold);
+
 /* __mod_zone_page_state(): the diff folds into the counter past the threshold. */
 int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta)
+{
+	return vmstat_mod(m, zone, cpu, delta, false);
+}
+
+int model_vmstat_hold_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta)
+{
+	return vmstat_mod(m, zone, cpu, delta, true);
+}
+
+/* @delta into @cpu's diff; folded past the threshold unless @hold (0: a settle) */
+static int vmstat_mod(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta,
+		      bool hold)
 {
 	const struct model_zone_limits *l;
 	struct dpcp *p;
@@ -1292,13 +1308,13 @@ int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, 
 	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
 		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
 	l = known_limits(m, zone);
-	if (!l || !l->stat_threshold || !delta)
+	if (!l || !l->stat_threshold || (!delta && hold))
 		return 0;
 	p = pcp_state(m, zone, cpu);
 	if (!p)
 		return -BC_E_NOMEM;
 	x = (int32_t)p->vm_free_diff + delta;
-	if (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold)
+	if (!hold && (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold))
 		x = 0;		/* zone_page_state_add(x): folded */
 	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)x);
 	return 0;

@@ -229,6 +229,13 @@ int model_zone_pcp_disable(struct model *m, unsigned int zone, struct model_zone
  */
 int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
 /*
+ * The same, held in @cpu's diff whatever its size: a change the kernel had made to the
+ * free lists but not yet to the counter (rmqueue_bulk() accounts its batch at the end
+ * before v6.10, per block since). model_vmstat_mod_free(.., 0) later settles it: folded
+ * past the threshold.
+ */
+int model_vmstat_hold_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
+/*
  * refresh_cpu_vm_stats() (vmstat_update() on @cpu, about once a second, and
  * quiet_vmstat()): @cpu's NR_FREE_PAGES diff of @zone folded into the counter.
  */

@@ -56,7 +56,7 @@ static void free_now(struct sim_apply *a)
  * change per request (the kernel's are per block: an approximation); a change between
  * requests (a hook's) goes with the next request.
  */
-static int free_account(struct sim_apply *a, int cpu)
+static int free_account(struct sim_apply *a, int cpu, bool hold)
 {
 	uint64_t now[MODEL_MAX_ZONES];
 	unsigned int zi, nz = model_zones_nr_free(a->m, now, MODEL_MAX_ZONES);
@@ -66,10 +66,25 @@ static int free_account(struct sim_apply *a, int cpu)
 		cpu = 0;
 	for (zi = 0; zi < nz && !ret; zi++)
 		if (now[zi] != a->nr_free[zi]) {
-			ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu,
-						    (int64_t)now[zi] - (int64_t)a->nr_free[zi]);
+			ret = (hold ? model_vmstat_hold_free : model_vmstat_mod_free)(
+				a->m, zi, (unsigned int)cpu,
+				(int64_t)now[zi] - (int64_t)a->nr_free[zi]);
 			a->nr_free[zi] = now[zi];
 		}
+	return ret;
+}
+
+/* A held refill's batch ended (SIM_REQ_SETTLE): its count folds as the kernel's did. */
+static int settle(struct sim_apply *a, int cpu)
+{
+	unsigned int zi;
+	int ret = 0;
+
+	if (cpu < 0 || (unsigned int)cpu >= a->nr_cpus)
+		return 0;
+	a->st->settled++;
+	for (zi = 0; zi < a->nr_zones && !ret; zi++)
+		ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu, 0);
 	return ret;
 }
 
@@ -89,7 +104,7 @@ static int vmstat_update(struct sim_apply *a, unsigned int cpu)
 		if (!ret)
 			ret = model_decay_pcp_high(a->m, zi, cpu);
 		if (!ret)
-			ret = free_account(a, (int)cpu);
+			ret = free_account(a, (int)cpu, false);
 	}
 	return ret;
 }
@@ -253,6 +268,7 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 	}
 	ret = model_take(a->m, &mr, &d);
 	a->st->allocs++;
+	a->st->allocs_early += rq->early;
 	if (ret < 0)
 		return ret;
 	if (ret == 0 && d.pfn == rq->pfn)
@@ -391,7 +407,7 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 	if (ret)
 		return ret;
 	ret = apply(a, rq);
-	return ret ? ret : free_account(a, rq->cpu);
+	return ret ? ret : free_account(a, rq->cpu, rq->kind == SIM_REQ_ALLOC && rq->held);
 }
 
 /*
@@ -454,6 +470,8 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 		return a->vmstat_traced && rq->cpu >= 0 && (unsigned int)rq->cpu < a->nr_cpus ?
 		       vmstat_update(a, (unsigned int)rq->cpu) : 0;
 	}
+	if (rq->kind == SIM_REQ_SETTLE)
+		return settle(a, rq->cpu);
 	if (rq->kind == SIM_REQ_ISOLATE || rq->kind == SIM_REQ_UNISOLATE)
 		return do_isolate(a, rq);
 	if (rq->kind == SIM_REQ_REFUSED) {
@@ -487,6 +505,7 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 	case SIM_REQ_UNISOLATE:
 	case SIM_REQ_REFUSED:
 	case SIM_REQ_VMSTAT:
+	case SIM_REQ_SETTLE:
 		break;
 	}
 	return 0;

@@ -47,6 +47,10 @@ struct sim_stats {
 	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
 	uint64_t frees_reused;		/* frees the kernel took back untraced: left in use */
+	uint64_t allocs_early;		/* handed out at their decision, before other cpus'
+					 * requests their event follows (sim-requests.h) */
+	uint64_t settled;		/* ... whose batch those requests interrupted: the
+					 * counter held until its end */
 	uint64_t contig_failed;		/* contiguous allocations the model could not make */
 	uint64_t offline_failed;	/* offlines the model refused */
 	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */

@@ -31,6 +31,12 @@ struct held {
 	size_t nr, cap;
 };
 
+struct cpu_state {
+	bool refilling;			/* a refill awaits its allocation */
+	bool early_out;			/* its early allocation is out, its event to come */
+	uint64_t refill_ts;		/* when the refill began */
+};
+
 struct sim_reqs {
 	struct tdb_cursor *cur;
 	const struct tr_decoder *dec;
@@ -39,16 +45,16 @@ struct sim_reqs {
 	uint64_t seq_from, seq_to;
 	uint64_t events, failed;
 	bool have_ev;			/* ev holds an event not yet handed out */
-	uint8_t *refilling;		/* by cpu: a refill awaits its allocation */
-	uint64_t *refill_ts;		/* by cpu: when it began */
+	struct cpu_state *cpus;		/* by cpu */
 	size_t nr_cpus;
 	struct held held;		/* requests of refilling cpus, in order */
 	struct held out;		/* to hand out before the next event */
 	size_t out_next;
 	struct tr_event ev;
 	struct bc_event raw;
-	const uint64_t *reused;		/* seqs of frees the kernel took back untraced */
-	size_t nr_reused;
+	const struct sim_ahead *ahead;	/* borrowed; NULL: none */
+	size_t next_early;		/* ahead->early[] not yet handed out */
+	size_t next_settle;		/* ahead->settles[] likewise */
 };
 
 /* The event after which an attempt's result stands: its last test, else its end. */
@@ -183,8 +189,7 @@ void sim_reqs_close(struct sim_reqs *it)
 		return;
 	tdb_cursor_close(it->cur);
 	free(it->marks);
-	free(it->refilling);
-	free(it->refill_ts);
+	free(it->cpus);
 	free(it->held.v);
 	free(it->out.v);
 	free(it);
@@ -200,19 +205,104 @@ static void pending_clear(uint32_t *pending, uint64_t end, uint64_t from, uint64
 		pending[p] = 0;
 }
 
-int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
-			 uint64_t seq_to, uint64_t pfn_end, uint64_t **seqs, size_t *nr)
+/*
+ * A cpu's allocation in the making, for the pass ahead: the first zone_locked of a
+ * refill or buddy allocation, and the requests counted when it came.
+ */
+struct making {
+	uint64_t seq, ts, pfn;		/* the first zone_locked (or extfrag) */
+	uint64_t last_seq, last_ts;	/* the batch's last so far */
+	unsigned int order;
+	bool valid;
+	bool last_locked;		/* this cpu's last event was a zone_locked/extfrag */
+	uint64_t own;			/* this cpu's events so far */
+	uint64_t all_at, own_at;	/* events (all cpus, this cpu) at the first */
+	uint64_t all_last, own_last;	/* ... at the batch's last */
+};
+
+static int making_of(struct making **v, size_t *nr, int cpu, struct making **out)
+{
+	*out = NULL;
+	if (cpu < 0 || cpu >= 65536)
+		return 0;
+	if ((size_t)cpu >= *nr) {
+		size_t n = (size_t)cpu + 1 > 2 * *nr ? (size_t)cpu + 1 : 2 * *nr;
+		struct making *m = realloc(*v, n * sizeof(*m));
+
+		if (!m)
+			return bc_error(BC_E_NOMEM, "simulate: out of memory");
+		for (size_t i = *nr; i < n; i++)
+			m[i] = (struct making){ 0 };
+		*v = m;
+		*nr = n;
+	}
+	*out = &(*v)[cpu];
+	return 0;
+}
+
+static int cmp_settle(const void *a, const void *b)
+{
+	const struct sim_settle *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_early(const void *a, const void *b)
+{
+	const struct sim_early *x = a, *y = b;
+
+	return x->at_seq < y->at_seq ? -1 : x->at_seq > y->at_seq;
+}
+
+/* The allocation @ev of @mk's cpu: early when others' requests came since its decision. */
+static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
+			struct making *mk, const struct tr_event *ev, uint64_t all)
+{
+	uint64_t inside;
+	int ret;
+
+	if (ev->pfn == UINT64_MAX) {
+		mk->valid = false;
+		return 0;
+	}
+	if (!mk->valid || ev->pfn != mk->pfn || ev->order != mk->order)
+		return 0;
+	mk->valid = false;
+	inside = (mk->all_last - mk->all_at) - (mk->own_last - mk->own_at);
+	if (all - mk->all_at == mk->own - mk->own_at)
+		return 0;	/* nothing of another cpu came since the decision */
+	ret = bc_grow(&out->early, out->nr_early, cap, sizeof(*out->early), 64, "simulate");
+	if (!ret && inside)
+		ret = bc_grow(&out->settles, out->nr_settles, cap_settles,
+			      sizeof(*out->settles), 64, "simulate");
+	if (ret)
+		return ret;
+	out->early[out->nr_early++] = (struct sim_early){
+		.at_seq = mk->seq, .at_ts = mk->ts,
+		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+			.nr_pages = ev->order < 63 ? 1ull << ev->order : 0,
+			.early = true, .held = inside != 0 },
+	};
+	if (inside)
+		out->settles[out->nr_settles++] = (struct sim_settle){ mk->last_seq,
+									mk->last_ts, ev->cpu };
+	return 0;
+}
+
+int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+		   uint64_t seq_to, uint64_t pfn_end, struct sim_ahead *out)
 {
 	uint32_t *pending = calloc(pfn_end + 1, sizeof(*pending));
 	struct tdb_cursor *cur = NULL;
-	uint64_t *v = NULL;
-	size_t n = 0, cap = 0;
+	struct making *mks = NULL, *mk;
+	size_t nr_mks = 0, cap = 0, cap_early = 0, cap_settles = 0;
+	uint64_t all = 0;
 	struct bc_event raw;
 	struct tr_event ev = { 0 };
 	int ret;
 
-	*seqs = NULL;
-	*nr = 0;
+	*out = (struct sim_ahead){ 0 };
 	if (!pending)
 		return bc_error(BC_E_NOMEM, "simulate: out of memory");
 	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
@@ -233,37 +323,88 @@ int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t 
 			tr_decode(dec, &raw, &ev);
 		else
 			tr_decode_page(dec, &raw, &ev);
-		if (ev.pfn >= pfn_end)
+		ret = making_of(&mks, &nr_mks, ev.cpu, &mk);
+		if (ret)
+			break;
+		/* 6.12's __rmqueue_claim()/_steal() trace only the extfrag of their page */
+		if (mk && (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) &&
+		    (!mk->valid || !mk->last_locked || ev.order != mk->order))
+			*mk = (struct making){ .pfn = ev.pfn, .order = ev.order, .valid = true,
+					       .own = mk->own };
+		if (mk && (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG)) {
+			if (!mk->seq) {
+				mk->seq = ev.seq;
+				mk->ts = ev.ts;
+				mk->all_at = all;
+				mk->own_at = mk->own;
+			}
+			mk->last_seq = ev.seq;
+			mk->last_ts = ev.ts;
+			mk->all_last = all;
+			mk->own_last = mk->own;
+		}
+		if (mk)
+			mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
+		if (k == TR_EV_PAGE_ALLOC && mk)
+			ret = making_alloc(out, &cap_early, &cap_settles, mk, &ev, all);
+		if (k != TR_EV_EXTFRAG) {
+			all++;
+			if (mk)
+				mk->own++;
+		}
+		if (ret || ev.pfn >= pfn_end)
 			continue;
 		if (k != TR_EV_PAGE_FREE) {
 			pending[ev.pfn] = 0;
 			continue;
 		}
 		if (pending[ev.pfn]) {
-			ret = bc_grow(&v, n, &cap, sizeof(*v), 64, "simulate");
+			ret = bc_grow(&out->reused, out->nr_reused, &cap, sizeof(*out->reused), 64,
+				      "simulate");
 			if (!ret)
-				v[n++] = seq_from + pending[ev.pfn] - 1;
+				out->reused[out->nr_reused++] = seq_from + pending[ev.pfn] - 1;
 		}
 		pending[ev.pfn] = rel <= UINT32_MAX ? (uint32_t)rel : 0;
 	}
 	if (cur)
 		tdb_cursor_close(cur);
 	free(pending);
+	free(mks);
+	if (!ret && out->nr_early) {
+		out->early_seqs = malloc(out->nr_early * sizeof(*out->early_seqs));
+		if (!out->early_seqs)
+			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
 	if (ret < 0) {
-		free(v);
+		sim_ahead_release(out);
 		return ret;
 	}
-	/* found at the second free: in the order of those */
-	u64set_sort(v, n);
-	*seqs = v;
-	*nr = n;
+	/* reused: found at the second free, so in the order of those */
+	u64set_sort(out->reused, out->nr_reused);
+	if (out->nr_early > 1)
+		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
+	if (out->nr_settles > 1)
+		qsort(out->settles, out->nr_settles, sizeof(*out->settles), cmp_settle);
+	for (size_t i = 0; i < out->nr_early; i++)
+		out->early_seqs[i] = out->early[i].rq.seq;
+	u64set_sort(out->early_seqs, out->nr_early);
 	return 0;
 }
 
-void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr)
+void sim_ahead_release(struct sim_ahead *a)
 {
-	it->reused = seqs;
-	it->nr_reused = nr;
+	free(a->reused);
+	free(a->early);
+	free(a->early_seqs);
+	free(a->settles);
+	*a = (struct sim_ahead){ 0 };
+}
+
+void sim_reqs_set_ahead(struct sim_reqs *it, const struct sim_ahead *a)
+{
+	it->ahead = a;
+	it->next_early = 0;
+	it->next_settle = 0;
 }
 
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
@@ -294,32 +435,40 @@ static int held_push(struct held *h, const struct sim_request *rq)
 
 static bool is_refilling(const struct sim_reqs *it, int cpu)
 {
-	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->refilling[cpu];
+	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->cpus[cpu].refilling;
 }
 
-static int set_refilling(struct sim_reqs *it, int cpu, uint64_t ts)
+/* @cpu's state, grown to hold it; NULL (no error) for a cpu out of range. */
+static int cpu_state(struct sim_reqs *it, int cpu, struct cpu_state **cs)
 {
+	*cs = NULL;
 	if (cpu < 0 || cpu >= 65536)
 		return 0;
 	if ((size_t)cpu >= it->nr_cpus) {
 		size_t n = (size_t)cpu + 1 > 2 * it->nr_cpus ? (size_t)cpu + 1 : 2 * it->nr_cpus;
-		uint8_t *r = realloc(it->refilling, n);
-		uint64_t *t;
+		struct cpu_state *v = realloc(it->cpus, n * sizeof(*v));
 
-		if (!r)
+		if (!v)
 			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		it->refilling = r;
-		t = realloc(it->refill_ts, n * sizeof(*t));
-		if (!t)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		it->refill_ts = t;
 		for (size_t i = it->nr_cpus; i < n; i++)
-			r[i] = 0;
+			v[i] = (struct cpu_state){ 0 };
+		it->cpus = v;
 		it->nr_cpus = n;
 	}
-	it->refilling[cpu] = 1;
-	it->refill_ts[cpu] = ts;
+	*cs = &it->cpus[cpu];
 	return 0;
+}
+
+static int set_refilling(struct sim_reqs *it, int cpu, uint64_t ts)
+{
+	struct cpu_state *cs;
+	int ret = cpu_state(it, cpu, &cs);
+
+	if (!ret && cs) {
+		cs->refilling = true;
+		cs->refill_ts = ts;
+	}
+	return ret;
 }
 
 /*
@@ -345,12 +494,37 @@ static int release_held(struct sim_reqs *it, int cpu, const struct sim_request *
 	if (!ret) {
 		it->held.nr = cpu < 0 ? 0 : k;
 		if (cpu >= 0 && (size_t)cpu < it->nr_cpus)
-			it->refilling[cpu] = 0;
-		else if (cpu < 0 && it->nr_cpus)
+			it->cpus[cpu].refilling = false;
+		else if (cpu < 0)
 			for (i = 0; i < it->nr_cpus; i++)
-				it->refilling[i] = 0;
+				it->cpus[i].refilling = false;
 	}
 	return ret;
+}
+
+static bool is_early_out(const struct sim_reqs *it, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->cpus[cpu].early_out;
+}
+
+/* Is the event @seq the decision of the next early allocation? */
+static bool early_at(struct sim_reqs *it, uint64_t seq)
+{
+	const struct sim_ahead *a = it->ahead;
+
+	while (a && it->next_early < a->nr_early && a->early[it->next_early].at_seq < seq)
+		it->next_early++;
+	return a && it->next_early < a->nr_early && a->early[it->next_early].at_seq == seq;
+}
+
+/* Is the event @seq the end of the next held batch? */
+static bool settle_at(struct sim_reqs *it, uint64_t seq)
+{
+	const struct sim_ahead *a = it->ahead;
+
+	while (a && it->next_settle < a->nr_settles && a->settles[it->next_settle].seq < seq)
+		it->next_settle++;
+	return a && it->next_settle < a->nr_settles && a->settles[it->next_settle].seq == seq;
 }
 
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
@@ -402,8 +576,39 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			return 1;
 		}
 		it->have_ev = false;
+		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
+		    settle_at(it, it->ev.seq)) {
+			/* a batch's end comes after its decision: never the same event */
+			const struct sim_settle *st = &it->ahead->settles[it->next_settle++];
+
+			*rq = (struct sim_request){ .kind = SIM_REQ_SETTLE, .seq = st->seq,
+						    .ts = st->ts, .cpu = st->cpu,
+						    .pfn = UINT64_MAX };
+			return 1;
+		}
+		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
+		    early_at(it, it->ev.seq)) {
+			struct cpu_state *cs;
+			const struct sim_early *el = &it->ahead->early[it->next_early++];
+			struct sim_request e = el->rq;
+
+			e.ts = el->at_ts;
+			ret = cpu_state(it, e.cpu, &cs);
+			if (ret)
+				return ret;
+			if (cs)
+				cs->early_out = true;
+			if (is_refilling(it, e.cpu)) {
+				ret = release_held(it, e.cpu, &e);
+				if (ret)
+					return ret;
+				continue;
+			}
+			*rq = e;
+			return 1;
+		}
 		if (it->ev.kind == TR_EV_ZONE_LOCKED && it->ev.percpu_refill &&
-		    !is_refilling(it, it->ev.cpu)) {
+		    !is_refilling(it, it->ev.cpu) && !is_early_out(it, it->ev.cpu)) {
 			ret = set_refilling(it, it->ev.cpu, it->ev.ts);
 			if (ret)
 				return ret;
@@ -430,9 +635,17 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.pfn = it->ev.pfn,
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
-		if (rq->kind == SIM_REQ_FREE && it->nr_reused)
-			rq->reused = u64set_has(it->reused, it->nr_reused, rq->seq);
-		if (is_refilling(it, rq->cpu) && rq->ts > it->refill_ts[rq->cpu] + SIM_REFILL_WAIT_NS) {
+		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_reused)
+			rq->reused = u64set_has(it->ahead->reused, it->ahead->nr_reused, rq->seq);
+		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early &&
+		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early, rq->seq)) {
+			/* handed out at its decision */
+			if ((size_t)rq->cpu < it->nr_cpus)
+				it->cpus[rq->cpu].early_out = false;
+			continue;
+		}
+		if (is_refilling(it, rq->cpu) &&
+		    rq->ts > it->cpus[rq->cpu].refill_ts + SIM_REFILL_WAIT_NS) {
 			/* the held ones first, then this one, in order */
 			ret = release_held(it, rq->cpu, NULL);
 			if (!ret)

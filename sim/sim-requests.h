@@ -47,6 +47,8 @@ enum sim_req_kind {
 	SIM_REQ_REFUSED,		/* an offline whose isolation the kernel refused
 					 * at refused_pfn: its blocks re-typed, no event */
 	SIM_REQ_VMSTAT,			/* vmstat_update() ran on cpu (pfn UINT64_MAX) */
+	SIM_REQ_SETTLE,			/* the refill of cpu's held allocation ended: the
+					 * zone's NR_FREE_PAGES now counts it */
 };
 
 struct sim_request {
@@ -60,7 +62,11 @@ struct sim_request {
 	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
 	bool failed;			/* CONTIG: the kernel's call failed */
 	bool reused;			/* FREE: taken again with no event before its next
-					 * free (sim_reqs_find_reused()) */
+					 * free (sim_reqs_ahead()) */
+	bool early;			/* ALLOC: handed out at its decision, before other
+					 * cpus' requests its event follows */
+	bool held;			/* ... while its refill ran on to a SETTLE
+					 * (sim_reqs_ahead()) */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
@@ -77,22 +83,61 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
 		  int nr_att, const struct tr_attempt *ref, int nr_ref, uint64_t seq_from,
 		  uint64_t seq_to, struct sim_reqs **out);
 /*
- * The frees of [@seq_from, @seq_to) whose page the kernel handed out again with no
- * event, into *@seqs (sorted; the caller frees it): alloc_pages_bulk()
- * (vmalloc's pages, among others) takes pages off a pcp list without mm_page_alloc, so
- * the next event naming such a page is another mm_page_free (mm_page_free_batched is
- * the same free's commit); pfns below @pfn_end. Such frees are handed out with
- * @reused set (sim_reqs_set_reused()): the allocation that
- * took the page back came right after (the page lay at its list's head, which the
- * next pcp hit would have taken), so a simulation leaves the page in use. A range a
- * contiguous attempt or compaction's free scanner took (test_pages_isolated,
- * mm_compaction_isolate_freepages) names its pages.
- * Return: 0, or a negative bc_err.
+ * What a pass ahead over events [@seq_from, @seq_to) finds, for requests to stand where
+ * the kernel made them (sim_reqs_ahead()):
+ *   - reused: the frees whose page the kernel handed out again with no event
+ *     (sorted seqs): alloc_pages_bulk() (vmalloc's pages, among others) takes pages off
+ *     a pcp list without mm_page_alloc, so the next event naming such a page is another
+ *     mm_page_free (mm_page_free_batched is the same free's commit). Such frees are
+ *     handed out with @reused set: the allocation that took the page back came right
+ *     after (the page lay at its list's head, which the next pcp hit would have taken),
+ *     so a simulation leaves the page in use. A range a contiguous attempt or
+ *     compaction's free scanner took (test_pages_isolated,
+ *     mm_compaction_isolate_freepages) names its pages.
+ *   - early: the allocations the kernel decided before requests of other cpus that
+ *     their mm_page_alloc event follows. The event comes at the end of
+ *     __alloc_pages(), after prep_new_page() (zeroing a THP under init_on_alloc takes
+ *     milliseconds) and whatever preempted the task; the decision is the first
+ *     mm_page_alloc_zone_locked of its refill or buddy allocation (same cpu, and the
+ *     page it hands out: rmqueue_bulk() fills an empty list, whose head the allocation
+ *     takes). Handed out there, by at_seq; early_seqs (sorted) are their own events,
+ *     skipped when they come.
+ *   - settles: where a batch that other cpus' events interrupted ended (the zone lock
+ *     held all along: their requests in between were pcp hits and frees). Until then
+ *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:
+ *     rmqueue_bulk() accounts once, at the end) or only partly (6.10+: per block)
+ *     counted the batch: the allocation is handed out held, and its cpu's SETTLE
+ *     request comes at the batch's last event.
  */
-int sim_reqs_find_reused(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
-			 uint64_t seq_to, uint64_t pfn_end, uint64_t **seqs, size_t *nr);
-/* Hand the frees of @seqs (sim_reqs_find_reused(), sorted; borrowed) out as reused. */
-void sim_reqs_set_reused(struct sim_reqs *it, const uint64_t *seqs, size_t nr);
+struct sim_early {
+	uint64_t at_seq, at_ts;		/* the decision's first zone_locked */
+	struct sim_request rq;		/* the allocation (rq.seq: its own event) */
+};
+
+struct sim_settle {
+	uint64_t seq, ts;		/* the batch's last zone_locked (or extfrag) */
+	int cpu;
+};
+
+struct sim_ahead {
+	uint64_t *reused;
+	size_t nr_reused;
+	struct sim_early *early;	/* by at_seq */
+	size_t nr_early;
+	uint64_t *early_seqs;		/* early[].rq.seq, sorted */
+	struct sim_settle *settles;	/* by seq */
+	size_t nr_settles;
+};
+
+/*
+ * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to), pfns
+ * below @pfn_end. Return: 0, or a negative bc_err (*@out empty).
+ */
+int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+		   uint64_t seq_to, uint64_t pfn_end, struct sim_ahead *out);
+void sim_ahead_release(struct sim_ahead *a);
+/* Hand requests out as @a (borrowed) says. */
+void sim_reqs_set_ahead(struct sim_reqs *it, const struct sim_ahead *a);
 /* Return: 1 and *@rq, 0 at the end, or a negative bc_err. */
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq);
 /* Events read so far, and the failed allocations among them (not replayed). */

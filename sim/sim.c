@@ -26,8 +26,7 @@ struct sim {
 	int nr_att;
 	struct tr_attempt *ref;		/* offline probes refused at isolation */
 	int nr_ref;
-	uint64_t *reused;		/* frees the kernel took back untraced (sim-requests.h) */
-	size_t nr_reused;
+	struct sim_ahead ahead;		/* the pass ahead's findings (sim-requests.h) */
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
 	const struct tdb_snap_info *prev;	/* the snapshot compared (or seeded) last */
@@ -62,7 +61,7 @@ static int run_window(struct sim *S, uint64_t from, uint64_t to)
 			    from, to, &it);
 	if (ret)
 		return ret;
-	sim_reqs_set_reused(it, S->reused, S->nr_reused);
+	sim_reqs_set_ahead(it, &S->ahead);
 	do {
 		for (n = 0; n < SIM_BATCH && (ret = sim_reqs_next(it, &rq[n])) == 1; n++)
 			;
@@ -306,9 +305,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (!ret)
 		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
-		ret = sim_reqs_find_reused(S->db, rp_decoder(S->rp), (uint64_t)seed->seq_end,
-					   S->o->until_seq, model_pfn_end(S->m), &S->reused,
-					   &S->nr_reused);
+		ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), (uint64_t)seed->seq_end,
+				     S->o->until_seq, model_pfn_end(S->m), &S->ahead);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	for (z = 0; z < (int)L->nr_zones && z < MODEL_MAX_ZONES; z++)
@@ -404,7 +402,7 @@ int sim_run(struct tdb *db, const struct sim_opts *o, struct sim_result *out)
 	free(si);
 	free(S.att);
 	free(S.ref);
-	free(S.reused);
+	sim_ahead_release(&S.ahead);
 	sim_apply_destroy(S.ap);
 	rp_destroy(S.rp);
 	if (ret)

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Free-running requests where the kernel decided them (sim-requests.h, sim_reqs_ahead()):
+ * an allocation whose mm_page_alloc comes after other cpus' requests is made at its
+ * first mm_page_alloc_zone_locked (or extfrag), and a refill those requests interrupted
+ * reaches the zone's free page counter only at its end.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/tdb.h"
+#include "model/decide.h"
+#include "model/model.h"
+#include "sim/sim-apply.h"
+#include "sim/sim-requests.h"
+#include "sim/sim.h"
+#include "tests/fixture.h"
+#include "trace/tr-event.h"
+
+#define GFP_HIGHUSER_MOVABLE_	0x100ccaull
+
+/* An order-4 movable allocation of kernel pfn @pfn on @cpu (order 4: no pcp list). */
+static void alloc4(struct sim_apply *a, uint64_t pfn, int cpu, bool held)
+{
+	struct sim_request rq = { .kind = SIM_REQ_ALLOC, .pfn = pfn, .order = 4, .mt = 1,
+				  .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 16, .cpu = cpu,
+				  .early = held, .held = held };
+
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+}
+
+/*
+ * A zone 96 pages above its watermarks (4,096 free, 4,000 the marks; a stat threshold
+ * of 8, so each 16-page change folds at once): seven allocations on cpu 0 that the
+ * kernel was still making (held) leave the counter at 4,096, and cpu 1's allocation
+ * passes its check; cpu 0's settle folds the 112 pages and cpu 1's next one finds the
+ * zone under its mark. Without the hold, cpu 0's seventh already would.
+ */
+START_TEST(test_held_refill_counted_at_its_end)
+{
+	const struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000,
+					     .wmark_high = 4000, .pcp_batch = 1,
+					     .pcp_high_min = 4, .pcp_high_max = 4,
+					     .stat_threshold = 8 };
+	struct sim_request settle = { .kind = SIM_REQ_SETTLE, .cpu = 0, .pfn = UINT64_MAX };
+	int held;
+
+	for (held = 0; held < 2; held++) {
+		struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+		struct sim_stats st = { 0 };
+		struct sim_apply *a;
+		int i;
+
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+		for (i = 0; i < 7; i++)
+			alloc4(a, 0x40000 + 16 * (uint64_t)i, 0, held);
+		/* unheld: the seventh found the counter at 4,000 */
+		ck_assert_uint_eq(model_zone_nr_free(m, 0), held ? 4096 - 112 : 4000);
+		ck_assert_uint_eq(st.needed_reclaim, held ? 0 : 1);
+		if (!held) {
+			sim_apply_destroy(a);
+			model_destroy(m);
+			continue;
+		}
+		alloc4(a, 0x40800, 1, false);
+		ck_assert_uint_eq(st.needed_reclaim, 0);
+		ck_assert_int_eq(sim_apply_request(a, &settle), 0);
+		ck_assert_uint_eq(st.settled, 1);
+		alloc4(a, 0x40810, 1, false);
+		ck_assert_uint_eq(st.needed_reclaim, 1);
+		ck_assert_uint_eq(st.allocs_early, 7);
+		sim_apply_destroy(a);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/* What the stream handed out, in order. */
+struct stream {
+	struct sim_request *v;
+	size_t n, cap;
+};
+
+static int record(void *arg, struct model *m, struct sim_apply *ap, const struct sim_request *rq)
+{
+	struct stream *s = arg;
+
+	(void)m;
+	(void)ap;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4096;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		ck_assert_ptr_nonnull(s->v);
+	}
+	s->v[s->n++] = *rq;
+	return 0;
+}
+
+/* A zone_locked or extfrag: seq, cpu, pfn, order. */
+struct take {
+	uint64_t seq, pfn;
+	int cpu;
+	unsigned int order;
+};
+
+/* Every zone_locked and extfrag of @db, and the number of successful mm_page_alloc. */
+static struct take *takes_of(struct tdb *db, size_t *n, uint64_t from, uint64_t *allocs)
+{
+	struct tr_decoder *dec;
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	struct take *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	*allocs = 0;
+	ck_assert_int_eq(tr_decoder_create(db, &dec), 0);
+	ck_assert_int_eq(tdb_cursor_open(db, from, UINT64_MAX, &cur), 0);
+	while (tdb_cursor_next(cur, &raw) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind == TR_EV_PAGE_ALLOC && ev.pfn != UINT64_MAX)
+			(*allocs)++;
+		if (ev.kind != TR_EV_ZONE_LOCKED && ev.kind != TR_EV_EXTFRAG)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			v = realloc(v, cap * sizeof(*v));
+			ck_assert_ptr_nonnull(v);
+		}
+		v[(*n)++] = (struct take){ ev.seq, ev.pfn, ev.cpu, ev.order };
+	}
+	tdb_cursor_close(cur);
+	tr_decoder_destroy(dec);
+	return v;
+}
+
+static bool is_event_request(const struct sim_request *rq)
+{
+	return !rq->early && (rq->kind == SIM_REQ_ALLOC || rq->kind == SIM_REQ_FREE ||
+			      rq->kind == SIM_REQ_PCP_DRAIN);
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Over a whole capture: each allocation is handed out once; an early one stands right
+ * where its decision does (the latest zone_locked or extfrag of its cpu, pfn and order
+ * before its event): every request of an event before it came before, every one after
+ * came after; a held one's cpu settles before its next request. Returns the early ones.
+ */
+static uint64_t check_stream(const char *rel, uint64_t *held_out)
+{
+	struct sim_opts o = { .until_seq = UINT64_MAX, .no_figures = true, .before = record };
+	struct stream s = { 0 };
+	struct sim_result r;
+	struct take *t;
+	struct tdb *db;
+	uint64_t allocs = 0, events = 0, early = 0, held = 0, settles = 0, from = UINT64_MAX;
+	uint64_t *seqs;
+	size_t i, k, nt;
+
+	o.hook_arg = &s;
+	ck_assert_int_eq(tdb_open(fixture_path(rel), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	for (i = 0; i < s.n; i++)
+		if (is_event_request(&s.v[i]) && s.v[i].seq < from)
+			from = s.v[i].seq;
+	t = takes_of(db, &nt, from, &events);
+	seqs = malloc((s.n + 1) * sizeof(*seqs));
+	ck_assert_ptr_nonnull(seqs);
+	for (i = 0; i < s.n; i++) {
+		const struct sim_request *rq = &s.v[i];
+		uint64_t d = 0;
+		size_t j;
+
+		if (rq->kind == SIM_REQ_ALLOC)
+			seqs[allocs++] = rq->seq;
+		settles += rq->kind == SIM_REQ_SETTLE;
+		if (rq->kind != SIM_REQ_ALLOC || !rq->early)
+			continue;
+		early++;
+		for (k = nt; k-- > 0;)
+			if (t[k].seq < rq->seq && t[k].cpu == rq->cpu && t[k].pfn == rq->pfn &&
+			    t[k].order == rq->order) {
+				d = t[k].seq;
+				break;
+			}
+		ck_assert_msg(d, "%s: early allocation %llu has no decision", rel,
+			      (unsigned long long)rq->seq);
+		for (j = 0; j < s.n; j++)
+			if (j != i && is_event_request(&s.v[j]))
+				ck_assert_msg(j < i ? s.v[j].seq < d : s.v[j].seq > d,
+					      "%s: request %llu on the wrong side of allocation "
+					      "%llu decided at %llu", rel,
+					      (unsigned long long)s.v[j].seq,
+					      (unsigned long long)rq->seq, (unsigned long long)d);
+		if (!rq->held)
+			continue;
+		held++;
+		for (j = i + 1; j < s.n && s.v[j].kind != SIM_REQ_SETTLE; j++)
+			ck_assert_msg(s.v[j].cpu != rq->cpu, "%s: cpu %d's request %llu before "
+				      "the settle of %llu", rel, rq->cpu,
+				      (unsigned long long)s.v[j].seq, (unsigned long long)rq->seq);
+		ck_assert_msg(j < s.n && s.v[j].cpu == rq->cpu, "%s: no settle of %llu", rel,
+			      (unsigned long long)rq->seq);
+	}
+	/* every successful mm_page_alloc from the first request on, once */
+	ck_assert_uint_eq(allocs, events);
+	qsort(seqs, allocs, sizeof(*seqs), cmp_seq);
+	for (i = 1; i < allocs; i++)
+		ck_assert_uint_ne(seqs[i], seqs[i - 1]);
+	ck_assert_uint_eq(settles, held);
+	ck_assert_uint_eq(r.st.allocs_early, early);
+	ck_assert_uint_eq(r.st.settled, held);
+	*held_out = held;
+	free(seqs);
+	free(t);
+	free(s.v);
+	sim_result_release(&r);
+	tdb_close(db);
+	return early;
+}
+
+/*
+ * extfrag.db: cpu 0's order-9 unmovable refill at event 12875 took block 0x166800 by a
+ * fallback (6.12 traces only the extfrag) and 0x166a00 (zone_locked); the allocation's
+ * event (14122) came 1,600 events of cpu 1 later. It is made at 12875; the later pcp hit
+ * of 0x166a00 (14500) is not early. pins.db has refills that other cpus' requests
+ * interrupted (held).
+ */
+START_TEST(test_allocs_made_at_their_decision)
+{
+	struct sim_opts o = { .until_seq = UINT64_MAX, .no_figures = true, .before = record };
+	struct stream s = { 0 };
+	struct sim_result r;
+	struct tdb *db;
+	uint64_t held;
+	size_t i, at14122 = 0, first_after = 0;
+
+	ck_assert_uint_ge(check_stream("traces/extfrag.db", &held), 1);
+	ck_assert_uint_ge(check_stream("traces/pins.db", &held), 1);
+	ck_assert_uint_ge(held, 1);
+	check_stream("traces/offline.db", &held);
+	ck_assert_uint_ge(held, 1);
+
+	o.hook_arg = &s;
+	ck_assert_int_eq(tdb_open(fixture_path("traces/extfrag.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	for (i = 0; i < s.n; i++) {
+		if (s.v[i].kind == SIM_REQ_ALLOC && s.v[i].seq == 14122) {
+			ck_assert(s.v[i].early);
+			ck_assert_uint_eq(s.v[i].pfn, 0x166800);
+			at14122 = i;
+		}
+		if (s.v[i].kind == SIM_REQ_ALLOC && s.v[i].seq == 14500)
+			ck_assert(!s.v[i].early);
+		if (!first_after && is_event_request(&s.v[i]) && s.v[i].seq > 12875)
+			first_after = i;
+	}
+	ck_assert_uint_gt(at14122, 0);
+	ck_assert_uint_lt(at14122, first_after);
+	free(s.v);
+	sim_result_release(&r);
+	tdb_close(db);
+}
+END_TEST
+
+Suite *sim_early_suite(void)
+{
+	Suite *s = suite_create("sim_early");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_held_refill_counted_at_its_end);
+	tcase_add_test(tc, test_allocs_made_at_their_decision);
+	suite_add_tcase(s, tc);
+	return s;
+}
