@@ -7,7 +7,6 @@
  * the buddy primitives of buddy.c. model_give() is free_frozen_pages().
  */
 #include <stdlib.h>
-#include <stdio.h>
 
 #include "model/decide.h"
 #include "model/model-local.h"
