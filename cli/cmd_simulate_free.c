@@ -177,6 +177,8 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "frees_unmatched", st->frees_unmatched);
 	json_kuint(&j, "frees_reused", st->frees_reused);
 	json_kuint(&j, "allocs_early", st->allocs_early);
+	json_kuint(&j, "allocs_inferred", st->allocs_inferred);
+	json_kuint(&j, "frees_taken", st->frees_taken);
 	json_kuint(&j, "allocs_held", st->settled);
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
@@ -364,9 +366,14 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "free lists (flags 0, free in the next snapshot, no event between): %llu, "
 		       "put back\n", (unsigned long long)st->seed_reported);
 	if (st->frees_reused)
-		printf("frees whose page the kernel took back with no event before its next free "
-		       "(alloc_pages_bulk()): %llu, left in use\n",
-		       (unsigned long long)st->frees_reused);
+		printf("frees whose page the kernel took back with no event (alloc_pages_bulk()): "
+		       "%llu, left in use (%llu of them found above a page a pcp hit then took, "
+		       "the others freed again)\n", (unsigned long long)st->frees_reused,
+		       (unsigned long long)st->frees_taken);
+	if (st->allocs_inferred)
+		printf("allocations the trace does not show, inferred (the pages a refill put "
+		       "before the one a pcp hit took, that no event named): %llu, made before "
+		       "that hit\n", (unsigned long long)st->allocs_inferred);
 	if (st->allocs_early)
 		printf("allocations made where the kernel decided them (their first "
 		       "mm_page_alloc_zone_locked), before other cpus' requests their event "

@@ -799,6 +799,33 @@ int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_ki
 	return 0;
 }
 
+int model_set_page_untraced(struct model *m, uint64_t pfn, uint64_t n)
+{
+	const uint32_t alloc_bits = (7u << W_MT_SHIFT) | (0xfu << W_KIND_SHIFT) |
+				    (7u << W_GFP_SHIFT);
+	const uint32_t tail_bits = (7u << W_MT_SHIFT) | (0xfu << W_KIND_SHIFT);
+	uint32_t idx, i;
+	int ret = setter_range(m, pfn, n, &idx);
+
+	if (ret)
+		return ret;
+	for (i = idx; i < idx + n; i++) {
+		uint32_t w = m->words[i];
+
+		if (wtag(w) == WT_ALLOC)
+			w = (w & ~alloc_bits) | (W_MT_UNKNOWN << W_MT_SHIFT) |
+			    ((uint32_t)MODEL_KIND_UNKNOWN << W_KIND_SHIFT) |
+			    ((uint32_t)MODEL_GFP_UNKNOWN << W_GFP_SHIFT);
+		else if (wtag(w) == WT_TAIL)
+			w = (w & ~tail_bits) | (W_MT_UNKNOWN << W_MT_SHIFT) |
+			    ((uint32_t)MODEL_KIND_UNKNOWN << W_KIND_SHIFT);
+		else
+			continue;
+		model_write_word(m, i, w);
+	}
+	return 0;
+}
+
 int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n)
 {
 	uint32_t idx, i;

@@ -451,6 +451,13 @@ int model_extfrag(struct model *m, uint64_t pfn, unsigned int alloc_order,
 /* Set the kind of the in-use pages [pfn, pfn + n) (snapshot or event knowledge). */
 int model_set_page_kind(struct model *m, uint64_t pfn, uint64_t n, enum model_kind kind);
 
+/*
+ * The in-use pages [pfn, pfn + n) belong to an allocation the trace does not show
+ * (alloc_pages_bulk()): type and kind unknown, as a snapshot reads an in-use page of
+ * no flags (vmalloc's).
+ */
+int model_set_page_untraced(struct model *m, uint64_t pfn, uint64_t n);
+
 /* Mark [pfn, pfn + n) uncertain (a lost-event window). Events on a page settle it. */
 int model_mark_uncertain(struct model *m, uint64_t pfn, uint64_t n);
 /* Number of uncertain pages in [pfn, pfn + n). */

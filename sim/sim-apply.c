@@ -267,10 +267,18 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 		mr.zone = (unsigned int)kz;
 	}
 	ret = model_take(a->m, &mr, &d);
-	a->st->allocs++;
-	a->st->allocs_early += rq->early;
 	if (ret < 0)
 		return ret;
+	if (rq->inferred) {
+		/* not an allocation of the trace's: only placed */
+		a->st->allocs_inferred++;
+		if (ret == 1)
+			return 0;
+		sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);
+		return model_set_page_untraced(a->m, d.pfn, rq->nr_pages);
+	}
+	a->st->allocs++;
+	a->st->allocs_early += rq->early;
 	if (ret == 0 && d.pfn == rq->pfn)
 		a->st->same_pfn++;
 	else if (!a->st->first_elsewhere.nth)
@@ -301,10 +309,13 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	int ret;
 
 	a->st->frees++;
-	/* alloc_pages_bulk() took the page back off the list head right after: in use */
+	/*
+	 * alloc_pages_bulk() took the page back off the list head right after: in use,
+	 * by an allocation whose kind and type nothing says
+	 */
 	if (rq->reused) {
 		a->st->frees_reused++;
-		return 0;
+		return spfn == UINT64_MAX ? 0 : model_set_page_untraced(a->m, spfn, rq->nr_pages);
 	}
 	if (spfn != UINT64_MAX) {
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);

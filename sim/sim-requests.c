@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-requests: the request stream (sim-requests.h) over a db cursor. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/grow.h"
@@ -251,7 +252,9 @@ static int cmp_early(const void *a, const void *b)
 {
 	const struct sim_early *x = a, *y = b;
 
-	return x->at_seq < y->at_seq ? -1 : x->at_seq > y->at_seq;
+	if (x->at_seq != y->at_seq)
+		return x->at_seq < y->at_seq ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
 /* The allocation @ev of @mk's cpu: early when others' requests came since its decision. */
@@ -277,34 +280,367 @@ static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
 			      sizeof(*out->settles), 64, "simulate");
 	if (ret)
 		return ret;
-	out->early[out->nr_early++] = (struct sim_early){
-		.at_seq = mk->seq, .at_ts = mk->ts,
+	out->early[out->nr_early] = (struct sim_early){
+		.at_seq = mk->seq, .at_ts = mk->ts, .nth = out->nr_early,
 		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
 			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
 			.nr_pages = ev->order < 63 ? 1ull << ev->order : 0,
 			.early = true, .held = inside != 0 },
 	};
+	out->nr_early++;
 	if (inside)
 		out->settles[out->nr_settles++] = (struct sim_settle){ mk->last_seq,
 									mk->last_ts, ev->cpu };
 	return 0;
 }
 
-int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
-		   uint64_t seq_to, uint64_t pfn_end, struct sim_ahead *out)
+/*
+ * A cpu's order-0 pcp list of one migratetype as the pass ahead sees it: the frees
+ * onto it, oldest first (kernel pfns and the free's rel seq; an entry is stale once
+ * pending[] no longer holds that free: an event has named the page since).
+ */
+struct free_stack {
+	struct stack_ent {
+		uint64_t pfn;
+		uint32_t rel;
+	} *v;
+	size_t n, cap, live;		/* live: n after the last sweep of stale entries */
+};
+
+/* A cpu's last refill of one list, in the order rmqueue_bulk() appended its pages. */
+struct refill_run {
+	struct stack_ent *v;
+	size_t head, n, cap;		/* head: the first not yet passed */
+};
+
+struct ahead_pass {
+	const struct sim_ahead_geo *g;
+	uint64_t seq_from;
+	uint32_t *pending;		/* PEND_REFILL | rel: refilled at rel, no event since */
+	uint8_t *refill_cpu;		/* by pfn: the cpu of that refill */
+	int8_t *pb_list;		/* by pageblock: the pcp list its frees join, -1 not known */
+	struct free_stack *stacks;	/* [(cpu * nr_zones + zone) * SIM_PCP_LISTS + list] */
+	struct refill_run *runs;	/* the same */
+	size_t nr_cpus;
+	struct making *mks;
+	size_t nr_mks;
+	size_t cap_reused, cap_early, cap_settles, cap_taken_refills;
+	uint64_t all;			/* events counted for the early allocations */
+	struct sim_ahead *out;
+};
+
+#define PEND_REFILL	(1u << 31)
+
+/* The page's refill is the one @ev's allocation (on its cpu) made for itself. */
+static bool own_refill(const struct ahead_pass *P, const struct tr_event *ev)
 {
-	uint32_t *pending = calloc(pfn_end + 1, sizeof(*pending));
+	const struct making *mk = ev->cpu >= 0 && (size_t)ev->cpu < P->nr_mks ?
+				  &P->mks[ev->cpu] : NULL;
+
+	return mk && mk->valid && mk->pfn == ev->pfn && mk->order == ev->order;
+}
+
+/* free_frozen_pages(): a type past the pcp types joins the MOVABLE list (trace numbers). */
+static int pcp_list_of(int mt)
+{
+	return mt < 0 ? -1 : mt < SIM_PCP_LISTS ? mt : 1;
+}
+
+static int add_reused(struct ahead_pass *P, uint32_t rel)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->reused, out->nr_reused, &P->cap_reused, sizeof(*out->reused),
+			  64, "simulate");
+
+	if (!ret)
+		out->reused[out->nr_reused++] = P->seq_from + rel - 1;
+	return ret;
+}
+
+/* @cpu's list @list of the zone of @pfn; NULL (*@err 0) where none is followed. */
+static struct free_stack *stack_of(struct ahead_pass *P, int cpu, uint64_t pfn, int list,
+				   int *err)
+{
+	size_t per_cpu = (size_t)P->g->nr_zones * SIM_PCP_LISTS;
+	int zone = P->g->pb_zone ? P->g->pb_zone[pfn >> P->g->pageblock_order] : -1;
+
+	*err = 0;
+	if (cpu < 0 || cpu >= 65536 || list < 0 || zone < 0 ||
+	    (unsigned int)zone >= P->g->nr_zones)
+		return NULL;
+	if ((size_t)cpu >= P->nr_cpus) {
+		size_t n = (size_t)cpu + 1 > 2 * P->nr_cpus ? (size_t)cpu + 1 : 2 * P->nr_cpus;
+		struct free_stack *v = realloc(P->stacks, n * per_cpu * sizeof(*v));
+		struct refill_run *r;
+
+		if (!v) {
+			*err = bc_error(BC_E_NOMEM, "simulate: out of memory");
+			return NULL;
+		}
+		memset(v + P->nr_cpus * per_cpu, 0, (n - P->nr_cpus) * per_cpu * sizeof(*v));
+		P->stacks = v;
+		r = realloc(P->runs, n * per_cpu * sizeof(*r));
+		if (!r) {
+			*err = bc_error(BC_E_NOMEM, "simulate: out of memory");
+			return NULL;
+		}
+		memset(r + P->nr_cpus * per_cpu, 0, (n - P->nr_cpus) * per_cpu * sizeof(*r));
+		P->runs = r;
+		P->nr_cpus = n;
+	}
+	return &P->stacks[(size_t)cpu * per_cpu + (size_t)zone * SIM_PCP_LISTS + (size_t)list];
+}
+
+/* The refill run of the list @st is (stack_of()). */
+static struct refill_run *run_of(struct ahead_pass *P, const struct free_stack *st)
+{
+	return &P->runs[st - P->stacks];
+}
+
+static bool ent_live(const struct ahead_pass *P, const struct stack_ent *e)
+{
+	return P->pending[e->pfn] == e->rel;
+}
+
+/* An order-0 free of a page whose pageblock's list is known: onto @cpu's list. */
+static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t rel)
+{
+	uint64_t pb = ev->pfn >> P->g->pageblock_order;
+	struct free_stack *st;
+	size_t i, k;
+	int ret;
+
+	if (ev->order || !rel || !P->pb_list || P->pb_list[pb] < 0)
+		return 0;
+	st = stack_of(P, ev->cpu, ev->pfn, P->pb_list[pb], &ret);
+	if (!st)
+		return ret;
+	if (st->n >= 2 * st->live + 256) {
+		for (i = k = 0; i < st->n; i++)
+			if (ent_live(P, &st->v[i]))
+				st->v[k++] = st->v[i];
+		st->n = st->live = k;
+	}
+	ret = bc_grow(&st->v, st->n, &st->cap, sizeof(*st->v), 64, "simulate");
+	if (!ret)
+		st->v[st->n++] = (struct stack_ent){ ev->pfn, rel };
+	return ret;
+}
+
+/*
+ * A pcp hit on the refilled page of @ev (refilled at @rel): the pages its refill put
+ * before it that no event has named since had left the list untraced too. They are
+ * allocations the trace does not show, made before @ev's (inferred: their own pfns
+ * the identity, @ev's type and gfp).
+ */
+static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_event *ev,
+		   uint32_t rel)
+{
+	struct sim_ahead *out = P->out;
+	size_t j, k;
+	int ret = 0;
+
+	for (j = rr->head; j < rr->n && !(rr->v[j].pfn == ev->pfn && rr->v[j].rel == rel); j++)
+		;
+	if (j == rr->n)
+		return 0;
+	for (k = rr->head; k < j && !ret; k++) {
+		const struct stack_ent *e = &rr->v[k];
+
+		if (P->pending[e->pfn] != (PEND_REFILL | e->rel))
+			continue;
+		ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
+			      "simulate");
+		if (ret)
+			break;
+		out->early[out->nr_early] = (struct sim_early){
+			.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
+			.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts,
+				.cpu = ev->cpu, .order = 0, .mt = ev->mt, .gfp = ev->gfp,
+				.pfn = e->pfn, .nr_pages = 1, .inferred = true },
+		};
+		out->nr_early++;
+		out->nr_inferred++;
+		ret = bc_grow(&out->taken_refills, out->nr_taken_refills, &P->cap_taken_refills,
+			      sizeof(*out->taken_refills), 64, "simulate");
+		if (!ret)
+			out->taken_refills[out->nr_taken_refills++] = P->seq_from + e->rel - 1;
+		P->pending[e->pfn] = 0;
+	}
+	rr->head = j + 1;
+	return ret;
+}
+
+/* A refill's page @ev onto its cpu's list: a new refill (@first) starts a new run. */
+static int run_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t rel, bool first)
+{
+	struct refill_run *rr;
+	int ret;
+	struct free_stack *st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
+
+	if (!st)
+		return ret;
+	rr = run_of(P, st);
+	if (first)
+		rr->head = rr->n = 0;
+	ret = bc_grow(&rr->v, rr->n, &rr->cap, sizeof(*rr->v), 64, "simulate");
+	if (!ret)
+		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, rel };
+	return ret;
+}
+
+/*
+ * An order-0 allocation on a cpu of a page that lay on that cpu's list (freed there,
+ * or refilled there by rmqueue_bulk(), with no event since): a pcp hit from the head,
+ * so every page freed onto the list after it that no event has named since had left
+ * the list untraced (alloc_pages_bulk()): their frees are reused. The allocation whose
+ * own refill it was took the head at once (an interrupt's frees meanwhile went past
+ * the locked list). A page not found where its free put it (its block's type a guess,
+ * a free past the list) tells nothing.
+ */
+static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_refill)
+{
+	uint32_t pend = P->pending[ev->pfn], after;
+	struct free_stack *st;
+	size_t i;
+	int ret;
+
+	if (ev->order || !pend)
+		return 0;
+	if ((pend & PEND_REFILL) &&
+	    (own_refill || ev->cpu < 0 || P->refill_cpu[ev->pfn] != (uint8_t)ev->cpu))
+		return 0;
+	st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
+	if (!st)
+		return ret;
+	if (pend & PEND_REFILL) {
+		/* refilled pages lie below every free since */
+		after = pend & ~PEND_REFILL;
+		for (i = st->n; i > 0 && st->v[i - 1].rel > after; i--)
+			;
+		ret = run_hit(P, run_of(P, st), ev, after);
+		if (ret)
+			return ret;
+	} else {
+		for (i = st->n; i-- > 0;)
+			if (st->v[i].pfn == ev->pfn && ent_live(P, &st->v[i]))
+				break;
+		if (i == (size_t)-1)
+			return 0;
+	}
+	for (size_t k = i + (pend & PEND_REFILL ? 0 : 1); k < st->n && !ret; k++)
+		if (ent_live(P, &st->v[k])) {
+			ret = add_reused(P, st->v[k].rel);
+			P->pending[st->v[k].pfn] = 0;
+			P->out->nr_taken++;
+		}
+	st->n = i;
+	if (st->live > st->n)
+		st->live = st->n;
+	return ret;
+}
+
+/*
+ * What an event says of its pageblock's type: the list its frees join (a take off the
+ * buddy, a drain, a pcp hit; a fallback that claimed the block).
+ */
+static void learn_list(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	if (!P->pb_list || ev->mt < 0 ||
+	    (k != TR_EV_ZONE_LOCKED && k != TR_EV_PCPU_DRAIN &&
+	     !(k == TR_EV_EXTFRAG && ev->change_ownership) &&
+	     !(k == TR_EV_PAGE_ALLOC && P->pending[ev->pfn])))
+		return;
+	P->pb_list[ev->pfn >> P->g->pageblock_order] = (int8_t)pcp_list_of(ev->mt);
+}
+
+/* The early allocations' part of an event (struct making). */
+static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	struct making *mk;
+	int ret = making_of(&P->mks, &P->nr_mks, ev->cpu, &mk);
+
+	if (ret || !mk)
+		return ret;
+	/* 6.12's __rmqueue_claim()/_steal() trace only the extfrag of their page */
+	if ((k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) &&
+	    (!mk->valid || !mk->last_locked || ev->order != mk->order))
+		*mk = (struct making){ .pfn = ev->pfn, .order = ev->order, .valid = true,
+				       .own = mk->own };
+	if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) {
+		if (!mk->seq) {
+			mk->seq = ev->seq;
+			mk->ts = ev->ts;
+			mk->all_at = P->all;
+			mk->own_at = mk->own;
+		}
+		mk->last_seq = ev->seq;
+		mk->last_ts = ev->ts;
+		mk->all_last = P->all;
+		mk->own_last = mk->own;
+	}
+	mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
+	if (k == TR_EV_PAGE_ALLOC)
+		ret = making_alloc(P->out, &P->cap_early, &P->cap_settles, mk, ev, P->all);
+	if (k != TR_EV_EXTFRAG) {
+		P->all++;
+		mk->own++;
+	}
+	return ret;
+}
+
+/* The reused frees' part of an event. */
+static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked)
+{
+	uint32_t *pending = P->pending;
+	int ret = 0;
+
+	if (ev->pfn >= P->g->pfn_end)
+		return 0;
+	learn_list(P, k, ev);
+	if (k == TR_EV_PAGE_ALLOC)
+		ret = stack_hit(P, ev, own_refill);
+	if (k == TR_EV_ZONE_LOCKED && ev->percpu_refill && !ev->order && ev->cpu >= 0 &&
+	    ev->cpu < 256 && rel && rel < PEND_REFILL) {
+		pending[ev->pfn] = PEND_REFILL | rel;
+		P->refill_cpu[ev->pfn] = (uint8_t)ev->cpu;
+		return ret ? ret : run_push(P, ev, rel, first_locked);
+	}
+	if (k != TR_EV_PAGE_FREE) {
+		pending[ev->pfn] = 0;
+		return ret;
+	}
+	if (pending[ev->pfn] && !(pending[ev->pfn] & PEND_REFILL))
+		ret = add_reused(P, pending[ev->pfn]);
+	pending[ev->pfn] = rel < PEND_REFILL ? rel : 0;
+	return ret ? ret : stack_push(P, ev, rel);
+}
+
+int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out)
+{
+	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out };
+	uint64_t nr_pb = (g->pfn_end >> g->pageblock_order) + 1;
 	struct tdb_cursor *cur = NULL;
-	struct making *mks = NULL, *mk;
-	size_t nr_mks = 0, cap = 0, cap_early = 0, cap_settles = 0;
-	uint64_t all = 0;
 	struct bc_event raw;
 	struct tr_event ev = { 0 };
+	bool own, first;
 	int ret;
 
 	*out = (struct sim_ahead){ 0 };
-	if (!pending)
+	P.pending = calloc(g->pfn_end + 1, sizeof(*P.pending));
+	P.refill_cpu = malloc(g->pfn_end + 1);
+	if (g->pb_list)
+		P.pb_list = malloc(nr_pb);
+	if (!P.pending || !P.refill_cpu || (g->pb_list && !P.pb_list)) {
+		free(P.pending);
+		free(P.refill_cpu);
+		free(P.pb_list);
 		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	if (P.pb_list)
+		memcpy(P.pb_list, g->pb_list, nr_pb);
 	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
 	while (!ret && (ret = tdb_cursor_next(cur, &raw)) == 1) {
 		enum tr_event_kind k = tr_decoder_kind(dec, raw.type);
@@ -313,7 +649,7 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		ret = 0;
 		if (k == TR_EV_TEST_ISOLATED || k == TR_EV_ISOLATE_FREE) {
 			tr_decode(dec, &raw, &ev);
-			pending_clear(pending, pfn_end, ev.start_pfn, ev.end_pfn);
+			pending_clear(P.pending, g->pfn_end, ev.start_pfn, ev.end_pfn);
 			continue;
 		}
 		if (k != TR_EV_PAGE_ALLOC && k != TR_EV_PAGE_FREE && k != TR_EV_PCPU_DRAIN &&
@@ -323,53 +659,25 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 			tr_decode(dec, &raw, &ev);
 		else
 			tr_decode_page(dec, &raw, &ev);
-		ret = making_of(&mks, &nr_mks, ev.cpu, &mk);
-		if (ret)
-			break;
-		/* 6.12's __rmqueue_claim()/_steal() trace only the extfrag of their page */
-		if (mk && (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) &&
-		    (!mk->valid || !mk->last_locked || ev.order != mk->order))
-			*mk = (struct making){ .pfn = ev.pfn, .order = ev.order, .valid = true,
-					       .own = mk->own };
-		if (mk && (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG)) {
-			if (!mk->seq) {
-				mk->seq = ev.seq;
-				mk->ts = ev.ts;
-				mk->all_at = all;
-				mk->own_at = mk->own;
-			}
-			mk->last_seq = ev.seq;
-			mk->last_ts = ev.ts;
-			mk->all_last = all;
-			mk->own_last = mk->own;
-		}
-		if (mk)
-			mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
-		if (k == TR_EV_PAGE_ALLOC && mk)
-			ret = making_alloc(out, &cap_early, &cap_settles, mk, &ev, all);
-		if (k != TR_EV_EXTFRAG) {
-			all++;
-			if (mk)
-				mk->own++;
-		}
-		if (ret || ev.pfn >= pfn_end)
-			continue;
-		if (k != TR_EV_PAGE_FREE) {
-			pending[ev.pfn] = 0;
-			continue;
-		}
-		if (pending[ev.pfn]) {
-			ret = bc_grow(&out->reused, out->nr_reused, &cap, sizeof(*out->reused), 64,
-				      "simulate");
-			if (!ret)
-				out->reused[out->nr_reused++] = seq_from + pending[ev.pfn] - 1;
-		}
-		pending[ev.pfn] = rel <= UINT32_MAX ? (uint32_t)rel : 0;
+		own = k == TR_EV_PAGE_ALLOC && own_refill(&P, &ev);
+		ret = ahead_early(&P, k, &ev);
+		first = ev.cpu >= 0 && (size_t)ev.cpu < P.nr_mks && P.mks[ev.cpu].seq == ev.seq;
+		if (!ret)
+			ret = ahead_reused(&P, k, &ev, rel <= UINT32_MAX ? (uint32_t)rel : 0, own,
+					   first);
 	}
 	if (cur)
 		tdb_cursor_close(cur);
-	free(pending);
-	free(mks);
+	free(P.pending);
+	free(P.refill_cpu);
+	free(P.pb_list);
+	free(P.mks);
+	for (size_t i = 0; i < P.nr_cpus * g->nr_zones * SIM_PCP_LISTS; i++) {
+		free(P.stacks[i].v);
+		free(P.runs[i].v);
+	}
+	free(P.stacks);
+	free(P.runs);
 	if (!ret && out->nr_early) {
 		out->early_seqs = malloc(out->nr_early * sizeof(*out->early_seqs));
 		if (!out->early_seqs)
@@ -379,15 +687,17 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		sim_ahead_release(out);
 		return ret;
 	}
-	/* reused: found at the second free, so in the order of those */
+	/* reused: found after the free, so out of order */
 	u64set_sort(out->reused, out->nr_reused);
+	u64set_sort(out->taken_refills, out->nr_taken_refills);
 	if (out->nr_early > 1)
 		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
 	if (out->nr_settles > 1)
 		qsort(out->settles, out->nr_settles, sizeof(*out->settles), cmp_settle);
 	for (size_t i = 0; i < out->nr_early; i++)
-		out->early_seqs[i] = out->early[i].rq.seq;
-	u64set_sort(out->early_seqs, out->nr_early);
+		if (out->early[i].rq.early)
+			out->early_seqs[out->nr_early_seqs++] = out->early[i].rq.seq;
+	u64set_sort(out->early_seqs, out->nr_early_seqs);
 	return 0;
 }
 
@@ -397,6 +707,7 @@ void sim_ahead_release(struct sim_ahead *a)
 	free(a->early);
 	free(a->early_seqs);
 	free(a->settles);
+	free(a->taken_refills);
 	*a = (struct sim_ahead){ 0 };
 }
 
@@ -405,6 +716,9 @@ void sim_reqs_set_ahead(struct sim_reqs *it, const struct sim_ahead *a)
 	it->ahead = a;
 	it->next_early = 0;
 	it->next_settle = 0;
+	/* a window hands out what stands before its own events only */
+	while (a && it->next_early < a->nr_early && a->early[it->next_early].at_seq < it->seq_from)
+		it->next_early++;
 }
 
 uint64_t sim_reqs_events(const struct sim_reqs *it) { return it->events; }
@@ -507,14 +821,14 @@ static bool is_early_out(const struct sim_reqs *it, int cpu)
 	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->cpus[cpu].early_out;
 }
 
-/* Is the event @seq the decision of the next early allocation? */
-static bool early_at(struct sim_reqs *it, uint64_t seq)
+/* The next request the pass ahead put before the event @seq, or NULL. */
+static const struct sim_early *insert_at(struct sim_reqs *it, uint64_t seq)
 {
 	const struct sim_ahead *a = it->ahead;
 
-	while (a && it->next_early < a->nr_early && a->early[it->next_early].at_seq < seq)
-		it->next_early++;
-	return a && it->next_early < a->nr_early && a->early[it->next_early].at_seq == seq;
+	if (!a || it->next_early >= a->nr_early || a->early[it->next_early].at_seq > seq)
+		return NULL;
+	return &a->early[it->next_early++];
 }
 
 /* Is the event @seq the end of the next held batch? */
@@ -529,6 +843,7 @@ static bool settle_at(struct sim_reqs *it, uint64_t seq)
 
 int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 {
+	const struct sim_early *el;
 	const struct sim_request *a;
 	enum tr_event_kind k;
 	int ret;
@@ -575,24 +890,17 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			*rq = *a;
 			return 1;
 		}
-		it->have_ev = false;
-		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
-		    settle_at(it, it->ev.seq)) {
-			/* a batch's end comes after its decision: never the same event */
-			const struct sim_settle *st = &it->ahead->settles[it->next_settle++];
-
-			*rq = (struct sim_request){ .kind = SIM_REQ_SETTLE, .seq = st->seq,
-						    .ts = st->ts, .cpu = st->cpu,
-						    .pfn = UINT64_MAX };
-			return 1;
-		}
-		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
-		    early_at(it, it->ev.seq)) {
-			struct cpu_state *cs;
-			const struct sim_early *el = &it->ahead->early[it->next_early++];
+		/* what the pass ahead put before it (the event comes back after) */
+		el = insert_at(it, it->ev.seq);
+		if (el) {
 			struct sim_request e = el->rq;
+			struct cpu_state *cs;
 
 			e.ts = el->at_ts;
+			if (!e.early) {
+				*rq = e;
+				return 1;
+			}
 			ret = cpu_state(it, e.cpu, &cs);
 			if (ret)
 				return ret;
@@ -605,6 +913,17 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 				continue;
 			}
 			*rq = e;
+			return 1;
+		}
+		it->have_ev = false;
+		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
+		    settle_at(it, it->ev.seq)) {
+			/* a batch's end comes after its decision: never the same event */
+			const struct sim_settle *st = &it->ahead->settles[it->next_settle++];
+
+			*rq = (struct sim_request){ .kind = SIM_REQ_SETTLE, .seq = st->seq,
+						    .ts = st->ts, .cpu = st->cpu,
+						    .pfn = UINT64_MAX };
 			return 1;
 		}
 		if (it->ev.kind == TR_EV_ZONE_LOCKED && it->ev.percpu_refill &&
@@ -637,8 +956,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 		};
 		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_reused)
 			rq->reused = u64set_has(it->ahead->reused, it->ahead->nr_reused, rq->seq);
-		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early &&
-		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early, rq->seq)) {
+		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early_seqs &&
+		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early_seqs, rq->seq)) {
 			/* handed out at its decision */
 			if ((size_t)rq->cpu < it->nr_cpus)
 				it->cpus[rq->cpu].early_out = false;

@@ -67,6 +67,8 @@ struct sim_request {
 					 * cpus' requests its event follows */
 	bool held;			/* ... while its refill ran on to a SETTLE
 					 * (sim_reqs_ahead()) */
+	bool inferred;			/* ALLOC: one the trace does not show, inferred
+					 * (sim_reqs_ahead()); no event of its own */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
@@ -93,7 +95,13 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
  *     after (the page lay at its list's head, which the next pcp hit would have taken),
  *     so a simulation leaves the page in use. A range a contiguous attempt or
  *     compaction's free scanner took (test_pages_isolated,
- *     mm_compaction_isolate_freepages) names its pages.
+ *     mm_compaction_isolate_freepages) names its pages. Where the page's next event
+ *     never comes (vmalloc'd memory kept), its list tells: an order-0 allocation that
+ *     takes a page freed onto its cpu's list (no event since) is a pcp hit from the
+ *     head, so the pages freed onto that list after it that no event has named since
+ *     had left the list untraced (nr_taken). The list a free joins is its pageblock's
+ *     type, as the seed has it and the events since show it (a take off the buddy, a
+ *     drain, a pcp hit).
  *   - early: the allocations the kernel decided before requests of other cpus that
  *     their mm_page_alloc event follows. The event comes at the end of
  *     __alloc_pages(), after prep_new_page() (zeroing a THP under init_on_alloc takes
@@ -101,7 +109,10 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
  *     mm_page_alloc_zone_locked of its refill or buddy allocation (same cpu, and the
  *     page it hands out: rmqueue_bulk() fills an empty list, whose head the allocation
  *     takes). Handed out there, by at_seq; early_seqs (sorted) are their own events,
- *     skipped when they come.
+ *     skipped when they come. With them, by at_seq too, the allocations a pcp hit
+ *     shows the trace left out (rq.inferred): a hit on a page a refill put on the
+ *     list finds the pages that refill put before it gone when no event named them
+ *     (alloc_pages_bulk() took them; nr_inferred), handed out before the hit.
  *   - settles: where a batch that other cpus' events interrupted ended (the zone lock
  *     held all along: their requests in between were pcp hits and frees). Until then
  *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:
@@ -110,7 +121,8 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
  *     request comes at the batch's last event.
  */
 struct sim_early {
-	uint64_t at_seq, at_ts;		/* the decision's first zone_locked */
+	uint64_t at_seq, at_ts;		/* handed out before this event */
+	size_t nth;			/* found in this order: ties keep it */
 	struct sim_request rq;		/* the allocation (rq.seq: its own event) */
 };
 
@@ -122,19 +134,41 @@ struct sim_settle {
 struct sim_ahead {
 	uint64_t *reused;
 	size_t nr_reused;
-	struct sim_early *early;	/* by at_seq */
+	uint64_t nr_taken;		/* ... of them found above a pcp hit */
+	struct sim_early *early;	/* by at_seq: early and inferred allocations */
 	size_t nr_early;
-	uint64_t *early_seqs;		/* early[].rq.seq, sorted */
+	uint64_t nr_inferred;
+	uint64_t *taken_refills;	/* the refill events (seqs, sorted) of their pages */
+	size_t nr_taken_refills;
+	uint64_t *early_seqs;		/* early[].rq.seq of the early ones, sorted */
+	size_t nr_early_seqs;
 	struct sim_settle *settles;	/* by seq */
 	size_t nr_settles;
 };
 
+/* The pcp lists per cpu for order 0: MIGRATE_PCPTYPES. */
+#define SIM_PCP_LISTS	3
+
+struct sim_ahead_geo {
+	uint64_t pfn_end;		/* pfns below */
+	unsigned int pageblock_order;
+	/*
+	 * By pageblock (pfn >> pageblock_order, up to pfn_end's): the pcp list (trace
+	 * numbering, 0..SIM_PCP_LISTS-1) a page freed there joins at the pass's start,
+	 * -1 not known (isolated); the events correct it. NULL: no list is followed.
+	 */
+	const int8_t *pb_list;
+	const int8_t *pb_zone;		/* by pageblock: its zone, -1 none (pcp lists are
+					 * per zone) */
+	unsigned int nr_zones;
+};
+
 /*
- * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to), pfns
- * below @pfn_end. Return: 0, or a negative bc_err (*@out empty).
+ * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to).
+ * Return: 0, or a negative bc_err (*@out empty).
  */
 int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
-		   uint64_t seq_to, uint64_t pfn_end, struct sim_ahead *out);
+		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out);
 void sim_ahead_release(struct sim_ahead *a);
 /* Hand requests out as @a (borrowed) says. */
 void sim_reqs_set_ahead(struct sim_reqs *it, const struct sim_ahead *a);

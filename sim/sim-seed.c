@@ -8,6 +8,7 @@
 #include "common/err.h"
 #include "common/grow.h"
 #include "common/kpageflags.h"
+#include "common/u64set.h"
 #include "db/tdb-snap.h"
 #include "db/tdb-pages.h"
 #include "db/tdb.h"
@@ -179,12 +180,22 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 	return ret;
 }
 
+/* Did an untraced allocation take the page @ev (a free, a refill) put on its list? */
+static bool was_taken(const struct sim_taken *t, const struct tr_event *ev)
+{
+	if (!t)
+		return false;
+	return ev->kind == TR_EV_PAGE_FREE ? u64set_has(t->frees, t->nr_frees, ev->seq) :
+	       u64set_has(t->refills, t->nr_refills, ev->seq);
+}
+
 /*
  * The last events' frees: their cpu and order per pfn (see sim-seed.h); and in @amt the
  * migratetype + 1 of the allocation each page's last event made, 0 when none.
  */
 static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end,
-		      uint64_t seq_to, uint16_t *last, uint8_t *amt)
+		      uint64_t seq_to, const struct sim_taken *taken, uint16_t *last,
+		      uint8_t *amt)
 {
 	struct tdb_cursor *cur;
 	struct bc_event raw;
@@ -208,7 +219,7 @@ static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 			continue;
 		last[ev.pfn] = (ev.kind == TR_EV_PAGE_FREE || ev.kind == TR_EV_ZONE_LOCKED) &&
 			       ev.cpu >= 0 && ev.cpu < 2047 &&
-			       ev.order < (1u << LAST_ORDER_BITS) ?
+			       ev.order < (1u << LAST_ORDER_BITS) && !was_taken(taken, &ev) ?
 			       (uint16_t)((unsigned int)(ev.cpu + 1) << LAST_ORDER_BITS | ev.order) : 0;
 	}
 	tdb_cursor_close(cur);
@@ -216,7 +227,8 @@ static int last_frees(struct tdb *db, const struct tr_decoder *dec, uint64_t end
 }
 
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-			uint64_t seq_to, uint64_t *nr, uint64_t *nr_typed)
+			uint64_t seq_to, const struct sim_taken *taken, uint64_t *nr,
+			uint64_t *nr_typed)
 {
 	uint64_t end = model_pfn_end(m), pfn;
 	uint16_t *last = calloc(end + 1, sizeof(*last));
@@ -231,7 +243,7 @@ int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct mod
 		free(amt);
 		return bc_error(BC_E_NOMEM, "out of memory");
 	}
-	ret = last_frees(db, dec, end, seq_to, last, amt);
+	ret = last_frees(db, dec, end, seq_to, taken, last, amt);
 	for (pfn = 0; !ret && pfn < end; pfn++) {
 		if (!last[pfn] || model_pageblock_mt(m, pfn, &stored, &eff, &iso))
 			continue;

@@ -31,6 +31,12 @@ struct tr_decoder;
 struct model;
 struct tdb_snap_info;
 
+/* Sorted seqs of frees and of refills (zone_locked) whose page was taken untraced. */
+struct sim_taken {
+	const uint64_t *frees, *refills;
+	size_t nr_frees, nr_refills;
+};
+
 /*
  * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
  * [@seq_from, @seq_to). @counts (may be NULL): zoneinfo's pcp->count per [zone *
@@ -53,10 +59,13 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
  * kmalloc) take that request's migratetype, as the simulation's own allocations of the
  * same requests have it (their kind stays unknown): both sides then count them alike
  * (pageblocks holding unmovable pages). *@nr_typed gets those pages.
+ * @taken (may be NULL): the frees and refills whose page an untraced allocation took
+ * (the pass ahead's, sim-requests.h): such a page was in use, not on a list.
  * Return: 0, or a negative bc_err.
  */
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-			uint64_t seq_to, uint64_t *nr, uint64_t *nr_typed);
+			uint64_t seq_to, const struct sim_taken *taken, uint64_t *nr,
+			uint64_t *nr_typed);
 
 /*
  * Free pages off the free lists while the snapshot read them: page reporting

@@ -99,6 +99,9 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 	const struct model_layout *L = model_get_layout(m);
 	uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
 	uint64_t more = 0, reported = 0, typed = 0;
+	/* what untraced allocations took is in use on both sides */
+	const struct sim_taken taken = { S->ahead.reused, S->ahead.taken_refills,
+					 S->ahead.nr_reused, S->ahead.nr_taken_refills };
 	int i, ret;
 
 	if (!counts)
@@ -108,7 +111,7 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		ret = sim_seed_pcp(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end, UINT64_MAX,
 				   counts, nr);
 	if (!ret && behind)
-		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end,
+		ret = sim_seed_pcp_behind(S->db, rp_decoder(rp), m, (uint64_t)si->seq_end, &taken,
 					  &more, &typed);
 	*nr += more;
 	if (nr_typed)
@@ -259,6 +262,46 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
 	return ret;
 }
 
+/*
+ * The pass ahead (sim-requests.h) from event @from, with each pageblock's pcp list as
+ * the seed has its type (an isolated or unknown block: none).
+ */
+static int ahead(struct sim *S, uint64_t from)
+{
+	const struct model_layout *L = model_get_layout(S->m);
+	struct sim_ahead_geo g = { .pfn_end = model_pfn_end(S->m),
+				   .pageblock_order = L->pageblock_order };
+	uint64_t nr = (g.pfn_end >> g.pageblock_order) + 1, pb;
+	int8_t *list = malloc(nr), *zone = malloc(nr);
+	int ret;
+
+	if (!list || !zone) {
+		free(list);
+		free(zone);
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	for (pb = 0; pb < nr; pb++) {
+		int z = model_pfn_zone(S->m, pb << g.pageblock_order);
+		bool iso;
+		int mt;
+
+		zone[pb] = (int8_t)(z >= 0 && z < MODEL_MAX_ZONES ? z : -1);
+		list[pb] = -1;
+		if (!model_pageblock_mt(S->m, pb << g.pageblock_order, &mt, NULL, &iso) &&
+		    !iso && mt >= 0)
+			list[pb] = (int8_t)(mt < SIM_PCP_LISTS ? mt : 1);
+	}
+	g.pb_list = list;
+	g.pb_zone = zone;
+	g.nr_zones = L->nr_zones;
+	ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
+	free(list);
+	free(zone);
+	if (!ret)
+		S->res->st.frees_taken = S->ahead.nr_taken;
+	return ret;
+}
+
 /* Seed (through replay, up to the seed's end), attempts, pfn map. */
 static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		 const struct tdb_snap_info *const *later, int nr_later)
@@ -305,8 +348,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (!ret)
 		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
-		ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), (uint64_t)seed->seq_end,
-				     S->o->until_seq, model_pfn_end(S->m), &S->ahead);
+		ret = ahead(S, (uint64_t)seed->seq_end);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	for (z = 0; z < (int)L->nr_zones && z < MODEL_MAX_ZONES; z++)

@@ -1085,7 +1085,7 @@ START_TEST(test_kernel_side_alloc_typed)
 	ck_assert_int_eq(pi.mt, -1);
 	ck_assert_int_eq(sim_figures_compute(rp_model(rp), NULL, &before), 0);
 	ck_assert_int_eq(sim_seed_pcp_behind(db, rp_decoder(rp), rp_model(rp),
-					     (uint64_t)si[2].seq_end, &nr, &typed), 0);
+					     (uint64_t)si[2].seq_end, NULL, &nr, &typed), 0);
 	ck_assert_uint_eq(typed, 5);
 	ck_assert_int_eq(model_pfn_info(rp_model(rp), 0x105e5c, &pi), 0);
 	ck_assert(pi.state == MODEL_PFN_ALLOC && pi.kind == MODEL_KIND_UNKNOWN);
@@ -1422,7 +1422,12 @@ START_TEST(test_free_reused_untraced)
 	ck_assert_int_eq(sim_run(db, &o, &r), 0);
 	ck_assert_uint_eq(r.st.frees_reused, w.reused);
 	ck_assert_uint_gt(w.reused, 5);
-	ck_assert_uint_eq(w.confirmed, w.reused);	/* each one's next free came */
+	/*
+	 * each one named again was named by a free (watch_reused()); the others lay above
+	 * a page a pcp hit took and never came back (test_untraced_takes_inferred())
+	 */
+	ck_assert_uint_le(w.confirmed, w.reused);
+	ck_assert_uint_ge(w.confirmed, 10);
 	sim_result_release(&r);
 	tdb_close(db);
 	free(w.pfn);
