@@ -179,6 +179,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "allocs_early", st->allocs_early);
 	json_kuint(&j, "allocs_inferred", st->allocs_inferred);
 	json_kuint(&j, "frees_taken", st->frees_taken);
+	json_kuint(&j, "frees_past_list", st->frees_past_list);
 	json_kuint(&j, "allocs_held", st->settled);
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);

@@ -319,6 +319,11 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	}
 	if (spfn != UINT64_MAX) {
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
+		/* free_one_page(): the cpu's pcp trylock failed (sim-requests.h) */
+		if (rq->past) {
+			a->st->frees_past_list++;
+			return model_page_free_nopcp(a->m, spfn, rq->order, rq->cpu);
+		}
 		return model_give(a->m, rq->cpu, spfn, rq->order);
 	}
 	if (sim_pfnmap_is_sim(a->pm, rq->pfn)) {

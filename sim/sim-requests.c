@@ -219,6 +219,14 @@ struct making {
 	uint64_t own;			/* this cpu's events so far */
 	uint64_t all_at, own_at;	/* events (all cpus, this cpu) at the first */
 	uint64_t all_last, own_last;	/* ... at the batch's last */
+	/*
+	 * Frees since this cpu's last mm_page_free_batched, no other event between: the
+	 * prepared pages of a new batch, or an interrupt's frees inside the commit loop
+	 * (the next commit tells which).
+	 */
+	bool after_batched;
+	uint64_t *cand;
+	size_t nr_cand, cap_cand;
 };
 
 static int making_of(struct making **v, size_t *nr, int cpu, struct making **out)
@@ -301,7 +309,7 @@ static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
  */
 struct free_stack {
 	struct stack_ent {
-		uint64_t pfn;
+		uint64_t pfn, ts;
 		uint32_t rel;
 	} *v;
 	size_t n, cap, live;		/* live: n after the last sweep of stale entries */
@@ -324,7 +332,10 @@ struct ahead_pass {
 	size_t nr_cpus;
 	struct making *mks;
 	size_t nr_mks;
-	size_t cap_reused, cap_early, cap_settles, cap_taken_refills;
+	size_t next_att;		/* g->att[] not yet begun */
+	size_t *iso;			/* those begun and not ended: isolating */
+	size_t nr_iso, cap_iso;
+	size_t cap_reused, cap_early, cap_settles, cap_taken_refills, cap_past;
 	uint64_t all;			/* events counted for the early allocations */
 	struct sim_ahead *out;
 };
@@ -402,6 +413,39 @@ static bool ent_live(const struct ahead_pass *P, const struct stack_ent *e)
 	return P->pending[e->pfn] == e->rel;
 }
 
+/* The attempts that hold their range isolated at event @seq (begun, not ended). */
+static int iso_track(struct ahead_pass *P, uint64_t seq)
+{
+	const struct sim_ahead_geo *g = P->g;
+	size_t i, k;
+	int ret = 0;
+
+	for (i = k = 0; i < P->nr_iso; i++)
+		if (g->att[P->iso[i]].seq_end >= seq)
+			P->iso[k++] = P->iso[i];
+	P->nr_iso = k;
+	for (; P->next_att < g->nr_att && g->att[P->next_att].seq_begin <= seq && !ret;
+	     P->next_att++) {
+		if (g->att[P->next_att].seq_end < seq)
+			continue;
+		ret = bc_grow(&P->iso, P->nr_iso, &P->cap_iso, sizeof(*P->iso), 8, "simulate");
+		if (!ret)
+			P->iso[P->nr_iso++] = P->next_att;
+	}
+	return ret;
+}
+
+static bool isolated(const struct ahead_pass *P, uint64_t pfn)
+{
+	for (size_t i = 0; i < P->nr_iso; i++) {
+		const struct tr_attempt *a = &P->g->att[P->iso[i]];
+
+		if (pfn >= a->start_pfn && pfn < a->end_pfn)
+			return true;
+	}
+	return false;
+}
+
 /* An order-0 free of a page whose pageblock's list is known: onto @cpu's list. */
 static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t rel)
 {
@@ -410,7 +454,7 @@ static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t 
 	size_t i, k;
 	int ret;
 
-	if (ev->order || !rel || !P->pb_list || P->pb_list[pb] < 0)
+	if (ev->order || !rel || !P->pb_list || P->pb_list[pb] < 0 || isolated(P, ev->pfn))
 		return 0;
 	st = stack_of(P, ev->cpu, ev->pfn, P->pb_list[pb], &ret);
 	if (!st)
@@ -423,7 +467,7 @@ static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t 
 	}
 	ret = bc_grow(&st->v, st->n, &st->cap, sizeof(*st->v), 64, "simulate");
 	if (!ret)
-		st->v[st->n++] = (struct stack_ent){ ev->pfn, rel };
+		st->v[st->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
 	return ret;
 }
 
@@ -485,7 +529,7 @@ static int run_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t re
 		rr->head = rr->n = 0;
 	ret = bc_grow(&rr->v, rr->n, &rr->cap, sizeof(*rr->v), 64, "simulate");
 	if (!ret)
-		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, rel };
+		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
 	return ret;
 }
 
@@ -502,7 +546,7 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 {
 	uint32_t pend = P->pending[ev->pfn], after;
 	struct free_stack *st;
-	size_t i;
+	size_t i, k, w;
 	int ret;
 
 	if (ev->order || !pend)
@@ -528,13 +572,22 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 		if (i == (size_t)-1)
 			return 0;
 	}
-	for (size_t k = i + (pend & PEND_REFILL ? 0 : 1); k < st->n && !ret; k++)
-		if (ent_live(P, &st->v[k])) {
-			ret = add_reused(P, st->v[k].rel);
-			P->pending[st->v[k].pfn] = 0;
-			P->out->nr_taken++;
+	/*
+	 * a free at the hit's very time may have come after it (the order is not told):
+	 * it stays on the list
+	 */
+	for (k = i + (pend & PEND_REFILL ? 0 : 1), w = i; k < st->n && !ret; k++) {
+		if (!ent_live(P, &st->v[k]))
+			continue;
+		if (st->v[k].ts == ev->ts) {
+			st->v[w++] = st->v[k];
+			continue;
 		}
-	st->n = i;
+		ret = add_reused(P, st->v[k].rel);
+		P->pending[st->v[k].pfn] = 0;
+		P->out->nr_taken++;
+	}
+	st->n = w;
 	if (st->live > st->n)
 		st->live = st->n;
 	return ret;
@@ -566,7 +619,8 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	if ((k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) &&
 	    (!mk->valid || !mk->last_locked || ev->order != mk->order))
 		*mk = (struct making){ .pfn = ev->pfn, .order = ev->order, .valid = true,
-				       .own = mk->own };
+				       .own = mk->own, .cand = mk->cand,
+				       .cap_cand = mk->cap_cand };
 	if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) {
 		if (!mk->seq) {
 			mk->seq = ev->seq;
@@ -590,6 +644,68 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 }
 
 /* The reused frees' part of an event. */
+/* Take the free of @pfn (its free at @rel) off its stack: it went past the list. */
+static void stack_drop(struct ahead_pass *P, int cpu, uint64_t pfn)
+{
+	int8_t list = P->pb_list ? P->pb_list[pfn >> P->g->pageblock_order] : -1;
+	struct free_stack *st;
+	size_t i, stop;
+	int err;
+
+	st = stack_of(P, cpu, pfn, list, &err);
+	if (!st)
+		return;
+	/* pushed lately: near the top */
+	stop = st->n > 4096 ? st->n - 4096 : 0;
+	for (i = st->n; i-- > stop;)
+		if (st->v[i].pfn == pfn && ent_live(P, &st->v[i])) {
+			struct sim_ahead *out = P->out;
+
+			if (bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
+				    "simulate"))
+				return;	/* left on the list: as if not found */
+			out->past[out->nr_past++] = P->seq_from + st->v[i].rel - 1;
+			st->v[i].rel = 0;
+			return;
+		}
+}
+
+/*
+ * free_unref_folios() traces mm_page_free for each page of a batch, then commits them
+ * to the pcp list in that order with mm_page_free_batched, under the pcp lock; an
+ * interrupt's free meanwhile finds the lock taken and goes to the buddy
+ * (free_one_page()). So frees between two commits of a cpu, when the second commits a
+ * page freed before them, went past the list.
+ */
+static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	struct making *mk;
+	size_t i;
+	int ret = making_of(&P->mks, &P->nr_mks, ev->cpu, &mk);
+
+	if (ret || !mk)
+		return ret;
+	if (k == TR_EV_PAGE_FREE) {
+		if (!mk->after_batched)
+			return 0;
+		ret = bc_grow(&mk->cand, mk->nr_cand, &mk->cap_cand, sizeof(*mk->cand), 16,
+			      "simulate");
+		if (!ret)
+			mk->cand[mk->nr_cand++] = ev->pfn;
+		return ret;
+	}
+	if (k == TR_EV_FREE_BATCHED && mk->nr_cand) {
+		for (i = 0; i < mk->nr_cand && mk->cand[i] != ev->pfn; i++)
+			;
+		if (i == mk->nr_cand)	/* an older page's commit: the loop ran on */
+			for (i = 0; i < mk->nr_cand; i++)
+				stack_drop(P, ev->cpu, mk->cand[i]);
+	}
+	mk->nr_cand = 0;
+	mk->after_batched = k == TR_EV_FREE_BATCHED;
+	return 0;
+}
+
 static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
 			uint32_t rel, bool own_refill, bool first_locked)
 {
@@ -598,6 +714,8 @@ static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct
 
 	if (ev->pfn >= P->g->pfn_end)
 		return 0;
+	if (k == TR_EV_FREE_BATCHED)
+		return 0;	/* the same free's commit */
 	learn_list(P, k, ev);
 	if (k == TR_EV_PAGE_ALLOC)
 		ret = stack_hit(P, ev, own_refill);
@@ -653,14 +771,23 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 			continue;
 		}
 		if (k != TR_EV_PAGE_ALLOC && k != TR_EV_PAGE_FREE && k != TR_EV_PCPU_DRAIN &&
-		    k != TR_EV_ZONE_LOCKED && k != TR_EV_EXTFRAG)
+		    k != TR_EV_ZONE_LOCKED && k != TR_EV_EXTFRAG && k != TR_EV_FREE_BATCHED)
 			continue;
 		if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG)
 			tr_decode(dec, &raw, &ev);
 		else
 			tr_decode_page(dec, &raw, &ev);
+		ret = batch_watch(&P, k, &ev);
+		if (ret)
+			break;
+		if (k == TR_EV_FREE_BATCHED) {
+			ret = ahead_reused(&P, k, &ev, 0, false, false);
+			continue;
+		}
 		own = k == TR_EV_PAGE_ALLOC && own_refill(&P, &ev);
-		ret = ahead_early(&P, k, &ev);
+		ret = g->nr_att ? iso_track(&P, ev.seq) : 0;
+		if (!ret)
+			ret = ahead_early(&P, k, &ev);
 		first = ev.cpu >= 0 && (size_t)ev.cpu < P.nr_mks && P.mks[ev.cpu].seq == ev.seq;
 		if (!ret)
 			ret = ahead_reused(&P, k, &ev, rel <= UINT32_MAX ? (uint32_t)rel : 0, own,
@@ -671,7 +798,10 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	free(P.pending);
 	free(P.refill_cpu);
 	free(P.pb_list);
+	for (size_t i = 0; i < P.nr_mks; i++)
+		free(P.mks[i].cand);
 	free(P.mks);
+	free(P.iso);
 	for (size_t i = 0; i < P.nr_cpus * g->nr_zones * SIM_PCP_LISTS; i++) {
 		free(P.stacks[i].v);
 		free(P.runs[i].v);
@@ -690,6 +820,7 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	/* reused: found after the free, so out of order */
 	u64set_sort(out->reused, out->nr_reused);
 	u64set_sort(out->taken_refills, out->nr_taken_refills);
+	u64set_sort(out->past, out->nr_past);
 	if (out->nr_early > 1)
 		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
 	if (out->nr_settles > 1)
@@ -708,6 +839,7 @@ void sim_ahead_release(struct sim_ahead *a)
 	free(a->early_seqs);
 	free(a->settles);
 	free(a->taken_refills);
+	free(a->past);
 	*a = (struct sim_ahead){ 0 };
 }
 
@@ -956,6 +1088,8 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 		};
 		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_reused)
 			rq->reused = u64set_has(it->ahead->reused, it->ahead->nr_reused, rq->seq);
+		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_past)
+			rq->past = u64set_has(it->ahead->past, it->ahead->nr_past, rq->seq);
 		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early_seqs &&
 		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early_seqs, rq->seq)) {
 			/* handed out at its decision */

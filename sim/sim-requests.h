@@ -69,6 +69,8 @@ struct sim_request {
 					 * (sim_reqs_ahead()) */
 	bool inferred;			/* ALLOC: one the trace does not show, inferred
 					 * (sim_reqs_ahead()); no event of its own */
+	bool past;			/* FREE: past the locked pcp list, to the buddy
+					 * (sim_reqs_ahead()) */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
@@ -101,7 +103,11 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
  *     head, so the pages freed onto that list after it that no event has named since
  *     had left the list untraced (nr_taken). The list a free joins is its pageblock's
  *     type, as the seed has it and the events since show it (a take off the buddy, a
- *     drain, a pcp hit).
+ *     drain, a pcp hit, a claim); a free into a range a contiguous attempt holds
+ *     isolated, or an interrupt's free inside a batch's commits (mm_page_free between
+ *     two mm_page_free_batched of its cpu, the second committing an older page: the
+ *     pcp trylock failed; nr_past), went to the buddy, on no list. A free at the hit's
+ *     very time is not taken (the order of the two is not told).
  *   - early: the allocations the kernel decided before requests of other cpus that
  *     their mm_page_alloc event follows. The event comes at the end of
  *     __alloc_pages(), after prep_new_page() (zeroing a THP under init_on_alloc takes
@@ -135,6 +141,10 @@ struct sim_ahead {
 	uint64_t *reused;
 	size_t nr_reused;
 	uint64_t nr_taken;		/* ... of them found above a pcp hit */
+	uint64_t *past;			/* frees (seqs, sorted) an interrupt made inside a
+					 * batch's commits: past the locked list, to the
+					 * buddy */
+	size_t nr_past;
 	struct sim_early *early;	/* by at_seq: early and inferred allocations */
 	size_t nr_early;
 	uint64_t nr_inferred;
@@ -161,6 +171,12 @@ struct sim_ahead_geo {
 	const int8_t *pb_zone;		/* by pageblock: its zone, -1 none (pcp lists are
 					 * per zone) */
 	unsigned int nr_zones;
+	/*
+	 * The contiguous attempts (by seq_begin; borrowed): a page freed into a range
+	 * one holds isolated goes to the buddy (free_one_page()), not on a list.
+	 */
+	const struct tr_attempt *att;
+	size_t nr_att;
 };
 
 /*

@@ -294,11 +294,14 @@ static int ahead(struct sim *S, uint64_t from)
 	g.pb_list = list;
 	g.pb_zone = zone;
 	g.nr_zones = L->nr_zones;
+	g.att = S->att;
+	g.nr_att = (size_t)S->nr_att;
 	ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
 	free(list);
 	free(zone);
-	if (!ret)
+	if (!ret) {
 		S->res->st.frees_taken = S->ahead.nr_taken;
+	}
 	return ret;
 }
 

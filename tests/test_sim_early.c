@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64set.h"
 #include "db/tdb.h"
 #include "db/tdb-snap.h"
 #include "model/decide.h"
@@ -469,6 +470,161 @@ START_TEST(test_kernel_side_taken_in_use)
 }
 END_TEST
 
+/*
+ * A free the pass ahead found past the locked list (an interrupt's, inside a batch's
+ * commits) goes to the buddy (free_one_page()); the same free otherwise joins its
+ * cpu's pcp list.
+ */
+START_TEST(test_free_past_list_to_buddy)
+{
+	int past;
+
+	for (past = 0; past < 2; past++) {
+		struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
+		struct sim_request rq = { .kind = SIM_REQ_ALLOC, .pfn = 0x40100, .order = 0,
+					  .mt = 1, .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1,
+					  .cpu = 0 };
+		struct model_pfn_info pi;
+		struct sim_stats st = { 0 };
+		struct sim_apply *a;
+		uint64_t spfn;
+
+		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		spfn = sim_apply_sim_pfn(a, 0x40100);
+		rq.kind = SIM_REQ_FREE;
+		rq.past = past;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+		ck_assert_int_eq(model_pfn_info(m, spfn, &pi), 0);
+		ck_assert_int_eq(pi.state, past ? MODEL_PFN_BUDDY : MODEL_PFN_PCP);
+		ck_assert_uint_eq(st.frees_past_list, (uint64_t)past);
+		sim_apply_destroy(a);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/* ---- a hand-built capture for the pass ahead ---------------------------------------- */
+
+enum { H_ALLOC, H_FREE, H_BATCHED, H_ZL, NR_H };
+
+static const struct {
+	const char *name;
+	int n;
+	const char *f[4];
+} htypes[NR_H] = {
+	[H_ALLOC] = { "mm_page_alloc", 4, { "pfn", "order", "gfp_flags", "migratetype" } },
+	[H_FREE] = { "mm_page_free", 2, { "pfn", "order" } },
+	[H_BATCHED] = { "mm_page_free_batched", 1, { "pfn" } },
+	[H_ZL] = { "mm_page_alloc_zone_locked", 4,
+		   { "pfn", "order", "migratetype", "percpu_refill" } },
+};
+
+struct hcap {
+	struct tdb *db;
+	char *path;
+	int id[NR_H];
+	uint64_t ts;
+};
+
+static uint64_t hev(struct hcap *c, int t, int cpu, int64_t f0, int64_t f1, int64_t f2,
+		    int64_t f3)
+{
+	struct bc_event e = { 0 };
+
+	e.ts = c->ts += 1000;
+	e.cpu = (uint16_t)cpu;
+	e.pid = 100;
+	e.type = (uint16_t)c->id[t];
+	e.nfields = (uint16_t)htypes[t].n;
+	e.field[0] = f0;
+	e.field[1] = f1;
+	e.field[2] = f2;
+	e.field[3] = f3;
+	ck_assert_int_eq(tdb_append_event(c->db, &e), 0);
+	return e.seq;
+}
+
+/*
+ * The pass ahead on a hand-built trace, pcp order-0 lists of movable blocks, two zones:
+ *   cpu 0 frees A, B, C singly; a batch frees D and E (mm_page_free each), commits D,
+ *   an interrupt frees X and Y (its trylock fails: the buddy), then E is committed;
+ *   cpu 0 frees Z in the other zone (another list); cpu 0's pcp hit takes A: B, C, D,
+ *   E had left its list untraced (taken), X and Y had never been on it (past), Z is on
+ *   another zone's list (neither).
+ *   cpu 1 refills R1, R2, R3 and allocates R1 (its own refill: nothing told); its pcp
+ *   hit on R3 later says R2 was taken: an allocation inferred before that hit.
+ */
+START_TEST(test_ahead_hand_built)
+{
+	enum { A = 0x2100, B, C, D, E, X, Y, Z = 0x0100, R1 = 0x2400, R2, R3 };
+	static int8_t list[32], zone[32];
+	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	const bool sgn[8] = { false };
+	struct hcap c = { .ts = 1000000000ull };
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
+				   .pb_zone = zone, .nr_zones = 2 };
+	uint64_t fb, fc, fd, fe, fx, fy, hit3;
+	int t, i;
+
+	for (i = 0; i < 32; i++) {
+		list[i] = 1;
+		zone[i] = i < 16 ? 0 : 1;
+	}
+	c.path = fixture_tmpfile("ahead.db");
+	fixture_rm(c.path);
+	ck_assert_int_eq(tdb_create(c.path, true, &c.db), 0);
+	for (t = 0; t < NR_H; t++) {
+		c.id[t] = tdb_add_event_type(c.db, "kmem", htypes[t].name, false, NULL,
+					     htypes[t].n, htypes[t].f, sizes, sgn);
+		ck_assert_int_gt(c.id[t], 0);
+	}
+	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.18.44"), 0);
+	hev(&c, H_FREE, 0, A, 0, 0, 0);
+	fb = hev(&c, H_FREE, 0, B, 0, 0, 0);
+	fc = hev(&c, H_FREE, 0, C, 0, 0, 0);
+	fd = hev(&c, H_FREE, 0, D, 0, 0, 0);
+	fe = hev(&c, H_FREE, 0, E, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, D, 0, 0, 0);
+	fx = hev(&c, H_FREE, 0, X, 0, 0, 0);
+	fy = hev(&c, H_FREE, 0, Y, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, E, 0, 0, 0);
+	hev(&c, H_FREE, 0, Z, 0, 0, 0);
+	hev(&c, H_ALLOC, 0, A, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_ZL, 1, R1, 0, 1, 1);
+	hev(&c, H_ZL, 1, R2, 0, 1, 1);
+	hev(&c, H_ZL, 1, R3, 0, 1, 1);
+	hev(&c, H_ALLOC, 1, R1, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hit3 = hev(&c, H_ALLOC, 1, R3, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_reqs_ahead(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert_uint_eq(ah.nr_taken, 4);
+	ck_assert_uint_eq(ah.nr_past, 2);
+	ck_assert(u64set_has(ah.past, ah.nr_past, fx));
+	ck_assert(u64set_has(ah.past, ah.nr_past, fy));
+	ck_assert_uint_eq(ah.nr_reused, 4);
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fb));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fc));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fd));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fe));
+	ck_assert_uint_eq(ah.nr_inferred, 1);
+	ck_assert_uint_eq(ah.nr_early, 1);
+	ck_assert(ah.early[0].rq.inferred);
+	ck_assert_uint_eq(ah.early[0].rq.pfn, R2);
+	ck_assert_uint_eq(ah.early[0].at_seq, hit3);
+	ck_assert_int_eq(ah.early[0].rq.cpu, 1);
+	ck_assert_uint_eq(ah.nr_taken_refills, 1);
+	sim_ahead_release(&ah);
+	tr_decoder_destroy(dec);
+	tdb_close(c.db);
+	fixture_rm(c.path);
+}
+END_TEST
+
 Suite *sim_early_suite(void)
 {
 	Suite *s = suite_create("sim_early");
@@ -476,6 +632,8 @@ Suite *sim_early_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_held_refill_counted_at_its_end);
+	tcase_add_test(tc, test_ahead_hand_built);
+	tcase_add_test(tc, test_free_past_list_to_buddy);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
 	tcase_add_test(tc, test_untraced_takes_inferred);
 	tcase_add_test(tc, test_kernel_side_taken_in_use);
