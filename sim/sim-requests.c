@@ -58,6 +58,28 @@ struct sim_reqs {
 	size_t next_settle;		/* ahead->settles[] likewise */
 };
 
+/*
+ * Room for slot @cpu (0 .. 65535) in *@arr, an array of *@nr per-cpu slots of @size
+ * bytes: grown (at least doubled), the new slots zeroed. Return: 0, or -BC_E_NOMEM.
+ */
+static int cpu_slots(void *arr, size_t *nr, int cpu, size_t size)
+{
+	void **p = arr;
+	size_t n;
+	char *v;
+
+	if ((size_t)cpu < *nr)
+		return 0;
+	n = (size_t)cpu + 1 > 2 * *nr ? (size_t)cpu + 1 : 2 * *nr;
+	v = realloc(*p, n * size);
+	if (!v)
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	memset(v + *nr * size, 0, (n - *nr) * size);
+	*p = v;
+	*nr = n;
+	return 0;
+}
+
 /* The event after which an attempt's result stands: its last test, else its end. */
 static uint64_t att_seq(const struct tr_attempt *a)
 {
@@ -231,22 +253,15 @@ struct making {
 
 static int making_of(struct making **v, size_t *nr, int cpu, struct making **out)
 {
+	int ret;
+
 	*out = NULL;
 	if (cpu < 0 || cpu >= 65536)
 		return 0;
-	if ((size_t)cpu >= *nr) {
-		size_t n = (size_t)cpu + 1 > 2 * *nr ? (size_t)cpu + 1 : 2 * *nr;
-		struct making *m = realloc(*v, n * sizeof(*m));
-
-		if (!m)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		for (size_t i = *nr; i < n; i++)
-			m[i] = (struct making){ 0 };
-		*v = m;
-		*nr = n;
-	}
-	*out = &(*v)[cpu];
-	return 0;
+	ret = cpu_slots(v, nr, cpu, sizeof(**v));
+	if (!ret)
+		*out = &(*v)[cpu];
+	return ret;
 }
 
 static int cmp_settle(const void *a, const void *b)
@@ -380,24 +395,15 @@ static struct free_stack *stack_of(struct ahead_pass *P, int cpu, uint64_t pfn, 
 	    (unsigned int)zone >= P->g->nr_zones)
 		return NULL;
 	if ((size_t)cpu >= P->nr_cpus) {
-		size_t n = (size_t)cpu + 1 > 2 * P->nr_cpus ? (size_t)cpu + 1 : 2 * P->nr_cpus;
-		struct free_stack *v = realloc(P->stacks, n * per_cpu * sizeof(*v));
-		struct refill_run *r;
+		size_t nr = P->nr_cpus;
 
-		if (!v) {
-			*err = bc_error(BC_E_NOMEM, "simulate: out of memory");
+		*err = cpu_slots(&P->stacks, &nr, cpu, per_cpu * sizeof(*P->stacks));
+		nr = P->nr_cpus;
+		if (!*err)
+			*err = cpu_slots(&P->runs, &nr, cpu, per_cpu * sizeof(*P->runs));
+		if (*err)
 			return NULL;
-		}
-		memset(v + P->nr_cpus * per_cpu, 0, (n - P->nr_cpus) * per_cpu * sizeof(*v));
-		P->stacks = v;
-		r = realloc(P->runs, n * per_cpu * sizeof(*r));
-		if (!r) {
-			*err = bc_error(BC_E_NOMEM, "simulate: out of memory");
-			return NULL;
-		}
-		memset(r + P->nr_cpus * per_cpu, 0, (n - P->nr_cpus) * per_cpu * sizeof(*r));
-		P->runs = r;
-		P->nr_cpus = n;
+		P->nr_cpus = nr;
 	}
 	return &P->stacks[(size_t)cpu * per_cpu + (size_t)zone * SIM_PCP_LISTS + (size_t)list];
 }
@@ -887,22 +893,15 @@ static bool is_refilling(const struct sim_reqs *it, int cpu)
 /* @cpu's state, grown to hold it; NULL (no error) for a cpu out of range. */
 static int cpu_state(struct sim_reqs *it, int cpu, struct cpu_state **cs)
 {
+	int ret;
+
 	*cs = NULL;
 	if (cpu < 0 || cpu >= 65536)
 		return 0;
-	if ((size_t)cpu >= it->nr_cpus) {
-		size_t n = (size_t)cpu + 1 > 2 * it->nr_cpus ? (size_t)cpu + 1 : 2 * it->nr_cpus;
-		struct cpu_state *v = realloc(it->cpus, n * sizeof(*v));
-
-		if (!v)
-			return bc_error(BC_E_NOMEM, "simulate: out of memory");
-		for (size_t i = it->nr_cpus; i < n; i++)
-			v[i] = (struct cpu_state){ 0 };
-		it->cpus = v;
-		it->nr_cpus = n;
-	}
-	*cs = &it->cpus[cpu];
-	return 0;
+	ret = cpu_slots(&it->cpus, &it->nr_cpus, cpu, sizeof(*it->cpus));
+	if (!ret)
+		*cs = &it->cpus[cpu];
+	return ret;
 }
 
 static int set_refilling(struct sim_reqs *it, int cpu, uint64_t ts)
