@@ -254,6 +254,35 @@ void sim_apply_ahead(const struct sim_apply *a, const struct sim_request *rq, in
 		sim_pfnmap_prefetch(a->pm, rq[i + 2].pfn, 1);
 }
 
+/*
+ * An allocation the trace does not show (sim-requests.h: alloc_pages_bulk()) that took
+ * the page @rq->pfn off its cpu's pcp list: that page where the simulation holds it
+ * free on that cpu's list too, else the list's head. Placed, kind and type unknown; not
+ * counted as one of the trace's allocations.
+ */
+static int do_alloc_untraced(struct sim_apply *a, const struct sim_request *rq,
+			     const struct model_request *mr)
+{
+	struct model_pfn_info pi;
+	struct model_decision d;
+	uint64_t spfn;
+	int ret;
+
+	a->st->allocs_inferred++;
+	if (!model_pfn_info(a->m, rq->pfn, &pi) && pi.state == MODEL_PFN_PCP &&
+	    pi.cpu == rq->cpu && pi.head == rq->pfn && !pi.order) {
+		ret = model_page_alloc(a->m, rq->pfn, 0, rq->gfp, rq->mt, rq->cpu);
+		spfn = rq->pfn;
+	} else {
+		ret = model_take(a->m, mr, &d);
+		spfn = d.pfn;
+	}
+	if (ret)
+		return ret < 0 ? ret : 0;
+	sim_pfnmap_set(a->pm, rq->pfn, spfn, rq->nr_pages);
+	return model_set_page_untraced(a->m, spfn, rq->nr_pages);
+}
+
 static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 {
 	struct model_request mr = { .cpu = rq->cpu, .order = rq->order, .migratetype = rq->mt,
@@ -266,17 +295,11 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 		mr.zone_fixed = true;
 		mr.zone = (unsigned int)kz;
 	}
+	if (rq->inferred)
+		return do_alloc_untraced(a, rq, &mr);
 	ret = model_take(a->m, &mr, &d);
 	if (ret < 0)
 		return ret;
-	if (rq->inferred) {
-		/* not an allocation of the trace's: only placed */
-		a->st->allocs_inferred++;
-		if (ret == 1)
-			return 0;
-		sim_pfnmap_set(a->pm, rq->pfn, d.pfn, rq->nr_pages);
-		return model_set_page_untraced(a->m, d.pfn, rq->nr_pages);
-	}
 	a->st->allocs++;
 	a->st->allocs_early += rq->early;
 	if (ret == 0 && d.pfn == rq->pfn)

@@ -282,7 +282,8 @@ static int cmp_early(const void *a, const void *b)
 
 /* The allocation @ev of @mk's cpu: early when others' requests came since its decision. */
 static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
-			struct making *mk, const struct tr_event *ev, uint64_t all)
+			struct making *mk, const struct tr_event *ev, uint64_t all,
+			uint64_t record_from)
 {
 	uint64_t inside;
 	int ret;
@@ -295,7 +296,7 @@ static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
 		return 0;
 	mk->valid = false;
 	inside = (mk->all_last - mk->all_at) - (mk->own_last - mk->own_at);
-	if (all - mk->all_at == mk->own - mk->own_at)
+	if (all - mk->all_at == mk->own - mk->own_at || mk->seq < record_from)
 		return 0;	/* nothing of another cpu came since the decision */
 	ret = bc_grow(&out->early, out->nr_early, cap, sizeof(*out->early), 64, "simulate");
 	if (!ret && inside)
@@ -339,8 +340,10 @@ struct refill_run {
 struct ahead_pass {
 	const struct sim_ahead_geo *g;
 	uint64_t seq_from;
+	uint64_t record_from;		/* requests from this event on (the seed's end) */
 	uint32_t *pending;		/* PEND_REFILL | rel: refilled at rel, no event since */
 	uint8_t *refill_cpu;		/* by pfn: the cpu of that refill */
+	uint64_t *seen;			/* by pfn, a bit: an event named it */
 	int8_t *pb_list;		/* by pageblock: the pcp list its frees join, -1 not known */
 	struct free_stack *stacks;	/* [(cpu * nr_zones + zone) * SIM_PCP_LISTS + list] */
 	struct refill_run *runs;	/* the same */
@@ -356,6 +359,22 @@ struct ahead_pass {
 };
 
 #define PEND_REFILL	(1u << 31)
+
+/* Has an event named @pfn since the pass began? */
+static bool seen(const struct ahead_pass *P, uint64_t pfn)
+{
+	return P->seen[pfn / 64] & (1ull << (pfn % 64));
+}
+
+static void mark_seen(struct ahead_pass *P, const struct tr_event *ev)
+{
+	uint64_t p, end = ev->pfn + (ev->order < 20 ? 1ull << ev->order : 1);
+
+	if (end > P->g->pfn_end)
+		end = P->g->pfn_end;
+	for (p = ev->pfn; p < end; p++)
+		P->seen[p / 64] |= 1ull << (p % 64);
+}
 
 /* The page's refill is the one @ev's allocation (on its cpu) made for itself. */
 static bool own_refill(const struct ahead_pass *P, const struct tr_event *ev)
@@ -483,10 +502,41 @@ static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t 
  * allocations the trace does not show, made before @ev's (inferred: their own pfns
  * the identity, @ev's type and gfp).
  */
+/*
+ * An allocation the trace does not show of the page @pfn, made before the pcp hit @ev
+ * (its cpu, type and gfp). @refill_rel: the refill that put the page on the list, 0
+ * for a free.
+ */
+static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t pfn,
+		       uint32_t refill_rel)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
+			  "simulate");
+
+	if (ret)
+		return ret;
+	out->early[out->nr_early] = (struct sim_early){
+		.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
+		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+			.order = 0, .mt = ev->mt, .gfp = ev->gfp, .pfn = pfn, .nr_pages = 1,
+			.inferred = true },
+	};
+	out->nr_early++;
+	out->nr_inferred++;
+	P->pending[pfn] = 0;
+	if (!refill_rel)
+		return 0;
+	ret = bc_grow(&out->taken_refills, out->nr_taken_refills, &P->cap_taken_refills,
+		      sizeof(*out->taken_refills), 64, "simulate");
+	if (!ret)
+		out->taken_refills[out->nr_taken_refills++] = P->seq_from + refill_rel - 1;
+	return ret;
+}
+
 static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_event *ev,
 		   uint32_t rel)
 {
-	struct sim_ahead *out = P->out;
 	size_t j, k;
 	int ret = 0;
 
@@ -499,23 +549,10 @@ static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_
 
 		if (P->pending[e->pfn] != (PEND_REFILL | e->rel))
 			continue;
-		ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
-			      "simulate");
-		if (ret)
-			break;
-		out->early[out->nr_early] = (struct sim_early){
-			.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
-			.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts,
-				.cpu = ev->cpu, .order = 0, .mt = ev->mt, .gfp = ev->gfp,
-				.pfn = e->pfn, .nr_pages = 1, .inferred = true },
-		};
-		out->nr_early++;
-		out->nr_inferred++;
-		ret = bc_grow(&out->taken_refills, out->nr_taken_refills, &P->cap_taken_refills,
-			      sizeof(*out->taken_refills), 64, "simulate");
-		if (!ret)
-			out->taken_refills[out->nr_taken_refills++] = P->seq_from + e->rel - 1;
-		P->pending[e->pfn] = 0;
+		if (ev->seq < P->record_from)
+			P->pending[e->pfn] = 0;	/* the seed has it */
+		else
+			ret = infer_alloc(P, ev, e->pfn, e->rel);
 	}
 	rr->head = j + 1;
 	return ret;
@@ -555,7 +592,7 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 	size_t i, k, w;
 	int ret;
 
-	if (ev->order || !pend)
+	if (ev->order || (!pend && (own_refill || seen(P, ev->pfn))))
 		return 0;
 	if ((pend & PEND_REFILL) &&
 	    (own_refill || ev->cpu < 0 || P->refill_cpu[ev->pfn] != (uint8_t)ev->cpu))
@@ -563,7 +600,10 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 	st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
 	if (!st)
 		return ret;
-	if (pend & PEND_REFILL) {
+	if (!pend) {
+		/* no event named it since the pass began: on the list before every free */
+		i = 0;
+	} else if (pend & PEND_REFILL) {
 		/* refilled pages lie below every free since */
 		after = pend & ~PEND_REFILL;
 		for (i = st->n; i > 0 && st->v[i - 1].rel > after; i--)
@@ -582,16 +622,23 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 	 * a free at the hit's very time may have come after it (the order is not told):
 	 * it stays on the list
 	 */
-	for (k = i + (pend & PEND_REFILL ? 0 : 1), w = i; k < st->n && !ret; k++) {
+	for (k = i + (pend && !(pend & PEND_REFILL) ? 1 : 0), w = i; k < st->n && !ret; k++) {
 		if (!ent_live(P, &st->v[k]))
 			continue;
 		if (st->v[k].ts == ev->ts) {
 			st->v[w++] = st->v[k];
 			continue;
 		}
-		ret = add_reused(P, st->v[k].rel);
-		P->pending[st->v[k].pfn] = 0;
-		P->out->nr_taken++;
+		if (ev->seq < P->record_from) {
+			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
+		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
+			/* freed before the simulation starts: the seed has it on the list */
+			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
+		} else {
+			ret = add_reused(P, st->v[k].rel);
+			P->pending[st->v[k].pfn] = 0;
+			P->out->nr_taken++;
+		}
 	}
 	st->n = w;
 	if (st->live > st->n)
@@ -641,7 +688,8 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	}
 	mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
 	if (k == TR_EV_PAGE_ALLOC)
-		ret = making_alloc(P->out, &P->cap_early, &P->cap_settles, mk, ev, P->all);
+		ret = making_alloc(P->out, &P->cap_early, &P->cap_settles, mk, ev, P->all,
+				   P->record_from);
 	if (k != TR_EV_EXTFRAG) {
 		P->all++;
 		mk->own++;
@@ -667,10 +715,14 @@ static void stack_drop(struct ahead_pass *P, int cpu, uint64_t pfn)
 		if (st->v[i].pfn == pfn && ent_live(P, &st->v[i])) {
 			struct sim_ahead *out = P->out;
 
-			if (bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
-				    "simulate"))
-				return;	/* left on the list: as if not found */
-			out->past[out->nr_past++] = P->seq_from + st->v[i].rel - 1;
+			uint64_t seq = P->seq_from + st->v[i].rel - 1;
+
+			if (seq >= P->record_from) {
+				if (bc_grow(&out->past, out->nr_past, &P->cap_past,
+					    sizeof(*out->past), 16, "simulate"))
+					return;	/* left on the list: as if not found */
+				out->past[out->nr_past++] = seq;
+			}
 			st->v[i].rel = 0;
 			return;
 		}
@@ -712,14 +764,28 @@ static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	return 0;
 }
 
+static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked);
+
 static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked)
+{
+	int ret;
+
+	if (ev->pfn >= P->g->pfn_end)
+		return 0;
+	ret = ahead_lists(P, k, ev, rel, own_refill, first_locked);
+	mark_seen(P, ev);
+	return ret;
+}
+
+/* The lists' part of an event (pfn below pfn_end). */
+static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
 			uint32_t rel, bool own_refill, bool first_locked)
 {
 	uint32_t *pending = P->pending;
 	int ret = 0;
 
-	if (ev->pfn >= P->g->pfn_end)
-		return 0;
 	if (k == TR_EV_FREE_BATCHED)
 		return 0;	/* the same free's commit */
 	learn_list(P, k, ev);
@@ -744,7 +810,9 @@ static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct
 int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
 		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out)
 {
-	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out };
+	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out,
+				.record_from = g->record_from > seq_from ? g->record_from :
+									   seq_from };
 	uint64_t nr_pb = (g->pfn_end >> g->pageblock_order) + 1;
 	struct tdb_cursor *cur = NULL;
 	struct bc_event raw;
@@ -755,11 +823,13 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	*out = (struct sim_ahead){ 0 };
 	P.pending = calloc(g->pfn_end + 1, sizeof(*P.pending));
 	P.refill_cpu = malloc(g->pfn_end + 1);
+	P.seen = calloc(g->pfn_end / 64 + 1, sizeof(*P.seen));
 	if (g->pb_list)
 		P.pb_list = malloc(nr_pb);
-	if (!P.pending || !P.refill_cpu || (g->pb_list && !P.pb_list)) {
+	if (!P.pending || !P.refill_cpu || !P.seen || (g->pb_list && !P.pb_list)) {
 		free(P.pending);
 		free(P.refill_cpu);
+		free(P.seen);
 		free(P.pb_list);
 		return bc_error(BC_E_NOMEM, "simulate: out of memory");
 	}
@@ -803,6 +873,7 @@ int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		tdb_cursor_close(cur);
 	free(P.pending);
 	free(P.refill_cpu);
+	free(P.seen);
 	free(P.pb_list);
 	for (size_t i = 0; i < P.nr_mks; i++)
 		free(P.mks[i].cand);

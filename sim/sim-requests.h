@@ -99,9 +99,12 @@ int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_
  *     compaction's free scanner took (test_pages_isolated,
  *     mm_compaction_isolate_freepages) names its pages. Where the page's next event
  *     never comes (vmalloc'd memory kept), its list tells: an order-0 allocation that
- *     takes a page freed onto its cpu's list (no event since) is a pcp hit from the
- *     head, so the pages freed onto that list after it that no event has named since
- *     had left the list untraced (nr_taken). The list a free joins is its pageblock's
+ *     takes a page freed onto its cpu's list (no event since), or a page no event has
+ *     named since the pass began (it lay on the list before every free since), is a
+ *     pcp hit from the head, so the pages freed onto that list after it that no event
+ *     has named since had left the list untraced (nr_taken; one freed before the
+ *     requests start, in the seed's read window, is an inferred allocation instead:
+ *     the seed holds it on the list). The list a free joins is its pageblock's
  *     type, as the seed has it and the events since show it (a take off the buddy, a
  *     drain, a pcp hit, a claim); a free into a range a contiguous attempt holds
  *     isolated, or an interrupt's free inside a batch's commits (mm_page_free between
@@ -177,6 +180,12 @@ struct sim_ahead_geo {
 	 */
 	const struct tr_attempt *att;
 	size_t nr_att;
+	/*
+	 * Requests are found from this event on (the seed's end); the events before it
+	 * (the seed's read window) only show the lists. A page freed there that a later
+	 * hit shows was taken is an inferred allocation (the seed holds it on the list).
+	 */
+	uint64_t record_from;
 };
 
 /*

@@ -263,10 +263,11 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
 }
 
 /*
- * The pass ahead (sim-requests.h) from event @from, with each pageblock's pcp list as
- * the seed has its type (an isolated or unknown block: none).
+ * The pass ahead (sim-requests.h) from event @from (the seed's read began), its
+ * requests from @record_from on (its end), with each pageblock's pcp list as the seed
+ * has its type (an isolated or unknown block: none).
  */
-static int ahead(struct sim *S, uint64_t from)
+static int ahead(struct sim *S, uint64_t from, uint64_t record_from)
 {
 	const struct model_layout *L = model_get_layout(S->m);
 	struct sim_ahead_geo g = { .pfn_end = model_pfn_end(S->m),
@@ -296,6 +297,7 @@ static int ahead(struct sim *S, uint64_t from)
 	g.nr_zones = L->nr_zones;
 	g.att = S->att;
 	g.nr_att = (size_t)S->nr_att;
+	g.record_from = record_from;
 	ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
 	free(list);
 	free(zone);
@@ -351,7 +353,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	if (!ret)
 		ret = tr_contig_calls(S->db, zstart, (int)L->nr_zones, &S->att, &S->nr_att);
 	if (!ret)
-		ret = ahead(S, (uint64_t)seed->seq_end);
+		ret = ahead(S, (uint64_t)seed->seq_begin, (uint64_t)seed->seq_end);
 	if (!ret)
 		ret = sim_apply_create(S->m, &S->res->st, &S->ap);
 	for (z = 0; z < (int)L->nr_zones && z < MODEL_MAX_ZONES; z++)

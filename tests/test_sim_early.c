@@ -6,6 +6,7 @@
  * reaches the zone's free page counter only at its end.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,10 +393,11 @@ END_TEST
 /*
  * The kernel's side reads the same: a page of flags 0 whose last event before a
  * snapshot was a free would be a pcp page (sim_seed_pcp_behind()), but where the pass
- * ahead found an untraced allocation took it, it is in use. vm-cma-alloc-plain.db: eight
- * pages cpu 1 freed at events 703-744 lay above pages its pcp hits took at 777 and 792
- * and never came back; at snapshot 2 they are not pcp pages, and the two sides' free
- * and pcp pages then add up alike (both sides held them, 1,874 2 MiB allocations each).
+ * ahead found an untraced allocation took it, it is in use. vm-cma-alloc-plain.db:
+ * thirteen pages cpu 1 freed lay above pages its pcp hits took (at 777 and 792, and
+ * later hits on pages the seed had on the list) and never came back; at snapshot 2 they
+ * are not pcp pages (383 left, as the simulation has), and the two sides' free and pcp
+ * pages then add up alike (1,874 2 MiB allocations each).
  */
 START_TEST(test_kernel_side_taken_in_use)
 {
@@ -445,11 +447,13 @@ START_TEST(test_kernel_side_taken_in_use)
 			g.pb_zone = zone;
 			g.nr_zones = L->nr_zones;
 		}
-		ck_assert_int_eq(sim_reqs_ahead(db, rp_decoder(rp), (uint64_t)si[0].seq_end,
+		/* as simulate runs it: from the seed's read on, requests from its end */
+		g.record_from = (uint64_t)si[0].seq_end;
+		ck_assert_int_eq(sim_reqs_ahead(db, rp_decoder(rp), (uint64_t)si[0].seq_begin,
 						UINT64_MAX, &g, &ah), 0);
 		t = (struct sim_taken){ ah.reused, ah.taken_refills, ah.nr_reused,
 					ah.nr_taken_refills };
-		ck_assert_uint_eq(ah.nr_reused, pass ? 8 : 0);
+		ck_assert_uint_eq(ah.nr_reused, pass ? 13 : 0);
 		ck_assert_int_eq(sim_seed_pcp_behind(db, rp_decoder(rp), rp_model(rp),
 						     (uint64_t)si[1].seq_end, &t, &nr[pass],
 						     &typed), 0);
@@ -462,8 +466,8 @@ START_TEST(test_kernel_side_taken_in_use)
 		sim_ahead_release(&ah);
 		rp_destroy(rp);
 	}
-	ck_assert_uint_eq(nr[0] - nr[1], 8);
-	ck_assert_uint_eq(total[0] - total[1], 8);
+	ck_assert_uint_eq(nr[0] - nr[1], 13);
+	ck_assert_uint_eq(total[0] - total[1], 13);
 	ck_assert_uint_eq(with.contig_2m, 1874);
 	free(si);
 	tdb_close(db);
@@ -554,10 +558,16 @@ static uint64_t hev(struct hcap *c, int t, int cpu, int64_t f0, int64_t f1, int6
  *   another zone's list (neither).
  *   cpu 1 refills R1, R2, R3 and allocates R1 (its own refill: nothing told); its pcp
  *   hit on R3 later says R2 was taken: an allocation inferred before that hit.
+ * Before all that, the seed's read window: cpu 0 frees W there (cpu 1 frees V, the
+ * last event before the requests start); cpu 0's pcp hit on U, which no event had named
+ * (a page on its list before every free since), says W was taken: the seed holds W on
+ * the list, so that is an allocation inferred before the hit, not a reused free. V, on
+ * cpu 1's list, is left.
  */
 START_TEST(test_ahead_hand_built)
 {
-	enum { A = 0x2100, B, C, D, E, X, Y, Z = 0x0100, R1 = 0x2400, R2, R3 };
+	enum { A = 0x2100, B, C, D, E, X, Y, Z = 0x0100, R1 = 0x2400, R2, R3, W = 0x2200, V,
+	       U = 0x2300 };
 	static int8_t list[32], zone[32];
 	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
 	const bool sgn[8] = { false };
@@ -566,7 +576,7 @@ START_TEST(test_ahead_hand_built)
 	struct sim_ahead ah;
 	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
 				   .pb_zone = zone, .nr_zones = 2 };
-	uint64_t fb, fc, fd, fe, fx, fy, hit3;
+	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu;
 	int t, i;
 
 	for (i = 0; i < 32; i++) {
@@ -582,6 +592,10 @@ START_TEST(test_ahead_hand_built)
 		ck_assert_int_gt(c.id[t], 0);
 	}
 	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.18.44"), 0);
+	/* the seed's read window: W freed there; then a hit on U, which no event named */
+	hev(&c, H_FREE, 0, W, 0, 0, 0);
+	g.record_from = hev(&c, H_FREE, 1, V, 0, 0, 0) + 1;
+	hitu = hev(&c, H_ALLOC, 0, U, 0, GFP_HIGHUSER_MOVABLE_, 1);
 	hev(&c, H_FREE, 0, A, 0, 0, 0);
 	fb = hev(&c, H_FREE, 0, B, 0, 0, 0);
 	fc = hev(&c, H_FREE, 0, C, 0, 0, 0);
@@ -611,12 +625,16 @@ START_TEST(test_ahead_hand_built)
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fc));
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fd));
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fe));
-	ck_assert_uint_eq(ah.nr_inferred, 1);
-	ck_assert_uint_eq(ah.nr_early, 1);
+	ck_assert_uint_eq(ah.nr_inferred, 2);
+	ck_assert_uint_eq(ah.nr_early, 2);
+	/* W: freed in the window (the seed holds it), above U: made before U's hit */
 	ck_assert(ah.early[0].rq.inferred);
-	ck_assert_uint_eq(ah.early[0].rq.pfn, R2);
-	ck_assert_uint_eq(ah.early[0].at_seq, hit3);
-	ck_assert_int_eq(ah.early[0].rq.cpu, 1);
+	ck_assert_uint_eq(ah.early[0].rq.pfn, W);
+	ck_assert_uint_eq(ah.early[0].at_seq, hitu);
+	ck_assert(ah.early[1].rq.inferred);
+	ck_assert_uint_eq(ah.early[1].rq.pfn, R2);
+	ck_assert_uint_eq(ah.early[1].at_seq, hit3);
+	ck_assert_int_eq(ah.early[1].rq.cpu, 1);
 	ck_assert_uint_eq(ah.nr_taken_refills, 1);
 	sim_ahead_release(&ah);
 	tr_decoder_destroy(dec);

@@ -1135,7 +1135,7 @@ static int count_same(void *arg, struct model *m, struct sim_apply *ap,
 	int ret;
 
 	(void)m;
-	if (rq->kind != SIM_REQ_ALLOC)
+	if (rq->kind != SIM_REQ_ALLOC || rq->inferred)	/* not the trace's */
 		return 0;
 	ret = sim_apply_request(ap, rq);
 	if (ret)
@@ -1272,7 +1272,8 @@ static int take_seed_lists(void *arg, struct model *m, struct sim_apply *ap,
 
 	(void)m;
 	(void)ap;
-	if (rq->kind != SIM_REQ_ALLOC && rq->kind != SIM_REQ_FREE)
+	/* the kernel's own requests (an inferred allocation names its page, not an order) */
+	if ((rq->kind != SIM_REQ_ALLOC && rq->kind != SIM_REQ_FREE) || rq->inferred)
 		return 0;
 	for (i = 0; i < sl->n; i++) {	/* small lists: a scan does */
 		if (sl->pfn[i] != rq->pfn || sl->taken[i])
