@@ -14,5 +14,12 @@
  * *@cap unchanged).
  */
 int bc_grow(void *arr, size_t nr, size_t *cap, size_t size, size_t first, const char *what);
+/**
+ * bc_grow_index() - make room for element @idx of the array *@arr of *@nr elements of
+ * @size bytes, all in use (per-cpu slots): grown to at least @idx + 1, at least
+ * doubled, the new elements zeroed. Return: 0, or -BC_E_NOMEM ("@what: out of memory";
+ * *@arr and *@nr unchanged).
+ */
+int bc_grow_index(void *arr, size_t *nr, size_t idx, size_t size, const char *what);
 
 #endif

@@ -255,7 +255,7 @@ void sim_apply_ahead(const struct sim_apply *a, const struct sim_request *rq, in
 }
 
 /*
- * An allocation the trace does not show (sim-requests.h: alloc_pages_bulk()) that took
+ * An allocation the trace does not show (sim-ahead.h: alloc_pages_bulk()) that took
  * the page @rq->pfn off its cpu's pcp list: that page where the simulation holds it
  * free on that cpu's list too, else the list's head. Placed, kind and type unknown; not
  * counted as one of the trace's allocations.
@@ -342,7 +342,7 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	}
 	if (spfn != UINT64_MAX) {
 		sim_pfnmap_clear(a->pm, rq->pfn, rq->nr_pages);
-		/* free_one_page(): the cpu's pcp trylock failed (sim-requests.h) */
+		/* free_one_page(): the cpu's pcp trylock failed (sim-ahead.h) */
 		if (rq->past) {
 			a->st->frees_past_list++;
 			return model_page_free_nopcp(a->m, spfn, rq->order, rq->cpu);

@@ -47,14 +47,14 @@ struct sim_stats {
 	uint64_t frees_before_capture;	/* frees of pages the seed held in use, released there */
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
 	uint64_t frees_reused;		/* frees the kernel took back untraced: left in use */
-	uint64_t frees_taken;		/* ... of them found above a pcp hit (sim-requests.h) */
+	uint64_t frees_taken;		/* ... of them found above a pcp hit (sim-ahead.h) */
 	uint64_t frees_past_list;	/* frees an interrupt made inside a batch's commits:
 					 * to the buddy (pcp trylock failed) */
 	uint64_t allocs_inferred;	/* allocations the trace left out, inferred from a
-					 * pcp hit (sim-requests.h): placed, not counted
+					 * pcp hit (sim-ahead.h): placed, not counted
 					 * in allocs */
 	uint64_t allocs_early;		/* handed out at their decision, before other cpus'
-					 * requests their event follows (sim-requests.h) */
+					 * requests their event follows (sim-ahead.h) */
 	uint64_t settled;		/* ... whose batch those requests interrupted: the
 					 * counter held until its end */
 	uint64_t contig_failed;		/* contiguous allocations the model could not make */

@@ -62,19 +62,20 @@ struct sim_request {
 	uint64_t nr_pages;		/* CONTIG, OFFLINE: pages; else 2^order */
 	bool failed;			/* CONTIG: the kernel's call failed */
 	bool reused;			/* FREE: taken again with no event before its next
-					 * free (sim_reqs_ahead()) */
+					 * free (sim_ahead_find()) */
 	bool early;			/* ALLOC: handed out at its decision, before other
 					 * cpus' requests its event follows */
 	bool held;			/* ... while its refill ran on to a SETTLE
-					 * (sim_reqs_ahead()) */
+					 * (sim_ahead_find()) */
 	bool inferred;			/* ALLOC: one the trace does not show, inferred
-					 * (sim_reqs_ahead()); no event of its own */
+					 * (sim_ahead_find()); no event of its own */
 	bool past;			/* FREE: past the locked pcp list, to the buddy
-					 * (sim_reqs_ahead()) */
+					 * (sim_ahead_find()) */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 
 struct sim_reqs;
+struct sim_ahead;
 
 /*
  * Requests of events [@seq_from, @seq_to), with the successful attempts of @att
@@ -86,115 +87,6 @@ struct sim_reqs;
 int sim_reqs_open(struct tdb *db, const struct tr_decoder *dec, const struct tr_attempt *att,
 		  int nr_att, const struct tr_attempt *ref, int nr_ref, uint64_t seq_from,
 		  uint64_t seq_to, struct sim_reqs **out);
-/*
- * What a pass ahead over events [@seq_from, @seq_to) finds, for requests to stand where
- * the kernel made them (sim_reqs_ahead()):
- *   - reused: the frees whose page the kernel handed out again with no event
- *     (sorted seqs): alloc_pages_bulk() (vmalloc's pages, among others) takes pages off
- *     a pcp list without mm_page_alloc, so the next event naming such a page is another
- *     mm_page_free (mm_page_free_batched is the same free's commit). Such frees are
- *     handed out with @reused set: the allocation that took the page back came right
- *     after (the page lay at its list's head, which the next pcp hit would have taken),
- *     so a simulation leaves the page in use. A range a contiguous attempt or
- *     compaction's free scanner took (test_pages_isolated,
- *     mm_compaction_isolate_freepages) names its pages. Where the page's next event
- *     never comes (vmalloc'd memory kept), its list tells: an order-0 allocation that
- *     takes a page freed onto its cpu's list (no event since), or a page no event has
- *     named since the pass began (it lay on the list before every free since), is a
- *     pcp hit from the head, so the pages freed onto that list after it that no event
- *     has named since had left the list untraced (nr_taken; one freed before the
- *     requests start, in the seed's read window, is an inferred allocation instead:
- *     the seed holds it on the list). The list a free joins is its pageblock's
- *     type, as the seed has it and the events since show it (a take off the buddy, a
- *     drain, a pcp hit, a claim); a free into a range a contiguous attempt holds
- *     isolated, or an interrupt's free inside a batch's commits (mm_page_free between
- *     two mm_page_free_batched of its cpu, the second committing an older page: the
- *     pcp trylock failed; nr_past), went to the buddy, on no list. A free at the hit's
- *     very time is not taken (the order of the two is not told).
- *   - early: the allocations the kernel decided before requests of other cpus that
- *     their mm_page_alloc event follows. The event comes at the end of
- *     __alloc_pages(), after prep_new_page() (zeroing a THP under init_on_alloc takes
- *     milliseconds) and whatever preempted the task; the decision is the first
- *     mm_page_alloc_zone_locked of its refill or buddy allocation (same cpu, and the
- *     page it hands out: rmqueue_bulk() fills an empty list, whose head the allocation
- *     takes). Handed out there, by at_seq; early_seqs (sorted) are their own events,
- *     skipped when they come. With them, by at_seq too, the allocations a pcp hit
- *     shows the trace left out (rq.inferred): a hit on a page a refill put on the
- *     list finds the pages that refill put before it gone when no event named them
- *     (alloc_pages_bulk() took them; nr_inferred), handed out before the hit.
- *   - settles: where a batch that other cpus' events interrupted ended (the zone lock
- *     held all along: their requests in between were pcp hits and frees). Until then
- *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:
- *     rmqueue_bulk() accounts once, at the end) or only partly (6.10+: per block)
- *     counted the batch: the allocation is handed out held, and its cpu's SETTLE
- *     request comes at the batch's last event.
- */
-struct sim_early {
-	uint64_t at_seq, at_ts;		/* handed out before this event */
-	size_t nth;			/* found in this order: ties keep it */
-	struct sim_request rq;		/* the allocation (rq.seq: its own event) */
-};
-
-struct sim_settle {
-	uint64_t seq, ts;		/* the batch's last zone_locked (or extfrag) */
-	int cpu;
-};
-
-struct sim_ahead {
-	uint64_t *reused;
-	size_t nr_reused;
-	uint64_t nr_taken;		/* ... of them found above a pcp hit */
-	uint64_t *past;			/* frees (seqs, sorted) an interrupt made inside a
-					 * batch's commits: past the locked list, to the
-					 * buddy */
-	size_t nr_past;
-	struct sim_early *early;	/* by at_seq: early and inferred allocations */
-	size_t nr_early;
-	uint64_t nr_inferred;
-	uint64_t *taken_refills;	/* the refill events (seqs, sorted) of their pages */
-	size_t nr_taken_refills;
-	uint64_t *early_seqs;		/* early[].rq.seq of the early ones, sorted */
-	size_t nr_early_seqs;
-	struct sim_settle *settles;	/* by seq */
-	size_t nr_settles;
-};
-
-/* The pcp lists per cpu for order 0: MIGRATE_PCPTYPES. */
-#define SIM_PCP_LISTS	3
-
-struct sim_ahead_geo {
-	uint64_t pfn_end;		/* pfns below */
-	unsigned int pageblock_order;
-	/*
-	 * By pageblock (pfn >> pageblock_order, up to pfn_end's): the pcp list (trace
-	 * numbering, 0..SIM_PCP_LISTS-1) a page freed there joins at the pass's start,
-	 * -1 not known (isolated); the events correct it. NULL: no list is followed.
-	 */
-	const int8_t *pb_list;
-	const int8_t *pb_zone;		/* by pageblock: its zone, -1 none (pcp lists are
-					 * per zone) */
-	unsigned int nr_zones;
-	/*
-	 * The contiguous attempts (by seq_begin; borrowed): a page freed into a range
-	 * one holds isolated goes to the buddy (free_one_page()), not on a list.
-	 */
-	const struct tr_attempt *att;
-	size_t nr_att;
-	/*
-	 * Requests are found from this event on (the seed's end); the events before it
-	 * (the seed's read window) only show the lists. A page freed there that a later
-	 * hit shows was taken is an inferred allocation (the seed holds it on the list).
-	 */
-	uint64_t record_from;
-};
-
-/*
- * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to).
- * Return: 0, or a negative bc_err (*@out empty).
- */
-int sim_reqs_ahead(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
-		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out);
-void sim_ahead_release(struct sim_ahead *a);
 /* Hand requests out as @a (borrowed) says. */
 void sim_reqs_set_ahead(struct sim_reqs *it, const struct sim_ahead *a);
 /* Return: 1 and *@rq, 0 at the end, or a negative bc_err. */

@@ -60,7 +60,7 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
  * same requests have it (their kind stays unknown): both sides then count them alike
  * (pageblocks holding unmovable pages). *@nr_typed gets those pages.
  * @taken (may be NULL): the frees and refills whose page an untraced allocation took
- * (the pass ahead's, sim-requests.h): such a page was in use, not on a list.
+ * (the pass ahead's, sim-ahead.h): such a page was in use, not on a list.
  * Return: 0, or a negative bc_err.
  */
 int sim_seed_pcp_behind(struct tdb *db, const struct tr_decoder *dec, struct model *m,

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "replay/replay.h"
 #include "replay/zone-limits.h"
+#include "sim/sim-ahead.h"
 #include "sim/sim-contig.h"
 #include "sim/sim-requests.h"
 #include "sim/sim-seed.h"
@@ -26,7 +27,7 @@ struct sim {
 	int nr_att;
 	struct tr_attempt *ref;		/* offline probes refused at isolation */
 	int nr_ref;
-	struct sim_ahead ahead;		/* the pass ahead's findings (sim-requests.h) */
+	struct sim_ahead ahead;		/* the pass ahead's findings (sim-ahead.h) */
 	uint64_t total;			/* events in the capture (progress) */
 	struct sim_result *res;
 	const struct tdb_snap_info *prev;	/* the snapshot compared (or seeded) last */
@@ -263,7 +264,7 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
 }
 
 /*
- * The pass ahead (sim-requests.h) from event @from (the seed's read began), its
+ * The pass ahead (sim-ahead.h) from event @from (the seed's read began), its
  * requests from @record_from on (its end), with each pageblock's pcp list as the seed
  * has its type (an isolated or unknown block: none).
  */
@@ -298,7 +299,7 @@ static int ahead(struct sim *S, uint64_t from, uint64_t record_from)
 	g.att = S->att;
 	g.nr_att = (size_t)S->nr_att;
 	g.record_from = record_from;
-	ret = sim_reqs_ahead(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
+	ret = sim_ahead_find(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
 	free(list);
 	free(zone);
 	if (!ret) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Free-running requests where the kernel decided them (sim-requests.h, sim_reqs_ahead()):
+ * Free-running requests where the kernel decided them (sim-ahead.h, sim_ahead_find()):
  * an allocation whose mm_page_alloc comes after other cpus' requests is made at its
  * first mm_page_alloc_zone_locked (or extfrag), and a refill those requests interrupted
  * reaches the zone's free page counter only at its end.
@@ -16,6 +16,7 @@
 #include "model/decide.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "sim/sim-ahead.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-figures.h"
 #include "sim/sim-requests.h"
@@ -449,7 +450,7 @@ START_TEST(test_kernel_side_taken_in_use)
 		}
 		/* as simulate runs it: from the seed's read on, requests from its end */
 		g.record_from = (uint64_t)si[0].seq_end;
-		ck_assert_int_eq(sim_reqs_ahead(db, rp_decoder(rp), (uint64_t)si[0].seq_begin,
+		ck_assert_int_eq(sim_ahead_find(db, rp_decoder(rp), (uint64_t)si[0].seq_begin,
 						UINT64_MAX, &g, &ah), 0);
 		t = (struct sim_taken){ ah.reused, ah.taken_refills, ah.nr_reused,
 					ah.nr_taken_refills };
@@ -615,7 +616,7 @@ START_TEST(test_ahead_hand_built)
 	ck_assert_int_eq(tdb_finish(c.db), 0);
 
 	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
-	ck_assert_int_eq(sim_reqs_ahead(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
 	ck_assert_uint_eq(ah.nr_taken, 4);
 	ck_assert_uint_eq(ah.nr_past, 2);
 	ck_assert(u64set_has(ah.past, ah.nr_past, fx));

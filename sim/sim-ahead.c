@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sim-ahead: the pass ahead over a capture's events (sim-ahead.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/grow.h"
+#include "common/u64set.h"
+#include "db/tdb.h"
+#include "sim/sim-ahead.h"
+#include "trace/tr-attempt.h"
+#include "trace/tr-event.h"
+
+/*
+ * pending[pfn]: seq - seq_from + 1 of the page's last free when no event has named the
+ * page since, else 0. A range taken without page events names all its pages.
+ */
+static void pending_clear(uint32_t *pending, uint64_t end, uint64_t from, uint64_t to)
+{
+	for (uint64_t p = from; p < to && p < end; p++)
+		pending[p] = 0;
+}
+
+/*
+ * A cpu's allocation in the making, for the pass ahead: the first zone_locked of a
+ * refill or buddy allocation, and the requests counted when it came.
+ */
+struct making {
+	uint64_t seq, ts, pfn;		/* the first zone_locked (or extfrag) */
+	uint64_t last_seq, last_ts;	/* the batch's last so far */
+	unsigned int order;
+	bool valid;
+	bool last_locked;		/* this cpu's last event was a zone_locked/extfrag */
+	uint64_t own;			/* this cpu's events so far */
+	uint64_t all_at, own_at;	/* events (all cpus, this cpu) at the first */
+	uint64_t all_last, own_last;	/* ... at the batch's last */
+	/*
+	 * Frees since this cpu's last mm_page_free_batched, no other event between: the
+	 * prepared pages of a new batch, or an interrupt's frees inside the commit loop
+	 * (the next commit tells which).
+	 */
+	bool after_batched;
+	uint64_t *cand;
+	size_t nr_cand, cap_cand;
+};
+
+static int making_of(struct making **v, size_t *nr, int cpu, struct making **out)
+{
+	int ret;
+
+	*out = NULL;
+	if (cpu < 0 || cpu >= 65536)
+		return 0;
+	ret = bc_grow_index(v, nr, (size_t)cpu, sizeof(**v), "simulate");
+	if (!ret)
+		*out = &(*v)[cpu];
+	return ret;
+}
+
+static int cmp_settle(const void *a, const void *b)
+{
+	const struct sim_settle *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_early(const void *a, const void *b)
+{
+	const struct sim_early *x = a, *y = b;
+
+	if (x->at_seq != y->at_seq)
+		return x->at_seq < y->at_seq ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+/* The allocation @ev of @mk's cpu: early when others' requests came since its decision. */
+static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
+			struct making *mk, const struct tr_event *ev, uint64_t all,
+			uint64_t record_from)
+{
+	uint64_t inside;
+	int ret;
+
+	if (ev->pfn == UINT64_MAX) {
+		mk->valid = false;
+		return 0;
+	}
+	if (!mk->valid || ev->pfn != mk->pfn || ev->order != mk->order)
+		return 0;
+	mk->valid = false;
+	inside = (mk->all_last - mk->all_at) - (mk->own_last - mk->own_at);
+	if (all - mk->all_at == mk->own - mk->own_at || mk->seq < record_from)
+		return 0;	/* nothing of another cpu came since the decision */
+	ret = bc_grow(&out->early, out->nr_early, cap, sizeof(*out->early), 64, "simulate");
+	if (!ret && inside)
+		ret = bc_grow(&out->settles, out->nr_settles, cap_settles,
+			      sizeof(*out->settles), 64, "simulate");
+	if (ret)
+		return ret;
+	out->early[out->nr_early] = (struct sim_early){
+		.at_seq = mk->seq, .at_ts = mk->ts, .nth = out->nr_early,
+		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+			.nr_pages = ev->order < 63 ? 1ull << ev->order : 0,
+			.early = true, .held = inside != 0 },
+	};
+	out->nr_early++;
+	if (inside)
+		out->settles[out->nr_settles++] = (struct sim_settle){ mk->last_seq,
+									mk->last_ts, ev->cpu };
+	return 0;
+}
+
+/*
+ * A cpu's order-0 pcp list of one migratetype as the pass ahead sees it: the frees
+ * onto it, oldest first (kernel pfns and the free's rel seq; an entry is stale once
+ * pending[] no longer holds that free: an event has named the page since).
+ */
+struct free_stack {
+	struct stack_ent {
+		uint64_t pfn, ts;
+		uint32_t rel;
+	} *v;
+	size_t n, cap, live;		/* live: n after the last sweep of stale entries */
+};
+
+/* A cpu's last refill of one list, in the order rmqueue_bulk() appended its pages. */
+struct refill_run {
+	struct stack_ent *v;
+	size_t head, n, cap;		/* head: the first not yet passed */
+};
+
+struct ahead_pass {
+	const struct sim_ahead_geo *g;
+	uint64_t seq_from;
+	uint64_t record_from;		/* requests from this event on (the seed's end) */
+	uint32_t *pending;		/* PEND_REFILL | rel: refilled at rel, no event since */
+	uint8_t *refill_cpu;		/* by pfn: the cpu of that refill */
+	uint64_t *seen;			/* by pfn, a bit: an event named it */
+	int8_t *pb_list;		/* by pageblock: the pcp list its frees join, -1 not known */
+	struct free_stack *stacks;	/* [(cpu * nr_zones + zone) * SIM_PCP_LISTS + list] */
+	struct refill_run *runs;	/* the same */
+	size_t nr_cpus;
+	struct making *mks;
+	size_t nr_mks;
+	size_t next_att;		/* g->att[] not yet begun */
+	size_t *iso;			/* those begun and not ended: isolating */
+	size_t nr_iso, cap_iso;
+	size_t cap_reused, cap_early, cap_settles, cap_taken_refills, cap_past;
+	uint64_t all;			/* events counted for the early allocations */
+	struct sim_ahead *out;
+};
+
+#define PEND_REFILL	(1u << 31)
+
+/* Has an event named @pfn since the pass began? */
+static bool seen(const struct ahead_pass *P, uint64_t pfn)
+{
+	return P->seen[pfn / 64] & (1ull << (pfn % 64));
+}
+
+static void mark_seen(struct ahead_pass *P, const struct tr_event *ev)
+{
+	uint64_t p, end = ev->pfn + (ev->order < 20 ? 1ull << ev->order : 1);
+
+	if (end > P->g->pfn_end)
+		end = P->g->pfn_end;
+	for (p = ev->pfn; p < end; p++)
+		P->seen[p / 64] |= 1ull << (p % 64);
+}
+
+/* The page's refill is the one @ev's allocation (on its cpu) made for itself. */
+static bool own_refill(const struct ahead_pass *P, const struct tr_event *ev)
+{
+	const struct making *mk = ev->cpu >= 0 && (size_t)ev->cpu < P->nr_mks ?
+				  &P->mks[ev->cpu] : NULL;
+
+	return mk && mk->valid && mk->pfn == ev->pfn && mk->order == ev->order;
+}
+
+/* free_frozen_pages(): a type past the pcp types joins the MOVABLE list (trace numbers). */
+static int pcp_list_of(int mt)
+{
+	return mt < 0 ? -1 : mt < SIM_PCP_LISTS ? mt : 1;
+}
+
+static int add_reused(struct ahead_pass *P, uint32_t rel)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->reused, out->nr_reused, &P->cap_reused, sizeof(*out->reused),
+			  64, "simulate");
+
+	if (!ret)
+		out->reused[out->nr_reused++] = P->seq_from + rel - 1;
+	return ret;
+}
+
+/* @cpu's list @list of the zone of @pfn; NULL (*@err 0) where none is followed. */
+static struct free_stack *stack_of(struct ahead_pass *P, int cpu, uint64_t pfn, int list,
+				   int *err)
+{
+	size_t per_cpu = (size_t)P->g->nr_zones * SIM_PCP_LISTS;
+	int zone = P->g->pb_zone ? P->g->pb_zone[pfn >> P->g->pageblock_order] : -1;
+
+	*err = 0;
+	if (cpu < 0 || cpu >= 65536 || list < 0 || zone < 0 ||
+	    (unsigned int)zone >= P->g->nr_zones)
+		return NULL;
+	if ((size_t)cpu >= P->nr_cpus) {
+		size_t nr = P->nr_cpus;
+
+		*err = bc_grow_index(&P->stacks, &nr, (size_t)cpu, per_cpu * sizeof(*P->stacks),
+				     "simulate");
+		nr = P->nr_cpus;
+		if (!*err)
+			*err = bc_grow_index(&P->runs, &nr, (size_t)cpu,
+					     per_cpu * sizeof(*P->runs), "simulate");
+		if (*err)
+			return NULL;
+		P->nr_cpus = nr;
+	}
+	return &P->stacks[(size_t)cpu * per_cpu + (size_t)zone * SIM_PCP_LISTS + (size_t)list];
+}
+
+/* The refill run of the list @st is (stack_of()). */
+static struct refill_run *run_of(struct ahead_pass *P, const struct free_stack *st)
+{
+	return &P->runs[st - P->stacks];
+}
+
+static bool ent_live(const struct ahead_pass *P, const struct stack_ent *e)
+{
+	return P->pending[e->pfn] == e->rel;
+}
+
+/* The attempts that hold their range isolated at event @seq (begun, not ended). */
+static int iso_track(struct ahead_pass *P, uint64_t seq)
+{
+	const struct sim_ahead_geo *g = P->g;
+	size_t i, k;
+	int ret = 0;
+
+	for (i = k = 0; i < P->nr_iso; i++)
+		if (g->att[P->iso[i]].seq_end >= seq)
+			P->iso[k++] = P->iso[i];
+	P->nr_iso = k;
+	for (; P->next_att < g->nr_att && g->att[P->next_att].seq_begin <= seq && !ret;
+	     P->next_att++) {
+		if (g->att[P->next_att].seq_end < seq)
+			continue;
+		ret = bc_grow(&P->iso, P->nr_iso, &P->cap_iso, sizeof(*P->iso), 8, "simulate");
+		if (!ret)
+			P->iso[P->nr_iso++] = P->next_att;
+	}
+	return ret;
+}
+
+static bool isolated(const struct ahead_pass *P, uint64_t pfn)
+{
+	for (size_t i = 0; i < P->nr_iso; i++) {
+		const struct tr_attempt *a = &P->g->att[P->iso[i]];
+
+		if (pfn >= a->start_pfn && pfn < a->end_pfn)
+			return true;
+	}
+	return false;
+}
+
+/* An order-0 free of a page whose pageblock's list is known: onto @cpu's list. */
+static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t rel)
+{
+	uint64_t pb = ev->pfn >> P->g->pageblock_order;
+	struct free_stack *st;
+	size_t i, k;
+	int ret;
+
+	if (ev->order || !rel || !P->pb_list || P->pb_list[pb] < 0 || isolated(P, ev->pfn))
+		return 0;
+	st = stack_of(P, ev->cpu, ev->pfn, P->pb_list[pb], &ret);
+	if (!st)
+		return ret;
+	if (st->n >= 2 * st->live + 256) {
+		for (i = k = 0; i < st->n; i++)
+			if (ent_live(P, &st->v[i]))
+				st->v[k++] = st->v[i];
+		st->n = st->live = k;
+	}
+	ret = bc_grow(&st->v, st->n, &st->cap, sizeof(*st->v), 64, "simulate");
+	if (!ret)
+		st->v[st->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
+	return ret;
+}
+
+/*
+ * A pcp hit on the refilled page of @ev (refilled at @rel): the pages its refill put
+ * before it that no event has named since had left the list untraced too. They are
+ * allocations the trace does not show, made before @ev's (inferred: their own pfns
+ * the identity, @ev's type and gfp).
+ */
+/*
+ * An allocation the trace does not show of the page @pfn, made before the pcp hit @ev
+ * (its cpu, type and gfp). @refill_rel: the refill that put the page on the list, 0
+ * for a free.
+ */
+static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t pfn,
+		       uint32_t refill_rel)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
+			  "simulate");
+
+	if (ret)
+		return ret;
+	out->early[out->nr_early] = (struct sim_early){
+		.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
+		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+			.order = 0, .mt = ev->mt, .gfp = ev->gfp, .pfn = pfn, .nr_pages = 1,
+			.inferred = true },
+	};
+	out->nr_early++;
+	out->nr_inferred++;
+	P->pending[pfn] = 0;
+	if (!refill_rel)
+		return 0;
+	ret = bc_grow(&out->taken_refills, out->nr_taken_refills, &P->cap_taken_refills,
+		      sizeof(*out->taken_refills), 64, "simulate");
+	if (!ret)
+		out->taken_refills[out->nr_taken_refills++] = P->seq_from + refill_rel - 1;
+	return ret;
+}
+
+static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_event *ev,
+		   uint32_t rel)
+{
+	size_t j, k;
+	int ret = 0;
+
+	for (j = rr->head; j < rr->n && !(rr->v[j].pfn == ev->pfn && rr->v[j].rel == rel); j++)
+		;
+	if (j == rr->n)
+		return 0;
+	for (k = rr->head; k < j && !ret; k++) {
+		const struct stack_ent *e = &rr->v[k];
+
+		if (P->pending[e->pfn] != (PEND_REFILL | e->rel))
+			continue;
+		if (ev->seq < P->record_from)
+			P->pending[e->pfn] = 0;	/* the seed has it */
+		else
+			ret = infer_alloc(P, ev, e->pfn, e->rel);
+	}
+	rr->head = j + 1;
+	return ret;
+}
+
+/* A refill's page @ev onto its cpu's list: a new refill (@first) starts a new run. */
+static int run_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t rel, bool first)
+{
+	struct refill_run *rr;
+	int ret;
+	struct free_stack *st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
+
+	if (!st)
+		return ret;
+	rr = run_of(P, st);
+	if (first)
+		rr->head = rr->n = 0;
+	ret = bc_grow(&rr->v, rr->n, &rr->cap, sizeof(*rr->v), 64, "simulate");
+	if (!ret)
+		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
+	return ret;
+}
+
+/*
+ * An order-0 allocation on a cpu of a page that lay on that cpu's list (freed there,
+ * or refilled there by rmqueue_bulk(), with no event since): a pcp hit from the head,
+ * so every page freed onto the list after it that no event has named since had left
+ * the list untraced (alloc_pages_bulk()): their frees are reused. The allocation whose
+ * own refill it was took the head at once (an interrupt's frees meanwhile went past
+ * the locked list). A page not found where its free put it (its block's type a guess,
+ * a free past the list) tells nothing.
+ */
+static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_refill)
+{
+	uint32_t pend = P->pending[ev->pfn], after;
+	struct free_stack *st;
+	size_t i, k, w;
+	int ret;
+
+	if (ev->order || (!pend && (own_refill || seen(P, ev->pfn))))
+		return 0;
+	if ((pend & PEND_REFILL) &&
+	    (own_refill || ev->cpu < 0 || P->refill_cpu[ev->pfn] != (uint8_t)ev->cpu))
+		return 0;
+	st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
+	if (!st)
+		return ret;
+	if (!pend) {
+		/* no event named it since the pass began: on the list before every free */
+		i = 0;
+	} else if (pend & PEND_REFILL) {
+		/* refilled pages lie below every free since */
+		after = pend & ~PEND_REFILL;
+		for (i = st->n; i > 0 && st->v[i - 1].rel > after; i--)
+			;
+		ret = run_hit(P, run_of(P, st), ev, after);
+		if (ret)
+			return ret;
+	} else {
+		for (i = st->n; i-- > 0;)
+			if (st->v[i].pfn == ev->pfn && ent_live(P, &st->v[i]))
+				break;
+		if (i == (size_t)-1)
+			return 0;
+	}
+	/*
+	 * a free at the hit's very time may have come after it (the order is not told):
+	 * it stays on the list
+	 */
+	for (k = i + (pend && !(pend & PEND_REFILL) ? 1 : 0), w = i; k < st->n && !ret; k++) {
+		if (!ent_live(P, &st->v[k]))
+			continue;
+		if (st->v[k].ts == ev->ts) {
+			st->v[w++] = st->v[k];
+			continue;
+		}
+		if (ev->seq < P->record_from) {
+			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
+		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
+			/* freed before the simulation starts: the seed has it on the list */
+			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
+		} else {
+			ret = add_reused(P, st->v[k].rel);
+			P->pending[st->v[k].pfn] = 0;
+			P->out->nr_taken++;
+		}
+	}
+	st->n = w;
+	if (st->live > st->n)
+		st->live = st->n;
+	return ret;
+}
+
+/*
+ * What an event says of its pageblock's type: the list its frees join (a take off the
+ * buddy, a drain, a pcp hit; a fallback that claimed the block).
+ */
+static void learn_list(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	if (!P->pb_list || ev->mt < 0 ||
+	    (k != TR_EV_ZONE_LOCKED && k != TR_EV_PCPU_DRAIN &&
+	     !(k == TR_EV_EXTFRAG && ev->change_ownership) &&
+	     !(k == TR_EV_PAGE_ALLOC && P->pending[ev->pfn])))
+		return;
+	P->pb_list[ev->pfn >> P->g->pageblock_order] = (int8_t)pcp_list_of(ev->mt);
+}
+
+/* The early allocations' part of an event (struct making). */
+static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	struct making *mk;
+	int ret = making_of(&P->mks, &P->nr_mks, ev->cpu, &mk);
+
+	if (ret || !mk)
+		return ret;
+	/* 6.12's __rmqueue_claim()/_steal() trace only the extfrag of their page */
+	if ((k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) &&
+	    (!mk->valid || !mk->last_locked || ev->order != mk->order))
+		*mk = (struct making){ .pfn = ev->pfn, .order = ev->order, .valid = true,
+				       .own = mk->own, .cand = mk->cand,
+				       .cap_cand = mk->cap_cand };
+	if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) {
+		if (!mk->seq) {
+			mk->seq = ev->seq;
+			mk->ts = ev->ts;
+			mk->all_at = P->all;
+			mk->own_at = mk->own;
+		}
+		mk->last_seq = ev->seq;
+		mk->last_ts = ev->ts;
+		mk->all_last = P->all;
+		mk->own_last = mk->own;
+	}
+	mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
+	if (k == TR_EV_PAGE_ALLOC)
+		ret = making_alloc(P->out, &P->cap_early, &P->cap_settles, mk, ev, P->all,
+				   P->record_from);
+	if (k != TR_EV_EXTFRAG) {
+		P->all++;
+		mk->own++;
+	}
+	return ret;
+}
+
+/* The reused frees' part of an event. */
+/* Take the free of @pfn (its free at @rel) off its stack: it went past the list. */
+static void stack_drop(struct ahead_pass *P, int cpu, uint64_t pfn)
+{
+	int8_t list = P->pb_list ? P->pb_list[pfn >> P->g->pageblock_order] : -1;
+	struct free_stack *st;
+	size_t i, stop;
+	int err;
+
+	st = stack_of(P, cpu, pfn, list, &err);
+	if (!st)
+		return;
+	/* pushed lately: near the top */
+	stop = st->n > 4096 ? st->n - 4096 : 0;
+	for (i = st->n; i-- > stop;)
+		if (st->v[i].pfn == pfn && ent_live(P, &st->v[i])) {
+			struct sim_ahead *out = P->out;
+
+			uint64_t seq = P->seq_from + st->v[i].rel - 1;
+
+			if (seq >= P->record_from) {
+				if (bc_grow(&out->past, out->nr_past, &P->cap_past,
+					    sizeof(*out->past), 16, "simulate"))
+					return;	/* left on the list: as if not found */
+				out->past[out->nr_past++] = seq;
+			}
+			st->v[i].rel = 0;
+			return;
+		}
+}
+
+/*
+ * free_unref_folios() traces mm_page_free for each page of a batch, then commits them
+ * to the pcp list in that order with mm_page_free_batched, under the pcp lock; an
+ * interrupt's free meanwhile finds the lock taken and goes to the buddy
+ * (free_one_page()). So frees between two commits of a cpu, when the second commits a
+ * page freed before them, went past the list.
+ */
+static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	struct making *mk;
+	size_t i;
+	int ret = making_of(&P->mks, &P->nr_mks, ev->cpu, &mk);
+
+	if (ret || !mk)
+		return ret;
+	if (k == TR_EV_PAGE_FREE) {
+		if (!mk->after_batched)
+			return 0;
+		ret = bc_grow(&mk->cand, mk->nr_cand, &mk->cap_cand, sizeof(*mk->cand), 16,
+			      "simulate");
+		if (!ret)
+			mk->cand[mk->nr_cand++] = ev->pfn;
+		return ret;
+	}
+	if (k == TR_EV_FREE_BATCHED && mk->nr_cand) {
+		for (i = 0; i < mk->nr_cand && mk->cand[i] != ev->pfn; i++)
+			;
+		if (i == mk->nr_cand)	/* an older page's commit: the loop ran on */
+			for (i = 0; i < mk->nr_cand; i++)
+				stack_drop(P, ev->cpu, mk->cand[i]);
+	}
+	mk->nr_cand = 0;
+	mk->after_batched = k == TR_EV_FREE_BATCHED;
+	return 0;
+}
+
+static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked);
+
+static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked)
+{
+	int ret;
+
+	if (ev->pfn >= P->g->pfn_end)
+		return 0;
+	ret = ahead_lists(P, k, ev, rel, own_refill, first_locked);
+	mark_seen(P, ev);
+	return ret;
+}
+
+/* The lists' part of an event (pfn below pfn_end). */
+static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			uint32_t rel, bool own_refill, bool first_locked)
+{
+	uint32_t *pending = P->pending;
+	int ret = 0;
+
+	if (k == TR_EV_FREE_BATCHED)
+		return 0;	/* the same free's commit */
+	learn_list(P, k, ev);
+	if (k == TR_EV_PAGE_ALLOC)
+		ret = stack_hit(P, ev, own_refill);
+	if (k == TR_EV_ZONE_LOCKED && ev->percpu_refill && !ev->order && ev->cpu >= 0 &&
+	    ev->cpu < 256 && rel && rel < PEND_REFILL) {
+		pending[ev->pfn] = PEND_REFILL | rel;
+		P->refill_cpu[ev->pfn] = (uint8_t)ev->cpu;
+		return ret ? ret : run_push(P, ev, rel, first_locked);
+	}
+	if (k != TR_EV_PAGE_FREE) {
+		pending[ev->pfn] = 0;
+		return ret;
+	}
+	if (pending[ev->pfn] && !(pending[ev->pfn] & PEND_REFILL))
+		ret = add_reused(P, pending[ev->pfn]);
+	pending[ev->pfn] = rel < PEND_REFILL ? rel : 0;
+	return ret ? ret : stack_push(P, ev, rel);
+}
+
+int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
+		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out)
+{
+	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out,
+				.record_from = g->record_from > seq_from ? g->record_from :
+									   seq_from };
+	uint64_t nr_pb = (g->pfn_end >> g->pageblock_order) + 1;
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev = { 0 };
+	bool own, first;
+	int ret;
+
+	*out = (struct sim_ahead){ 0 };
+	P.pending = calloc(g->pfn_end + 1, sizeof(*P.pending));
+	P.refill_cpu = malloc(g->pfn_end + 1);
+	P.seen = calloc(g->pfn_end / 64 + 1, sizeof(*P.seen));
+	if (g->pb_list)
+		P.pb_list = malloc(nr_pb);
+	if (!P.pending || !P.refill_cpu || !P.seen || (g->pb_list && !P.pb_list)) {
+		free(P.pending);
+		free(P.refill_cpu);
+		free(P.seen);
+		free(P.pb_list);
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	if (P.pb_list)
+		memcpy(P.pb_list, g->pb_list, nr_pb);
+	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
+	while (!ret && (ret = tdb_cursor_next(cur, &raw)) == 1) {
+		enum tr_event_kind k = tr_decoder_kind(dec, raw.type);
+		uint64_t rel = raw.seq - seq_from + 1;
+
+		ret = 0;
+		if (k == TR_EV_TEST_ISOLATED || k == TR_EV_ISOLATE_FREE) {
+			tr_decode(dec, &raw, &ev);
+			pending_clear(P.pending, g->pfn_end, ev.start_pfn, ev.end_pfn);
+			continue;
+		}
+		if (k != TR_EV_PAGE_ALLOC && k != TR_EV_PAGE_FREE && k != TR_EV_PCPU_DRAIN &&
+		    k != TR_EV_ZONE_LOCKED && k != TR_EV_EXTFRAG && k != TR_EV_FREE_BATCHED)
+			continue;
+		if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG)
+			tr_decode(dec, &raw, &ev);
+		else
+			tr_decode_page(dec, &raw, &ev);
+		ret = batch_watch(&P, k, &ev);
+		if (ret)
+			break;
+		if (k == TR_EV_FREE_BATCHED) {
+			ret = ahead_reused(&P, k, &ev, 0, false, false);
+			continue;
+		}
+		own = k == TR_EV_PAGE_ALLOC && own_refill(&P, &ev);
+		ret = g->nr_att ? iso_track(&P, ev.seq) : 0;
+		if (!ret)
+			ret = ahead_early(&P, k, &ev);
+		first = ev.cpu >= 0 && (size_t)ev.cpu < P.nr_mks && P.mks[ev.cpu].seq == ev.seq;
+		if (!ret)
+			ret = ahead_reused(&P, k, &ev, rel <= UINT32_MAX ? (uint32_t)rel : 0, own,
+					   first);
+	}
+	if (cur)
+		tdb_cursor_close(cur);
+	free(P.pending);
+	free(P.refill_cpu);
+	free(P.seen);
+	free(P.pb_list);
+	for (size_t i = 0; i < P.nr_mks; i++)
+		free(P.mks[i].cand);
+	free(P.mks);
+	free(P.iso);
+	for (size_t i = 0; i < P.nr_cpus * g->nr_zones * SIM_PCP_LISTS; i++) {
+		free(P.stacks[i].v);
+		free(P.runs[i].v);
+	}
+	free(P.stacks);
+	free(P.runs);
+	if (!ret && out->nr_early) {
+		out->early_seqs = malloc(out->nr_early * sizeof(*out->early_seqs));
+		if (!out->early_seqs)
+			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	if (ret < 0) {
+		sim_ahead_release(out);
+		return ret;
+	}
+	/* reused: found after the free, so out of order */
+	u64set_sort(out->reused, out->nr_reused);
+	u64set_sort(out->taken_refills, out->nr_taken_refills);
+	u64set_sort(out->past, out->nr_past);
+	if (out->nr_early > 1)
+		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
+	if (out->nr_settles > 1)
+		qsort(out->settles, out->nr_settles, sizeof(*out->settles), cmp_settle);
+	for (size_t i = 0; i < out->nr_early; i++)
+		if (out->early[i].rq.early)
+			out->early_seqs[out->nr_early_seqs++] = out->early[i].rq.seq;
+	u64set_sort(out->early_seqs, out->nr_early_seqs);
+	return 0;
+}
+
+void sim_ahead_release(struct sim_ahead *a)
+{
+	free(a->reused);
+	free(a->early);
+	free(a->early_seqs);
+	free(a->settles);
+	free(a->taken_refills);
+	free(a->past);
+	*a = (struct sim_ahead){ 0 };
+}
+
