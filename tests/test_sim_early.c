@@ -569,7 +569,7 @@ START_TEST(test_ahead_hand_built)
 {
 	enum { A = 0x2100, B, C, D, E, X, Y, Z = 0x0100, R1 = 0x2400, R2, R3, W = 0x2200, V,
 	       U = 0x2300 };
-	static int8_t list[32], zone[32];
+	static int8_t list[33], zone[33];	/* up to pfn_end's block */
 	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
 	const bool sgn[8] = { false };
 	struct hcap c = { .ts = 1000000000ull };
@@ -580,7 +580,7 @@ START_TEST(test_ahead_hand_built)
 	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu;
 	int t, i;
 
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < 33; i++) {
 		list[i] = 1;
 		zone[i] = i < 16 ? 0 : 1;
 	}
