@@ -543,6 +543,9 @@ static int learn_absent(struct types_pass *p, uint64_t pfn, int mt)
 			best = t;
 	ret = model_seed_pageblock_type(p->m, pfn, best);
 	p->nr_absent += ret == 0;
+	/* still an inference: the first event naming the block tells it (learn_type()) */
+	if (!ret)
+		ret = model_mark_pageblock_guessed(p->m, pfn);
 	return ret < 0 ? ret : 0;
 }
 

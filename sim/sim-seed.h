@@ -120,7 +120,8 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
  * an order-r request found its type's lists empty at orders r..k-1, so a seed block
  * still on one of them that no event has touched (nor its order-k neighbourhood) was
  * of another type: the other type with the most free blocks of its order (no partner:
- * nothing names one). *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
+ * nothing names one), still a guess: the first event naming the block tells its type
+ * over it. *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
  */
 int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
