@@ -19,6 +19,8 @@
  *             buffers are unregistered at the end; prints where the pinned pfns are
  *             (1 GiB ranges and 128 MiB blocks, from /proc/self/pagemap, root only)
  *   mixed     all of the above, MIB split between them, churned for SECONDS
+ *             (pagecache, slab, mixed: SIGTERM, SIGINT or SIGHUP ends them early,
+ *             their files removed)
  *   hugetlb   grow the 2 MiB hugetlb pool by MIB/2 pages (nr_hugepages of
  *             hugepages-2048kB), map and touch a quarter of them, hold SECONDS, then
  *             shrink the pool back to what it was (SIGUSR1: at once) and exit;
@@ -155,12 +157,20 @@ static void rings(size_t n)
 	}
 }
 
-static volatile sig_atomic_t pin_stop;
+/* SIGTERM (the recorder's end of -d), SIGINT, SIGHUP: end early, files removed */
+static volatile sig_atomic_t stop;
 
-static void pin_on_term(int sig)
+static void on_term(int sig)
 {
 	(void)sig;
-	pin_stop = 1;
+	stop = 1;
+}
+
+static void end_on_term(void)
+{
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	signal(SIGHUP, on_term);
 }
 
 #define PIN_IOV (64 * MIB)	/* fixed buffers are at most 1 GiB each */
@@ -360,8 +370,10 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "anon")) {
 		holes(anon(mib, -1, false), mib);
 	} else if (!strcmp(mode, "pagecache")) {
+		end_on_term();
 		pagecache(dir, mib);
 	} else if (!strcmp(mode, "slab")) {
+		end_on_term();
 		slab(dir, mib * 64, 1);
 	} else if (!strcmp(mode, "pgtable")) {
 		pgtable(mib);
@@ -380,13 +392,14 @@ int main(int argc, char **argv)
 		 * hold may outlast whoever started us: keep none of its files open (a
 		 * recorder's tracefs instance could not be removed).
 		 */
-		signal(SIGTERM, pin_on_term);
+		signal(SIGTERM, on_term);
 		closefrom(3);
 		ring = pin(mib, &pinned);
 	} else if (!strcmp(mode, "mixed")) {
 		size_t part = mib / 4 ? mib / 4 : 1;
 
-		while (now() < end) {
+		end_on_term();
+		while (now() < end && !stop) {
 			char *a = anon(part, -1, false);
 
 			holes(a, part);
@@ -399,7 +412,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;
 	}
-	while (now() < end && !pin_stop)
+	while (now() < end && !stop)
 		usleep(20000);
 	if (!strcmp(mode, "slab"))
 		slab(dir, mib * 64, 0);
