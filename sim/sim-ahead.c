@@ -7,6 +7,7 @@
 #include "common/grow.h"
 #include "common/u64set.h"
 #include "db/tdb.h"
+#include "model/model.h"
 #include "sim/sim-ahead.h"
 #include "trace/tr-attempt.h"
 #include "trace/tr-event.h"
@@ -702,6 +703,44 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 			out->early_seqs[out->nr_early_seqs++] = out->early[i].rq.seq;
 	u64set_sort(out->early_seqs, out->nr_early_seqs);
 	return 0;
+}
+
+int sim_ahead_geo_init(struct sim_ahead_geo *g, const struct model *m)
+{
+	const struct model_layout *L = model_get_layout(m);
+	uint64_t nr, pb;
+	int8_t *list, *zone;
+
+	*g = (struct sim_ahead_geo){ .pfn_end = model_pfn_end(m),
+				     .pageblock_order = L->pageblock_order,
+				     .nr_zones = L->nr_zones };
+	nr = (g->pfn_end >> g->pageblock_order) + 1;
+	list = malloc(nr);
+	zone = malloc(nr);
+	if (!list || !zone) {
+		free(list);
+		free(zone);
+		return bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	for (pb = 0; pb < nr; pb++) {
+		int z = model_pfn_zone(m, pb << g->pageblock_order), mt;
+		bool iso;
+
+		zone[pb] = (int8_t)(z >= 0 && z < MODEL_MAX_ZONES ? z : -1);
+		list[pb] = -1;
+		if (!model_pageblock_mt(m, pb << g->pageblock_order, &mt, NULL, &iso) && !iso)
+			list[pb] = (int8_t)pcp_list_of(mt);
+	}
+	g->pb_list = list;
+	g->pb_zone = zone;
+	return 0;
+}
+
+void sim_ahead_geo_release(struct sim_ahead_geo *g)
+{
+	free((void *)g->pb_list);
+	free((void *)g->pb_zone);
+	g->pb_list = g->pb_zone = NULL;
 }
 
 void sim_ahead_release(struct sim_ahead *a)

@@ -13,6 +13,7 @@
 
 #include "sim/sim-requests.h"
 
+struct model;
 struct tdb;
 struct tr_decoder;
 struct tr_attempt;
@@ -118,6 +119,15 @@ struct sim_ahead_geo {
 	 */
 	uint64_t record_from;
 };
+
+/*
+ * @g's pageblock arrays from @m (the seed): each block's zone, and the pcp list its
+ * type files frees on (an isolated or unknown block: none); pfn_end, pageblock_order
+ * and nr_zones too, the rest 0. Release with sim_ahead_geo_release().
+ * Return: 0, or -BC_E_NOMEM.
+ */
+int sim_ahead_geo_init(struct sim_ahead_geo *g, const struct model *m);
+void sim_ahead_geo_release(struct sim_ahead_geo *g);
 
 /*
  * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to).

@@ -270,41 +270,18 @@ static int compare_at(struct sim *S, const struct tdb_snap_info *si,
  */
 static int ahead(struct sim *S, uint64_t from, uint64_t record_from)
 {
-	const struct model_layout *L = model_get_layout(S->m);
-	struct sim_ahead_geo g = { .pfn_end = model_pfn_end(S->m),
-				   .pageblock_order = L->pageblock_order };
-	uint64_t nr = (g.pfn_end >> g.pageblock_order) + 1, pb;
-	int8_t *list = malloc(nr), *zone = malloc(nr);
-	int ret;
+	struct sim_ahead_geo g;
+	int ret = sim_ahead_geo_init(&g, S->m);
 
-	if (!list || !zone) {
-		free(list);
-		free(zone);
-		return bc_error(BC_E_NOMEM, "simulate: out of memory");
-	}
-	for (pb = 0; pb < nr; pb++) {
-		int z = model_pfn_zone(S->m, pb << g.pageblock_order);
-		bool iso;
-		int mt;
-
-		zone[pb] = (int8_t)(z >= 0 && z < MODEL_MAX_ZONES ? z : -1);
-		list[pb] = -1;
-		if (!model_pageblock_mt(S->m, pb << g.pageblock_order, &mt, NULL, &iso) &&
-		    !iso && mt >= 0)
-			list[pb] = (int8_t)(mt < SIM_PCP_LISTS ? mt : 1);
-	}
-	g.pb_list = list;
-	g.pb_zone = zone;
-	g.nr_zones = L->nr_zones;
+	if (ret)
+		return ret;
 	g.att = S->att;
 	g.nr_att = (size_t)S->nr_att;
 	g.record_from = record_from;
 	ret = sim_ahead_find(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
-	free(list);
-	free(zone);
-	if (!ret) {
+	sim_ahead_geo_release(&g);
+	if (!ret)
 		S->res->st.frees_taken = S->ahead.nr_taken;
-	}
 	return ret;
 }
 

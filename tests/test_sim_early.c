@@ -426,28 +426,10 @@ START_TEST(test_kernel_side_taken_in_use)
 		ck_assert_int_eq(rp_create(db, &ro, &rp), 0);
 		ck_assert_int_eq(rp_run(rp, NULL), 0);
 		L = model_get_layout(rp_model(rp));
-		g = (struct sim_ahead_geo){ .pfn_end = model_pfn_end(rp_model(rp)),
-					    .pageblock_order = L->pageblock_order };
+		ck_assert_int_eq(sim_ahead_geo_init(&g, rp_model(rp)), 0);
 		/* no lists followed: only the frees freed again; then the lists too */
-		if (pass) {
-			static int8_t list[1 << 16], zone[1 << 16];
-			uint64_t pb;
-
-			ck_assert_uint_lt(g.pfn_end >> g.pageblock_order, 1 << 16);
-			for (pb = 0; pb <= g.pfn_end >> g.pageblock_order; pb++) {
-				int mt, z = model_pfn_zone(rp_model(rp), pb << g.pageblock_order);
-				bool iso;
-
-				zone[pb] = (int8_t)z;
-				list[pb] = -1;
-				if (!model_pageblock_mt(rp_model(rp), pb << g.pageblock_order, &mt,
-							NULL, &iso) && !iso && mt >= 0)
-					list[pb] = (int8_t)(mt < SIM_PCP_LISTS ? mt : 1);
-			}
-			g.pb_list = list;
-			g.pb_zone = zone;
-			g.nr_zones = L->nr_zones;
-		}
+		if (!pass)
+			sim_ahead_geo_release(&g);
 		/* as simulate runs it: from the seed's read on, requests from its end */
 		g.record_from = (uint64_t)si[0].seq_end;
 		ck_assert_int_eq(sim_ahead_find(db, rp_decoder(rp), (uint64_t)si[0].seq_begin,
@@ -465,6 +447,7 @@ START_TEST(test_kernel_side_taken_in_use)
 		for (zi = 0; zi < L->nr_zones; zi++)
 			total[pass] += (pass ? &with : &without)->zone[zi].pcp_pages;
 		sim_ahead_release(&ah);
+		sim_ahead_geo_release(&g);
 		rp_destroy(rp);
 	}
 	ck_assert_uint_eq(nr[0] - nr[1], 13);
