@@ -180,6 +180,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "allocs_inferred", st->allocs_inferred);
 	json_kuint(&j, "frees_taken", st->frees_taken);
 	json_kuint(&j, "frees_past_list", st->frees_past_list);
+	json_kuint(&j, "frees_deferred", st->frees_deferred);
 	json_kuint(&j, "allocs_held", st->settled);
 	json_kuint(&j, "contig_failed", st->contig_failed);
 	json_kuint(&j, "offline_failed", st->offline_failed);
@@ -371,6 +372,13 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "%llu, left in use (%llu of them found above a page a pcp hit then took, "
 		       "the others freed again)\n", (unsigned long long)st->frees_reused,
 		       (unsigned long long)st->frees_taken);
+	if (st->frees_past_list)
+		printf("frees an interrupt made inside a batch's commits (the pcp list locked): "
+		       "%llu, to the buddy\n", (unsigned long long)st->frees_past_list);
+	if (st->frees_deferred)
+		printf("frees of a batch made at their commit to the pcp list "
+		       "(mm_page_free_batched), not at their mm_page_free: %llu\n",
+		       (unsigned long long)st->frees_deferred);
 	if (st->allocs_inferred)
 		printf("allocations the trace does not show, inferred (the pages a refill put "
 		       "before the one a pcp hit took, that no event named): %llu, made before "

@@ -1106,6 +1106,126 @@ static void drained_clear(struct model *m, unsigned int zi)
 		jset32(m, &m->dz[zi].below_high, 0);
 }
 
+/*
+ * Leave a drain of @total pages pending (model_pcp_drain_step()): free_pcppages_bulk()
+ * calls of @batch pages each (0: one), from list @pindex. A drain still pending is
+ * made first: the cpu decided this one after it.
+ */
+static int drain_defer(struct model *m, unsigned int zi, unsigned int cpu, int64_t total,
+		       int64_t batch, unsigned int pindex, bool clear)
+{
+	struct dpcp *p = &m->dz[zi].dpcp[cpu];
+	int ret = model_pcp_drain_step(m, zi, cpu, INT64_MAX, false);
+
+	if (ret)
+		return ret;
+	if (total > UINT32_MAX)
+		total = UINT32_MAX;
+	jset32(m, &p->drain_total, (uint32_t)total);
+	jset32(m, &p->drain_batch, (uint32_t)batch);
+	jset32(m, &p->drain_start, pindex);
+	jset32(m, &p->drain_left, 0);
+	jset32(m, &p->drain_in_list, 0);
+	jset32(m, &p->drain_clear, clear);
+	return 0;
+}
+
+void model_set_drain_deferred(struct model *m, bool on)
+{
+	m->drain_deferred = on;
+}
+
+bool model_pcp_drain_pending(const struct model *m, unsigned int zone, unsigned int cpu)
+{
+	const struct dpcp *p = zone < m->nr_zones && cpu < m->nr_cpus && m->dz &&
+			       m->dz[zone].dpcp ? &m->dz[zone].dpcp[cpu] : NULL;
+
+	return p && (p->drain_total || (int32_t)p->drain_left > 0);
+}
+
+int model_pcp_drain_step(struct model *m, unsigned int zone, unsigned int cpu,
+			 int64_t max_pages, bool skip)
+{
+	struct mzone *z;
+	struct flist *lists;
+	struct dpcp *p;
+	int64_t done = 0, left;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (!model_pcp_drain_pending(m, zone, cpu))
+		return 0;
+	p = &m->dz[zone].dpcp[cpu];
+	z = &m->zones[zone];
+	lists = &z->pcp[cpu * NR_PCP_LISTS];
+	while (done < max_pages) {
+		unsigned int pindex = p->drain_pindex, order;
+		struct flist *fl;
+		uint32_t idx;
+
+		left = (int32_t)p->drain_left;
+		if (left <= 0) {
+			/* the next free_pcppages_bulk() call: count = min(pcp->count, count) */
+			if (!p->drain_total)
+				break;
+			left = p->drain_batch && p->drain_batch < p->drain_total ? p->drain_batch :
+										    p->drain_total;
+			jset32(m, &p->drain_total, p->drain_total - (uint32_t)left);
+			if (left > z->pcp_count[cpu])
+				left = z->pcp_count[cpu];
+			if (left <= 0) {
+				jset32(m, &p->drain_total, 0);
+				break;
+			}
+			pindex = p->drain_start ? p->drain_start - 1 : NR_PCP_LISTS - 1;
+			jset32(m, &p->drain_in_list, 0);
+		}
+		if (skip) {
+			/* the caller freed a block of the drain itself */
+			left -= max_pages - done;
+			done = max_pages;
+			jset32(m, &p->drain_left, (uint32_t)(int32_t)left);
+			jset32(m, &p->drain_pindex, pindex);
+			break;
+		}
+		if (!p->drain_in_list || lists[pindex].head == NIL) {
+			unsigned int n;
+
+			for (n = 0; n < NR_PCP_LISTS; n++) {
+				pindex = pindex + 1 < NR_PCP_LISTS ? pindex + 1 : 0;
+				if (lists[pindex].head != NIL)
+					break;
+			}
+			if (n == NR_PCP_LISTS) {	/* nothing left on the lists */
+				jset32(m, &p->drain_total, 0);
+				left = 0;
+				jset32(m, &p->drain_left, 0);
+				break;
+			}
+			jset32(m, &p->drain_in_list, 1);
+		}
+		fl = &lists[pindex];
+		idx = fl->tail;
+		order = model_del_free(m, idx) & FN_ORDER_MASK;
+		left -= 1 << order;
+		done += 1 << order;
+		model_write_word(m, idx, wmake(WT_FREE_TAIL, 0));
+		ret = model_free_one(m, z, idx, order, pb_eff_mt(pb_of(m, idx)), 0);
+		if (ret)
+			return ret;
+		if (fl->head == NIL)
+			jset32(m, &p->drain_in_list, 0);
+		jset32(m, &p->drain_left, (uint32_t)(int32_t)left);
+		jset32(m, &p->drain_pindex, pindex);
+	}
+	if (!model_pcp_drain_pending(m, zone, cpu) && p->drain_clear) {
+		jset32(m, &p->drain_clear, 0);
+		drained_clear(m, zone);
+	}
+	return 0;
+}
+
 /* free_unref_page_commit() / free_frozen_page_commit(). */
 static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32_t idx,
 		      unsigned int order, int mt)
@@ -1125,6 +1245,8 @@ static int pcp_commit(struct model *m, unsigned int zi, unsigned int cpu, uint32
 	nr = commit_decide(m, zi, p, order, m->zones[zi].pcp_count[cpu]);
 	if (!nr)
 		return 0;
+	if (m->drain_deferred)
+		return drain_defer(m, zi, cpu, nr, 0, pindex, true);
 	ret = pcp_drain(m, zi, cpu, nr, pindex);
 	/* before v6.7 there is no ZONE_BELOW_HIGH (bh_kept stays clear) */
 	if (!ret)
@@ -1185,6 +1307,8 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu)
 		return ret;
 	batch = limits(m, zone)->pcp_batch;
 	to_drain = decay_decide(m, zone, p, m->zones[zone].pcp_count[cpu]);
+	if (to_drain > 0 && m->drain_deferred)
+		return drain_defer(m, zone, cpu, to_drain, batch, 0, false);
 	/* free_pcppages_bulk(zone, min(to_drain, batch), pcp, 0) until under high */
 	for (; to_drain > 0 && !ret; to_drain -= batch)
 		ret = pcp_drain(m, zone, cpu, to_drain < batch ? to_drain : batch, 0);

@@ -109,6 +109,22 @@ int model_pcp_decay_decide(struct model *m, unsigned int zone, unsigned int cpu,
 /* The free path drained @zone: ZONE_BELOW_HIGH cleared when over the high watermark. */
 int model_pcp_drained(struct model *m, unsigned int zone);
 /*
+ * Whether the model's own pcp drains (a commit's, a decay's) are made when decided
+ * (off, the default) or left pending for model_pcp_drain_step(): free_pcppages_bulk()
+ * takes the zone lock, which another cpu may hold meanwhile, and frees the blocks one
+ * by one; the trace shows when (mm_page_pcpu_drain of the cpu).
+ */
+void model_set_drain_deferred(struct model *m, bool on);
+/*
+ * @cpu's pending drain of @zone goes on by @max_pages pages (at least a block; INT64_MAX:
+ * to its end), taking the blocks free_pcppages_bulk() would, in its order. With @skip,
+ * only the count goes on: pages the caller freed itself stood for them.
+ */
+int model_pcp_drain_step(struct model *m, unsigned int zone, unsigned int cpu,
+			 int64_t max_pages, bool skip);
+/* Whether @cpu has a drain of @zone pending. */
+bool model_pcp_drain_pending(const struct model *m, unsigned int zone, unsigned int cpu);
+/*
  * get_page_from_freelist() served @rq from @zone: the ZONE_BELOW_HIGH checks of the
  * zones it visited (kept from this call on, as model_take() keeps them).
  */

@@ -179,6 +179,16 @@ struct dpcp {
 	uint32_t free_count;
 	uint32_t prev_free_high;	/* PCPF_PREV_FREE_HIGH_ORDER */
 	uint32_t vm_free_diff;		/* int32: vm_stat_diff[NR_FREE_PAGES] */
+	/*
+	 * A drain decided and not yet made (model_set_drain_deferred()): the
+	 * free_pcppages_bulk() calls left, each of at most drain_batch pages (0: one call)
+	 * starting at list drain_start, drain_total pages in all; drain_left (int32) the
+	 * pages left of the call under way (<= 0: none), at list drain_pindex, which
+	 * drain_in_list says it is still taking from. drain_clear: a commit's drain, after
+	 * which ZONE_BELOW_HIGH is tested.
+	 */
+	uint32_t drain_total, drain_batch, drain_start, drain_left, drain_pindex;
+	uint32_t drain_in_list, drain_clear;
 };
 
 /* Pageblock: 20 bytes; counters are u16 (at most 1 << pageblock_order <= 32768). */
@@ -243,6 +253,7 @@ struct model {
 	uint64_t implicit_claims;
 	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
 	uint64_t nopcp_frees;		/* model_page_free_nopcp() */
+	bool drain_deferred;		/* model_set_drain_deferred() */
 	uint64_t hugetlb_allocs;	/* mm_page_alloc taken for the hugetlb pool by gfp */
 	uint64_t guess_fixes;		/* guessed pageblock types an event corrected (guess.c) */
 	uint64_t bulk_allocs;		/* pcp pages taken by an untraced alloc_pages_bulk() */

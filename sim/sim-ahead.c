@@ -41,7 +41,9 @@ struct making {
 	 * (the next commit tells which).
 	 */
 	bool after_batched;
-	uint64_t *cand;
+	struct cand {
+		uint64_t pfn, seq;
+	} *cand;
 	size_t nr_cand, cap_cand;
 };
 
@@ -131,6 +133,19 @@ struct refill_run {
 	size_t head, n, cap;		/* head: the first not yet passed */
 };
 
+/*
+ * A cpu's batch free (free_unref_folios(); free_unref_page_list() before 6.9): the
+ * mm_page_free of each page as it is prepared, then each page's mm_page_free_batched
+ * as it is committed to the pcp list. The frees of the run of mm_page_free last begun
+ * on the cpu, not yet committed, from @head on.
+ */
+struct batch_run {
+	struct sim_request *v;
+	size_t head, n, cap;
+	enum tr_event_kind last;	/* the cpu's last event */
+	bool irq;			/* its frees since its last commit: an interrupt's */
+};
+
 struct ahead_pass {
 	const struct sim_ahead_geo *g;
 	uint64_t seq_from;
@@ -144,6 +159,9 @@ struct ahead_pass {
 	size_t nr_cpus;
 	struct making *mks;
 	size_t nr_mks;
+	struct batch_run *runs_b;	/* by cpu */
+	size_t nr_runs_b;
+	size_t cap_deferred;
 	size_t next_att;		/* g->att[] not yet begun */
 	size_t *iso;			/* those begun and not ended: isolating */
 	size_t nr_iso, cap_iso;
@@ -494,42 +512,47 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 }
 
 /* The reused frees' part of an event. */
-/* Take the free of @pfn (its free at @rel) off its stack: it went past the list. */
-static void stack_drop(struct ahead_pass *P, int cpu, uint64_t pfn)
+/*
+ * The free @c went past the list (free_one_page()): recorded, and taken off its
+ * stack if it is on one (an order-0 free of a list followed), so the LIFO rule does not
+ * count it among the list's pages.
+ */
+static int went_past(struct ahead_pass *P, int cpu, const struct cand *c)
 {
-	int8_t list = P->pb_list ? P->pb_list[pfn >> P->g->pageblock_order] : -1;
+	int8_t list = P->pb_list && c->pfn < P->g->pfn_end ?
+		      P->pb_list[c->pfn >> P->g->pageblock_order] : -1;
+	struct sim_ahead *out = P->out;
 	struct free_stack *st;
 	size_t i, stop;
-	int err;
+	int err, ret;
 
-	st = stack_of(P, cpu, pfn, list, &err);
+	if (c->seq < P->record_from)
+		return 0;
+	ret = bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
+		      "simulate");
+	if (ret)
+		return ret;
+	out->past[out->nr_past++] = c->seq;
+	st = c->pfn < P->g->pfn_end ? stack_of(P, cpu, c->pfn, list, &err) : NULL;
 	if (!st)
-		return;
+		return 0;
 	/* pushed lately: near the top */
 	stop = st->n > 4096 ? st->n - 4096 : 0;
 	for (i = st->n; i-- > stop;)
-		if (st->v[i].pfn == pfn && ent_live(P, &st->v[i])) {
-			struct sim_ahead *out = P->out;
-
-			uint64_t seq = P->seq_from + st->v[i].rel - 1;
-
-			if (seq >= P->record_from) {
-				if (bc_grow(&out->past, out->nr_past, &P->cap_past,
-					    sizeof(*out->past), 16, "simulate"))
-					return;	/* left on the list: as if not found */
-				out->past[out->nr_past++] = seq;
-			}
+		if (st->v[i].pfn == c->pfn && ent_live(P, &st->v[i])) {
 			st->v[i].rel = 0;
-			return;
+			break;
 		}
+	return 0;
 }
 
 /*
  * free_unref_folios() traces mm_page_free for each page of a batch, then commits them
  * to the pcp list in that order with mm_page_free_batched, under the pcp lock; an
  * interrupt's free meanwhile finds the lock taken and goes to the buddy
- * (free_one_page()). So frees between two commits of a cpu, when the second commits a
- * page freed before them, went past the list.
+ * (free_one_page()). So frees between two commits of a cpu (a commit's drain,
+ * mm_page_pcpu_drain, between them too), when the second commits a page freed before
+ * them, went past the list.
  */
 static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
 {
@@ -545,18 +568,82 @@ static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct 
 		ret = bc_grow(&mk->cand, mk->nr_cand, &mk->cap_cand, sizeof(*mk->cand), 16,
 			      "simulate");
 		if (!ret)
-			mk->cand[mk->nr_cand++] = ev->pfn;
+			mk->cand[mk->nr_cand++] = (struct cand){ ev->pfn, ev->seq };
 		return ret;
 	}
 	if (k == TR_EV_FREE_BATCHED && mk->nr_cand) {
-		for (i = 0; i < mk->nr_cand && mk->cand[i] != ev->pfn; i++)
+		for (i = 0; i < mk->nr_cand && mk->cand[i].pfn != ev->pfn; i++)
 			;
 		if (i == mk->nr_cand)	/* an older page's commit: the loop ran on */
-			for (i = 0; i < mk->nr_cand; i++)
-				stack_drop(P, ev->cpu, mk->cand[i]);
+			for (i = 0; i < mk->nr_cand && !ret; i++)
+				ret = went_past(P, ev->cpu, &mk->cand[i]);
+		if (ret)
+			return ret;
 	}
+	if (k == TR_EV_PCPU_DRAIN && mk->after_batched)
+		return 0;	/* the commit's own drain: the loop goes on */
 	mk->nr_cand = 0;
 	mk->after_batched = k == TR_EV_FREE_BATCHED;
+	return 0;
+}
+
+/*
+ * A batch's page reaches the pcp list at its commit, which may drain the list
+ * (free_unref_page_commit()), long after its mm_page_free: the prepare loop ran over the
+ * whole batch first. The free is handed out at its commit (deferred), as the kernel made
+ * it. A free after a commit while the batch still has pages to commit is an
+ * interrupt's (batch_watch()), not a new batch.
+ */
+static int batch_defer(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
+{
+	struct sim_ahead *out = P->out;
+	struct batch_run *br;
+	size_t i;
+	int ret;
+
+	if (ev->cpu < 0 || ev->cpu >= 65536)
+		return 0;
+	ret = bc_grow_index(&P->runs_b, &P->nr_runs_b, (size_t)ev->cpu, sizeof(*P->runs_b),
+			    "simulate");
+	if (ret)
+		return ret;
+	br = &P->runs_b[ev->cpu];
+	if (k == TR_EV_PAGE_FREE && ev->pfn != UINT64_MAX && ev->seq >= P->record_from) {
+		bool in_commits = br->last == TR_EV_FREE_BATCHED || br->last == TR_EV_PCPU_DRAIN;
+
+		if (in_commits && br->head < br->n) {
+			br->irq = true;
+		} else if (br->last != TR_EV_PAGE_FREE) {
+			br->head = br->n = 0;	/* a new batch, or a single free */
+			br->irq = false;
+		}
+		if (!br->irq) {
+			ret = bc_grow(&br->v, br->n, &br->cap, sizeof(*br->v), 32, "simulate");
+			if (ret)
+				return ret;
+			br->v[br->n++] = (struct sim_request){
+				.kind = SIM_REQ_FREE, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+				.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+				.nr_pages = ev->order < 63 ? 1ull << ev->order : 0 };
+		}
+	} else if (k == TR_EV_FREE_BATCHED) {
+		br->irq = false;
+		for (i = br->head; i < br->n && br->v[i].pfn != ev->pfn; i++)
+			;
+		if (i < br->n) {
+			ret = bc_grow(&out->early, out->nr_early, &P->cap_early,
+				      sizeof(*out->early), 64, "simulate");
+			if (ret)
+				return ret;
+			out->early[out->nr_early] = (struct sim_early){
+				.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
+				.rq = br->v[i] };
+			out->early[out->nr_early++].rq.deferred = true;
+			out->nr_deferred++;
+			br->head = i + 1;
+		}
+	}
+	br->last = k;
 	return 0;
 }
 
@@ -650,6 +737,8 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		else
 			tr_decode_page(dec, &raw, &ev);
 		ret = batch_watch(&P, k, &ev);
+		if (!ret)
+			ret = batch_defer(&P, k, &ev);
 		if (ret)
 			break;
 		if (k == TR_EV_FREE_BATCHED) {
@@ -674,6 +763,9 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	for (size_t i = 0; i < P.nr_mks; i++)
 		free(P.mks[i].cand);
 	free(P.mks);
+	for (size_t i = 0; i < P.nr_runs_b; i++)
+		free(P.runs_b[i].v);
+	free(P.runs_b);
 	free(P.iso);
 	for (size_t i = 0; i < P.nr_cpus * g->nr_zones * SIM_PCP_LISTS; i++) {
 		free(P.stacks[i].v);
@@ -684,6 +776,11 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	if (!ret && out->nr_early) {
 		out->early_seqs = malloc(out->nr_early * sizeof(*out->early_seqs));
 		if (!out->early_seqs)
+			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
+	}
+	if (!ret && out->nr_deferred) {
+		out->deferred_seqs = malloc(out->nr_deferred * sizeof(*out->deferred_seqs));
+		if (!out->deferred_seqs)
 			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
 	}
 	if (ret < 0) {
@@ -698,10 +795,14 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
 	if (out->nr_settles > 1)
 		qsort(out->settles, out->nr_settles, sizeof(*out->settles), cmp_settle);
-	for (size_t i = 0; i < out->nr_early; i++)
+	for (size_t i = 0; i < out->nr_early; i++) {
 		if (out->early[i].rq.early)
 			out->early_seqs[out->nr_early_seqs++] = out->early[i].rq.seq;
+		if (out->early[i].rq.deferred)
+			out->deferred_seqs[out->nr_deferred_seqs++] = out->early[i].rq.seq;
+	}
 	u64set_sort(out->early_seqs, out->nr_early_seqs);
+	u64set_sort(out->deferred_seqs, out->nr_deferred_seqs);
 	return 0;
 }
 
@@ -748,6 +849,7 @@ void sim_ahead_release(struct sim_ahead *a)
 	free(a->reused);
 	free(a->early);
 	free(a->early_seqs);
+	free(a->deferred_seqs);
 	free(a->settles);
 	free(a->taken_refills);
 	free(a->past);

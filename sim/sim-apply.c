@@ -74,6 +74,54 @@ static int free_account(struct sim_apply *a, int cpu, bool hold)
 	return ret;
 }
 
+/*
+ * free_pcppages_bulk() needs the zone lock, which another cpu may hold meanwhile (its
+ * refills), and frees the blocks one by one, accounting each: the model leaves the
+ * drains it decides pending (model_set_drain_deferred()) and they go on as @cpu's
+ * mm_page_pcpu_drain events do (drain_step()), and end before the cpu's next other
+ * request (drains_end(); @cpu -1: every cpu's), as the kernel's had.
+ */
+static int drains_end(struct sim_apply *a, int cpu)
+{
+	unsigned int c, zi;
+	int ret = 0;
+
+	for (c = 0; c < a->nr_cpus && !ret; c++) {
+		if (cpu >= 0 && (unsigned int)cpu != c)
+			continue;
+		for (zi = 0; zi < a->nr_zones && !ret; zi++)
+			if (model_pcp_drain_pending(a->m, zi, c)) {
+				ret = model_pcp_drain_step(a->m, zi, c, INT64_MAX, false);
+				if (!ret)
+					ret = free_account(a, (int)c, false);
+			}
+	}
+	return ret;
+}
+
+int sim_apply_drains_end(struct sim_apply *a)
+{
+	return drains_end(a, -1);
+}
+
+/*
+ * The kernel's drain event @rq of its cpu: that cpu's pending drain goes on by its
+ * block; by the count only when @seed_freed (do_drain() freed the kernel's own block,
+ * a seed page the simulation held off its lists: it stands for one of the drain's).
+ */
+static int drain_step(struct sim_apply *a, const struct sim_request *rq, bool seed_freed)
+{
+	int zone;
+
+	if (rq->cpu < 0 || (unsigned int)rq->cpu >= a->nr_cpus || rq->pfn == UINT64_MAX)
+		return 0;
+	zone = model_pfn_zone(a->m, rq->pfn);
+	if (zone < 0 || !model_pcp_drain_pending(a->m, (unsigned int)zone, (unsigned int)rq->cpu))
+		return 0;
+	return model_pcp_drain_step(a->m, (unsigned int)zone, (unsigned int)rq->cpu,
+				    (int64_t)rq->nr_pages, seed_freed);
+}
+
 /* A held refill's batch ended (SIM_REQ_SETTLE): its count folds as the kernel's did. */
 static int settle(struct sim_apply *a, int cpu)
 {
@@ -182,6 +230,7 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 	a->nr_cpus = L->nr_cpus;
 	a->nr_zones = L->nr_zones;
 	a->env = (struct sim_contig_env){ .pins = &a->pins, .kernel_pfn = kernel_pfn, .arg = a };
+	model_set_drain_deferred(m, true);
 	free_now(a);
 	model_set_migrate_hook(m, moved, a->pm);
 	*out = a;
@@ -215,6 +264,7 @@ void sim_apply_destroy(struct sim_apply *a)
 	if (!a)
 		return;
 	tdb_pins_free(&a->pins);
+	model_set_drain_deferred(a->m, false);
 	model_set_migrate_hook(a->m, NULL, NULL);
 	sim_pfnmap_destroy(a->pm);
 	free(a->cma);
@@ -332,6 +382,7 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 	int ret;
 
 	a->st->frees++;
+	a->st->frees_deferred += rq->deferred;
 	/*
 	 * alloc_pages_bulk() took the page back off the list head right after: in use,
 	 * by an allocation whose kind and type nothing says
@@ -441,11 +492,17 @@ int sim_apply_request(struct sim_apply *a, const struct sim_request *rq)
 {
 	int ret;
 
+	uint64_t seed_drained = a->st->seed_pcp_drained;
+
 	model_set_event(a->m, rq->seq, rq->ts);
 	ret = vmstat_tick(a, rq->ts);
+	if (!ret && rq->kind != SIM_REQ_PCP_DRAIN)
+		ret = drains_end(a, rq->cpu);
 	if (ret)
 		return ret;
 	ret = apply(a, rq);
+	if (!ret && rq->kind == SIM_REQ_PCP_DRAIN)
+		ret = drain_step(a, rq, a->st->seed_pcp_drained != seed_drained);
 	return ret ? ret : free_account(a, rq->cpu, rq->kind == SIM_REQ_ALLOC && rq->held);
 }
 

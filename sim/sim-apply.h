@@ -50,6 +50,8 @@ struct sim_stats {
 	uint64_t frees_taken;		/* ... of them found above a pcp hit (sim-ahead.h) */
 	uint64_t frees_past_list;	/* frees an interrupt made inside a batch's commits:
 					 * to the buddy (pcp trylock failed) */
+	uint64_t frees_deferred;	/* a batch's frees, made at their commit
+					 * (mm_page_free_batched; sim-ahead.h) */
 	uint64_t allocs_inferred;	/* allocations the trace left out, inferred from a
 					 * pcp hit (sim-ahead.h): placed, not counted
 					 * in allocs */
@@ -129,6 +131,11 @@ void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced);
 void sim_apply_set_kernel_zones(struct sim_apply *a, bool on);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
+/*
+ * The pcp drains the model decided and left pending (the kernel's drain events pace
+ * them) made to their end, for a figure or a snapshot to read the state.
+ */
+int sim_apply_drains_end(struct sim_apply *a);
 /*
  * The long-term pins snapshot @snap lists (longterm_pins), pinned from it until the
  * next one: the model's contiguous attempts (the capture's, and the figures' through

@@ -299,6 +299,17 @@ static bool is_early_out(const struct sim_reqs *it, int cpu)
 	return cpu >= 0 && (size_t)cpu < it->nr_cpus && it->cpus[cpu].early_out;
 }
 
+/* What the pass ahead found of the free @rq. */
+static void free_flags(const struct sim_reqs *it, struct sim_request *rq)
+{
+	const struct sim_ahead *a = it->ahead;
+
+	if (a && a->nr_reused)
+		rq->reused = u64set_has(a->reused, a->nr_reused, rq->seq);
+	if (a && a->nr_past)
+		rq->past = u64set_has(a->past, a->nr_past, rq->seq);
+}
+
 /* The next request the pass ahead put before the event @seq, or NULL. */
 static const struct sim_early *insert_at(struct sim_reqs *it, uint64_t seq)
 {
@@ -375,6 +386,11 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			struct cpu_state *cs;
 
 			e.ts = el->at_ts;
+			if (e.deferred) {
+				free_flags(it, &e);
+				*rq = e;
+				return 1;
+			}
 			if (!e.early) {
 				*rq = e;
 				return 1;
@@ -432,10 +448,11 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.pfn = it->ev.pfn,
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
-		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_reused)
-			rq->reused = u64set_has(it->ahead->reused, it->ahead->nr_reused, rq->seq);
-		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_past)
-			rq->past = u64set_has(it->ahead->past, it->ahead->nr_past, rq->seq);
+		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_deferred_seqs &&
+		    u64set_has(it->ahead->deferred_seqs, it->ahead->nr_deferred_seqs, rq->seq))
+			continue;	/* handed out at its commit */
+		if (rq->kind == SIM_REQ_FREE)
+			free_flags(it, rq);
 		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early_seqs &&
 		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early_seqs, rq->seq)) {
 			/* handed out at its decision */

@@ -71,6 +71,8 @@ struct sim_request {
 					 * (sim_ahead_find()); no event of its own */
 	bool past;			/* FREE: past the locked pcp list, to the buddy
 					 * (sim_ahead_find()) */
+	bool deferred;			/* FREE: a batch's, handed out at its commit
+					 * (mm_page_free_batched; sim_ahead_find()) */
 	uint64_t refused_pfn;		/* REFUSED: has_unmovable_pages()'s page */
 };
 

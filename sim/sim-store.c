@@ -33,6 +33,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "allocs_inferred", r->st.allocs_inferred },
 		{ "frees_taken", r->st.frees_taken },
 		{ "frees_past_list", r->st.frees_past_list },
+		{ "frees_deferred", r->st.frees_deferred },
 		{ "contig_failed", r->st.contig_failed }, { "offline_failed", r->st.offline_failed },
 		{ "seed_pcp_drained", r->st.seed_pcp_drained },
 		{ "seed_pcp_listed", r->st.seed_pcp_listed },

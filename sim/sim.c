@@ -384,6 +384,8 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 			ret = run_window(S, at, (uint64_t)si[i].seq_begin);
 			at = (uint64_t)si[i].seq_begin;
 			if (!ret)
+				ret = sim_apply_drains_end(S->ap);
+			if (!ret)
 				ret = buddy_now(S->m, &bi, at ? at : 1);
 		}
 		if (!ret)
@@ -393,11 +395,15 @@ static int run(struct sim *S, const struct tdb_snap_info *si, int nr, int seed)
 		if (!ret)
 			ret = sim_apply_set_pins(S->ap, S->db, si[i].id);
 		if (!ret && !S->o->no_figures)
+			ret = sim_apply_drains_end(S->ap);
+		if (!ret && !S->o->no_figures)
 			ret = compare_at(S, &si[i], &bi);
 		S->prev = &si[i];
 	}
 	if (!ret && at < until)
 		ret = run_window(S, at, until);
+	if (!ret)
+		ret = sim_apply_drains_end(S->ap);
 	if (!ret && S->o->done)
 		ret = S->o->done(S->o->hook_arg, S->m, S->ap);
 	return ret;

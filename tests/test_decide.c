@@ -430,6 +430,62 @@ START_TEST(test_decay_pcp_high)
 END_TEST
 
 /*
+ * A drain the model decides is left pending when deferred (model_set_drain_deferred(),
+ * as simulate does): free_pcppages_bulk() waits for the zone lock and frees block by
+ * block as the trace shows. 6.1, high 16, batch 4: the 16th free decides a drain of 4
+ * pages; it goes on a block at a time from the tail (the oldest free first), a step
+ * with @skip counts a block the caller freed itself, the rest ends it. Not deferred,
+ * the 16th free drains at once.
+ */
+START_TEST(test_drain_deferred)
+{
+	struct model_pfn_info pi;
+	uint64_t pfns[64];
+	int deferred, i;
+
+	for (deferred = 0; deferred < 2; deferred++) {
+		struct model *m = mk("6.1.0");
+		struct model_zone_limits l = { .pcp_batch = 4, .pcp_high_min = 16,
+					       .pcp_high_max = 16 };
+
+		fixture_seed(m, Z + 0x200, 0x40, BUDDY);
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		model_set_drain_deferred(m, deferred);
+		for (i = 0; i < 16; i++)
+			ck_assert_int_eq(model_give(m, 0, Z + (uint64_t)i, 0), 0);
+		if (!deferred) {
+			ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 12);
+			ck_assert(!model_pcp_drain_pending(m, 0, 0));
+			recount_ok(m);
+			model_destroy(m);
+			continue;
+		}
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 16);
+		ck_assert(model_pcp_drain_pending(m, 0, 0));
+		ck_assert(!model_pcp_drain_pending(m, 0, 1));
+		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, 1, false), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 15);
+		ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+		ck_assert_int_eq(pi.state, MODEL_PFN_BUDDY);
+		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, 1, true), 0);
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 15);
+		ck_assert(model_pcp_drain_pending(m, 0, 0));
+		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, INT64_MAX, false), 0);
+		ck_assert(!model_pcp_drain_pending(m, 0, 0));
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 13);
+		for (i = 1; i < 3; i++) {
+			ck_assert_int_eq(model_pfn_info(m, Z + (uint64_t)i, &pi), 0);
+			ck_assert_int_eq(pi.state, MODEL_PFN_BUDDY);
+		}
+		ck_assert_int_eq(model_pfn_info(m, Z + 3, &pi), 0);
+		ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
+		recount_ok(m);
+		model_destroy(m);
+	}
+}
+END_TEST
+
+/*
  * ZONE_BELOW_HIGH is a flag (v6.7+): get_page_from_freelist() sets it when a request
  * finds the zone at or under its high watermark, the free path clears it after a drain
  * that leaves the zone over it. While it is set a refill does not raise pcp->high
@@ -996,6 +1052,7 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, test_watermark_none);
 	tcase_add_test(tc, test_watermark_vmstat_diff);
 	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_drain_deferred);
 	tcase_add_test(tc, test_zone_fixed);
 	tcase_add_test(tc, test_pcp_bounds_from_zoneinfo);
 	tcase_add_test(tc, test_give_pcp_head_drain);

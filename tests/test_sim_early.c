@@ -492,9 +492,64 @@ START_TEST(test_free_past_list_to_buddy)
 }
 END_TEST
 
+/*
+ * A drain the simulation decides is made as the kernel's drain events of that cpu come,
+ * a block each, and ends before the cpu's next other request (free_pcppages_bulk()
+ * waits for the zone lock that other cpus' refills hold meanwhile). 6.1, high 16, batch
+ * 4: cpu 0 frees 16 pages it allocated, the 16th decides a drain of 4; cpu 1's
+ * allocation leaves it pending; a drain event of cpu 0 frees one block; cpu 0's next
+ * request ends it.
+ */
+START_TEST(test_drain_paced_by_kernel_events)
+{
+	struct model *m = fixture_free_zone("6.1.0", 0x40000, 4096);
+	struct model_zone_limits l = { .pcp_batch = 4, .pcp_high_min = 16, .pcp_high_max = 16 };
+	struct sim_request rq = { .kind = SIM_REQ_ALLOC, .order = 0, .mt = 1,
+				  .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1, .cpu = 0 };
+	struct sim_stats st = { 0 };
+	struct sim_apply *a;
+	uint64_t pfns[64];
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	for (i = 0; i < 16; i++) {
+		rq.pfn = 0x40800 + (uint64_t)i;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	}
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, 1, pfns, 64), 0);
+	rq.kind = SIM_REQ_FREE;
+	for (i = 0; i < 16; i++) {
+		rq.pfn = 0x40800 + (uint64_t)i;
+		ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	}
+	ck_assert(model_pcp_drain_pending(m, 0, 0));
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, 1, pfns, 64), 16);
+	rq = (struct sim_request){ .kind = SIM_REQ_ALLOC, .order = 0, .mt = 1, .cpu = 1,
+				   .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1, .pfn = 0x40900 };
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert(model_pcp_drain_pending(m, 0, 0));
+	/* the kernel's drain event names a page the simulation holds in the buddy */
+	rq = (struct sim_request){ .kind = SIM_REQ_PCP_DRAIN, .order = 0, .mt = 1, .cpu = 0,
+				   .nr_pages = 1, .pfn = 0x40f00 };
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, 1, pfns, 64), 15);
+	ck_assert(model_pcp_drain_pending(m, 0, 0));
+	rq = (struct sim_request){ .kind = SIM_REQ_ALLOC, .order = 0, .mt = 1, .cpu = 0,
+				   .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1, .pfn = 0x40a00 };
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert(!model_pcp_drain_pending(m, 0, 0));
+	/* the drain's other 3 pages, then the allocation's pcp hit */
+	ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, 1, pfns, 64), 11);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
 /* ---- a hand-built capture for the pass ahead ---------------------------------------- */
 
-enum { H_ALLOC, H_FREE, H_BATCHED, H_ZL, NR_H };
+enum { H_ALLOC, H_FREE, H_BATCHED, H_ZL, H_DRAIN, NR_H };
 
 static const struct {
 	const char *name;
@@ -506,6 +561,7 @@ static const struct {
 	[H_BATCHED] = { "mm_page_free_batched", 1, { "pfn" } },
 	[H_ZL] = { "mm_page_alloc_zone_locked", 4,
 		   { "pfn", "order", "migratetype", "percpu_refill" } },
+	[H_DRAIN] = { "mm_page_pcpu_drain", 3, { "pfn", "order", "migratetype" } },
 };
 
 struct hcap {
@@ -536,7 +592,8 @@ static uint64_t hev(struct hcap *c, int t, int cpu, int64_t f0, int64_t f1, int6
 /*
  * The pass ahead on a hand-built trace, pcp order-0 lists of movable blocks, two zones:
  *   cpu 0 frees A, B, C singly; a batch frees D and E (mm_page_free each), commits D,
- *   an interrupt frees X and Y (its trylock fails: the buddy), then E is committed;
+ *   an interrupt frees X and Y (its trylock fails: the buddy), then E is committed (D
+ *   and E are made at their commits);
  *   cpu 0 frees Z in the other zone (another list); cpu 0's pcp hit takes A: B, C, D,
  *   E had left its list untraced (taken), X and Y had never been on it (past), Z is on
  *   another zone's list (neither).
@@ -560,7 +617,7 @@ START_TEST(test_ahead_hand_built)
 	struct sim_ahead ah;
 	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
 				   .pb_zone = zone, .nr_zones = 2 };
-	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu;
+	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu, bd, be;
 	int t, i;
 
 	for (i = 0; i < 33; i++) {
@@ -585,10 +642,10 @@ START_TEST(test_ahead_hand_built)
 	fc = hev(&c, H_FREE, 0, C, 0, 0, 0);
 	fd = hev(&c, H_FREE, 0, D, 0, 0, 0);
 	fe = hev(&c, H_FREE, 0, E, 0, 0, 0);
-	hev(&c, H_BATCHED, 0, D, 0, 0, 0);
+	bd = hev(&c, H_BATCHED, 0, D, 0, 0, 0);
 	fx = hev(&c, H_FREE, 0, X, 0, 0, 0);
 	fy = hev(&c, H_FREE, 0, Y, 0, 0, 0);
-	hev(&c, H_BATCHED, 0, E, 0, 0, 0);
+	be = hev(&c, H_BATCHED, 0, E, 0, 0, 0);
 	hev(&c, H_FREE, 0, Z, 0, 0, 0);
 	hev(&c, H_ALLOC, 0, A, 0, GFP_HIGHUSER_MOVABLE_, 1);
 	hev(&c, H_ZL, 1, R1, 0, 1, 1);
@@ -610,16 +667,102 @@ START_TEST(test_ahead_hand_built)
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fd));
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fe));
 	ck_assert_uint_eq(ah.nr_inferred, 2);
-	ck_assert_uint_eq(ah.nr_early, 2);
+	/* by at_seq: W's inferred allocation, D's and E's frees at their commits, R2's */
+	ck_assert_uint_eq(ah.nr_early, 4);
 	/* W: freed in the window (the seed holds it), above U: made before U's hit */
 	ck_assert(ah.early[0].rq.inferred);
 	ck_assert_uint_eq(ah.early[0].rq.pfn, W);
 	ck_assert_uint_eq(ah.early[0].at_seq, hitu);
-	ck_assert(ah.early[1].rq.inferred);
-	ck_assert_uint_eq(ah.early[1].rq.pfn, R2);
-	ck_assert_uint_eq(ah.early[1].at_seq, hit3);
-	ck_assert_int_eq(ah.early[1].rq.cpu, 1);
+	/* the batch's frees, not the interrupt's X and Y */
+	ck_assert_uint_eq(ah.nr_deferred, 2);
+	ck_assert(ah.early[1].rq.deferred && ah.early[2].rq.deferred);
+	ck_assert_uint_eq(ah.early[1].rq.seq, fd);
+	ck_assert_uint_eq(ah.early[1].at_seq, bd);
+	ck_assert_uint_eq(ah.early[2].rq.seq, fe);
+	ck_assert_uint_eq(ah.early[2].at_seq, be);
+	ck_assert(ah.early[3].rq.inferred);
+	ck_assert_uint_eq(ah.early[3].rq.pfn, R2);
+	ck_assert_uint_eq(ah.early[3].at_seq, hit3);
+	ck_assert_int_eq(ah.early[3].rq.cpu, 1);
 	ck_assert_uint_eq(ah.nr_taken_refills, 1);
+	sim_ahead_release(&ah);
+	tr_decoder_destroy(dec);
+	tdb_close(c.db);
+	fixture_rm(c.path);
+}
+END_TEST
+
+/*
+ * A batch's frees are made at their commits: cpu 0 frees P1, P2, P3 in a batch
+ * (mm_page_free each as free_unref_folios() prepares them), cpu 1's pcp hits come
+ * between their commits, an interrupt's free I (order 1) comes inside the commit loop,
+ * after P2's commit drained the list, then a single free S (no commit of its own). The stream hands out P1 after Q1, P2 after Q2,
+ * P3 after I; I and S where their events are.
+ */
+START_TEST(test_batch_frees_at_commit)
+{
+	enum { P1 = 0x2100, P2, P3, I = 0x2180, S = 0x2190, Q1 = 0x2200, Q2, Q3 };
+	static int8_t list[33], zone[33];
+	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	const bool sgn[8] = { false };
+	struct hcap c = { .ts = 1000000000ull };
+	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
+				   .pb_zone = zone, .nr_zones = 1 };
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	struct sim_reqs *it;
+	struct sim_request rq;
+	uint64_t fp[3], fi, fs, q[3], dr, want[9][2];
+	int t, i, n = 0;
+
+	for (i = 0; i < 33; i++)
+		list[i] = 1;
+	c.path = fixture_tmpfile("batch.db");
+	fixture_rm(c.path);
+	ck_assert_int_eq(tdb_create(c.path, true, &c.db), 0);
+	for (t = 0; t < NR_H; t++) {
+		c.id[t] = tdb_add_event_type(c.db, "kmem", htypes[t].name, false, NULL,
+					     htypes[t].n, htypes[t].f, sizes, sgn);
+		ck_assert_int_gt(c.id[t], 0);
+	}
+	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.12.57"), 0);
+	fp[0] = hev(&c, H_FREE, 0, P1, 0, 0, 0);
+	fp[1] = hev(&c, H_FREE, 0, P2, 0, 0, 0);
+	fp[2] = hev(&c, H_FREE, 0, P3, 0, 0, 0);
+	q[0] = hev(&c, H_ALLOC, 1, Q1, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_BATCHED, 0, P1, 0, 0, 0);
+	q[1] = hev(&c, H_ALLOC, 1, Q2, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_BATCHED, 0, P2, 0, 0, 0);
+	dr = hev(&c, H_DRAIN, 0, Q1 + 0x10, 0, 1, 0);	/* P2's commit drained */
+	fi = hev(&c, H_FREE, 0, I, 1, 0, 0);
+	hev(&c, H_BATCHED, 0, P3, 0, 0, 0);
+	fs = hev(&c, H_FREE, 0, S, 0, 0, 0);
+	q[2] = hev(&c, H_ALLOC, 1, Q3, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert_uint_eq(ah.nr_deferred, 3);
+	ck_assert_uint_eq(ah.nr_past, 1);	/* I: the list was locked */
+	ck_assert_int_eq(sim_reqs_open(c.db, dec, NULL, 0, NULL, 0, 0, UINT64_MAX, &it), 0);
+	sim_reqs_set_ahead(it, &ah);
+	memcpy(want, (uint64_t[9][2]){ { SIM_REQ_ALLOC, q[0] }, { SIM_REQ_FREE, fp[0] },
+				       { SIM_REQ_ALLOC, q[1] }, { SIM_REQ_FREE, fp[1] },
+				       { SIM_REQ_PCP_DRAIN, dr }, { SIM_REQ_FREE, fi },
+				       { SIM_REQ_FREE, fp[2] }, { SIM_REQ_FREE, fs },
+				       { SIM_REQ_ALLOC, q[2] } },
+	       sizeof(want));
+	while (sim_reqs_next(it, &rq) == 1) {
+		ck_assert_int_lt(n, 9);
+		ck_assert_uint_eq(rq.kind, want[n][0]);
+		ck_assert_uint_eq(rq.seq, want[n][1]);
+		ck_assert_int_eq(rq.deferred, rq.kind == SIM_REQ_FREE && rq.seq != fi &&
+					      rq.seq != fs);
+		ck_assert_int_eq(rq.past, rq.seq == fi);
+		n++;
+	}
+	ck_assert_int_eq(n, 9);
+	sim_reqs_close(it);
 	sim_ahead_release(&ah);
 	tr_decoder_destroy(dec);
 	tdb_close(c.db);
@@ -636,6 +779,8 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_held_refill_counted_at_its_end);
 	tcase_add_test(tc, test_ahead_hand_built);
 	tcase_add_test(tc, test_free_past_list_to_buddy);
+	tcase_add_test(tc, test_drain_paced_by_kernel_events);
+	tcase_add_test(tc, test_batch_frees_at_commit);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
 	tcase_add_test(tc, test_untraced_takes_inferred);
 	tcase_add_test(tc, test_kernel_side_taken_in_use);
