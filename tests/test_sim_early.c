@@ -589,6 +589,25 @@ static uint64_t hev(struct hcap *c, int t, int cpu, int64_t f0, int64_t f1, int6
 	return e.seq;
 }
 
+/* A new hand-built capture @name of the kernel @release, its event types added. */
+static void hcap_open(struct hcap *c, const char *name, const char *release)
+{
+	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	const bool sgn[8] = { false };
+	int t;
+
+	c->ts = 1000000000ull;
+	c->path = fixture_tmpfile(name);
+	fixture_rm(c->path);
+	ck_assert_int_eq(tdb_create(c->path, true, &c->db), 0);
+	for (t = 0; t < NR_H; t++) {
+		c->id[t] = tdb_add_event_type(c->db, "kmem", htypes[t].name, false, NULL,
+					      htypes[t].n, htypes[t].f, sizes, sgn);
+		ck_assert_int_gt(c->id[t], 0);
+	}
+	ck_assert_int_eq(tdb_set_meta(c->db, "kernel_release", release), 0);
+}
+
 /*
  * The pass ahead on a hand-built trace, pcp order-0 lists of movable blocks, two zones:
  *   cpu 0 frees A, B, C singly; a batch frees D and E (mm_page_free each), commits D,
@@ -610,29 +629,19 @@ START_TEST(test_ahead_hand_built)
 	enum { A = 0x2100, B, C, D, E, X, Y, Z = 0x0100, R1 = 0x2400, R2, R3, W = 0x2200, V,
 	       U = 0x2300 };
 	static int8_t list[33], zone[33];	/* up to pfn_end's block */
-	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
-	const bool sgn[8] = { false };
-	struct hcap c = { .ts = 1000000000ull };
+	struct hcap c;
 	struct tr_decoder *dec;
 	struct sim_ahead ah;
 	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
 				   .pb_zone = zone, .nr_zones = 2 };
 	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu, bd, be;
-	int t, i;
+	int i;
 
 	for (i = 0; i < 33; i++) {
 		list[i] = 1;
 		zone[i] = i < 16 ? 0 : 1;
 	}
-	c.path = fixture_tmpfile("ahead.db");
-	fixture_rm(c.path);
-	ck_assert_int_eq(tdb_create(c.path, true, &c.db), 0);
-	for (t = 0; t < NR_H; t++) {
-		c.id[t] = tdb_add_event_type(c.db, "kmem", htypes[t].name, false, NULL,
-					     htypes[t].n, htypes[t].f, sizes, sgn);
-		ck_assert_int_gt(c.id[t], 0);
-	}
-	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.18.44"), 0);
+	hcap_open(&c, "ahead.db", "6.18.44");
 	/* the seed's read window: W freed there; then a hit on U, which no event named */
 	hev(&c, H_FREE, 0, W, 0, 0, 0);
 	g.record_from = hev(&c, H_FREE, 1, V, 0, 0, 0) + 1;
@@ -703,9 +712,7 @@ START_TEST(test_batch_frees_at_commit)
 {
 	enum { P1 = 0x2100, P2, P3, I = 0x2180, S = 0x2190, Q1 = 0x2200, Q2, Q3 };
 	static int8_t list[33], zone[33];
-	const int sizes[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
-	const bool sgn[8] = { false };
-	struct hcap c = { .ts = 1000000000ull };
+	struct hcap c;
 	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
 				   .pb_zone = zone, .nr_zones = 1 };
 	struct tr_decoder *dec;
@@ -713,19 +720,11 @@ START_TEST(test_batch_frees_at_commit)
 	struct sim_reqs *it;
 	struct sim_request rq;
 	uint64_t fp[3], fi, fs, q[3], dr, want[9][2];
-	int t, i, n = 0;
+	int i, n = 0;
 
 	for (i = 0; i < 33; i++)
 		list[i] = 1;
-	c.path = fixture_tmpfile("batch.db");
-	fixture_rm(c.path);
-	ck_assert_int_eq(tdb_create(c.path, true, &c.db), 0);
-	for (t = 0; t < NR_H; t++) {
-		c.id[t] = tdb_add_event_type(c.db, "kmem", htypes[t].name, false, NULL,
-					     htypes[t].n, htypes[t].f, sizes, sgn);
-		ck_assert_int_gt(c.id[t], 0);
-	}
-	ck_assert_int_eq(tdb_set_meta(c.db, "kernel_release", "6.12.57"), 0);
+	hcap_open(&c, "batch.db", "6.12.57");
 	fp[0] = hev(&c, H_FREE, 0, P1, 0, 0, 0);
 	fp[1] = hev(&c, H_FREE, 0, P2, 0, 0, 0);
 	fp[2] = hev(&c, H_FREE, 0, P3, 0, 0, 0);
