@@ -140,7 +140,9 @@ struct refill_run {
  * on the cpu, not yet committed, from @head on.
  */
 struct batch_run {
-	struct sim_request *v;
+	struct batch_free {
+		uint64_t pfn, seq;
+	} *v;
 	size_t head, n, cap;
 	enum tr_event_kind last;	/* the cpu's last event */
 	bool irq;			/* its frees since its last commit: an interrupt's */
@@ -621,25 +623,18 @@ static int batch_defer(struct ahead_pass *P, enum tr_event_kind k, const struct 
 			ret = bc_grow(&br->v, br->n, &br->cap, sizeof(*br->v), 32, "simulate");
 			if (ret)
 				return ret;
-			br->v[br->n++] = (struct sim_request){
-				.kind = SIM_REQ_FREE, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
-				.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
-				.nr_pages = ev->order < 63 ? 1ull << ev->order : 0 };
+			br->v[br->n++] = (struct batch_free){ ev->pfn, ev->seq };
 		}
 	} else if (k == TR_EV_FREE_BATCHED) {
 		br->irq = false;
 		for (i = br->head; i < br->n && br->v[i].pfn != ev->pfn; i++)
 			;
 		if (i < br->n) {
-			ret = bc_grow(&out->early, out->nr_early, &P->cap_early,
-				      sizeof(*out->early), 64, "simulate");
+			ret = bc_grow(&out->deferred, out->nr_deferred, &P->cap_deferred,
+				      sizeof(*out->deferred), 64, "simulate");
 			if (ret)
 				return ret;
-			out->early[out->nr_early] = (struct sim_early){
-				.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
-				.rq = br->v[i] };
-			out->early[out->nr_early++].rq.deferred = true;
-			out->nr_deferred++;
+			out->deferred[out->nr_deferred++] = br->v[i].seq;
 			br->head = i + 1;
 		}
 	}
@@ -778,11 +773,6 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		if (!out->early_seqs)
 			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
 	}
-	if (!ret && out->nr_deferred) {
-		out->deferred_seqs = malloc(out->nr_deferred * sizeof(*out->deferred_seqs));
-		if (!out->deferred_seqs)
-			ret = bc_error(BC_E_NOMEM, "simulate: out of memory");
-	}
 	if (ret < 0) {
 		sim_ahead_release(out);
 		return ret;
@@ -795,14 +785,12 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		qsort(out->early, out->nr_early, sizeof(*out->early), cmp_early);
 	if (out->nr_settles > 1)
 		qsort(out->settles, out->nr_settles, sizeof(*out->settles), cmp_settle);
-	for (size_t i = 0; i < out->nr_early; i++) {
+	for (size_t i = 0; i < out->nr_early; i++)
 		if (out->early[i].rq.early)
 			out->early_seqs[out->nr_early_seqs++] = out->early[i].rq.seq;
-		if (out->early[i].rq.deferred)
-			out->deferred_seqs[out->nr_deferred_seqs++] = out->early[i].rq.seq;
-	}
 	u64set_sort(out->early_seqs, out->nr_early_seqs);
-	u64set_sort(out->deferred_seqs, out->nr_deferred_seqs);
+	/* found at their commits: in the frees' order per cpu, not overall */
+	u64set_sort(out->deferred, out->nr_deferred);
 	return 0;
 }
 
@@ -849,7 +837,7 @@ void sim_ahead_release(struct sim_ahead *a)
 	free(a->reused);
 	free(a->early);
 	free(a->early_seqs);
-	free(a->deferred_seqs);
+	free(a->deferred);
 	free(a->settles);
 	free(a->taken_refills);
 	free(a->past);

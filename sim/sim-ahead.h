@@ -55,12 +55,12 @@ struct tr_attempt;
  *     list finds the pages that refill put before it gone when no event named them
  *     (alloc_pages_bulk() took them; nr_inferred), handed out before the hit.
  *   - deferred: the frees of a batch (free_unref_folios(); free_unref_page_list()
- *     before 6.9), in early[] too, at their commit: the kernel traces mm_page_free as
- *     it prepares each page, then commits them one by one to the pcp list with
+ *     before 6.9), made at their commits: the kernel traces mm_page_free as it
+ *     prepares each page, then commits them one by one to the pcp list with
  *     mm_page_free_batched, each commit draining the list when it is full
  *     (free_unref_page_commit()). Other cpus' requests between saw the pages not yet
- *     on the list and the drains not yet made. deferred_seqs (sorted) are the frees'
- *     own events, skipped when they come.
+ *     on the list and the drains not yet made. The frees' own events (sorted seqs);
+ *     the request stream holds each on its cpu until the commit of its page.
  *   - settles: where a batch that other cpus' events interrupted ended (the zone lock
  *     held all along: their requests in between were pcp hits and frees). Until then
  *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:
@@ -94,9 +94,8 @@ struct sim_ahead {
 	size_t nr_taken_refills;
 	uint64_t *early_seqs;		/* early[].rq.seq of the early ones, sorted */
 	size_t nr_early_seqs;
-	uint64_t *deferred_seqs;	/* early[].rq.seq of the deferred frees, sorted */
-	size_t nr_deferred_seqs;
-	uint64_t nr_deferred;		/* ... found */
+	uint64_t *deferred;		/* the frees made at their commits (seqs, sorted) */
+	size_t nr_deferred;
 	struct sim_settle *settles;	/* by seq */
 	size_t nr_settles;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-requests: the request stream (sim-requests.h) over a db cursor. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/grow.h"
@@ -33,6 +34,7 @@ struct held {
 };
 
 struct cpu_state {
+	struct held batch;		/* its batch's frees awaiting their commits */
 	bool refilling;			/* a refill awaits its allocation */
 	bool early_out;			/* its early allocation is out, its event to come */
 	uint64_t refill_ts;		/* when the refill began */
@@ -190,6 +192,8 @@ void sim_reqs_close(struct sim_reqs *it)
 		return;
 	tdb_cursor_close(it->cur);
 	free(it->marks);
+	for (size_t i = 0; i < it->nr_cpus; i++)
+		free(it->cpus[i].batch.v);
 	free(it->cpus);
 	free(it->held.v);
 	free(it->out.v);
@@ -310,6 +314,45 @@ static void free_flags(const struct sim_reqs *it, struct sim_request *rq)
 		rq->past = u64set_has(a->past, a->nr_past, rq->seq);
 }
 
+/*
+ * The commit (mm_page_free_batched) of @pfn on @cpu: its free is handed out, and any
+ * of the batch before it whose commit did not come. @cpu -1: every cpu's, all.
+ */
+static int batch_commit(struct sim_reqs *it, int cpu, uint64_t pfn)
+{
+	size_t c, i, k;
+	int ret = 0;
+
+	if (it->out_next == it->out.nr)
+		it->out.nr = it->out_next = 0;
+	for (c = 0; c < it->nr_cpus && !ret; c++) {
+		struct held *b = &it->cpus[c].batch;
+
+		if (cpu >= 0 && (size_t)cpu != c)
+			continue;
+		for (i = 0; i < b->nr && (cpu >= 0 && b->v[i].pfn != pfn); i++)
+			;
+		if (i == b->nr && cpu >= 0)
+			continue;	/* not one of its batch's: nothing waits */
+		k = i < b->nr ? i + 1 : b->nr;
+		for (i = 0; i < k && !ret; i++)
+			ret = held_push(&it->out, &b->v[i]);
+		if (!ret) {
+			memmove(b->v, b->v + k, (b->nr - k) * sizeof(*b->v));
+			b->nr -= k;
+		}
+	}
+	return ret;
+}
+
+static bool batches_left(const struct sim_reqs *it)
+{
+	for (size_t c = 0; c < it->nr_cpus; c++)
+		if (it->cpus[c].batch.nr)
+			return true;
+	return false;
+}
+
 /* The next request the pass ahead put before the event @seq, or NULL. */
 static const struct sim_early *insert_at(struct sim_reqs *it, uint64_t seq)
 {
@@ -352,6 +395,12 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 					return ret;
 				continue;
 			}
+			if (ret == 0 && batches_left(it)) {
+				ret = batch_commit(it, -1, UINT64_MAX);
+				if (ret)
+					return ret;
+				continue;
+			}
 			if (ret == 0) {
 				a = mark_before(it, UINT64_MAX);
 				if (!a)
@@ -363,7 +412,7 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			/* only the requests' kinds are decoded; the others need their seq */
 			k = tr_decoder_kind(it->dec, it->raw.type);
 			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN ||
-			    k == TR_EV_VMSTAT_UPDATE) {
+			    k == TR_EV_VMSTAT_UPDATE || k == TR_EV_FREE_BATCHED) {
 				tr_decode_page(it->dec, &it->raw, &it->ev);
 			} else if (k == TR_EV_ZONE_LOCKED) {
 				tr_decode(it->dec, &it->raw, &it->ev);
@@ -386,11 +435,6 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			struct cpu_state *cs;
 
 			e.ts = el->at_ts;
-			if (e.deferred) {
-				free_flags(it, &e);
-				*rq = e;
-				return 1;
-			}
 			if (!e.early) {
 				*rq = e;
 				return 1;
@@ -427,6 +471,12 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 				return ret;
 			continue;
 		}
+		if (it->ev.kind == TR_EV_FREE_BATCHED) {
+			ret = batch_commit(it, it->ev.cpu, it->ev.pfn);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (it->ev.kind != TR_EV_PAGE_ALLOC && it->ev.kind != TR_EV_PAGE_FREE &&
 		    it->ev.kind != TR_EV_PCPU_DRAIN && it->ev.kind != TR_EV_VMSTAT_UPDATE)
 			continue;
@@ -448,11 +498,23 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			.pfn = it->ev.pfn,
 			.nr_pages = it->ev.order < 63 ? 1ull << it->ev.order : 0,
 		};
-		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_deferred_seqs &&
-		    u64set_has(it->ahead->deferred_seqs, it->ahead->nr_deferred_seqs, rq->seq))
-			continue;	/* handed out at its commit */
 		if (rq->kind == SIM_REQ_FREE)
 			free_flags(it, rq);
+		if (rq->kind == SIM_REQ_FREE && it->ahead && it->ahead->nr_deferred &&
+		    u64set_has(it->ahead->deferred, it->ahead->nr_deferred, rq->seq)) {
+			struct cpu_state *cs;
+
+			/* handed out at its commit (batch_commit()) */
+			rq->deferred = true;
+			ret = cpu_state(it, rq->cpu, &cs);
+			if (!ret && cs)
+				ret = held_push(&cs->batch, rq);
+			if (ret)
+				return ret;
+			if (cs)
+				continue;
+			return 1;
+		}
 		if (rq->kind == SIM_REQ_ALLOC && it->ahead && it->ahead->nr_early_seqs &&
 		    u64set_has(it->ahead->early_seqs, it->ahead->nr_early_seqs, rq->seq)) {
 			/* handed out at its decision */
