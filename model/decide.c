@@ -1444,6 +1444,32 @@ static int vmstat_mod(struct model *m, unsigned int zone, unsigned int cpu, int6
 }
 
 /* refresh_cpu_vm_stats(): this_cpu_xchg(vm_stat_diff[NR_FREE_PAGES], 0) into the zone. */
+int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t nr,
+			      int64_t held)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t base;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
+	l = known_limits(m, zone);
+	if (!l || !l->stat_threshold || !nr)
+		return 0;
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	/* the part not held, with the @nr pages counted now */
+	base = (int32_t)p->vm_free_diff - held;
+	if (base > (int64_t)l->stat_threshold || base < -(int64_t)l->stat_threshold)
+		base = 0;	/* zone_page_state_add(base): folded */
+	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)(base + held));
+	return 0;
+}
+
 int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu)
 {
 	struct dzone *d;

@@ -66,7 +66,9 @@ struct tr_attempt;
  *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:
  *     rmqueue_bulk() accounts once, at the end) or only partly (6.10+: per block)
  *     counted the batch: the allocation is handed out held, and its cpu's SETTLE
- *     request comes at the batch's last event.
+ *     request comes at the batch's last event (the request stream also hands out one
+ *     with the block's pages at each of the batch's events between: v6.10+ counts
+ *     each block as it takes it).
  */
 struct sim_early {
 	uint64_t at_seq, at_ts;		/* handed out before this event */

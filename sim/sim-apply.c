@@ -39,6 +39,11 @@ struct sim_apply {
 	struct sim_iso *iso;		/* isolation windows open (SIM_REQ_ISOLATE) */
 	size_t nr_iso, cap_iso;
 	struct sim_contig_env env;	/* those pins, through the map */
+	/*
+	 * [cpu * MODEL_MAX_ZONES + zone]: pages a held refill of the cpu took that the
+	 * zone's counter has not counted yet (< 0; settle()).
+	 */
+	int64_t *refill_held;
 };
 
 #define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
@@ -66,9 +71,12 @@ static int free_account(struct sim_apply *a, int cpu, bool hold)
 		cpu = 0;
 	for (zi = 0; zi < nz && !ret; zi++)
 		if (now[zi] != a->nr_free[zi]) {
+			int64_t d = (int64_t)now[zi] - (int64_t)a->nr_free[zi];
+
 			ret = (hold ? model_vmstat_hold_free : model_vmstat_mod_free)(
-				a->m, zi, (unsigned int)cpu,
-				(int64_t)now[zi] - (int64_t)a->nr_free[zi]);
+				a->m, zi, (unsigned int)cpu, d);
+			if (hold && zi < MODEL_MAX_ZONES)
+				a->refill_held[(unsigned int)cpu * MODEL_MAX_ZONES + zi] += d;
 			a->nr_free[zi] = now[zi];
 		}
 	return ret;
@@ -123,16 +131,32 @@ static int drain_step(struct sim_apply *a, const struct sim_request *rq, bool se
 }
 
 /* A held refill's batch ended (SIM_REQ_SETTLE): its count folds as the kernel's did. */
-static int settle(struct sim_apply *a, int cpu)
+static int settle(struct sim_apply *a, const struct sim_request *rq)
 {
+	int64_t *held, k;
 	unsigned int zi;
-	int ret = 0;
+	int zone, ret = 0;
 
-	if (cpu < 0 || (unsigned int)cpu >= a->nr_cpus)
+	if (rq->cpu < 0 || (unsigned int)rq->cpu >= a->nr_cpus)
 		return 0;
+	held = &a->refill_held[(unsigned int)rq->cpu * MODEL_MAX_ZONES];
+	if (rq->nr_pages) {
+		/* one block of it taken: v6.10+ counts it now (before, at the end) */
+		zone = model_pfn_zone(a->m, rq->pfn);
+		if (model_get_profile(a->m)->version < MODEL_KVER(6, 10, 0) || zone < 0 ||
+		    zone >= MODEL_MAX_ZONES || held[zone] >= 0)
+			return 0;
+		k = (int64_t)rq->nr_pages < -held[zone] ? -(int64_t)rq->nr_pages : held[zone];
+		held[zone] -= k;
+		return model_vmstat_release_free(a->m, (unsigned int)zone, (unsigned int)rq->cpu,
+						 k, held[zone]);
+	}
 	a->st->settled++;
-	for (zi = 0; zi < a->nr_zones && !ret; zi++)
-		ret = model_vmstat_mod_free(a->m, zi, (unsigned int)cpu, 0);
+	for (zi = 0; zi < a->nr_zones && !ret; zi++) {
+		if (zi < MODEL_MAX_ZONES)
+			held[zi] = 0;
+		ret = model_vmstat_mod_free(a->m, zi, (unsigned int)rq->cpu, 0);
+	}
 	return ret;
 }
 
@@ -225,6 +249,13 @@ int sim_apply_create(struct model *m, struct sim_stats *st, struct sim_apply **o
 		free(a);
 		return ret;
 	}
+	a->refill_held = calloc((size_t)(L->nr_cpus ? L->nr_cpus : 1) * MODEL_MAX_ZONES,
+				sizeof(*a->refill_held));
+	if (!a->refill_held) {
+		sim_pfnmap_destroy(a->pm);
+		free(a);
+		return bc_error(BC_E_NOMEM, "out of memory");
+	}
 	a->m = m;
 	a->st = st;
 	a->nr_cpus = L->nr_cpus;
@@ -268,6 +299,7 @@ void sim_apply_destroy(struct sim_apply *a)
 	model_set_migrate_hook(a->m, NULL, NULL);
 	sim_pfnmap_destroy(a->pm);
 	free(a->cma);
+	free(a->refill_held);
 	free(a);
 }
 
@@ -567,7 +599,7 @@ static int apply(struct sim_apply *a, const struct sim_request *rq)
 		       vmstat_update(a, (unsigned int)rq->cpu) : 0;
 	}
 	if (rq->kind == SIM_REQ_SETTLE)
-		return settle(a, rq->cpu);
+		return settle(a, rq);
 	if (rq->kind == SIM_REQ_ISOLATE || rq->kind == SIM_REQ_UNISOLATE)
 		return do_isolate(a, rq);
 	if (rq->kind == SIM_REQ_REFUSED) {

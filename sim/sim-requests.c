@@ -37,6 +37,7 @@ struct cpu_state {
 	struct held batch;		/* its batch's frees awaiting their commits */
 	bool refilling;			/* a refill awaits its allocation */
 	bool early_out;			/* its early allocation is out, its event to come */
+	bool held_open;			/* ... held: its batch's events to come (sim-ahead.h) */
 	uint64_t refill_ts;		/* when the refill began */
 };
 
@@ -442,8 +443,10 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			ret = cpu_state(it, e.cpu, &cs);
 			if (ret)
 				return ret;
-			if (cs)
+			if (cs) {
 				cs->early_out = true;
+				cs->held_open = e.held;
+			}
 			if (is_refilling(it, e.cpu)) {
 				ret = release_held(it, e.cpu, &e);
 				if (ret)
@@ -459,9 +462,22 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			/* a batch's end comes after its decision: never the same event */
 			const struct sim_settle *st = &it->ahead->settles[it->next_settle++];
 
+			if (st->cpu >= 0 && (size_t)st->cpu < it->nr_cpus)
+				it->cpus[st->cpu].held_open = false;
 			*rq = (struct sim_request){ .kind = SIM_REQ_SETTLE, .seq = st->seq,
 						    .ts = st->ts, .cpu = st->cpu,
 						    .pfn = UINT64_MAX };
+			return 1;
+		}
+		if ((it->ev.kind == TR_EV_ZONE_LOCKED || it->ev.kind == TR_EV_EXTFRAG) &&
+		    it->ev.cpu >= 0 && (size_t)it->ev.cpu < it->nr_cpus &&
+		    it->cpus[it->ev.cpu].held_open && it->ev.pfn != UINT64_MAX) {
+			/* a block of the held batch taken (v6.10+ counts each as it goes) */
+			*rq = (struct sim_request){ .kind = SIM_REQ_SETTLE, .seq = it->ev.seq,
+						    .ts = it->ev.ts, .cpu = it->ev.cpu,
+						    .pfn = it->ev.pfn, .order = it->ev.order,
+						    .nr_pages = it->ev.order < 63 ?
+								1ull << it->ev.order : 0 };
 			return 1;
 		}
 		if (it->ev.kind == TR_EV_ZONE_LOCKED && it->ev.percpu_refill &&
