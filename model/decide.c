@@ -1127,12 +1127,19 @@ static int drain_defer(struct model *m, unsigned int zi, unsigned int cpu, int64
 	jset32(m, &p->drain_left, 0);
 	jset32(m, &p->drain_in_list, 0);
 	jset32(m, &p->drain_clear, clear);
+	if (total > 0)
+		jset32(m, &m->drains_pending, m->drains_pending + 1);
 	return 0;
 }
 
 void model_set_drain_deferred(struct model *m, bool on)
 {
 	m->drain_deferred = on;
+}
+
+bool model_drains_pending(const struct model *m)
+{
+	return m->drains_pending != 0;
 }
 
 bool model_pcp_drain_pending(const struct model *m, unsigned int zone, unsigned int cpu)
@@ -1219,7 +1226,10 @@ int model_pcp_drain_step(struct model *m, unsigned int zone, unsigned int cpu,
 		jset32(m, &p->drain_left, (uint32_t)(int32_t)left);
 		jset32(m, &p->drain_pindex, pindex);
 	}
-	if (!model_pcp_drain_pending(m, zone, cpu) && p->drain_clear) {
+	if (model_pcp_drain_pending(m, zone, cpu))
+		return 0;
+	jset32(m, &m->drains_pending, m->drains_pending - 1);
+	if (p->drain_clear) {
 		jset32(m, &p->drain_clear, 0);
 		drained_clear(m, zone);
 	}

@@ -122,8 +122,9 @@ void model_set_drain_deferred(struct model *m, bool on);
  */
 int model_pcp_drain_step(struct model *m, unsigned int zone, unsigned int cpu,
 			 int64_t max_pages, bool skip);
-/* Whether @cpu has a drain of @zone pending. */
+/* Whether @cpu has a drain of @zone pending; whether any list has one. */
 bool model_pcp_drain_pending(const struct model *m, unsigned int zone, unsigned int cpu);
+bool model_drains_pending(const struct model *m);
 /*
  * get_page_from_freelist() served @rq from @zone: the ZONE_BELOW_HIGH checks of the
  * zones it visited (kept from this call on, as model_take() keeps them).

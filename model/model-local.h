@@ -254,6 +254,7 @@ struct model {
 	uint64_t unknown_settled;	/* seeded flags-0 pages resolved by an event */
 	uint64_t nopcp_frees;		/* model_page_free_nopcp() */
 	bool drain_deferred;		/* model_set_drain_deferred() */
+	uint32_t drains_pending;	/* pcp lists with a drain pending; journaled */
 	uint64_t hugetlb_allocs;	/* mm_page_alloc taken for the hugetlb pool by gfp */
 	uint64_t guess_fixes;		/* guessed pageblock types an event corrected (guess.c) */
 	uint64_t bulk_allocs;		/* pcp pages taken by an untraced alloc_pages_bulk() */

@@ -94,6 +94,8 @@ static int drains_end(struct sim_apply *a, int cpu)
 	unsigned int c, zi;
 	int ret = 0;
 
+	if (!model_drains_pending(a->m))
+		return 0;	/* the common case: none */
 	for (c = 0; c < a->nr_cpus && !ret; c++) {
 		if (cpu >= 0 && (unsigned int)cpu != c)
 			continue;

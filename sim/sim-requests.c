@@ -412,6 +412,9 @@ int sim_reqs_next(struct sim_reqs *it, struct sim_request *rq)
 			it->events++;
 			/* only the requests' kinds are decoded; the others need their seq */
 			k = tr_decoder_kind(it->dec, it->raw.type);
+			/* a commit's pfn only where frees wait for their commits */
+			if (k == TR_EV_FREE_BATCHED && !(it->ahead && it->ahead->nr_deferred))
+				k = TR_EV_OTHER;
 			if (k == TR_EV_PAGE_ALLOC || k == TR_EV_PAGE_FREE || k == TR_EV_PCPU_DRAIN ||
 			    k == TR_EV_VMSTAT_UPDATE || k == TR_EV_FREE_BATCHED) {
 				tr_decode_page(it->dec, &it->raw, &it->ev);

@@ -463,6 +463,7 @@ START_TEST(test_drain_deferred)
 		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 16);
 		ck_assert(model_pcp_drain_pending(m, 0, 0));
 		ck_assert(!model_pcp_drain_pending(m, 0, 1));
+		ck_assert(model_drains_pending(m));
 		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, 1, false), 0);
 		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 15);
 		ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
@@ -470,8 +471,10 @@ START_TEST(test_drain_deferred)
 		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, 1, true), 0);
 		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 15);
 		ck_assert(model_pcp_drain_pending(m, 0, 0));
+		ck_assert(model_drains_pending(m));
 		ck_assert_int_eq(model_pcp_drain_step(m, 0, 0, INT64_MAX, false), 0);
 		ck_assert(!model_pcp_drain_pending(m, 0, 0));
+		ck_assert(!model_drains_pending(m));
 		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, MOV, pfns, 64), 13);
 		for (i = 1; i < 3; i++) {
 			ck_assert_int_eq(model_pfn_info(m, Z + (uint64_t)i, &pi), 0);
