@@ -1427,59 +1427,67 @@ int model_vmstat_hold_free(struct model *m, unsigned int zone, unsigned int cpu,
 	return vmstat_mod(m, zone, cpu, delta, true);
 }
 
+/*
+ * @cpu's NR_FREE_PAGES diff of @zone (*@p) and the zone's threshold (*@thresh).
+ * Return: 1, 0 when no threshold is known (the counter is exact), or a negative bc_err.
+ */
+static int vmstat_diff(struct model *m, unsigned int zone, unsigned int cpu, struct dpcp **p,
+		       int64_t *thresh)
+{
+	const struct model_zone_limits *l;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
+	l = known_limits(m, zone);
+	if (!l || !l->stat_threshold)
+		return 0;
+	*p = pcp_state(m, zone, cpu);
+	if (!*p)
+		return -BC_E_NOMEM;
+	*thresh = l->stat_threshold;
+	return 1;
+}
+
+/* @x, or 0 past the threshold: zone_page_state_add(x) folded it into the zone's counter. */
+static int64_t vmstat_folded(int64_t x, int64_t thresh)
+{
+	return x > thresh || x < -thresh ? 0 : x;
+}
+
 /* @delta into @cpu's diff; folded past the threshold unless @hold (0: a settle) */
 static int vmstat_mod(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta,
 		      bool hold)
 {
-	const struct model_zone_limits *l;
 	struct dpcp *p;
-	int64_t x;
-	int ret = model_broken(m);
+	int64_t thresh, x;
+	int ret = vmstat_diff(m, zone, cpu, &p, &thresh);
 
-	if (ret)
+	if (ret <= 0 || (!delta && hold))
 		return ret;
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
-	l = known_limits(m, zone);
-	if (!l || !l->stat_threshold || (!delta && hold))
-		return 0;
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
 	x = (int32_t)p->vm_free_diff + delta;
-	if (!hold && (x > (int64_t)l->stat_threshold || x < -(int64_t)l->stat_threshold))
-		x = 0;		/* zone_page_state_add(x): folded */
-	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)x);
+	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)(hold ? x : vmstat_folded(x, thresh)));
+	return 0;
+}
+
+int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int cpu,
+			      int64_t held)
+{
+	struct dpcp *p;
+	int64_t thresh, x;
+	int ret = vmstat_diff(m, zone, cpu, &p, &thresh);
+
+	if (ret <= 0)
+		return ret;
+	/* the part not held now: what was, with the pages released */
+	x = vmstat_folded((int32_t)p->vm_free_diff - held, thresh);
+	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)(x + held));
 	return 0;
 }
 
 /* refresh_cpu_vm_stats(): this_cpu_xchg(vm_stat_diff[NR_FREE_PAGES], 0) into the zone. */
-int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t nr,
-			      int64_t held)
-{
-	const struct model_zone_limits *l;
-	struct dpcp *p;
-	int64_t base;
-	int ret = model_broken(m);
-
-	if (ret)
-		return ret;
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no vmstat diff of zone %u cpu %u", zone, cpu);
-	l = known_limits(m, zone);
-	if (!l || !l->stat_threshold || !nr)
-		return 0;
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
-	/* the part not held, with the @nr pages counted now */
-	base = (int32_t)p->vm_free_diff - held;
-	if (base > (int64_t)l->stat_threshold || base < -(int64_t)l->stat_threshold)
-		base = 0;	/* zone_page_state_add(base): folded */
-	jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)(base + held));
-	return 0;
-}
-
 int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu)
 {
 	struct dzone *d;

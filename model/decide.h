@@ -253,12 +253,12 @@ int model_vmstat_mod_free(struct model *m, unsigned int zone, unsigned int cpu, 
  */
 int model_vmstat_hold_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t delta);
 /*
- * @nr pages of @cpu's held diff of @zone (model_vmstat_hold_free()) reach the counter
- * now, as __mod_zone_page_state() takes each change: folded when the part not held
- * passes the threshold; @held pages stay held after (@nr and @held of the held
- * change's sign). v6.10+ rmqueue_bulk() counts each block as it takes it.
+ * All but @held pages (of the held change's sign) of @cpu's held diff of @zone
+ * (model_vmstat_hold_free()) reach the counter now, as __mod_zone_page_state() takes
+ * each change: folded when the part not held passes the threshold. v6.10+
+ * rmqueue_bulk() counts each block as it takes it.
  */
-int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int cpu, int64_t nr,
+int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int cpu,
 			      int64_t held);
 /*
  * refresh_cpu_vm_stats() (vmstat_update() on @cpu, about once a second, and

@@ -75,7 +75,7 @@ static int free_account(struct sim_apply *a, int cpu, bool hold)
 
 			ret = (hold ? model_vmstat_hold_free : model_vmstat_mod_free)(
 				a->m, zi, (unsigned int)cpu, d);
-			if (hold && zi < MODEL_MAX_ZONES)
+			if (hold)
 				a->refill_held[(unsigned int)cpu * MODEL_MAX_ZONES + zi] += d;
 			a->nr_free[zi] = now[zi];
 		}
@@ -151,7 +151,7 @@ static int settle(struct sim_apply *a, const struct sim_request *rq)
 		k = (int64_t)rq->nr_pages < -held[zone] ? -(int64_t)rq->nr_pages : held[zone];
 		held[zone] -= k;
 		return model_vmstat_release_free(a->m, (unsigned int)zone, (unsigned int)rq->cpu,
-						 k, held[zone]);
+						 held[zone]);
 	}
 	a->st->settled++;
 	for (zi = 0; zi < a->nr_zones && !ret; zi++) {

@@ -331,11 +331,14 @@ static int batch_commit(struct sim_reqs *it, int cpu, uint64_t pfn)
 
 		if (cpu >= 0 && (size_t)cpu != c)
 			continue;
-		for (i = 0; i < b->nr && (cpu >= 0 && b->v[i].pfn != pfn); i++)
-			;
-		if (i == b->nr && cpu >= 0)
-			continue;	/* not one of its batch's: nothing waits */
-		k = i < b->nr ? i + 1 : b->nr;
+		k = b->nr;
+		if (cpu >= 0) {
+			for (i = 0; i < b->nr && b->v[i].pfn != pfn; i++)
+				;
+			if (i == b->nr)
+				continue;	/* not one of its batch's: nothing waits */
+			k = i + 1;
+		}
 		for (i = 0; i < k && !ret; i++)
 			ret = held_push(&it->out, &b->v[i]);
 		if (!ret) {

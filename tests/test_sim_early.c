@@ -38,31 +38,43 @@ static void alloc4(struct sim_apply *a, uint64_t pfn, int cpu, bool held)
 }
 
 /*
- * A zone 96 pages above its watermarks (4,096 free, 4,000 the marks; a stat threshold
- * of 8, so each 16-page change folds at once): seven allocations on cpu 0 that the
+ * The kernel @release's zone 96 pages above its watermarks (4,096 free, 4,000 the marks;
+ * a stat threshold of 8, so each 16-page change folds at once), and a simulation of it
+ * counting into @st; seven order-4 allocations on cpu 0, held or not.
+ */
+static struct model *zone_at_mark(const char *release, struct sim_stats *st,
+				  struct sim_apply **a, bool held)
+{
+	const struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000,
+					     .wmark_high = 4000, .pcp_batch = 1,
+					     .pcp_high_min = 4, .pcp_high_max = 4,
+					     .stat_threshold = 8 };
+	struct model *m = fixture_free_zone(release, 0x40000, 4096);
+	int i;
+
+	ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+	ck_assert_int_eq(sim_apply_create(m, st, a), 0);
+	for (i = 0; i < 7; i++)
+		alloc4(*a, 0x40000 + 16 * (uint64_t)i, 0, held);
+	return m;
+}
+
+/*
+ * That zone (zone_at_mark()): seven allocations on cpu 0 that the
  * kernel was still making (held) leave the counter at 4,096, and cpu 1's allocation
  * passes its check; cpu 0's settle folds the 112 pages and cpu 1's next one finds the
  * zone under its mark. Without the hold, cpu 0's seventh already would.
  */
 START_TEST(test_held_refill_counted_at_its_end)
 {
-	const struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000,
-					     .wmark_high = 4000, .pcp_batch = 1,
-					     .pcp_high_min = 4, .pcp_high_max = 4,
-					     .stat_threshold = 8 };
 	struct sim_request settle = { .kind = SIM_REQ_SETTLE, .cpu = 0, .pfn = UINT64_MAX };
 	int held;
 
 	for (held = 0; held < 2; held++) {
-		struct model *m = fixture_free_zone("6.18.0", 0x40000, 4096);
 		struct sim_stats st = { 0 };
 		struct sim_apply *a;
-		int i;
+		struct model *m = zone_at_mark("6.18.0", &st, &a, held);
 
-		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
-		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
-		for (i = 0; i < 7; i++)
-			alloc4(a, 0x40000 + 16 * (uint64_t)i, 0, held);
 		/* unheld: the seventh found the counter at 4,000 */
 		ck_assert_uint_eq(model_zone_nr_free(m, 0), held ? 4096 - 112 : 4000);
 		ck_assert_uint_eq(st.needed_reclaim, held ? 0 : 1);
@@ -93,25 +105,17 @@ END_TEST
  */
 START_TEST(test_held_refill_counted_per_block)
 {
-	const struct model_zone_limits l = { .wmark_min = 4000, .wmark_low = 4000,
-					     .wmark_high = 4000, .pcp_batch = 1,
-					     .pcp_high_min = 4, .pcp_high_max = 4,
-					     .stat_threshold = 8 };
 	const char *rel[] = { "6.1.0", "6.12.0" };
 	int r;
 
 	for (r = 0; r < 2; r++) {
-		struct model *m = fixture_free_zone(rel[r], 0x40000, 4096);
 		struct sim_request settle = { .kind = SIM_REQ_SETTLE, .cpu = 0, .order = 4,
 					      .nr_pages = 16 };
 		struct sim_stats st = { 0 };
 		struct sim_apply *a;
+		struct model *m = zone_at_mark(rel[r], &st, &a, true);
 		int i;
 
-		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
-		ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
-		for (i = 0; i < 7; i++)
-			alloc4(a, 0x40000 + 16 * (uint64_t)i, 0, true);
 		for (i = 0; i < 6; i++) {
 			settle.pfn = 0x40000 + 16 * (uint64_t)i;
 			ck_assert_int_eq(sim_apply_request(a, &settle), 0);
