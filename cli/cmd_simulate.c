@@ -117,7 +117,12 @@ const char cmd_simulate_usage[] =
 	"unknown to the model (seeded with flags 0), its free was not traced, the pcp\n"
 	"trylock failed, the model's pcp list held pages the kernel's had not (untraced\n"
 	"alloc_pages_bulk()), the lists' order differs, another zone, lost events, or the\n"
-	"model would have needed reclaim. Along the way it asks the pcp sizing too: at each\n"
+	"model would have needed reclaim. A zone disagreement also tells where the\n"
+	"kernel's NR_FREE_PAGES counter stood against the watermark (its per-cpu diffs\n"
+	"are folded on going idle, quiet_vmstat(), with no event): where folding every\n"
+	"cpu's diffs, or else moving one cpu's diff within the stat threshold, makes the\n"
+	"model choose the kernel's zone, that is done (counted) and the next questions\n"
+	"read the counter the kernel read. Along the way it asks the pcp sizing too: at each\n"
 	"free to a pcp list, each refill and each traced vmstat_update(), what the model\n"
 	"decides from the true lists (pages drained, pages refilled) against what the\n"
 	"kernel traced; each later snapshot's zoneinfo checks the pcp->count and pcp->high\n"
@@ -242,6 +247,10 @@ static void print_text(const struct tc_result *r, const char *path)
 	       (unsigned long long)r->vm_folds_inferred,
 	       r->vmstat_traced ? "a fold no event shows: quiet_vmstat() on going idle" :
 	       "vmstat_update() is not traced in this capture; also folded each second");
+	printf("             %llu times one cpu's NR_FREE_PAGES diff of a zone moved, within "
+	       "the stat threshold, to where the kernel's zone showed its counter was (an "
+	       "idle fold earlier and the changes since)\n",
+	       (unsigned long long)r->vm_diffs_inferred);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
 	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
 	       "failure, no reclaim (%llu requests would have needed it)\n",
@@ -329,6 +338,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "stale_guessed_types_fixed", r->stale_types_fixed);
 	json_kuint(&j, "untraced_bulk_refills", r->bulk_refills);
 	json_kuint(&j, "vmstat_folds_inferred", r->vm_folds_inferred);
+	json_kuint(&j, "vmstat_diffs_inferred", r->vm_diffs_inferred);
 	json_kbool(&j, "vmstat_update_traced", r->vmstat_traced);
 	json_kuint(&j, "vmstat_updates", r->vmstat_updates);
 	json_key(&j, "pcp_sizing");

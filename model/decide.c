@@ -1487,6 +1487,31 @@ int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int c
 	return 0;
 }
 
+int model_vmstat_get_diff(struct model *m, unsigned int zone, unsigned int cpu,
+			  int64_t *diff, int64_t *thresh)
+{
+	struct dpcp *p;
+	int ret = vmstat_diff(m, zone, cpu, &p, thresh);
+
+	if (ret == 1)
+		*diff = (int32_t)p->vm_free_diff;
+	return ret;
+}
+
+int model_vmstat_set_diff(struct model *m, unsigned int zone, unsigned int cpu, int64_t diff)
+{
+	struct dpcp *p;
+	int64_t thresh;
+	int ret = vmstat_diff(m, zone, cpu, &p, &thresh);
+
+	if (ret == 1 && (diff > INT32_MAX || diff < INT32_MIN))
+		return bc_error(BC_E_INVAL, "model: vmstat diff %lld out of range",
+				(long long)diff);
+	if (ret == 1)
+		jset32(m, &p->vm_free_diff, (uint32_t)(int32_t)diff);
+	return ret;
+}
+
 /* refresh_cpu_vm_stats(): this_cpu_xchg(vm_stat_diff[NR_FREE_PAGES], 0) into the zone. */
 int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu)
 {

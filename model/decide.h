@@ -265,6 +265,15 @@ int model_vmstat_release_free(struct model *m, unsigned int zone, unsigned int c
  * quiet_vmstat()): @cpu's NR_FREE_PAGES diff of @zone folded into the counter.
  */
 int model_vmstat_fold(struct model *m, unsigned int zone, unsigned int cpu);
+/*
+ * @cpu's NR_FREE_PAGES diff of @zone (*@diff) and the zone's stat threshold (*@thresh),
+ * which bounds a diff the kernel keeps unfolded. model_vmstat_set_diff() sets it: what
+ * a decision of the kernel shows of a counter no event carries (simulate --teacher).
+ * Return: 1, 0 when no threshold is known (no diffs kept), or a negative bc_err.
+ */
+int model_vmstat_get_diff(struct model *m, unsigned int zone, unsigned int cpu,
+			  int64_t *diff, int64_t *thresh);
+int model_vmstat_set_diff(struct model *m, unsigned int zone, unsigned int cpu, int64_t diff);
 /* Buddy pages of @zone (NR_FREE_PAGES exact: not the ISOLATE lists). */
 uint64_t model_zone_nr_free(const struct model *m, unsigned int zone);
 /* The same of zones 0.. into @out[@n]; returns how many were filled. */

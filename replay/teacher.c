@@ -625,19 +625,74 @@ static int fold_all(struct model *m)
 }
 
 /*
- * The kernel served the request from another zone than the model chose. Each cpu's
- * NR_FREE_PAGES diffs are folded by its vmstat_update() (at a phase vm_fold_tick()
- * guesses where the capture does not trace it) and by quiet_vmstat() when the cpu goes
- * idle (no event shows it): if the model, with every diff folded, would choose the
- * kernel's zone, the kernel's counter had them folded: fold them now, so the next
- * questions read the counter the kernel read. Nothing else of the state is learned
- * from a disagreement (counted, vm_folds_inferred).
+ * The smallest move of one cpu's NR_FREE_PAGES diff of @zone, in direction @dir and
+ * within the stat threshold, with which the model chooses zone @kz for @q; the
+ * requesting cpu first, another only for a smaller move. *@cpu, *@diff: the move
+ * (*@cpu -1: none does). Made and rolled back under the undo journal.
  */
-static int infer_fold(struct teacher *t, struct model *m, const struct tc_req *r,
-		      const struct model_request *q, const struct model_decision *d)
+static int counter_move(struct model *m, const struct model_request *q, unsigned int zone,
+			int dir, int kz, int *cpu, int64_t *diff)
 {
-	int kz = model_pfn_zone(m, r->pfn), ret, ret2;
+	unsigned int ncpu = model_get_layout(m)->nr_cpus, k;
+	int64_t best = INT64_MAX;
+	int ret = 0;
+
+	*cpu = -1;
+	for (k = 0; k < ncpu && !ret; k++) {
+		unsigned int c = (unsigned int)(q->cpu >= 0 && (unsigned int)q->cpu < ncpu ?
+				 ((unsigned int)q->cpu + k) % ncpu : k);
+		int64_t x0, thresh, x;
+		int r2;
+
+		ret = model_vmstat_get_diff(m, zone, c, &x0, &thresh);
+		if (ret <= 0)
+			break;
+		ret = 0;
+		for (x = x0 + dir; x >= -thresh && x <= thresh && llabs(x - x0) < best && !ret;
+		     x += dir) {
+			struct model_decision e;
+
+			ret = model_checkpoint(m);
+			if (ret)
+				break;
+			ret = model_vmstat_set_diff(m, zone, c, x);
+			if (ret == 1)
+				ret = model_decide(m, q, &e);
+			r2 = model_rollback(m);
+			if (!ret)
+				ret = r2;
+			if (!ret && e.source != MODEL_SRC_NONE && e.zone == kz) {
+				best = llabs(x - x0);
+				*cpu = (int)c;
+				*diff = x;
+			}
+		}
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The kernel served the request from another zone than the model chose: the zone it
+ * passed over was under its watermark, or the zone it took over it, as the kernel's
+ * NR_FREE_PAGES counter read. The counter is the zone's free pages less the per-cpu
+ * diffs not yet folded; each cpu's diffs are folded by its vmstat_update() (at a phase
+ * vm_fold_tick() guesses where the capture does not trace it) and by quiet_vmstat()
+ * when the cpu goes idle, which no event shows. If the model, with every diff folded,
+ * would choose the kernel's zone, the kernel had them folded: fold them now
+ * (vm_folds_inferred). Else, if one cpu's diff of the deciding zone, moved within the
+ * stat threshold (a diff the kernel keeps), would: an idle fold earlier and the
+ * changes since left it there; move it by the least that does (vm_diffs_inferred).
+ * So the next questions read the counter the kernel read. Nothing else of the state
+ * is learned from a disagreement.
+ */
+static int infer_counter(struct teacher *t, struct model *m, const struct tc_req *r,
+			 const struct model_request *q, const struct model_decision *d)
+{
+	const struct model_layout *lay = model_get_layout(m);
+	int kz = model_pfn_zone(m, r->pfn), ret, ret2, cpu, dir;
 	struct model_decision e;
+	unsigned int zone;
+	int64_t diff = 0;
 
 	if (kz < 0 || d->source == MODEL_SRC_NONE || d->zone == kz)
 		return 0;
@@ -650,10 +705,22 @@ static int infer_fold(struct teacher *t, struct model *m, const struct tc_req *r
 	ret2 = model_rollback(m);
 	if (ret || ret2)
 		return ret ? ret : ret2;
-	if (e.source == MODEL_SRC_NONE || e.zone != kz)
+	if (e.source != MODEL_SRC_NONE && e.zone == kz) {
+		t->res->vm_folds_inferred++;
+		return fold_all(m);
+	}
+	/* one node's zonelist: the higher zone first */
+	if (d->zone < 0 || (unsigned int)d->zone >= lay->nr_zones ||
+	    lay->zones[kz].nid != lay->zones[d->zone].nid)
 		return 0;
-	t->res->vm_folds_inferred++;
-	return fold_all(m);
+	dir = kz < d->zone ? 1 : -1;
+	zone = (unsigned int)(dir > 0 ? d->zone : kz);
+	ret = counter_move(m, q, zone, dir, kz, &cpu, &diff);
+	if (ret || cpu < 0)
+		return ret;
+	t->res->vm_diffs_inferred++;
+	ret = model_vmstat_set_diff(m, zone, (unsigned int)cpu, diff);
+	return ret < 0 ? ret : 0;
 }
 
 static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
@@ -693,7 +760,7 @@ static int ask(struct teacher *t, struct replay *rp, const struct tc_req *r)
 	{
 		enum tc_why w = classify(t, m, r, &d);
 
-		if (w == TC_WHY_ZONE && (ret = infer_fold(t, m, r, &q, &d)))
+		if (w == TC_WHY_ZONE && (ret = infer_counter(t, m, r, &q, &d)))
 			return ret;
 		res->why[w]++;
 		if (res->nr_dis >= t->max_dis) {

@@ -100,7 +100,10 @@ struct tc_result {
 	uint64_t free_reordered;	/* free blocks moved to their list's head
 					 * (model_seed_free_head()) */
 	uint64_t vm_folds_inferred;	/* NR_FREE_PAGES diffs folded because the kernel's
-					 * zone says it read them folded (infer_fold()) */
+					 * zone says it read them folded (infer_counter()) */
+	uint64_t vm_diffs_inferred;	/* a cpu's NR_FREE_PAGES diff moved within the stat
+					 * threshold, as the kernel's zone says its counter
+					 * read (infer_counter()) */
 	bool vmstat_traced;		/* vmstat_update() runs are events (else guessed) */
 	uint64_t vmstat_updates;	/* ... and how many folded their cpu's diffs */
 	struct tc_pcp_counts pcp;	/* the pcp sizing asked along (replay/tc-pcp.h) */

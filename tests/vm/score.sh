@@ -89,5 +89,9 @@ if [ $rc = 1 ]; then
 		/^  [a-z-]+ +FAIL/ { show = 1; print name " why: " $0; next }
 		show && /^ +first:/ { print name " why: " $0 }
 		{ show = 0 }' "$tmp/check"
+	# and each real attempt the prediction disagreed with, with the replay's anomalies
+	sed -n "s/^  disagree: /$name why: verify disagrees: /p" "$tmp/verify"
+	awk -v name="$name" '/^anomalies/ { on = 1; next } on && /^  of which/ { on = 0 }
+		on && /^  / { print name " why: replay anomaly: " substr($0, 3) }' "$tmp/replay"
 fi
 exit $rc
