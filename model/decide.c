@@ -1566,6 +1566,36 @@ static int split_allocation(struct model *m, uint32_t idx, unsigned int order)
 	return 0;
 }
 
+/* [@idx, @idx + 2^@order) wholly in use: allocations that end inside it, one after another. */
+static bool range_in_use(const struct model *m, uint32_t idx, unsigned int order)
+{
+	uint32_t i = idx, end = idx + (1u << order);
+
+	while (i < end) {
+		uint32_t w = m->words[i];
+
+		if (wtag(w) != WT_ALLOC || w_order(w) > order || i + (1u << w_order(w)) > end)
+			return false;
+		i += 1u << w_order(w);
+	}
+	return true;
+}
+
+bool model_block_in_use(const struct model *m, uint64_t pfn, unsigned int order)
+{
+	uint32_t idx, head;
+	int zi;
+
+	if (order > 30 || !pfn_to_idx(m, pfn, &idx) || (idx & ((1u << order) - 1)) ||
+	    (zi = model_idx_zone(m, idx)) < 0 || idx + (1u << order) > m->zones[zi].iend)
+		return false;
+	/* part of one larger allocation (split_allocation() frees the part) */
+	if (wtag(m->words[idx]) != WT_ALLOC || w_order(m->words[idx]) > order)
+		return model_find_alloc_head(m, idx, &head) &&
+		       idx + (1u << order) <= head + (1u << w_order(m->words[head]));
+	return range_in_use(m, idx, order);
+}
+
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 {
 	uint32_t idx, w;
@@ -1582,7 +1612,8 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 	if ((wtag(w) == WT_TAIL || (wtag(w) == WT_ALLOC && w_order(w) > order)) &&
 	    !split_allocation(m, idx, order))
 		w = m->words[idx];
-	if (wtag(w) != WT_ALLOC)
+	/* a block of free pages among the allocations: the free would corrupt the lists */
+	if (wtag(w) != WT_ALLOC || !range_in_use(m, idx, order))
 		return bc_error(BC_E_INVAL, "model: pfn %#llx order %u is not an allocation",
 				(unsigned long long)pfn, order);
 	if (cpu < 0 || (unsigned int)cpu >= m->nr_cpus)

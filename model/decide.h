@@ -88,6 +88,11 @@ int model_take(struct model *m, const struct model_request *rq, struct model_dec
  * (free_pcppages_bulk) by the kernel's batch/high rules.
  */
 int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order);
+/*
+ * Could model_give() free [@pfn, @pfn + 2^@order): in use all through, by allocations
+ * inside it or by one allocation holding it? (Not when the model holds some of it free.)
+ */
+bool model_block_in_use(const struct model *m, uint64_t pfn, unsigned int order);
 
 /*
  * The kernel's own pcp decisions, for the teacher (replay/tc-pcp.h): the pages move

@@ -444,6 +444,17 @@ static int do_free(struct sim_apply *a, const struct sim_request *rq)
 		a->st->frees_unmatched++;
 		return 0;
 	}
+	/*
+	 * The kernel held the whole block; the simulation holds its head since the seed but
+	 * not all of it (pages it freed or took on its own way: the offline the kernel
+	 * made and it refused, onlined again block by block): not its block to free.
+	 */
+	if (pi.state == MODEL_PFN_ALLOC &&
+	    (!model_block_in_use(a->m, rq->pfn, rq->order) ||
+	     sim_pfnmap_any_sim(a->pm, rq->pfn, rq->nr_pages))) {
+		a->st->frees_unmatched++;
+		return 0;
+	}
 	a->st->frees_before_capture++;
 	/* memory coming online or lazily initialised: __free_pages_core(), not a choice */
 	if (pi.state == MODEL_PFN_UNINIT)

@@ -189,6 +189,16 @@ int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn)
 	return spfn < pm->end && get(pm, REV, spfn) != 0;
 }
 
+int sim_pfnmap_any_sim(const struct sim_pfnmap *pm, uint64_t spfn, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n && spfn + i < pm->end; i++)
+		if (get(pm, REV, spfn + i))
+			return 1;
+	return 0;
+}
+
 uint64_t sim_pfnmap_kernel(const struct sim_pfnmap *pm, uint64_t spfn)
 {
 	uint32_t k = spfn < pm->end ? get(pm, REV, spfn) : 0;

@@ -29,6 +29,8 @@ uint64_t sim_pfnmap_sim(const struct sim_pfnmap *pm, uint64_t kpfn);
 void sim_pfnmap_prefetch(const struct sim_pfnmap *pm, uint64_t kpfn, int deep);
 /* Is simulated pfn @spfn a page the simulation handed out for some kernel pfn? */
 int sim_pfnmap_is_sim(const struct sim_pfnmap *pm, uint64_t spfn);
+/* Is any of simulated pfns [@spfn, +@n) one (sim_pfnmap_is_sim())? */
+int sim_pfnmap_any_sim(const struct sim_pfnmap *pm, uint64_t spfn, uint64_t n);
 /* The kernel pfn whose page the simulation put at @spfn, UINT64_MAX when none. */
 uint64_t sim_pfnmap_kernel(const struct sim_pfnmap *pm, uint64_t spfn);
 /* Forget kernel pages [@kpfn, +@n) and their simulated pages. */

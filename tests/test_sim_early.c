@@ -135,6 +135,50 @@ START_TEST(test_held_refill_counted_per_block)
 }
 END_TEST
 
+/*
+ * A free of a block the seed held in use only in part. The zone all free; the seed's
+ * read held [Z, Z + 4) in use (an order-2 allocation); the kernel then frees [Z, Z +
+ * 1024) at order 10, as onlining a memory block does (__free_pages_core()), after an
+ * offline the simulation refused: the rest of the block is the simulation's own (here:
+ * free). Expect the free skipped (counted unmatched), the model's lists intact, and the
+ * order-2 free of the held block made. model_give() itself refuses the order-10 free.
+ */
+START_TEST(test_free_of_partly_held_block_skipped)
+{
+	enum { Z = 0x40000 };
+	struct sim_request rq = { .kind = SIM_REQ_FREE, .pfn = Z, .order = 10, .nr_pages = 1024,
+				  .cpu = 0, .mt = 1 };
+	struct sim_stats st = { 0 };
+	struct model_pfn_info pi;
+	struct sim_apply *a;
+	struct model *m = fixture_free_zone("6.12.0", Z, 4096);
+
+	ck_assert_int_eq(model_page_alloc(m, Z, 2, GFP_HIGHUSER_MOVABLE_, 1, 0), 0);
+	ck_assert(model_block_in_use(m, Z, 2));
+	ck_assert(!model_block_in_use(m, Z, 10));
+	ck_assert_int_lt(model_give(m, 0, Z, 10), 0);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+
+	ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.frees_unmatched, 1);
+	ck_assert_uint_eq(st.frees_before_capture, 0);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_int_eq(pi.state, MODEL_PFN_ALLOC);
+
+	rq.order = 2;
+	rq.nr_pages = 4;
+	ck_assert_int_eq(sim_apply_request(a, &rq), 0);
+	ck_assert_uint_eq(st.frees_before_capture, 1);
+	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+	ck_assert_int_eq(model_pfn_info(m, Z, &pi), 0);
+	ck_assert_int_ne(pi.state, MODEL_PFN_ALLOC);
+	sim_apply_destroy(a);
+	model_destroy(m);
+}
+END_TEST
+
 /* What the stream handed out, in order. */
 struct stream {
 	struct sim_request *v;
@@ -829,6 +873,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_ahead_hand_built);
 	tcase_add_test(tc, test_free_past_list_to_buddy);
 	tcase_add_test(tc, test_held_refill_counted_per_block);
+	tcase_add_test(tc, test_free_of_partly_held_block_skipped);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
