@@ -1648,9 +1648,12 @@ int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, in
 	    idx + (1u << order) > m->zones[zi].iend)
 		return bc_error(BC_E_INVAL, "model: no pcp page at pfn %#llx order %u",
 				(unsigned long long)pfn, order);
-	for (i = idx; i < idx + (1u << order); i++)
-		if (!seed_unknown_word(m->words[i]))
-			return 1;
+	/* a fallback's block of the read window, its allocation never shown: as it is */
+	if (wtag(m->words[idx]) != WT_ALLOC || w_gfp(m->words[idx]) != MODEL_GFP_PENDING ||
+	    w_order(m->words[idx]) != order)
+		for (i = idx; i < idx + (1u << order); i++)
+			if (!seed_unknown_word(m->words[i]))
+				return 1;
 	return model_pcp_add(m, &m->zones[zi], idx, order, imt, cpu, 1, 0);
 }
 

@@ -153,8 +153,10 @@ int model_decay_pcp_high(struct model *m, unsigned int zone, unsigned int cpu);
  * A block seeded with flags 0 (model_seed_pfn_range(): its state unknown) that the
  * trace shows was on @cpu's pcp list of (@order, @mt) at the snapshot: append it at the
  * list's tail. Called in the order the kernel later hands such blocks out, this
- * rebuilds the lists' order at the snapshot (an inference from the trace). Returns 1
- * (nothing done) when a page of the block is not such a seeded page.
+ * rebuilds the lists' order at the snapshot (an inference from the trace). So is a
+ * block an event of the read window took off the buddy whose allocation the trace
+ * never showed (pending: a fallback's block rmqueue_bulk() put on a list). Returns 1
+ * (nothing done) when the block is neither.
  */
 int model_seed_pcp(struct model *m, uint64_t pfn, unsigned int order, int mt, int cpu);
 

@@ -20,13 +20,21 @@
 /* last[pfn] of sim_seed_pcp_behind(): a free's cpu + 1 and order, 0 when none */
 #define LAST_ORDER_BITS	5
 
-/* A block of the seed's unknown pages (flags 0, not settled since): a pcp candidate. */
-static bool seed_unknown(const struct model *m, uint64_t pfn)
+/*
+ * A pcp candidate: a block of the seed's unknown pages (flags 0, not settled since), or
+ * a block a fallback took off the buddy in the seed's read window whose allocation
+ * no event showed (pending, MODEL_GFP_PENDING): rmqueue_bulk() put it on a pcp list
+ * (6.10+ traces no zone_locked for a fallback's block). @order: the event's.
+ */
+static bool seed_pcp_candidate(const struct model *m, uint64_t pfn, unsigned int order)
 {
 	struct model_pfn_info pi;
 
-	return !model_pfn_info(m, pfn, &pi) && pi.state == MODEL_PFN_ALLOC && pi.seeded &&
-	       pi.kind == MODEL_KIND_UNKNOWN;
+	if (model_pfn_info(m, pfn, &pi) || pi.state != MODEL_PFN_ALLOC)
+		return false;
+	if (pi.seeded)
+		return pi.kind == MODEL_KIND_UNKNOWN;
+	return pi.gfp_class == MODEL_GFP_PENDING && pi.head == pfn && pi.order == order;
 }
 
 /*
@@ -108,7 +116,8 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 		seen[ev.pfn / 64] |= bit;
 		/* only a first alloc or drain says "pcp page" */
 		if ((ev.kind != TR_EV_PAGE_ALLOC && ev.kind != TR_EV_PCPU_DRAIN) ||
-		    ev.order > 20 || !seed_unknown(m, ev.pfn) || (z = model_pfn_zone(m, ev.pfn)) < 0)
+		    ev.order > 20 || !seed_pcp_candidate(m, ev.pfn, ev.order) ||
+		    (z = model_pfn_zone(m, ev.pfn)) < 0)
 			continue;
 		pages = 1ull << ev.order;
 		cpu = ev.cpu;

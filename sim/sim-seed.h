@@ -11,7 +11,10 @@
  * buddy page reads PageBuddy), one whose first event is an mm_page_pcpu_drain was
  * freed by free_pcppages_bulk(). They go to the tail of the pcp list the event names
  * (cpu, order, migratetype), in the order of those first events, so the head is what
- * the kernel handed out first (model_seed_pcp(), as simulate --teacher does). A drain
+ * the kernel handed out first (model_seed_pcp(), as simulate --teacher does). So do
+ * blocks a fallback took off the buddy in the read window whose allocation no event
+ * showed (pending in the model; 6.10+ traces no zone_locked for a fallback's block,
+ * which rmqueue_bulk() put on a pcp list). A drain
  * runs on the draining cpu, which for drain_all_pages() need not be the list's owner
  * (the event does not name it): such a page goes to the drainer's list while the
  * snapshot's zoneinfo count of that list has room after the pages allocations name,
