@@ -6,6 +6,7 @@
  * stops there, model_take() executes the plan (and a refill's further blocks) with
  * the buddy primitives of buddy.c. model_give() is free_frozen_pages().
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "model/decide.h"
@@ -255,34 +256,31 @@ static uint32_t clamp32(int64_t v, int64_t lo, int64_t hi)
 }
 
 /*
- * nr_pcp_alloc(): blocks rmqueue_bulk() takes for an empty list, @count the cpu's
- * pcp->count then; tunes high.
+ * nr_pcp_alloc() from v6.7 with alloc_factor @af, pcp->high @high and pcp->count
+ * @count, nothing changed: the pages; *@new_high pcp->high after, *@af_up whether
+ * alloc_factor grows.
  */
-static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *p,
-				 int64_t count, unsigned int order)
+static unsigned int pcp_alloc_size(const struct model_zone_limits *l, bool grow, int64_t high,
+				   int64_t count, unsigned int af, unsigned int order,
+				   int64_t *new_high, bool *af_up)
 {
-	const struct model_zone_limits *l = limits(m, zi);
-	int64_t batch = l->pcp_batch, high, b, max_nr;
+	int64_t batch = l->pcp_batch, b, max_nr;
 
-	/* before v6.7 (no alloc_factor, no high tuning): batch, scaled by order */
-	if (m->prof.version < MODEL_KVER(6, 7, 0))
-		return batch > 1 ? (unsigned int)(batch >> order > 2 ? batch >> order : 2) :
-				   (unsigned int)batch;
-	high = clamp32(p->high, l->pcp_high_min, l->pcp_high_max);
-	jset32(m, &p->high, (uint32_t)high);
+	*af_up = false;
+	high = clamp32((uint32_t)high, l->pcp_high_min, l->pcp_high_max);
+	*new_high = high;
 	if (high < batch)
 		return 1;
-	b = order ? batch : batch << p->alloc_factor;
-	if (l->pcp_high_min != l->pcp_high_max && !below_high(m, zi)) {
+	b = order ? batch : batch << af;
+	if (grow) {
 		high = high + b < l->pcp_high_max ? high + b : l->pcp_high_max;
-		jset32(m, &p->high, (uint32_t)high);
+		*new_high = high;
 	}
 	if (!order) {
 		max_nr = high - count - batch;
 		if (max_nr < batch)
 			max_nr = batch;
-		if (b <= max_nr && p->alloc_factor < PCP_BATCH_SCALE_MAX)
-			jset32(m, &p->alloc_factor, p->alloc_factor + 1);
+		*af_up = b <= max_nr && af < PCP_BATCH_SCALE_MAX;
 		if (b > max_nr)
 			b = max_nr;
 	}
@@ -292,6 +290,63 @@ static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *
 			b = 2;
 	}
 	return (unsigned int)b;
+}
+
+/*
+ * nr_pcp_alloc(): blocks rmqueue_bulk() takes for an empty list, @count the cpu's
+ * pcp->count then; tunes high.
+ */
+static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *p,
+				 int64_t count, unsigned int order)
+{
+	const struct model_zone_limits *l = limits(m, zi);
+	int64_t batch = l->pcp_batch, high;
+	unsigned int b;
+	bool af_up;
+
+	/* before v6.7 (no alloc_factor, no high tuning): batch, scaled by order */
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return batch > 1 ? (unsigned int)(batch >> order > 2 ? batch >> order : 2) :
+				   (unsigned int)batch;
+	b = pcp_alloc_size(l, l->pcp_high_min != l->pcp_high_max && !below_high(m, zi),
+			   p->high, count, p->alloc_factor, order, &high, &af_up);
+	jset32(m, &p->high, (uint32_t)high);
+	if (af_up)
+		jset32(m, &p->alloc_factor, p->alloc_factor + 1);
+	return b;
+}
+
+int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
+				 unsigned int pages)
+{
+	const struct model_zone_limits *l;
+	struct dpcp *p;
+	int64_t high;
+	unsigned int af, best = UINT_MAX;
+	bool af_up;
+	int ret = model_broken(m);
+
+	if (ret)
+		return ret;
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	if (m->prof.version < MODEL_KVER(6, 7, 0))
+		return 0;
+	l = limits(m, zone);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	/* the smallest that gives the kernel's pages (a capped refill fits several) */
+	for (af = 0; af <= PCP_BATCH_SCALE_MAX && best == UINT_MAX; af++)
+		if (pcp_alloc_size(l, l->pcp_high_min != l->pcp_high_max && !below_high(m, zone),
+				   p->high, m->zones[zone].pcp_count[cpu], af, 0, &high,
+				   &af_up) == pages)
+			best = af;
+	if (best == UINT_MAX)
+		return 0;
+	if (best != p->alloc_factor)
+		jset32(m, &p->alloc_factor, best);
+	return 1;
 }
 
 /* ---- planning (pure) ----------------------------------------------------------------- */

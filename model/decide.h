@@ -108,6 +108,15 @@ int model_pcp_free_decide(struct model *m, unsigned int zone, unsigned int cpu,
  */
 int model_pcp_alloc_decide(struct model *m, unsigned int zone, unsigned int cpu,
 			   unsigned int order, bool refill, int64_t count, int64_t *nr_pages);
+/*
+ * The kernel's order-0 refill of @cpu's pcp lists of @zone took @pages (its zone_locked
+ * events): set alloc_factor, which no file shows (each refill raises it, each free
+ * halves it), to the smallest value with which nr_pcp_alloc() takes as many from the
+ * model's pcp->count and pcp->high now. Return: 1 set, 0 none gives @pages (or before
+ * v6.7: no alloc_factor), or a negative bc_err.
+ */
+int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
+				 unsigned int pages);
 /* decay_pcp_high() (vmstat_update()): *@to_drain, the pages it drains. */
 int model_pcp_decay_decide(struct model *m, unsigned int zone, unsigned int cpu,
 			   int64_t count, int64_t *to_drain);

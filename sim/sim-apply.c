@@ -12,6 +12,7 @@
 #include "sim/sim-contig.h"
 #include "sim/sim-pfnmap.h"
 #include "sim/sim-requests.h"
+#include "sim/sim-seed.h"
 
 struct sim_cma_range {
 	uint64_t pfn, nr;
@@ -44,6 +45,8 @@ struct sim_apply {
 	 * zone's counter has not counted yet (< 0; settle()).
 	 */
 	int64_t *refill_held;
+	struct sim_first_refill *first_refill;	/* by seq (sim_apply_set_first_refills()) */
+	size_t nr_first_refill;
 };
 
 #define SIM_STAT_INTERVAL_NS	1000000000ull	/* sysctl_stat_interval: HZ */
@@ -207,6 +210,39 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 	return ret;
 }
 
+void sim_apply_set_first_refills(struct sim_apply *a, struct sim_first_refill *v, size_t nr)
+{
+	free(a->first_refill);
+	a->first_refill = v;
+	a->nr_first_refill = nr;
+}
+
+/*
+ * @rq is the kernel's first refill of its list after the seed: the list's alloc_factor
+ * from the refill's size, before the simulation decides it.
+ */
+static int first_refill(struct sim_apply *a, const struct sim_request *rq)
+{
+	size_t lo = 0, hi = a->nr_first_refill;
+	int ret;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->first_refill[mid].seq < rq->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= a->nr_first_refill || a->first_refill[lo].seq != rq->seq)
+		return 0;
+	ret = model_pcp_infer_alloc_factor(a->m, a->first_refill[lo].zone,
+					   a->first_refill[lo].cpu, a->first_refill[lo].pages);
+	if (ret > 0)
+		a->st->seed_alloc_factors++;
+	return ret < 0 ? ret : 0;
+}
+
 void sim_apply_set_kernel_zones(struct sim_apply *a, bool on)
 {
 	a->kernel_zones = on;
@@ -302,6 +338,7 @@ void sim_apply_destroy(struct sim_apply *a)
 	sim_pfnmap_destroy(a->pm);
 	free(a->cma);
 	free(a->refill_held);
+	free(a->first_refill);
 	free(a);
 }
 
@@ -381,6 +418,8 @@ static int do_alloc(struct sim_apply *a, const struct sim_request *rq)
 	}
 	if (rq->inferred)
 		return do_alloc_untraced(a, rq, &mr);
+	if (a->nr_first_refill && !rq->order && (ret = first_refill(a, rq)))
+		return ret;
 	ret = model_take(a->m, &mr, &d);
 	if (ret < 0)
 		return ret;

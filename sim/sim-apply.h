@@ -69,6 +69,8 @@ struct sim_stats {
 	uint64_t seed_reported;		/* flags-0 seed pageblocks page reporting held: freed */
 	uint64_t seed_alloc_typed;	/* flags-0 seed pages typed by their traced allocation */
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
+	uint64_t seed_alloc_factors;	/* pcp alloc_factors set by the kernel's first refill
+					 * of their list after the seed */
 	uint64_t isolations;		/* failed attempts' isolation windows repeated */
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */
 	uint64_t refusals;		/* offlines the kernel refused at isolation: re-typed */
@@ -129,6 +131,13 @@ void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced);
  * out of the comparison and leaves the model's choices inside each zone.
  */
 void sim_apply_set_kernel_zones(struct sim_apply *a, bool on);
+/*
+ * The kernel's first order-0 refill of each pcp list after the seed (sim-seed.h;
+ * @v sorted by seq, @nr, taken over): at its allocation, the list's alloc_factor is
+ * set to what the refill's size says (model_pcp_infer_alloc_factor()).
+ */
+struct sim_first_refill;
+void sim_apply_set_first_refills(struct sim_apply *a, struct sim_first_refill *v, size_t nr);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 /*

@@ -932,3 +932,77 @@ int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct mode
 	free(lists);
 	return ret < 0 ? ret : 0;
 }
+
+int sim_seed_first_refills(struct tdb *db, const struct tr_decoder *dec, const struct model *m,
+			   uint64_t seq_from, uint64_t seq_to, struct sim_first_refill **out,
+			   size_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	size_t slots = (size_t)L->nr_zones * L->nr_cpus, left = slots, n = 0;
+	/* per cpu: the refill under way (zone + 1, 0 none, UINT_MAX not one) and its pages */
+	unsigned int *zone_of = calloc(L->nr_cpus + 1, sizeof(*zone_of));
+	unsigned int *pages = calloc(L->nr_cpus + 1, sizeof(*pages));
+	bool *done = calloc(slots + 1, sizeof(*done));
+	struct sim_first_refill *v = calloc(slots + 1, sizeof(*v));
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	if (!zone_of || !pages || !done || !v) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	ret = tdb_cursor_open(db, seq_from, seq_to, &cur);
+	while (!ret && left && (ret = tdb_cursor_next(cur, &raw)) == 1) {
+		enum tr_event_kind k = tr_decoder_kind(dec, raw.type);
+		unsigned int c;
+		int z;
+
+		ret = 0;
+		if (k != TR_EV_ZONE_LOCKED && k != TR_EV_PAGE_ALLOC)
+			continue;
+		tr_decode(dec, &raw, &ev);
+		if (ev.cpu < 0 || (unsigned int)ev.cpu >= L->nr_cpus)
+			continue;
+		c = (unsigned int)ev.cpu;
+		if (k == TR_EV_ZONE_LOCKED) {
+			z = ev.pfn == UINT64_MAX ? -1 : model_pfn_zone(m, ev.pfn);
+			if (zone_of[c] == UINT_MAX)
+				continue;
+			if (!ev.percpu_refill || ev.order || z < 0 ||
+			    (zone_of[c] && zone_of[c] != (unsigned int)z + 1)) {
+				zone_of[c] = UINT_MAX;	/* not one order-0 refill of one zone */
+				continue;
+			}
+			zone_of[c] = (unsigned int)z + 1;
+			pages[c]++;
+			continue;
+		}
+		/* the refill's allocation */
+		if (zone_of[c] && zone_of[c] != UINT_MAX && !ev.order &&
+		    !done[(zone_of[c] - 1) * L->nr_cpus + c]) {
+			done[(zone_of[c] - 1) * L->nr_cpus + c] = true;
+			left--;
+			v[n++] = (struct sim_first_refill){ .seq = ev.seq, .zone = zone_of[c] - 1,
+							    .cpu = c, .pages = pages[c] };
+		}
+		zone_of[c] = 0;
+		pages[c] = 0;
+	}
+	if (ret == 0 && n) {
+		*out = v;
+		*nr = n;
+		v = NULL;
+	}
+out:
+	if (cur)
+		tdb_cursor_close(cur);
+	free(zone_of);
+	free(pages);
+	free(done);
+	free(v);
+	return ret < 0 ? ret : 0;
+}

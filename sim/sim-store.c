@@ -43,6 +43,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_alloc_typed", r->st.seed_alloc_typed },
 		{ "seed_free_reordered", r->st.seed_free_reordered },
 		{ "seed_types_learned", r->st.seed_types_learned },
+		{ "seed_alloc_factors", r->st.seed_alloc_factors },
 		{ "isolations", r->st.isolations },
 		{ "isolations_refused", r->st.isolations_refused },
 		{ "offline_refusals", r->st.refusals },

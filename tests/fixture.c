@@ -39,8 +39,14 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
  */
 static void rm_tmpdir(void)
 {
-	if (tmpdir[0] && tmpdir_owner == getpid())
-		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (!tmpdir[0] || tmpdir_owner != getpid())
+		return;
+	/* BC_TEST_KEEP: left for a look at what a failing test wrote */
+	if (getenv("BC_TEST_KEEP")) {
+		fprintf(stderr, "test files kept in %s\n", tmpdir);
+		return;
+	}
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 char *fixture_tmpfile(const char *name)

@@ -179,6 +179,66 @@ START_TEST(test_free_of_partly_held_block_skipped)
 }
 END_TEST
 
+/*
+ * alloc_factor from the kernel's first refill. A 6.12 zone, all free, pcp batch 8 and
+ * high 32..512 (tuned): an empty list's refill takes 8 << alloc_factor pages (pcp->high
+ * grows by as many first). The kernel's refill took 32: alloc_factor 2, and the model's
+ * next refill takes 32 (31 left on the list after the allocation); 33 fits no value.
+ * Without the inference the refill takes 8.
+ */
+START_TEST(test_alloc_factor_from_first_refill)
+{
+	const struct model_zone_limits l = { .pcp_batch = 8, .pcp_high_min = 32,
+					     .pcp_high_max = 512, .stat_threshold = 0 };
+	struct model_request rq = { .cpu = 0, .order = 0, .migratetype = 1,
+				    .gfp = GFP_HIGHUSER_MOVABLE_ };
+	struct model_decision d;
+	uint64_t pfns[64];
+	int infer;
+
+	for (infer = 0; infer < 3; infer++) {
+		struct model *m = fixture_free_zone("6.12.0", 0x40000, 4096);
+
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		if (infer == 1) {
+			ck_assert_int_eq(model_pcp_infer_alloc_factor(m, 0, 0, 33), 0);
+			ck_assert_int_eq(model_pcp_infer_alloc_factor(m, 0, 0, 32), 1);
+		}
+		if (infer < 2) {
+			ck_assert_int_eq(model_take(m, &rq, &d), 0);
+		} else {
+			/* the simulation: at the allocation of that first refill */
+			struct sim_first_refill *fr = malloc(sizeof(*fr));
+			struct sim_request srq = { .kind = SIM_REQ_ALLOC, .seq = 7, .cpu = 0,
+						   .pfn = 0x40100, .order = 0, .mt = 1,
+						   .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1 };
+			struct sim_stats st = { 0 };
+			struct sim_apply *a;
+
+			ck_assert_ptr_nonnull(fr);
+			*fr = (struct sim_first_refill){ .seq = 7, .zone = 0, .cpu = 0,
+							 .pages = 32 };
+			ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
+			sim_apply_set_first_refills(a, fr, 1);
+			ck_assert_int_eq(sim_apply_request(a, &srq), 0);
+			ck_assert_uint_eq(st.seed_alloc_factors, 1);
+			sim_apply_destroy(a);
+		}
+		ck_assert_int_eq(model_pcp_list(m, 0, 0, 0, 1, pfns, 64), infer ? 31 : 7);
+		ck_assert_int_eq(model_recount(m, NULL, 0), 0);
+		model_destroy(m);
+	}
+	/* before v6.7 there is no alloc_factor */
+	{
+		struct model *m = fixture_free_zone("6.1.0", 0x40000, 4096);
+
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		ck_assert_int_eq(model_pcp_infer_alloc_factor(m, 0, 0, 32), 0);
+		model_destroy(m);
+	}
+}
+END_TEST
+
 /* What the stream handed out, in order. */
 struct stream {
 	struct sim_request *v;
@@ -715,6 +775,57 @@ static void hcap_open(struct hcap *c, const char *name, const char *release)
  * held as an allocation, the simulation would never free it (a VM 6.12 frag run: the
  * memory-block offline the kernel made failed in the simulation on such a block).
  */
+/*
+ * sim_seed_first_refills() on a hand-built 6.12 capture, one zone: cpu 1 refills 5
+ * pages (zone_locked, percpu_refill) and allocates; cpu 0 refills 3 with an order-1
+ * zone_locked among them (not one order-0 refill: skipped), allocates, then refills 2
+ * and allocates; cpu 1's second refill is not its first. Expect two: cpu 1's of 5 and
+ * cpu 0's of 2, at their allocations, in that order.
+ */
+START_TEST(test_seed_first_refills_found)
+{
+	enum { Z = 0x40000 };
+	struct model *m = fixture_free_zone("6.12.0", Z, 4096);
+	struct sim_first_refill *v;
+	struct tr_decoder *dec;
+	uint64_t a1, a0;
+	struct hcap c;
+	size_t nr;
+	int i;
+
+	hcap_open(&c, "first-refills.db", "6.12.0");
+	for (i = 0; i < 5; i++)
+		hev(&c, H_ZL, 1, Z + i, 0, 1, 1);
+	a1 = hev(&c, H_ALLOC, 1, Z, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_ZL, 0, Z + 0x100, 0, 1, 1);
+	hev(&c, H_ZL, 0, Z + 0x102, 1, 1, 1);
+	hev(&c, H_ZL, 0, Z + 0x104, 0, 1, 1);
+	hev(&c, H_ALLOC, 0, Z + 0x100, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_ZL, 0, Z + 0x200, 0, 1, 1);
+	hev(&c, H_ZL, 0, Z + 0x201, 0, 1, 1);
+	a0 = hev(&c, H_ALLOC, 0, Z + 0x200, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	for (i = 0; i < 3; i++)
+		hev(&c, H_ZL, 1, Z + 0x300 + i, 0, 1, 1);
+	hev(&c, H_ALLOC, 1, Z + 0x300, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_seed_first_refills(c.db, dec, m, 0, UINT64_MAX, &v, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_uint_eq(v[0].seq, a1);
+	ck_assert_uint_eq(v[0].cpu, 1);
+	ck_assert_uint_eq(v[0].pages, 5);
+	ck_assert_uint_eq(v[1].seq, a0);
+	ck_assert_uint_eq(v[1].cpu, 0);
+	ck_assert_uint_eq(v[1].pages, 2);
+	ck_assert_uint_eq(v[1].zone, 0);
+	free(v);
+	tr_decoder_destroy(dec);
+	tdb_close(c.db);
+	fixture_rm(c.path);
+	model_destroy(m);
+}
+END_TEST
+
 START_TEST(test_seed_pending_fallback_block_on_pcp)
 {
 	enum { Z = 0x40000 };
@@ -914,6 +1025,8 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_held_refill_counted_per_block);
 	tcase_add_test(tc, test_free_of_partly_held_block_skipped);
 	tcase_add_test(tc, test_seed_pending_fallback_block_on_pcp);
+	tcase_add_test(tc, test_alloc_factor_from_first_refill);
+	tcase_add_test(tc, test_seed_first_refills_found);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
