@@ -123,6 +123,7 @@ struct free_stack {
 	struct stack_ent {
 		uint64_t pfn, ts;
 		uint32_t rel;
+		bool near_drain;	/* freed amid another cpu's drain burst */
 	} *v;
 	size_t n, cap, live;		/* live: n after the last sweep of stale entries */
 };
@@ -169,8 +170,18 @@ struct ahead_pass {
 	size_t nr_iso, cap_iso;
 	size_t cap_reused, cap_early, cap_settles, cap_taken_refills, cap_past;
 	uint64_t all;			/* events counted for the early allocations */
+	uint64_t drain_ts;		/* the last drain event: its time and cpu */
+	int drain_cpu;
 	struct sim_ahead *out;
 };
+
+/*
+ * drain_all_pages() drains every cpu's lists from one cpu, under each list's pcp lock:
+ * a free on a cpu whose lists another cpu is draining fails the trylock and goes to
+ * the buddy (free_one_page()), which no event shows. A free this close after another
+ * cpu's drain event may have.
+ */
+#define NEAR_DRAIN_NS	50000ull
 
 #define PEND_REFILL	(1u << 31)
 
@@ -249,9 +260,10 @@ static struct refill_run *run_of(struct ahead_pass *P, const struct free_stack *
 	return &P->runs[st - P->stacks];
 }
 
+/* Still where its free put it: no event named the page since (rel 0: a free past the list). */
 static bool ent_live(const struct ahead_pass *P, const struct stack_ent *e)
 {
-	return P->pending[e->pfn] == e->rel;
+	return e->rel && P->pending[e->pfn] == e->rel;
 }
 
 /* The attempts that hold their range isolated at event @seq (begun, not ended). */
@@ -308,7 +320,10 @@ static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t 
 	}
 	ret = bc_grow(&st->v, st->n, &st->cap, sizeof(*st->v), 64, "simulate");
 	if (!ret)
-		st->v[st->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
+		st->v[st->n++] = (struct stack_ent){
+			ev->pfn, ev->ts, rel,
+			P->drain_cpu >= 0 && P->drain_cpu != ev->cpu && ev->ts >= P->drain_ts &&
+			ev->ts - P->drain_ts < NEAR_DRAIN_NS };
 	return ret;
 }
 
@@ -388,7 +403,7 @@ static int run_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t re
 		rr->head = rr->n = 0;
 	ret = bc_grow(&rr->v, rr->n, &rr->cap, sizeof(*rr->v), 64, "simulate");
 	if (!ret)
-		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel };
+		rr->v[rr->n++] = (struct stack_ent){ ev->pfn, ev->ts, rel, false };
 	return ret;
 }
 
@@ -657,6 +672,45 @@ static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct
 	return ret;
 }
 
+/*
+ * The first block of an order-0 refill on @ev's cpu: rmqueue_bulk() refills a list only
+ * when it is empty (__rmqueue_pcplist()), so every page freed onto that list that no
+ * event has named since had left it untraced (alloc_pages_bulk()), as above a pcp hit.
+ * Not one freed amid another cpu's drain (it may never have been on the list).
+ */
+static int stack_refilled(struct ahead_pass *P, const struct tr_event *ev)
+{
+	struct free_stack *st;
+	size_t k, w;
+	int ret;
+
+	st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
+	if (!st)
+		return ret;
+	for (k = w = 0; k < st->n && !ret; k++) {
+		if (!ent_live(P, &st->v[k]))
+			continue;
+		/* a free at the refill's very time may have come after it */
+		if (st->v[k].ts == ev->ts || st->v[k].near_drain) {
+			st->v[w++] = st->v[k];
+			continue;
+		}
+		if (ev->seq < P->record_from) {
+			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
+		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
+			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
+		} else {
+			ret = add_reused(P, st->v[k].rel);
+			P->pending[st->v[k].pfn] = 0;
+			P->out->nr_taken++;
+		}
+	}
+	st->n = w;
+	if (st->live > st->n)
+		st->live = st->n;
+	return ret;
+}
+
 /* The lists' part of an event (pfn below pfn_end). */
 static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
 			uint32_t rel, bool own_refill, bool first_locked)
@@ -671,6 +725,8 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 		ret = stack_hit(P, ev, own_refill);
 	if (k == TR_EV_ZONE_LOCKED && ev->percpu_refill && !ev->order && ev->cpu >= 0 &&
 	    ev->cpu < 256 && rel && rel < PEND_REFILL) {
+		if (!ret && first_locked)
+			ret = stack_refilled(P, ev);
 		pending[ev->pfn] = PEND_REFILL | rel;
 		P->refill_cpu[ev->pfn] = (uint8_t)ev->cpu;
 		return ret ? ret : run_push(P, ev, rel, first_locked);
@@ -688,7 +744,7 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
 		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out)
 {
-	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out,
+	struct ahead_pass P = { .g = g, .seq_from = seq_from, .out = out, .drain_cpu = -1,
 				.record_from = g->record_from > seq_from ? g->record_from :
 									   seq_from };
 	uint64_t nr_pb = (g->pfn_end >> g->pageblock_order) + 1;
@@ -731,6 +787,10 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 			tr_decode(dec, &raw, &ev);
 		else
 			tr_decode_page(dec, &raw, &ev);
+		if (k == TR_EV_PCPU_DRAIN) {
+			P.drain_ts = ev.ts;
+			P.drain_cpu = ev.cpu;
+		}
 		ret = batch_watch(&P, k, &ev);
 		if (!ret)
 			ret = batch_defer(&P, k, &ev);

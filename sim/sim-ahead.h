@@ -34,7 +34,10 @@ struct tr_attempt;
  *     takes a page freed onto its cpu's list (no event since), or a page no event has
  *     named since the pass began (it lay on the list before every free since), is a
  *     pcp hit from the head, so the pages freed onto that list after it that no event
- *     has named since had left the list untraced (nr_taken; one freed before the
+ *     has named since had left the list untraced; so had all such pages of a list an
+ *     order-0 refill fills (rmqueue_bulk() fills only an empty list), but one freed
+ *     just after another cpu's drain event (drain_all_pages() may have held the
+ *     list's lock: the free went to the buddy) (nr_taken; one freed before the
  *     requests start, in the seed's read window, is an inferred allocation instead:
  *     the seed holds it on the list). The list a free joins is its pageblock's
  *     type, as the seed has it and the events since show it (a take off the buddy, a

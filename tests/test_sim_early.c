@@ -870,7 +870,9 @@ END_TEST
  * last event before the requests start); cpu 0's pcp hit on U, which no event had named
  * (a page on its list before every free since), says W was taken: the seed holds W on
  * the list, so that is an allocation inferred before the hit, not a reused free. V, on
- * cpu 1's list, is left.
+ * cpu 1's list, is left by that hit; cpu 1's refill then shows its list was empty
+ * (rmqueue_bulk() fills only an empty list): V too was taken, inferred before the
+ * refill.
  */
 START_TEST(test_ahead_hand_built)
 {
@@ -882,7 +884,7 @@ START_TEST(test_ahead_hand_built)
 	struct sim_ahead ah;
 	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
 				   .pb_zone = zone, .nr_zones = 2 };
-	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu;
+	uint64_t fb, fc, fd, fe, fx, fy, hit3, hitu, zr1;
 	int i;
 
 	for (i = 0; i < 33; i++) {
@@ -905,7 +907,7 @@ START_TEST(test_ahead_hand_built)
 	hev(&c, H_BATCHED, 0, E, 0, 0, 0);
 	hev(&c, H_FREE, 0, Z, 0, 0, 0);
 	hev(&c, H_ALLOC, 0, A, 0, GFP_HIGHUSER_MOVABLE_, 1);
-	hev(&c, H_ZL, 1, R1, 0, 1, 1);
+	zr1 = hev(&c, H_ZL, 1, R1, 0, 1, 1);
 	hev(&c, H_ZL, 1, R2, 0, 1, 1);
 	hev(&c, H_ZL, 1, R3, 0, 1, 1);
 	hev(&c, H_ALLOC, 1, R1, 0, GFP_HIGHUSER_MOVABLE_, 1);
@@ -923,21 +925,83 @@ START_TEST(test_ahead_hand_built)
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fc));
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fd));
 	ck_assert(u64set_has(ah.reused, ah.nr_reused, fe));
-	ck_assert_uint_eq(ah.nr_inferred, 2);
-	ck_assert_uint_eq(ah.nr_early, 2);
+	ck_assert_uint_eq(ah.nr_inferred, 3);
+	ck_assert_uint_eq(ah.nr_early, 3);
 	/* W: freed in the window (the seed holds it), above U: made before U's hit */
 	ck_assert(ah.early[0].rq.inferred);
 	ck_assert_uint_eq(ah.early[0].rq.pfn, W);
 	ck_assert_uint_eq(ah.early[0].at_seq, hitu);
+	/* V: on cpu 1's list until its refill */
 	ck_assert(ah.early[1].rq.inferred);
-	ck_assert_uint_eq(ah.early[1].rq.pfn, R2);
-	ck_assert_uint_eq(ah.early[1].at_seq, hit3);
+	ck_assert_uint_eq(ah.early[1].rq.pfn, V);
+	ck_assert_uint_eq(ah.early[1].at_seq, zr1);
 	ck_assert_int_eq(ah.early[1].rq.cpu, 1);
+	ck_assert(ah.early[2].rq.inferred);
+	ck_assert_uint_eq(ah.early[2].rq.pfn, R2);
+	ck_assert_uint_eq(ah.early[2].at_seq, hit3);
+	ck_assert_int_eq(ah.early[2].rq.cpu, 1);
 	/* D's and E's frees are made at their commits, not the interrupt's X and Y */
 	ck_assert_uint_eq(ah.nr_deferred, 2);
 	ck_assert(u64set_has(ah.deferred, ah.nr_deferred, fd));
 	ck_assert(u64set_has(ah.deferred, ah.nr_deferred, fe));
 	ck_assert_uint_eq(ah.nr_taken_refills, 1);
+	sim_ahead_release(&ah);
+	tr_decoder_destroy(dec);
+	tdb_close(c.db);
+	fixture_rm(c.path);
+}
+END_TEST
+
+/*
+ * A refill shows its list was empty (rmqueue_bulk() fills only an empty list): cpu 0
+ * frees F1 and F2 singly, and a batch frees D and E with an interrupt's free X between
+ * their commits (past the locked list, to the buddy); cpu 1 then takes X (an event names
+ * it: pending cleared); cpu 0 frees G right after a drain event of cpu 1 (drain_all_pages()
+ * may hold cpu 0's pcp lock: the free may have gone to the buddy). No event names F1,
+ * F2, D, E or G before cpu 0's refill of its movable order-0 list (R1, R2, then its
+ * allocation of R1): the first four had left the list untraced (alloc_pages_bulk()),
+ * their frees reused; X had never been on it; G is left.
+ */
+START_TEST(test_ahead_refill_empties_list)
+{
+	enum { F1 = 0x2100, F2, D, E, G, X = 0x2180, R1 = 0x2400, R2 };
+	static int8_t list[33], zone[33];
+	struct hcap c;
+	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
+				   .pb_zone = zone, .nr_zones = 1 };
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	uint64_t f1, f2, fd, fe, fx, fg;
+	int i;
+
+	for (i = 0; i < 33; i++)
+		list[i] = 1;
+	hcap_open(&c, "refill-empties.db", "6.12.57");
+	f1 = hev(&c, H_FREE, 0, F1, 0, 0, 0);
+	f2 = hev(&c, H_FREE, 0, F2, 0, 0, 0);
+	fd = hev(&c, H_FREE, 0, D, 0, 0, 0);
+	fe = hev(&c, H_FREE, 0, E, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, D, 0, 0, 0);
+	fx = hev(&c, H_FREE, 0, X, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, E, 0, 0, 0);
+	hev(&c, H_ALLOC, 1, X, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	hev(&c, H_DRAIN, 1, 0x2300, 0, 1, 0);
+	fg = hev(&c, H_FREE, 0, G, 0, 0, 0);
+	hev(&c, H_ZL, 0, R1, 0, 1, 1);
+	hev(&c, H_ZL, 0, R2, 0, 1, 1);
+	hev(&c, H_ALLOC, 0, R1, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert(u64set_has(ah.past, ah.nr_past, fx));
+	ck_assert_uint_eq(ah.nr_taken, 4);
+	ck_assert_uint_eq(ah.nr_reused, 4);
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, f1));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, f2));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fd));
+	ck_assert(u64set_has(ah.reused, ah.nr_reused, fe));
+	ck_assert(!u64set_has(ah.reused, ah.nr_reused, fx));
+	ck_assert(!u64set_has(ah.reused, ah.nr_reused, fg));
 	sim_ahead_release(&ah);
 	tr_decoder_destroy(dec);
 	tdb_close(c.db);
@@ -1027,6 +1091,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_seed_pending_fallback_block_on_pcp);
 	tcase_add_test(tc, test_alloc_factor_from_first_refill);
 	tcase_add_test(tc, test_seed_first_refills_found);
+	tcase_add_test(tc, test_ahead_refill_empties_list);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
