@@ -408,6 +408,43 @@ static int run_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t re
 }
 
 /*
+ * The live entries of @st from @from on had left the list untraced before @ev (a pcp
+ * hit, a refill): in the seed's window the seed has them; freed before the requests
+ * start, each is an allocation inferred before @ev; else its free is reused. A free at
+ * @ev's very time may have come after it (the order is not told), and with @keep_near
+ * one freed amid another cpu's drain may never have been on the list: those stay, from
+ * @w on, where the list is cut.
+ */
+static int stack_take(struct ahead_pass *P, struct free_stack *st, size_t from, size_t w,
+		      const struct tr_event *ev, bool keep_near)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = from; k < st->n && !ret; k++) {
+		if (!ent_live(P, &st->v[k]))
+			continue;
+		if (st->v[k].ts == ev->ts || (keep_near && st->v[k].near_drain)) {
+			st->v[w++] = st->v[k];
+			continue;
+		}
+		if (ev->seq < P->record_from) {
+			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
+		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
+			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
+		} else {
+			ret = add_reused(P, st->v[k].rel);
+			P->pending[st->v[k].pfn] = 0;
+			P->out->nr_taken++;
+		}
+	}
+	st->n = w;
+	if (st->live > st->n)
+		st->live = st->n;
+	return ret;
+}
+
+/*
  * An order-0 allocation on a cpu of a page that lay on that cpu's list (freed there,
  * or refilled there by rmqueue_bulk(), with no event since): a pcp hit from the head,
  * so every page freed onto the list after it that no event has named since had left
@@ -420,7 +457,7 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 {
 	uint32_t pend = P->pending[ev->pfn], after;
 	struct free_stack *st;
-	size_t i, k, w;
+	size_t i;
 	int ret;
 
 	if (ev->order || (!pend && (own_refill || seen(P, ev->pfn))))
@@ -449,32 +486,7 @@ static int stack_hit(struct ahead_pass *P, const struct tr_event *ev, bool own_r
 		if (i == (size_t)-1)
 			return 0;
 	}
-	/*
-	 * a free at the hit's very time may have come after it (the order is not told):
-	 * it stays on the list
-	 */
-	for (k = i + (pend && !(pend & PEND_REFILL) ? 1 : 0), w = i; k < st->n && !ret; k++) {
-		if (!ent_live(P, &st->v[k]))
-			continue;
-		if (st->v[k].ts == ev->ts) {
-			st->v[w++] = st->v[k];
-			continue;
-		}
-		if (ev->seq < P->record_from) {
-			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
-		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
-			/* freed before the simulation starts: the seed has it on the list */
-			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
-		} else {
-			ret = add_reused(P, st->v[k].rel);
-			P->pending[st->v[k].pfn] = 0;
-			P->out->nr_taken++;
-		}
-	}
-	st->n = w;
-	if (st->live > st->n)
-		st->live = st->n;
-	return ret;
+	return stack_take(P, st, i + (pend && !(pend & PEND_REFILL) ? 1 : 0), i, ev, false);
 }
 
 /*
@@ -681,34 +693,10 @@ static int ahead_reused(struct ahead_pass *P, enum tr_event_kind k, const struct
 static int stack_refilled(struct ahead_pass *P, const struct tr_event *ev)
 {
 	struct free_stack *st;
-	size_t k, w;
 	int ret;
 
 	st = stack_of(P, ev->cpu, ev->pfn, pcp_list_of(ev->mt), &ret);
-	if (!st)
-		return ret;
-	for (k = w = 0; k < st->n && !ret; k++) {
-		if (!ent_live(P, &st->v[k]))
-			continue;
-		/* a free at the refill's very time may have come after it */
-		if (st->v[k].ts == ev->ts || st->v[k].near_drain) {
-			st->v[w++] = st->v[k];
-			continue;
-		}
-		if (ev->seq < P->record_from) {
-			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
-		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
-			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
-		} else {
-			ret = add_reused(P, st->v[k].rel);
-			P->pending[st->v[k].pfn] = 0;
-			P->out->nr_taken++;
-		}
-	}
-	st->n = w;
-	if (st->live > st->n)
-		st->live = st->n;
-	return ret;
+	return st ? stack_take(P, st, 0, 0, ev, true) : ret;
 }
 
 /* The lists' part of an event (pfn below pfn_end). */

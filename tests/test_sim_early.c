@@ -766,6 +766,14 @@ static void hcap_open(struct hcap *c, const char *name, const char *release)
 	ck_assert_int_eq(tdb_set_meta(c->db, "kernel_release", release), 0);
 }
 
+/* Done with a hand-built capture: its decoder, the file. */
+static void hcap_close(struct hcap *c, struct tr_decoder *dec)
+{
+	tr_decoder_destroy(dec);
+	tdb_close(c->db);
+	fixture_rm(c->path);
+}
+
 /*
  * A fallback in the seed's read window took a block off the buddy (6.12: extfrag, no
  * zone_locked) and no mm_page_alloc named it: rmqueue_bulk() put it on a pcp list,
@@ -819,9 +827,7 @@ START_TEST(test_seed_first_refills_found)
 	ck_assert_uint_eq(v[1].pages, 2);
 	ck_assert_uint_eq(v[1].zone, 0);
 	free(v);
-	tr_decoder_destroy(dec);
-	tdb_close(c.db);
-	fixture_rm(c.path);
+	hcap_close(&c, dec);
 	model_destroy(m);
 }
 END_TEST
@@ -849,9 +855,7 @@ START_TEST(test_seed_pending_fallback_block_on_pcp)
 	ck_assert_int_eq(pi.state, MODEL_PFN_PCP);
 	ck_assert_int_eq(pi.cpu, 1);
 	ck_assert_int_eq(model_recount(m, NULL, 0), 0);
-	tr_decoder_destroy(dec);
-	tdb_close(c.db);
-	fixture_rm(c.path);
+	hcap_close(&c, dec);
 	model_destroy(m);
 }
 END_TEST
@@ -946,9 +950,7 @@ START_TEST(test_ahead_hand_built)
 	ck_assert(u64set_has(ah.deferred, ah.nr_deferred, fe));
 	ck_assert_uint_eq(ah.nr_taken_refills, 1);
 	sim_ahead_release(&ah);
-	tr_decoder_destroy(dec);
-	tdb_close(c.db);
-	fixture_rm(c.path);
+	hcap_close(&c, dec);
 }
 END_TEST
 
@@ -1003,9 +1005,7 @@ START_TEST(test_ahead_refill_empties_list)
 	ck_assert(!u64set_has(ah.reused, ah.nr_reused, fx));
 	ck_assert(!u64set_has(ah.reused, ah.nr_reused, fg));
 	sim_ahead_release(&ah);
-	tr_decoder_destroy(dec);
-	tdb_close(c.db);
-	fixture_rm(c.path);
+	hcap_close(&c, dec);
 }
 END_TEST
 
@@ -1071,9 +1071,7 @@ START_TEST(test_batch_frees_at_commit)
 	ck_assert_int_eq(n, 9);
 	sim_reqs_close(it);
 	sim_ahead_release(&ah);
-	tr_decoder_destroy(dec);
-	tdb_close(c.db);
-	fixture_rm(c.path);
+	hcap_close(&c, dec);
 }
 END_TEST
 
