@@ -267,7 +267,7 @@ static unsigned int pcp_alloc_size(const struct model_zone_limits *l, bool grow,
 	int64_t batch = l->pcp_batch, b, max_nr;
 
 	*af_up = false;
-	high = clamp32((uint32_t)high, l->pcp_high_min, l->pcp_high_max);
+	high = clamp32(high, l->pcp_high_min, l->pcp_high_max);
 	*new_high = high;
 	if (high < batch)
 		return 1;
@@ -292,6 +292,13 @@ static unsigned int pcp_alloc_size(const struct model_zone_limits *l, bool grow,
 	return (unsigned int)b;
 }
 
+/* nr_pcp_alloc() raises pcp->high first: a tuned list of a zone over its high mark. */
+static bool refill_grows_high(struct model *m, unsigned int zi,
+			      const struct model_zone_limits *l)
+{
+	return l->pcp_high_min != l->pcp_high_max && !below_high(m, zi);
+}
+
 /*
  * nr_pcp_alloc(): blocks rmqueue_bulk() takes for an empty list, @count the cpu's
  * pcp->count then; tunes high.
@@ -308,8 +315,8 @@ static unsigned int nr_pcp_alloc(struct model *m, unsigned int zi, struct dpcp *
 	if (m->prof.version < MODEL_KVER(6, 7, 0))
 		return batch > 1 ? (unsigned int)(batch >> order > 2 ? batch >> order : 2) :
 				   (unsigned int)batch;
-	b = pcp_alloc_size(l, l->pcp_high_min != l->pcp_high_max && !below_high(m, zi),
-			   p->high, count, p->alloc_factor, order, &high, &af_up);
+	b = pcp_alloc_size(l, refill_grows_high(m, zi, l), p->high, count, p->alloc_factor,
+			   order, &high, &af_up);
 	jset32(m, &p->high, (uint32_t)high);
 	if (af_up)
 		jset32(m, &p->alloc_factor, p->alloc_factor + 1);
@@ -323,7 +330,7 @@ int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned in
 	struct dpcp *p;
 	int64_t high;
 	unsigned int af, best = UINT_MAX;
-	bool af_up;
+	bool af_up, grow;
 	int ret = model_broken(m);
 
 	if (ret)
@@ -336,10 +343,10 @@ int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned in
 	p = pcp_state(m, zone, cpu);
 	if (!p)
 		return -BC_E_NOMEM;
+	grow = refill_grows_high(m, zone, l);
 	/* the smallest that gives the kernel's pages (a capped refill fits several) */
 	for (af = 0; af <= PCP_BATCH_SCALE_MAX && best == UINT_MAX; af++)
-		if (pcp_alloc_size(l, l->pcp_high_min != l->pcp_high_max && !below_high(m, zone),
-				   p->high, m->zones[zone].pcp_count[cpu], af, 0, &high,
+		if (pcp_alloc_size(l, grow, p->high, m->zones[zone].pcp_count[cpu], af, 0, &high,
 				   &af_up) == pages)
 			best = af;
 	if (best == UINT_MAX)
@@ -1636,13 +1643,21 @@ static bool range_in_use(const struct model *m, uint32_t idx, unsigned int order
 	return true;
 }
 
+/* [@pfn, @pfn + 2^@order) an aligned block inside one zone: 1, *@idx and *@zi. */
+static bool zone_block(const struct model *m, uint64_t pfn, unsigned int order, uint32_t *idx,
+		       int *zi)
+{
+	/* above MAX_PAGE_ORDER only a gigantic folio's free (free_one_page() splits it) */
+	return order <= 30 && pfn_to_idx(m, pfn, idx) && !(*idx & ((1u << order) - 1)) &&
+	       (*zi = model_idx_zone(m, *idx)) >= 0 && *idx + (1u << order) <= m->zones[*zi].iend;
+}
+
 bool model_block_in_use(const struct model *m, uint64_t pfn, unsigned int order)
 {
 	uint32_t idx, head;
 	int zi;
 
-	if (order > 30 || !pfn_to_idx(m, pfn, &idx) || (idx & ((1u << order) - 1)) ||
-	    (zi = model_idx_zone(m, idx)) < 0 || idx + (1u << order) > m->zones[zi].iend)
+	if (!zone_block(m, pfn, order, &idx, &zi))
 		return false;
 	/* part of one larger allocation (split_allocation() frees the part) */
 	if (wtag(m->words[idx]) != WT_ALLOC || w_order(m->words[idx]) > order)
@@ -1658,9 +1673,7 @@ int model_give(struct model *m, int cpu, uint64_t pfn, unsigned int order)
 
 	if (ret)
 		return ret;
-	/* above MAX_PAGE_ORDER only a gigantic folio's free (free_one_page() splits it) */
-	if (order > 30 || !pfn_to_idx(m, pfn, &idx) || (idx & ((1u << order) - 1)) ||
-	    (zi = model_idx_zone(m, idx)) < 0 || idx + (1u << order) > m->zones[zi].iend)
+	if (!zone_block(m, pfn, order, &idx, &zi))
 		return bc_error(BC_E_INVAL, "model: cannot free pfn %#llx order %u",
 				(unsigned long long)pfn, order);
 	w = m->words[idx];

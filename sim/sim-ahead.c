@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sim-ahead: the pass ahead over a capture's events (sim-ahead.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,14 @@ struct ahead_pass {
 	size_t *iso;			/* those begun and not ended: isolating */
 	size_t nr_iso, cap_iso;
 	size_t cap_reused, cap_early, cap_settles, cap_taken_refills, cap_past;
+	size_t cap_first_refills;
+	/* by cpu: its order-0 refill under way (zone + 1: 0 none, UINT_MAX not one), its
+	 * pages, and the zones whose first refill was found (by bit) */
+	struct fr_watch {
+		unsigned int zone, pages;
+		uint32_t done;
+	} *fr;
+	size_t nr_fr;
 	uint64_t all;			/* events counted for the early allocations */
 	uint64_t drain_ts;		/* the last drain event: its time and cpu */
 	int drain_cpu;
@@ -540,6 +549,56 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	return ret;
 }
 
+/*
+ * The first order-0 refill of each cpu's lists of each zone from the requests' start
+ * (sim_first_refill): the percpu zone_locked events of one zone on the cpu, then its
+ * allocation.
+ */
+static int first_refill_watch(struct ahead_pass *P, enum tr_event_kind k,
+			      const struct tr_event *ev)
+{
+	struct sim_ahead *out = P->out;
+	struct fr_watch *mk;
+	int ret, z;
+
+	if (ev->cpu < 0 || ev->cpu >= 65536 || ev->seq < P->record_from ||
+	    ev->pfn >= P->g->pfn_end)
+		return 0;
+	ret = bc_grow_index(&P->fr, &P->nr_fr, (size_t)ev->cpu, sizeof(*P->fr), "simulate");
+	if (ret)
+		return ret;
+	mk = &P->fr[ev->cpu];
+	if (k == TR_EV_ZONE_LOCKED) {
+		z = P->g->pb_zone ? P->g->pb_zone[ev->pfn >> P->g->pageblock_order] : -1;
+		if (mk->zone == UINT_MAX)
+			return 0;
+		if (!ev->percpu_refill || ev->order || z < 0 || z >= 32 ||
+		    (mk->zone && mk->zone != (unsigned int)z + 1))
+			mk->zone = UINT_MAX;	/* not one order-0 refill of one zone */
+		else {
+			mk->zone = (unsigned int)z + 1;
+			mk->pages++;
+		}
+		return 0;
+	}
+	if (k != TR_EV_PAGE_ALLOC)
+		return 0;
+	/* the refill's allocation */
+	if (mk->zone && mk->zone != UINT_MAX && !ev->order &&
+	    !(mk->done & (1u << (mk->zone - 1)))) {
+		mk->done |= 1u << (mk->zone - 1);
+		ret = bc_grow(&out->first_refills, out->nr_first_refills, &P->cap_first_refills,
+			      sizeof(*out->first_refills), 8, "simulate");
+		if (!ret)
+			out->first_refills[out->nr_first_refills++] = (struct sim_first_refill){
+				.seq = ev->seq, .zone = mk->zone - 1,
+				.cpu = (unsigned int)ev->cpu, .pages = mk->pages };
+	}
+	mk->zone = 0;
+	mk->pages = 0;
+	return ret;
+}
+
 /* The reused frees' part of an event. */
 /*
  * The free @c went past the list (free_one_page()): recorded, and taken off its
@@ -792,6 +851,8 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		ret = g->nr_att ? iso_track(&P, ev.seq) : 0;
 		if (!ret)
 			ret = ahead_early(&P, k, &ev);
+		if (!ret && (k == TR_EV_ZONE_LOCKED || k == TR_EV_PAGE_ALLOC))
+			ret = first_refill_watch(&P, k, &ev);
 		first = ev.cpu >= 0 && (size_t)ev.cpu < P.nr_mks && P.mks[ev.cpu].seq == ev.seq;
 		if (!ret)
 			ret = ahead_reused(&P, k, &ev, rel <= UINT32_MAX ? (uint32_t)rel : 0, own,
@@ -806,6 +867,7 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	for (size_t i = 0; i < P.nr_mks; i++)
 		free(P.mks[i].cand);
 	free(P.mks);
+	free(P.fr);
 	for (size_t i = 0; i < P.nr_runs_b; i++)
 		free(P.runs_b[i].v);
 	free(P.runs_b);
@@ -889,6 +951,7 @@ void sim_ahead_release(struct sim_ahead *a)
 	free(a->settles);
 	free(a->taken_refills);
 	free(a->past);
+	free(a->first_refills);
 	*a = (struct sim_ahead){ 0 };
 }
 

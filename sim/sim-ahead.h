@@ -84,6 +84,18 @@ struct sim_settle {
 	int cpu;
 };
 
+/*
+ * The first order-0 refill of a cpu's pcp lists of a zone after the seed: its
+ * allocation's event (seq), and the pages rmqueue_bulk() took (the zone_locked events
+ * of a percpu refill on that cpu before it). nr_pcp_alloc() sizes a refill by
+ * alloc_factor, which no file shows and the seed cannot know: the kernel's first
+ * refill tells it (model_pcp_infer_alloc_factor()).
+ */
+struct sim_first_refill {
+	uint64_t seq;			/* the allocation's mm_page_alloc */
+	unsigned int zone, cpu, pages;
+};
+
 struct sim_ahead {
 	uint64_t *reused;
 	size_t nr_reused;
@@ -103,6 +115,8 @@ struct sim_ahead {
 	size_t nr_deferred;
 	struct sim_settle *settles;	/* by seq */
 	size_t nr_settles;
+	struct sim_first_refill *first_refills;	/* by seq, from the requests' start */
+	size_t nr_first_refills;
 };
 
 /* The pcp lists per cpu for order 0: MIGRATE_PCPTYPES. */

@@ -8,11 +8,11 @@
 #include "db/tdb-snap.h"
 #include "model/decide.h"
 #include "model/model.h"
+#include "sim/sim-ahead.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-contig.h"
 #include "sim/sim-pfnmap.h"
 #include "sim/sim-requests.h"
-#include "sim/sim-seed.h"
 
 struct sim_cma_range {
 	uint64_t pfn, nr;
@@ -45,7 +45,7 @@ struct sim_apply {
 	 * zone's counter has not counted yet (< 0; settle()).
 	 */
 	int64_t *refill_held;
-	struct sim_first_refill *first_refill;	/* by seq (sim_apply_set_first_refills()) */
+	const struct sim_first_refill *first_refill;	/* by seq, borrowed */
 	size_t nr_first_refill;
 };
 
@@ -210,9 +210,9 @@ static int vmstat_tick(struct sim_apply *a, uint64_t ts)
 	return ret;
 }
 
-void sim_apply_set_first_refills(struct sim_apply *a, struct sim_first_refill *v, size_t nr)
+void sim_apply_set_first_refills(struct sim_apply *a, const struct sim_first_refill *v,
+				 size_t nr)
 {
-	free(a->first_refill);
 	a->first_refill = v;
 	a->nr_first_refill = nr;
 }
@@ -338,7 +338,6 @@ void sim_apply_destroy(struct sim_apply *a)
 	sim_pfnmap_destroy(a->pm);
 	free(a->cma);
 	free(a->refill_held);
-	free(a->first_refill);
 	free(a);
 }
 

@@ -132,12 +132,13 @@ void sim_apply_set_vmstat_traced(struct sim_apply *a, bool traced);
  */
 void sim_apply_set_kernel_zones(struct sim_apply *a, bool on);
 /*
- * The kernel's first order-0 refill of each pcp list after the seed (sim-seed.h;
- * @v sorted by seq, @nr, taken over): at its allocation, the list's alloc_factor is
- * set to what the refill's size says (model_pcp_infer_alloc_factor()).
+ * The kernel's first order-0 refill of each pcp list after the seed (sim-ahead.h;
+ * @v sorted by seq, @nr, borrowed): at its allocation, the list's alloc_factor is set
+ * to what the refill's size says (model_pcp_infer_alloc_factor()).
  */
 struct sim_first_refill;
-void sim_apply_set_first_refills(struct sim_apply *a, struct sim_first_refill *v, size_t nr);
+void sim_apply_set_first_refills(struct sim_apply *a, const struct sim_first_refill *v,
+				 size_t nr);
 /* Hypothetical attempts (figures) must not move the map: stop (0) or resume (1) it. */
 void sim_apply_follow(struct sim_apply *a, int on);
 /*

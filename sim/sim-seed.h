@@ -149,20 +149,4 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		       uint64_t seq_from, uint64_t *nr, uint64_t *nr_relisted);
 
-/*
- * The first order-0 refill of each cpu's pcp lists of each zone after @seq_from: its
- * allocation's event (seq), and the pages rmqueue_bulk() took (the zone_locked events
- * of a percpu refill on that cpu before it). nr_pcp_alloc() sizes a refill by
- * alloc_factor, which no file shows and the seed cannot know: the kernel's first
- * refill tells it (model_pcp_infer_alloc_factor()). Found up to @seq_to.
- */
-struct sim_first_refill {
-	uint64_t seq;			/* the allocation's mm_page_alloc */
-	unsigned int zone, cpu, pages;
-};
-/* *@out (sorted by seq; caller frees) and *@nr. Return: 0, or a negative bc_err. */
-int sim_seed_first_refills(struct tdb *db, const struct tr_decoder *dec, const struct model *m,
-			   uint64_t seq_from, uint64_t seq_to, struct sim_first_refill **out,
-			   size_t *nr);
-
 #endif

@@ -343,15 +343,9 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 								  TR_EV_VMSTAT_UPDATE));
 		sim_apply_set_kernel_zones(S->ap, S->o->kernel_zones);
 	}
-	if (!ret) {
-		struct sim_first_refill *fr;
-		size_t nr_fr;
-
-		ret = sim_seed_first_refills(S->db, rp_decoder(S->rp), S->m,
-					     (uint64_t)seed->seq_end, S->o->until_seq, &fr, &nr_fr);
-		if (!ret)
-			sim_apply_set_first_refills(S->ap, fr, nr_fr);
-	}
+	if (!ret)
+		sim_apply_set_first_refills(S->ap, S->ahead.first_refills,
+					    S->ahead.nr_first_refills);
 	if (!ret)
 		ret = sim_apply_set_pins(S->ap, S->db, seed->id);
 	if (!ret && S->o->ready)

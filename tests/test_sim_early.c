@@ -208,18 +208,16 @@ START_TEST(test_alloc_factor_from_first_refill)
 			ck_assert_int_eq(model_take(m, &rq, &d), 0);
 		} else {
 			/* the simulation: at the allocation of that first refill */
-			struct sim_first_refill *fr = malloc(sizeof(*fr));
+			const struct sim_first_refill fr = { .seq = 7, .zone = 0, .cpu = 0,
+							     .pages = 32 };
 			struct sim_request srq = { .kind = SIM_REQ_ALLOC, .seq = 7, .cpu = 0,
 						   .pfn = 0x40100, .order = 0, .mt = 1,
 						   .gfp = GFP_HIGHUSER_MOVABLE_, .nr_pages = 1 };
 			struct sim_stats st = { 0 };
 			struct sim_apply *a;
 
-			ck_assert_ptr_nonnull(fr);
-			*fr = (struct sim_first_refill){ .seq = 7, .zone = 0, .cpu = 0,
-							 .pages = 32 };
 			ck_assert_int_eq(sim_apply_create(m, &st, &a), 0);
-			sim_apply_set_first_refills(a, fr, 1);
+			sim_apply_set_first_refills(a, &fr, 1);
 			ck_assert_int_eq(sim_apply_request(a, &srq), 0);
 			ck_assert_uint_eq(st.seed_alloc_factors, 1);
 			sim_apply_destroy(a);
@@ -774,6 +772,18 @@ static void hcap_close(struct hcap *c, struct tr_decoder *dec)
 	fixture_rm(c->path);
 }
 
+/* One zone's geometry for the pass ahead: every pageblock's frees on the movable list. */
+static struct sim_ahead_geo one_zone_geo(void)
+{
+	static int8_t list[33], zone[33];
+	int i;
+
+	for (i = 0; i < 33; i++)
+		list[i] = 1;
+	return (struct sim_ahead_geo){ .pfn_end = 0x4000, .pageblock_order = 9,
+				       .pb_list = list, .pb_zone = zone, .nr_zones = 1 };
+}
+
 /*
  * A fallback in the seed's read window took a block off the buddy (6.12: extfrag, no
  * zone_locked) and no mm_page_alloc named it: rmqueue_bulk() put it on a pcp list,
@@ -784,21 +794,21 @@ static void hcap_close(struct hcap *c, struct tr_decoder *dec)
  * memory-block offline the kernel made failed in the simulation on such a block).
  */
 /*
- * sim_seed_first_refills() on a hand-built 6.12 capture, one zone: cpu 1 refills 5
- * pages (zone_locked, percpu_refill) and allocates; cpu 0 refills 3 with an order-1
- * zone_locked among them (not one order-0 refill: skipped), allocates, then refills 2
- * and allocates; cpu 1's second refill is not its first. Expect two: cpu 1's of 5 and
- * cpu 0's of 2, at their allocations, in that order.
+ * The pass ahead finds the first refills on a hand-built 6.12 capture, one zone: cpu 1
+ * refills 5 pages (zone_locked, percpu_refill) and allocates; cpu 0 refills 3 with an
+ * order-1 zone_locked among them (not one order-0 refill: skipped), allocates, then
+ * refills 2 and allocates; cpu 1's second refill is not its first. Expect two: cpu 1's
+ * of 5 and cpu 0's of 2, at their allocations, in that order.
  */
 START_TEST(test_seed_first_refills_found)
 {
-	enum { Z = 0x40000 };
-	struct model *m = fixture_free_zone("6.12.0", Z, 4096);
-	struct sim_first_refill *v;
+	enum { Z = 0x2000 };
+	struct sim_ahead_geo g = one_zone_geo();
+	const struct sim_first_refill *v;
 	struct tr_decoder *dec;
+	struct sim_ahead ah;
 	uint64_t a1, a0;
 	struct hcap c;
-	size_t nr;
 	int i;
 
 	hcap_open(&c, "first-refills.db", "6.12.0");
@@ -817,8 +827,9 @@ START_TEST(test_seed_first_refills_found)
 	hev(&c, H_ALLOC, 1, Z + 0x300, 0, GFP_HIGHUSER_MOVABLE_, 1);
 	ck_assert_int_eq(tdb_finish(c.db), 0);
 	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
-	ck_assert_int_eq(sim_seed_first_refills(c.db, dec, m, 0, UINT64_MAX, &v, &nr), 0);
-	ck_assert_uint_eq(nr, 2);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	v = ah.first_refills;
+	ck_assert_uint_eq(ah.nr_first_refills, 2);
 	ck_assert_uint_eq(v[0].seq, a1);
 	ck_assert_uint_eq(v[0].cpu, 1);
 	ck_assert_uint_eq(v[0].pages, 5);
@@ -826,9 +837,8 @@ START_TEST(test_seed_first_refills_found)
 	ck_assert_uint_eq(v[1].cpu, 0);
 	ck_assert_uint_eq(v[1].pages, 2);
 	ck_assert_uint_eq(v[1].zone, 0);
-	free(v);
+	sim_ahead_release(&ah);
 	hcap_close(&c, dec);
-	model_destroy(m);
 }
 END_TEST
 
@@ -967,17 +977,12 @@ END_TEST
 START_TEST(test_ahead_refill_empties_list)
 {
 	enum { F1 = 0x2100, F2, D, E, G, X = 0x2180, R1 = 0x2400, R2 };
-	static int8_t list[33], zone[33];
 	struct hcap c;
-	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
-				   .pb_zone = zone, .nr_zones = 1 };
+	struct sim_ahead_geo g = one_zone_geo();
 	struct tr_decoder *dec;
 	struct sim_ahead ah;
 	uint64_t f1, f2, fd, fe, fx, fg;
-	int i;
 
-	for (i = 0; i < 33; i++)
-		list[i] = 1;
 	hcap_open(&c, "refill-empties.db", "6.12.57");
 	f1 = hev(&c, H_FREE, 0, F1, 0, 0, 0);
 	f2 = hev(&c, H_FREE, 0, F2, 0, 0, 0);
@@ -1019,19 +1024,15 @@ END_TEST
 START_TEST(test_batch_frees_at_commit)
 {
 	enum { P1 = 0x2100, P2, P3, I = 0x2180, S = 0x2190, Q1 = 0x2200, Q2, Q3 };
-	static int8_t list[33], zone[33];
 	struct hcap c;
-	struct sim_ahead_geo g = { .pfn_end = 0x4000, .pageblock_order = 9, .pb_list = list,
-				   .pb_zone = zone, .nr_zones = 1 };
+	struct sim_ahead_geo g = one_zone_geo();
 	struct tr_decoder *dec;
 	struct sim_ahead ah;
 	struct sim_reqs *it;
 	struct sim_request rq;
 	uint64_t fp[3], fi, fs, q[3], dr, want[9][2];
-	int i, n = 0;
+	int n = 0;
 
-	for (i = 0; i < 33; i++)
-		list[i] = 1;
 	hcap_open(&c, "batch.db", "6.12.57");
 	fp[0] = hev(&c, H_FREE, 0, P1, 0, 0, 0);
 	fp[1] = hev(&c, H_FREE, 0, P2, 0, 0, 0);
