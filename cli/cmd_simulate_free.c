@@ -178,6 +178,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "frees_reused", st->frees_reused);
 	json_kuint(&j, "allocs_early", st->allocs_early);
 	json_kuint(&j, "allocs_inferred", st->allocs_inferred);
+	json_kuint(&j, "allocs_passed_over", st->allocs_passed_over);
 	json_kuint(&j, "frees_taken", st->frees_taken);
 	json_kuint(&j, "frees_past_list", st->frees_past_list);
 	json_kuint(&j, "frees_deferred", st->frees_deferred);
@@ -390,6 +391,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "follows: %llu; %llu of them in a refill those requests interrupted "
 		       "(NR_FREE_PAGES counts it at the refill's end)\n",
 		       (unsigned long long)st->allocs_early, (unsigned long long)st->settled);
+	if (st->allocs_passed_over)
+		printf("allocations of a high-order pcp page made before a drain of its cpu that "
+		       "passed over its list (free_pcppages_bulk() round-robin: it was empty), "
+		       "their event after: %llu\n", (unsigned long long)st->allocs_passed_over);
 	if (st->seed_pcp_relisted)
 		printf("pcp blocks of the first snapshot moved to the list (migratetype) the kernel "
 		       "then took them from: %llu\n", (unsigned long long)st->seed_pcp_relisted);

@@ -181,6 +181,16 @@ struct ahead_pass {
 	uint64_t all;			/* events counted for the early allocations */
 	uint64_t drain_ts;		/* the last drain event: its time and cpu */
 	int drain_cpu;
+	/* high-order pages a refill put on a pcp list, no event naming them since */
+	struct hi_ent {
+		uint64_t pfn;
+		uint64_t gone_seq, gone_ts;	/* a drain passed over their list: */
+		int cpu;			/* gone before that (0: not known) */
+		unsigned int zone, pindex, order;
+	} *hi;
+	size_t nr_hi, cap_hi;
+	struct drain_burst *bursts;	/* by cpu: its drain events since its last other */
+	size_t nr_bursts;
 	struct sim_ahead *out;
 };
 
@@ -788,6 +798,165 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	return ret ? ret : stack_push(P, ev, rel);
 }
 
+/*
+ * A cpu's run of mm_page_pcpu_drain events of one zone, no other event of the cpu
+ * between: one free_pcppages_bulk(), which takes the lists round-robin from the one it
+ * is asked for (pindex), each whole until its count runs out (the last one maybe not),
+ * and passes over the empty ones.
+ */
+struct drain_burst {
+	uint64_t seq, ts;		/* its first event */
+	unsigned int zone, first, last, span;	/* span: lists moved over, round-robin */
+	uint32_t drained;		/* by pindex */
+	bool on;
+};
+
+/* 4 low orders (PAGE_ALLOC_COSTLY_ORDER 3) x 3 types, then the THP lists */
+#define HI_LOW_LISTS	12u
+#define HI_LISTS	14u
+
+/* order_to_pindex(): the list of a block of @order and type @mt (trace numbering). */
+static int hi_pindex(const struct ahead_pass *P, unsigned int order, int mt)
+{
+	int list = pcp_list_of(mt);
+
+	if (list < 0)
+		return -1;
+	if (order < 4)
+		return (int)order * 3 + list;
+	return order == P->g->pageblock_order ? (int)HI_LOW_LISTS + (list == 1) : -1;
+}
+
+static void hi_forget(struct ahead_pass *P, uint64_t pfn)
+{
+	for (size_t i = 0; i < P->nr_hi; i++)
+		if (P->hi[i].pfn == pfn) {
+			P->hi[i] = P->hi[--P->nr_hi];
+			return;
+		}
+}
+
+/*
+ * The end of @cpu's drain run: a list it passed over was empty (round-robin, between
+ * the first list it took and the last, which it left maybe not empty), and so was the
+ * first once it moved on. A refilled high-order page the pass holds on such a list had
+ * left it before, by the allocation its next event shows (alloc_pages_bulk() takes
+ * order 0 only): the task traces mm_page_alloc at the end of __alloc_pages(), after
+ * whatever preempted it, and this cpu drained meanwhile.
+ */
+static void burst_end(struct ahead_pass *P, int cpu)
+{
+	struct drain_burst *b;
+	uint32_t passed = 0;
+	unsigned int l;
+
+	if (cpu < 0 || (size_t)cpu >= P->nr_bursts || !P->bursts[cpu].on)
+		return;
+	b = &P->bursts[cpu];
+	b->on = false;
+	if (b->first == b->last || b->span >= HI_LISTS)
+		return;		/* one list, or round the lists more than once */
+	for (l = b->first; l != b->last; l = (l + 1) % HI_LISTS)
+		passed |= 1u << l;
+	for (size_t i = 0; i < P->nr_hi; i++) {
+		struct hi_ent *h = &P->hi[i];
+
+		if (h->cpu == cpu && h->zone == b->zone && !h->gone_seq &&
+		    (passed & (1u << h->pindex)) && b->seq >= P->record_from) {
+			h->gone_seq = b->seq;
+			h->gone_ts = b->ts;
+		}
+	}
+}
+
+static int burst_drain(struct ahead_pass *P, const struct tr_event *ev, int zone, int pindex)
+{
+	struct drain_burst *b;
+	int ret = bc_grow_index(&P->bursts, &P->nr_bursts, (size_t)ev->cpu, sizeof(*P->bursts),
+				"simulate");
+
+	if (ret)
+		return ret;
+	b = &P->bursts[ev->cpu];
+	if (b->on && (b->zone != (unsigned int)zone || pindex < 0))
+		burst_end(P, ev->cpu);
+	if (pindex < 0)
+		return 0;
+	if (!b->on) {
+		*b = (struct drain_burst){ .seq = ev->seq, .ts = ev->ts, .zone = (unsigned int)zone,
+					   .first = (unsigned int)pindex,
+					   .last = (unsigned int)pindex, .on = true };
+	} else if ((unsigned int)pindex != b->last) {
+		b->span += ((unsigned int)pindex + HI_LISTS - b->last) % HI_LISTS;
+		b->last = (unsigned int)pindex;
+	}
+	b->drained |= 1u << pindex;
+	return 0;
+}
+
+/* An allocation of a page a drain run showed gone: made before that run. */
+static int hi_taken(struct ahead_pass *P, const struct hi_ent *h, const struct tr_event *ev)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
+			  "simulate");
+
+	if (ret)
+		return ret;
+	out->early[out->nr_early] = (struct sim_early){
+		.at_seq = h->gone_seq, .at_ts = h->gone_ts, .nth = out->nr_early,
+		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+			.nr_pages = 1ull << ev->order, .early = true },
+	};
+	out->nr_early++;
+	out->nr_passed_over++;
+	return 0;
+}
+
+/* The high-order pcp pages' part of an event (struct drain_burst). */
+static int ahead_passed_over(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
+			     bool own)
+{
+	int zone, pindex, ret = 0;
+
+	if (ev->cpu < 0 || ev->cpu >= 65536 || ev->pfn >= P->g->pfn_end || !P->g->pb_zone)
+		return 0;
+	zone = P->g->pb_zone[ev->pfn >> P->g->pageblock_order];
+	if (k != TR_EV_PCPU_DRAIN)
+		burst_end(P, ev->cpu);
+	if (zone < 0)
+		return 0;
+	pindex = hi_pindex(P, ev->order, ev->mt);
+	if (k == TR_EV_PCPU_DRAIN) {
+		ret = burst_drain(P, ev, zone, pindex);
+		if (ev->order)
+			hi_forget(P, ev->pfn);
+		return ret;
+	}
+	if (!ev->order || (k != TR_EV_ZONE_LOCKED && k != TR_EV_PAGE_ALLOC && k != TR_EV_EXTFRAG))
+		return 0;
+	for (size_t i = 0; i < P->nr_hi; i++) {
+		struct hi_ent h = P->hi[i];
+
+		if (h.pfn != ev->pfn)
+			continue;
+		P->hi[i] = P->hi[--P->nr_hi];
+		if (k == TR_EV_PAGE_ALLOC && h.gone_seq && h.cpu == ev->cpu &&
+		    h.order == ev->order && !own)
+			ret = hi_taken(P, &h, ev);
+		break;
+	}
+	if (!ret && k == TR_EV_ZONE_LOCKED && ev->percpu_refill && pindex >= 0) {
+		ret = bc_grow(&P->hi, P->nr_hi, &P->cap_hi, sizeof(*P->hi), 16, "simulate");
+		if (!ret)
+			P->hi[P->nr_hi++] = (struct hi_ent){
+				.pfn = ev->pfn, .cpu = ev->cpu, .zone = (unsigned int)zone,
+				.pindex = (unsigned int)pindex, .order = ev->order };
+	}
+	return ret;
+}
+
 int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
 		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out)
 {
@@ -844,11 +1013,14 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		if (ret)
 			break;
 		if (k == TR_EV_FREE_BATCHED) {
+			burst_end(&P, ev.cpu);
 			ret = ahead_reused(&P, k, &ev, 0, false, false);
 			continue;
 		}
 		own = k == TR_EV_PAGE_ALLOC && own_refill(&P, &ev);
-		ret = g->nr_att ? iso_track(&P, ev.seq) : 0;
+		ret = ahead_passed_over(&P, k, &ev, own);
+		if (!ret && g->nr_att)
+			ret = iso_track(&P, ev.seq);
 		if (!ret)
 			ret = ahead_early(&P, k, &ev);
 		if (!ret && (k == TR_EV_ZONE_LOCKED || k == TR_EV_PAGE_ALLOC))
@@ -868,6 +1040,8 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 		free(P.mks[i].cand);
 	free(P.mks);
 	free(P.fr);
+	free(P.hi);
+	free(P.bursts);
 	for (size_t i = 0; i < P.nr_runs_b; i++)
 		free(P.runs_b[i].v);
 	free(P.runs_b);

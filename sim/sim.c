@@ -280,8 +280,10 @@ static int ahead(struct sim *S, uint64_t from, uint64_t record_from)
 	g.record_from = record_from;
 	ret = sim_ahead_find(S->db, rp_decoder(S->rp), from, S->o->until_seq, &g, &S->ahead);
 	sim_ahead_geo_release(&g);
-	if (!ret)
+	if (!ret) {
 		S->res->st.frees_taken = S->ahead.nr_taken;
+		S->res->st.allocs_passed_over = S->ahead.nr_passed_over;
+	}
 	return ret;
 }
 

@@ -1015,6 +1015,64 @@ START_TEST(test_ahead_refill_empties_list)
 END_TEST
 
 /*
+ * A drain that passed over a list shows it empty (free_pcppages_bulk() takes the lists
+ * round-robin from the one asked for, each whole but the last). cpu 0 refills two THP
+ * blocks T1, T2 (movable THP list, pindex 13) and takes T1; then a drain of cpu 0 takes
+ * its order-1 page A (pindex 4) and order-0 pages B0, B1 (pindex 1): from 4 on it went
+ * past 13, so T2 had left the list, though its mm_page_alloc comes after (the task
+ * traced it late). cpu 1 refills T3, T4 and takes T3; its drain takes only order-0
+ * pages of lists 0 and 1 (nothing passed over), then it allocates T4: not moved. Expect
+ * T2's allocation handed out before the drain of cpu 0, T4's at its event.
+ */
+START_TEST(test_ahead_drain_passes_over_list)
+{
+	enum { T1 = 0x2000, T2 = 0x2200, T3 = 0x2600, T4 = 0x2800, A = 0x3000, B0 = 0x3010,
+	       B1, C0 = 0x3020, C1 };
+	const uint64_t thp = 0x3d24ca;		/* GFP_TRANSHUGE-like, movable */
+	struct hcap c;
+	struct sim_ahead_geo g = one_zone_geo();
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	uint64_t d0, a2, a3;
+	size_t i, found = 0;
+
+	hcap_open(&c, "passed-over.db", "6.12.57");
+	hev(&c, H_ZL, 0, T1, 9, 1, 1);
+	hev(&c, H_ZL, 0, T2, 9, 1, 1);
+	hev(&c, H_ALLOC, 0, T1, 9, thp, 1);
+	hev(&c, H_ZL, 1, T3, 9, 1, 1);
+	hev(&c, H_ZL, 1, T4, 9, 1, 1);
+	hev(&c, H_ALLOC, 1, T3, 9, thp, 1);
+	hev(&c, H_FREE, 0, A, 1, 0, 0);
+	hev(&c, H_ALLOC, 1, 0x3100, 0, GFP_HIGHUSER_MOVABLE_, 1);
+	d0 = hev(&c, H_DRAIN, 0, A, 1, 1, 0);
+	hev(&c, H_DRAIN, 0, B0, 0, 1, 0);
+	hev(&c, H_DRAIN, 0, B1, 0, 1, 0);
+	hev(&c, H_DRAIN, 1, C0, 0, 0, 0);
+	hev(&c, H_DRAIN, 1, C1, 0, 1, 0);
+	a2 = hev(&c, H_ALLOC, 0, T2, 9, thp, 1);
+	a3 = hev(&c, H_ALLOC, 1, T4, 9, thp, 1);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert_uint_eq(ah.nr_passed_over, 1);
+	for (i = 0; i < ah.nr_early; i++) {
+		ck_assert_uint_ne(ah.early[i].rq.seq, a3);
+		if (ah.early[i].rq.seq != a2)
+			continue;
+		found++;
+		ck_assert_uint_eq(ah.early[i].at_seq, d0);
+		ck_assert(ah.early[i].rq.early);
+		ck_assert_uint_eq(ah.early[i].rq.order, 9);
+	}
+	ck_assert_uint_eq(found, 1);
+	ck_assert(u64set_has(ah.early_seqs, ah.nr_early_seqs, a2));
+	sim_ahead_release(&ah);
+	hcap_close(&c, dec);
+}
+END_TEST
+
+/*
  * A batch's frees are made at their commits: cpu 0 frees P1, P2, P3 in a batch
  * (mm_page_free each as free_unref_folios() prepares them), cpu 1's pcp hits come
  * between their commits, an interrupt's free I (order 1) comes inside the commit loop,
@@ -1091,6 +1149,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_alloc_factor_from_first_refill);
 	tcase_add_test(tc, test_seed_first_refills_found);
 	tcase_add_test(tc, test_ahead_refill_empties_list);
+	tcase_add_test(tc, test_ahead_drain_passes_over_list);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
 	tcase_add_test(tc, test_allocs_made_at_their_decision);
