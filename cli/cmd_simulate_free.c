@@ -415,7 +415,8 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "(the first event naming the block's type): %llu\n",
 		       (unsigned long long)st->seed_types_learned);
 	if (st->isolations)
-		printf("failed attempts whose isolation the kernel held while they ran: %llu, "
+		printf("failed attempts and successful offlines whose isolation the kernel held "
+		       "while they ran: %llu, "
 		       "held on the simulated model too but %llu its isolation refused\n",
 		       (unsigned long long)st->isolations,
 		       (unsigned long long)st->isolations_refused);

@@ -73,7 +73,8 @@ struct sim_stats {
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
 	uint64_t seed_alloc_factors;	/* pcp alloc_factors set by the kernel's first refill
 					 * of their list after the seed */
-	uint64_t isolations;		/* failed attempts' isolation windows repeated */
+	uint64_t isolations;		/* isolation windows repeated: failed attempts',
+					 * successful offlines' */
 	uint64_t isolations_refused;	/* ... that the model's isolation refused */
 	uint64_t refusals;		/* offlines the kernel refused at isolation: re-typed */
 	uint64_t vmstat_updates;	/* vmstat_update() runs the capture traced */

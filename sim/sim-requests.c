@@ -94,9 +94,15 @@ static int cmp_mark(const void *a, const void *b)
 
 	if (x->rq.seq != y->rq.seq)
 		return x->rq.seq < y->rq.seq ? -1 : 1;
-	/* a window's end after what stands at the same event */
-	if ((x->rq.kind == SIM_REQ_UNISOLATE) != (y->rq.kind == SIM_REQ_UNISOLATE))
-		return x->rq.kind == SIM_REQ_UNISOLATE ? 1 : -1;
+	/*
+	 * a failure's window ends after what stands at the same event, an offline's that
+	 * succeeded before its own request (offline_pages() again)
+	 */
+	if ((x->rq.kind == SIM_REQ_UNISOLATE) != (y->rq.kind == SIM_REQ_UNISOLATE)) {
+		const struct mark *u = x->rq.kind == SIM_REQ_UNISOLATE ? x : y;
+
+		return (u == x) == u->rq.failed ? 1 : -1;
+	}
 	return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
@@ -105,7 +111,11 @@ static int cmp_mark(const void *a, const void *b)
  * attempt, for what-if runs) when its result stands; a failure that got past its
  * isolation (it migrated, or tested the range, or is an offline probe that failed in
  * migration or on its time limit) held the range isolated from its first event to its
- * last, which only a whole window inside [seq_from, ...) repeats.
+ * last, and a successful offline from its first event to its result (the simulation's
+ * own contiguous allocation picks its range: the kernel's is not its), which only a
+ * whole window inside [seq_from, ...) repeats: meanwhile no allocation takes a page of
+ * the range, and an offline holds its zone's pcp lists disabled (zone_pcp_disable():
+ * every allocation a one-page refill, every free to the buddy), as the kernel's did.
  */
 static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr_att,
 		       const struct tr_attempt *ref, int nr_ref)
@@ -123,18 +133,19 @@ static int build_marks(struct sim_reqs *it, const struct tr_attempt *att, int nr
 			ret = add_mark(it, &cap, &rq);
 		}
 		/* an offline probe's failure is one after its isolation (tr_probe_attempts()) */
-		if (ret || a->success || a->seq_begin < it->seq_from || a->end_pfn <= a->start_pfn ||
-		    !(a->nr_tests || a->migrated || a->migrate_failed ||
-		      (a->from_probe && a->kind == TR_ATTEMPT_OFFLINE)))
+		if (ret || a->seq_begin < it->seq_from || a->end_pfn <= a->start_pfn ||
+		    (!a->success && !(a->nr_tests || a->migrated || a->migrate_failed ||
+				      (a->from_probe && a->kind == TR_ATTEMPT_OFFLINE))) ||
+		    (a->success && (att_seq(a) <= a->seq_begin || a->kind != TR_ATTEMPT_OFFLINE)))
 			continue;
 		rq = (struct sim_request){
 			.kind = SIM_REQ_ISOLATE, .seq = a->seq_begin, .ts = a->ts_begin, .cpu = -1,
 			.mt = a->kind == TR_ATTEMPT_OFFLINE, .pfn = a->start_pfn,
-			.nr_pages = a->end_pfn - a->start_pfn, .failed = true,
+			.nr_pages = a->end_pfn - a->start_pfn, .failed = !a->success,
 		};
 		ret = add_mark(it, &cap, &rq);
 		rq.kind = SIM_REQ_UNISOLATE;
-		rq.seq = a->seq_end;
+		rq.seq = a->success ? att_seq(a) : a->seq_end;
 		if (!ret)
 			ret = add_mark(it, &cap, &rq);
 	}

@@ -937,7 +937,8 @@ static int watch_contig(void *arg, struct model *m, struct sim_apply *ap,
  * listed pages either and lands there too; with the listings removed it migrates the
  * pins away and takes the first Normal range. Its failed attempts that got past their
  * isolation (six offline probes: migration failed, the time limit; one alloc_contig_range()
- * of the 1 GiB search that tested its range) are isolation windows, one after the other.
+ * of the 1 GiB search that tested its range) are isolation windows, one after the other;
+ * the success is not (the simulation picks its own range).
  */
 START_TEST(test_sim_pins_and_isolation)
 {
@@ -970,6 +971,86 @@ START_TEST(test_sim_pins_and_isolation)
 		      "the 1 GiB page at %#llx, wanted a Normal range", (unsigned long long)w.spfn);
 	sim_result_release(&r);
 	fixture_rm(bare);
+}
+END_TEST
+
+struct offline_watch {
+	struct sim_request win;		/* the open window of a successful offline */
+	bool open, ended;		/* ... and the request after its end: the offline */
+	int zone;
+	unsigned int windows, offlines_after, allocs_in, allocs_in_range, pcp_kept;
+	uint64_t last_alloc;		/* an allocation of the window, checked at the next */
+};
+
+static int watch_offline(void *arg, struct model *m, struct sim_apply *ap,
+			 const struct sim_request *rq)
+{
+	struct offline_watch *w = arg;
+	uint32_t count, high;
+	unsigned int cpu;
+
+	if (w->last_alloc != UINT64_MAX) {
+		uint64_t s = sim_apply_sim_pfn(ap, w->last_alloc);
+
+		w->allocs_in_range += s >= w->win.pfn && s < w->win.pfn + w->win.nr_pages;
+		w->last_alloc = UINT64_MAX;
+	}
+	if (w->ended) {
+		w->ended = false;
+		w->offlines_after += rq->kind == SIM_REQ_OFFLINE && !rq->failed &&
+				     rq->pfn == w->win.pfn && rq->nr_pages == w->win.nr_pages;
+	}
+	if (rq->kind == SIM_REQ_ISOLATE && !rq->failed && rq->mt == 1) {
+		w->win = *rq;
+		w->open = true;
+		w->windows++;
+		w->zone = model_pfn_zone(m, rq->pfn);
+		return 0;
+	}
+	if (rq->kind == SIM_REQ_UNISOLATE && w->open && rq->pfn == w->win.pfn) {
+		w->open = false;
+		w->ended = true;
+		return 0;
+	}
+	if (!w->open || w->zone < 0)
+		return 0;
+	/* zone_pcp_disable(): no page stays on the zone's lists meanwhile */
+	for (cpu = 0; cpu < model_get_layout(m)->nr_cpus; cpu++)
+		if (!model_get_pcp(m, (unsigned int)w->zone, cpu, &count, &high) && count)
+			w->pcp_kept++;
+	if (rq->kind == SIM_REQ_ALLOC && model_pfn_zone(m, rq->pfn) == w->zone) {
+		w->allocs_in++;
+		w->last_alloc = rq->pfn;
+	}
+	return 0;
+}
+
+/*
+ * default.db: the kernel offlined memory blocks (offline_pages() succeeded) while the
+ * workload ran. From the offline's first event to its result the kernel held the range
+ * isolated and the zone's pcp lists disabled (zone_pcp_disable(): high 0, batch 1), so
+ * the allocations meanwhile were one-page refills and no page of the range was handed
+ * out. The simulation holds the same window: no page on the zone's lists, no allocation
+ * in the range, and the window ends right before the offline itself.
+ */
+START_TEST(test_sim_offline_window)
+{
+	struct offline_watch w = { .last_alloc = UINT64_MAX };
+	struct sim_opts o = { .until_seq = UINT64_MAX, .before = watch_offline, .hook_arg = &w,
+			      .no_figures = true };
+	struct sim_result r;
+	struct tdb *db;
+
+	ck_assert_int_eq(tdb_open(fixture_path("traces/default.db"), TDB_READONLY, &db), 0);
+	ck_assert_int_eq(sim_run(db, &o, &r), 0);
+	tdb_close(db);
+	ck_assert_uint_ge(w.windows, 1);
+	ck_assert_uint_eq(w.offlines_after, w.windows);
+	ck_assert_msg(w.allocs_in > 0, "no allocation of the zone inside an offline's window");
+	ck_assert_uint_eq(w.allocs_in_range, 0);
+	ck_assert_msg(w.pcp_kept == 0, "%u times a pcp list of the zone held pages inside "
+		      "the window", w.pcp_kept);
+	sim_result_release(&r);
 }
 END_TEST
 
@@ -1568,6 +1649,7 @@ Suite *simulate_free_suite(void)
 	tcase_add_test(tc, test_seed_type_learned);
 	tcase_add_test(tc, test_pfnmap_against_flat);
 	tcase_add_test(tc, test_sim_pins_and_isolation);
+	tcase_add_test(tc, test_sim_offline_window);
 	tcase_add_test(tc, test_sim_refused_offline);
 	tcase_add_test(tc, test_reqs_refill_before_frees);
 	tcase_add_test(tc, test_seed_absent_block);
