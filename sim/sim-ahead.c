@@ -77,6 +77,20 @@ static int cmp_early(const void *a, const void *b)
 	return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
+/* Hand @rq out before event @at_seq (at @at_ts): an early or inferred allocation. */
+static int add_early(struct sim_ahead *out, size_t *cap, uint64_t at_seq, uint64_t at_ts,
+		     const struct sim_request *rq)
+{
+	int ret = bc_grow(&out->early, out->nr_early, cap, sizeof(*out->early), 64, "simulate");
+
+	if (ret)
+		return ret;
+	out->early[out->nr_early] = (struct sim_early){ .at_seq = at_seq, .at_ts = at_ts,
+							.nth = out->nr_early, .rq = *rq };
+	out->nr_early++;
+	return 0;
+}
+
 /* The allocation @ev of @mk's cpu: early when others' requests came since its decision. */
 static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
 			struct making *mk, const struct tr_event *ev, uint64_t all,
@@ -95,20 +109,16 @@ static int making_alloc(struct sim_ahead *out, size_t *cap, size_t *cap_settles,
 	inside = (mk->all_last - mk->all_at) - (mk->own_last - mk->own_at);
 	if (all - mk->all_at == mk->own - mk->own_at || mk->seq < record_from)
 		return 0;	/* nothing of another cpu came since the decision */
-	ret = bc_grow(&out->early, out->nr_early, cap, sizeof(*out->early), 64, "simulate");
+	ret = add_early(out, cap, mk->seq, mk->ts, &(struct sim_request){
+		.kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+		.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+		.nr_pages = ev->order < 63 ? 1ull << ev->order : 0, .early = true,
+		.held = inside != 0 });
 	if (!ret && inside)
 		ret = bc_grow(&out->settles, out->nr_settles, cap_settles,
 			      sizeof(*out->settles), 64, "simulate");
 	if (ret)
 		return ret;
-	out->early[out->nr_early] = (struct sim_early){
-		.at_seq = mk->seq, .at_ts = mk->ts, .nth = out->nr_early,
-		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
-			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
-			.nr_pages = ev->order < 63 ? 1ull << ev->order : 0,
-			.early = true, .held = inside != 0 },
-	};
-	out->nr_early++;
 	if (inside)
 		out->settles[out->nr_settles++] = (struct sim_settle){ mk->last_seq,
 									mk->last_ts, ev->cpu };
@@ -361,18 +371,12 @@ static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t
 		       uint32_t refill_rel)
 {
 	struct sim_ahead *out = P->out;
-	int ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
-			  "simulate");
+	int ret = add_early(out, &P->cap_early, ev->seq, ev->ts, &(struct sim_request){
+		.kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu, .order = 0,
+		.mt = ev->mt, .gfp = ev->gfp, .pfn = pfn, .nr_pages = 1, .inferred = true });
 
 	if (ret)
 		return ret;
-	out->early[out->nr_early] = (struct sim_early){
-		.at_seq = ev->seq, .at_ts = ev->ts, .nth = out->nr_early,
-		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
-			.order = 0, .mt = ev->mt, .gfp = ev->gfp, .pfn = pfn, .nr_pages = 1,
-			.inferred = true },
-	};
-	out->nr_early++;
 	out->nr_inferred++;
 	P->pending[pfn] = 0;
 	if (!refill_rel)
@@ -897,21 +901,13 @@ static int burst_drain(struct ahead_pass *P, const struct tr_event *ev, int zone
 /* An allocation of a page a drain run showed gone: made before that run. */
 static int hi_taken(struct ahead_pass *P, const struct hi_ent *h, const struct tr_event *ev)
 {
-	struct sim_ahead *out = P->out;
-	int ret = bc_grow(&out->early, out->nr_early, &P->cap_early, sizeof(*out->early), 64,
-			  "simulate");
+	int ret = add_early(P->out, &P->cap_early, h->gone_seq, h->gone_ts, &(struct sim_request){
+		.kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
+		.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
+		.nr_pages = 1ull << ev->order, .early = true });
 
-	if (ret)
-		return ret;
-	out->early[out->nr_early] = (struct sim_early){
-		.at_seq = h->gone_seq, .at_ts = h->gone_ts, .nth = out->nr_early,
-		.rq = { .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu,
-			.order = ev->order, .mt = ev->mt, .gfp = ev->gfp, .pfn = ev->pfn,
-			.nr_pages = 1ull << ev->order, .early = true },
-	};
-	out->nr_early++;
-	out->nr_passed_over++;
-	return 0;
+	P->out->nr_passed_over += !ret;
+	return ret;
 }
 
 /* The high-order pcp pages' part of an event (struct drain_burst). */
