@@ -18,7 +18,9 @@
 
 #include "checkers/chk-local.h"
 #include "common/err.h"
+#include "common/grow.h"
 #include "db/tdb-snap.h"
+#include "db/tdb.h"
 
 #define MT_MOVABLE 1
 #define MT_CMA 4		/* trace numbering, when the kernel has CONFIG_CMA */
@@ -342,13 +344,73 @@ static void check_free_block(struct chk_ctx *c, const struct model *m,
 			     mt_name(c, pi->mt), iso ? "" : "not ");
 }
 
+/* A pcp block of an isolated pageblock at a test, its verdict to come. */
+struct pcp_left {
+	uint64_t pfn;
+	unsigned int order;
+	int cpu;
+	bool uncertain, named;		/* named: a later event names it */
+	enum tr_event_kind next;	/* ... that event */
+};
+
 /*
- * Walk the blocks of [s, e): every free block is checked; with @no_pcp, a pcp page in an
- * isolated pageblock is an escape (the drain should have returned it).
+ * The drain should have returned a pcp block of an isolated pageblock, unless the block
+ * had left the list with no event: alloc_pages_bulk() (vmalloc, page pools) takes pcp
+ * pages untraced, and such a page's next event is its free, or none. The events after
+ * @seq tell each block of @v: its next one an allocation or a drain, an escape (it was
+ * still on a list); a free or none, inconclusive.
+ */
+static void judge_pcp_left(struct chk_ctx *c, uint64_t seq, struct pcp_left *v, size_t n)
+{
+	const struct tr_decoder *dec = c->dec ? c->dec : c->rp ? rp_decoder(c->rp) : NULL;
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev;
+	size_t left = n, i;
+
+	if (c->db && dec && !tdb_cursor_open(c->db, seq + 1, UINT64_MAX, &cur)) {
+		while (left && tdb_cursor_next(cur, &raw) == 1) {
+			uint64_t end;
+
+			tr_decode(dec, &raw, &ev);
+			if (ev.kind == TR_EV_OTHER || ev.pfn == UINT64_MAX || ev.order >= 32)
+				continue;
+			end = ev.pfn + (1ull << ev.order);
+			for (i = 0; i < n; i++)
+				if (!v[i].named && v[i].pfn >= ev.pfn && v[i].pfn < end) {
+					v[i].named = true;
+					v[i].next = ev.kind;
+					left--;
+				}
+		}
+		tdb_cursor_close(cur);
+	} else {
+		for (i = 0; i < n; i++)	/* no trace to ask: as the model says */
+			v[i] = (struct pcp_left){ v[i].pfn, v[i].order, v[i].cpu, v[i].uncertain,
+						  true, TR_EV_PAGE_ALLOC };
+	}
+	for (i = 0; i < n; i++) {
+		if (!v[i].named || v[i].next == TR_EV_PAGE_FREE ||
+		    v[i].next == TR_EV_FREE_BATCHED) {
+			c->r[CHK_ISOLATION_ESCAPE].inconclusive++;
+			continue;
+		}
+		chk_report_v(c, CHK_INV_ISO_FREELIST, v[i].uncertain, v[i].pfn, v[i].order,
+			     "free block %#llx of an isolated pageblock is still on cpu %d's pcp "
+			     "list after the drain", (unsigned long long)v[i].pfn, v[i].cpu);
+	}
+}
+
+/*
+ * Walk the blocks of [s, e): every free block is checked; with @no_pcp (a test at event
+ * @seq), a pcp page in an isolated pageblock is an escape (the drain should have
+ * returned it), judge_pcp_left() says.
  */
 static void scan_range(struct chk_ctx *c, const struct model *m, uint64_t s, uint64_t e,
-		       bool no_pcp)
+		       bool no_pcp, uint64_t seq)
 {
+	struct pcp_left *left = NULL;
+	size_t nr_left = 0, cap_left = 0;
 	uint64_t pfn = s;
 
 	while (pfn < e) {
@@ -363,11 +425,11 @@ static void scan_range(struct chk_ctx *c, const struct model *m, uint64_t s, uin
 			next = pi.head + (1ull << pi.order);
 			break;
 		case MODEL_PFN_PCP:
-			if (no_pcp && pb_isolated(m, pi.head))
-				chk_report_v(c, CHK_INV_ISO_FREELIST, pi.uncertain, pi.head, pi.order,
-					     "free block %#llx of an isolated pageblock is still on "
-					     "cpu %d's pcp list after the drain", (unsigned long long)pi.head,
-					     pi.cpu);
+			if (no_pcp && pb_isolated(m, pi.head) &&
+			    !bc_grow(&left, nr_left, &cap_left, sizeof(*left), 8, "check"))
+				left[nr_left++] = (struct pcp_left){ pi.head, pi.order, pi.cpu,
+								     pi.uncertain, false,
+								     TR_EV_OTHER };
 			next = pi.head + (1ull << pi.order);
 			break;
 		case MODEL_PFN_ALLOC:
@@ -379,6 +441,9 @@ static void scan_range(struct chk_ctx *c, const struct model *m, uint64_t s, uin
 		}
 		pfn = next > pfn ? next : pfn + 1;
 	}
+	if (nr_left)
+		judge_pcp_left(c, seq, left, nr_left);
+	free(left);
 }
 
 static void att_bounds(const struct chk_ctx *c, const struct tr_attempt *a, uint64_t *s,
@@ -406,7 +471,7 @@ int chk_model_before(struct chk_ctx *c, const struct model *m, const struct tr_e
 		if (ca->a.seq_test != ev->seq || !ca->begun)
 			continue;
 		att_bounds(c, &ca->a, &s, &e);
-		scan_range(c, m, s, e, true);
+		scan_range(c, m, s, e, true, ev->seq);
 	}
 	return 0;
 }
@@ -498,7 +563,7 @@ int chk_model_attempt_begin(struct chk_ctx *c, const struct model *m, struct chk
 	}
 	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
 		att_bounds(c, &ca->a, &s, &e);
-		scan_range(c, m, s, e, false);
+		scan_range(c, m, s, e, false, 0);
 	}
 	return 0;
 }
@@ -509,7 +574,7 @@ int chk_model_attempt_end(struct chk_ctx *c, const struct model *m, struct chk_a
 
 	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
 		att_bounds(c, &ca->a, &s, &e);
-		scan_range(c, m, s, e, false);
+		scan_range(c, m, s, e, false, 0);
 	}
 	if (ca->a.success && ca->a.kind == TR_ATTEMPT_CONTIG && chk_on(c, CHK_CONTIG_EXACT)) {
 		/* The range is allocated, all of it, and the allocation stops at its edges. */
@@ -930,7 +995,7 @@ int chk_after_contig(struct chk_ctx *c, const struct model *m, uint64_t start, u
 	}
 	if (chk_on(c, CHK_ISOLATION_ESCAPE)) {
 		att_bounds(c, &c->hyp.a, &s, &e);
-		scan_range(c, m, s, e, false);
+		scan_range(c, m, s, e, false, 0);
 	}
 	if (chk_on(c, CHK_FREECOUNT)) {
 		char buf[256];
