@@ -228,5 +228,42 @@ int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64
 			}
 		}
 	}
+	/*
+	 * The counts agree and the free lists of pageblock order do not: a whole free
+	 * pageblock guessed t where pagetypeinfo has one fewer of t and one more of u
+	 * there. It takes u, and the guessed u block not free most likely of t takes t,
+	 * so the counts stay.
+	 */
+	for (t = 0; t < 8; t++) {
+		int it = model_imt_from_trace(m, t);
+
+		if (it < 0 || !imt_mergeable(it) || !free_known[t])
+			continue;
+		for (u = 0; u < 8 && free_diff[t] < 0; u++) {
+			int iu = model_imt_from_trace(m, u);
+
+			if (u == t || iu < 0 || !imt_mergeable(iu) || !free_known[u])
+				continue;
+			while (free_diff[t] < 0 && free_diff[u] > 0) {
+				uint32_t p = weakest_guess(m, zone, it, iu, UINT32_MAX, 1);
+				uint32_t q = p == UINT32_MAX ? UINT32_MAX :
+					     weakest_guess(m, zone, iu, it, p, -1);
+
+				if (q == UINT32_MAX)
+					break;
+				ret = model_retype_block(m, p, iu);
+				if (!ret)
+					ret = model_retype_block(m, q, it);
+				if (ret)
+					return ret;
+				jset8(m, &m->pb[p].flags, m->pb[p].flags | PB_GUESS);
+				jset8(m, &m->pb[q].flags, m->pb[q].flags | PB_GUESS);
+				free_diff[t]++;
+				free_diff[u]--;
+				n += 2;
+				jset64(m, &m->guess_fixes, m->guess_fixes + 2);
+			}
+		}
+	}
 	return n;
 }

@@ -342,8 +342,10 @@ int model_mark_pageblock_guessed(struct model *m, uint64_t pfn);
  * block least likely of a type in excess (fewest unmovable pages against movable ones)
  * taking a type in deficit; they stay guesses. @want_free (may be NULL; -1 = unknown)
  * is pagetypeinfo's free blocks of pageblock order per type: a whole free pageblock is
- * re-typed only where those counts ask for its move, and then in preference. Returns
- * how many were re-typed (>= 0): a difference no guessed block can take stays.
+ * re-typed only where those counts ask for its move, and then in preference; where the
+ * counts agree and those do not, a whole free guessed block and a guessed block not free
+ * swap types. Returns how many were re-typed (>= 0): a difference no guessed block can
+ * take stays.
  */
 int model_fit_guessed_pageblocks(struct model *m, unsigned int zone, const int64_t want[8],
 				 const int64_t want_free[8]);
