@@ -385,9 +385,10 @@ static void judge_pcp_left(struct chk_ctx *c, uint64_t seq, struct pcp_left *v, 
 		}
 		tdb_cursor_close(cur);
 	} else {
-		for (i = 0; i < n; i++)	/* no trace to ask: as the model says */
-			v[i] = (struct pcp_left){ v[i].pfn, v[i].order, v[i].cpu, v[i].uncertain,
-						  true, TR_EV_PAGE_ALLOC };
+		for (i = 0; i < n; i++) {	/* no trace to ask: as the model says */
+			v[i].named = true;
+			v[i].next = TR_EV_PAGE_ALLOC;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		if (!v[i].named || v[i].next == TR_EV_PAGE_FREE ||

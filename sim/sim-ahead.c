@@ -194,8 +194,9 @@ struct ahead_pass {
 	/* high-order pages a refill put on a pcp list, no event naming them since */
 	struct hi_ent {
 		uint64_t pfn;
-		uint64_t gone_seq, gone_ts;	/* a drain passed over their list: */
-		int cpu;			/* gone before that (0: not known) */
+		uint64_t gone_seq, gone_ts;	/* a drain passed over their list: gone
+						 * before that (0: not known) */
+		int cpu;
 		unsigned int zone, pindex, order;
 	} *hi;
 	size_t nr_hi, cap_hi;
@@ -811,7 +812,6 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 struct drain_burst {
 	uint64_t seq, ts;		/* its first event */
 	unsigned int zone, first, last, span;	/* span: lists moved over, round-robin */
-	uint32_t drained;		/* by pindex */
 	bool on;
 };
 
@@ -831,13 +831,17 @@ static int hi_pindex(const struct ahead_pass *P, unsigned int order, int mt)
 	return order == P->g->pageblock_order ? (int)HI_LOW_LISTS + (list == 1) : -1;
 }
 
-static void hi_forget(struct ahead_pass *P, uint64_t pfn)
+/* Take the entry of @pfn out of the pass's pages (*@out, may be NULL); false: none. */
+static bool hi_take(struct ahead_pass *P, uint64_t pfn, struct hi_ent *out)
 {
 	for (size_t i = 0; i < P->nr_hi; i++)
 		if (P->hi[i].pfn == pfn) {
+			if (out)
+				*out = P->hi[i];
 			P->hi[i] = P->hi[--P->nr_hi];
-			return;
+			return true;
 		}
+	return false;
 }
 
 /*
@@ -894,7 +898,6 @@ static int burst_drain(struct ahead_pass *P, const struct tr_event *ev, int zone
 		b->span += ((unsigned int)pindex + HI_LISTS - b->last) % HI_LISTS;
 		b->last = (unsigned int)pindex;
 	}
-	b->drained |= 1u << pindex;
 	return 0;
 }
 
@@ -914,6 +917,7 @@ static int hi_taken(struct ahead_pass *P, const struct hi_ent *h, const struct t
 static int ahead_passed_over(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
 			     bool own)
 {
+	struct hi_ent h;
 	int zone, pindex, ret = 0;
 
 	if (ev->cpu < 0 || ev->cpu >= 65536 || ev->pfn >= P->g->pfn_end || !P->g->pb_zone)
@@ -927,22 +931,14 @@ static int ahead_passed_over(struct ahead_pass *P, enum tr_event_kind k, const s
 	if (k == TR_EV_PCPU_DRAIN) {
 		ret = burst_drain(P, ev, zone, pindex);
 		if (ev->order)
-			hi_forget(P, ev->pfn);
+			hi_take(P, ev->pfn, NULL);
 		return ret;
 	}
 	if (!ev->order || (k != TR_EV_ZONE_LOCKED && k != TR_EV_PAGE_ALLOC && k != TR_EV_EXTFRAG))
 		return 0;
-	for (size_t i = 0; i < P->nr_hi; i++) {
-		struct hi_ent h = P->hi[i];
-
-		if (h.pfn != ev->pfn)
-			continue;
-		P->hi[i] = P->hi[--P->nr_hi];
-		if (k == TR_EV_PAGE_ALLOC && h.gone_seq && h.cpu == ev->cpu &&
-		    h.order == ev->order && !own)
-			ret = hi_taken(P, &h, ev);
-		break;
-	}
+	if (hi_take(P, ev->pfn, &h) && k == TR_EV_PAGE_ALLOC && h.gone_seq &&
+	    h.cpu == ev->cpu && h.order == ev->order && !own)
+		ret = hi_taken(P, &h, ev);
 	if (!ret && k == TR_EV_ZONE_LOCKED && ev->percpu_refill && pindex >= 0) {
 		ret = bc_grow(&P->hi, P->nr_hi, &P->cap_hi, sizeof(*P->hi), 16, "simulate");
 		if (!ret)
