@@ -190,6 +190,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_pcp_reordered", st->seed_pcp_reordered);
 	json_kuint(&j, "seed_pcp_relisted", st->seed_pcp_relisted);
 	json_kuint(&j, "seed_alloc_factors", st->seed_alloc_factors);
+	json_kuint(&j, "seed_pcp_window", st->seed_pcp_window);
 	json_kuint(&j, "seed_reported", st->seed_reported);
 	json_kuint(&j, "seed_alloc_typed", st->seed_alloc_typed);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
@@ -398,6 +399,10 @@ static void print_text(const struct sim_result *r, const char *path)
 	if (st->seed_pcp_relisted)
 		printf("pcp blocks of the first snapshot moved to the list (migratetype) the kernel "
 		       "then took them from: %llu\n", (unsigned long long)st->seed_pcp_relisted);
+	if (st->seed_pcp_window)
+		printf("pcp lists whose pcp->high or alloc_factor the first snapshot's read window "
+		       "moved from zoneinfo's (vmstat_update() decays, refills), or the refill "
+		       "before the read told: %llu\n", (unsigned long long)st->seed_pcp_window);
 	if (st->seed_alloc_factors)
 		printf("pcp alloc_factors (no file shows them) set to what the kernel's first "
 		       "refill of their list after the first snapshot took: %llu\n",

@@ -344,7 +344,11 @@ int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned in
 	if (!p)
 		return -BC_E_NOMEM;
 	grow = refill_grows_high(m, zone, l);
-	/* the smallest that gives the kernel's pages (a capped refill fits several) */
+	/* the model's own, where it gives the kernel's pages */
+	if (pcp_alloc_size(l, grow, p->high, m->zones[zone].pcp_count[cpu], p->alloc_factor, 0,
+			   &high, &af_up) == pages)
+		return 0;
+	/* else the smallest that gives them (a capped refill fits several) */
 	for (af = 0; af <= PCP_BATCH_SCALE_MAX && best == UINT_MAX; af++)
 		if (pcp_alloc_size(l, grow, p->high, m->zones[zone].pcp_count[cpu], af, 0, &high,
 				   &af_up) == pages)
@@ -354,6 +358,22 @@ int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned in
 	if (best != p->alloc_factor)
 		jset32(m, &p->alloc_factor, best);
 	return 1;
+}
+
+int model_set_pcp_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
+			       unsigned int af)
+{
+	struct dpcp *p;
+
+	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
+		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
+	p = pcp_state(m, zone, cpu);
+	if (!p)
+		return -BC_E_NOMEM;
+	af = af < PCP_BATCH_SCALE_MAX ? af : PCP_BATCH_SCALE_MAX;
+	if (p->alloc_factor != af)
+		jset32(m, &p->alloc_factor, af);
+	return 0;
 }
 
 /* ---- planning (pure) ----------------------------------------------------------------- */

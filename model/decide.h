@@ -112,11 +112,16 @@ int model_pcp_alloc_decide(struct model *m, unsigned int zone, unsigned int cpu,
  * The kernel's order-0 refill of @cpu's pcp lists of @zone took @pages (its zone_locked
  * events): set alloc_factor, which no file shows (each refill raises it, each free
  * halves it), to the smallest value with which nr_pcp_alloc() takes as many from the
- * model's pcp->count and pcp->high now. Return: 1 set, 0 none gives @pages (or before
- * v6.7: no alloc_factor), or a negative bc_err.
+ * model's pcp->count and pcp->high now; the model's own value where it gives as many
+ * too (a capped refill fits several: one the trace before the seed told is kept).
+ * Return: 1 set, 0 kept or none gives @pages (or before v6.7: no alloc_factor), or a
+ * negative bc_err.
  */
 int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
 				 unsigned int pages);
+/* Set alloc_factor of (@zone, @cpu) (a seed's, from the trace before it). */
+int model_set_pcp_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
+			       unsigned int af);
 /* decay_pcp_high() (vmstat_update()): *@to_drain, the pages it drains. */
 int model_pcp_decay_decide(struct model *m, unsigned int zone, unsigned int cpu,
 			   int64_t count, int64_t *to_drain);

@@ -129,8 +129,7 @@ static bool cpu_ok(const struct tc_pcp *p, int cpu)
 	return cpu >= 0 && (unsigned int)cpu < p->nr_cpus;
 }
 
-/* The pages an event of the seed's read window put on its cpu's list (< 0: took). */
-static int64_t window_pages(const struct model *m, const struct tr_event *ev)
+int64_t tc_pcp_moved(const struct model *m, const struct tr_event *ev)
 {
 	const struct model_profile *prof = model_get_profile(m);
 	int64_t n = ev->order < 32 ? 1ll << ev->order : 0;
@@ -140,7 +139,7 @@ static int64_t window_pages(const struct model *m, const struct tr_event *ev)
 	case TR_EV_PAGE_FREE:
 		return pcp_order ? n : 0;
 	case TR_EV_ZONE_LOCKED:
-		return ev->percpu_refill ? n : 0;
+		return model_zone_locked_refill(m, ev->order, ev->mt, ev->percpu_refill) ? n : 0;
 	case TR_EV_PAGE_ALLOC:
 		return pcp_order ? -n : 0;
 	case TR_EV_PCPU_DRAIN:
@@ -176,12 +175,12 @@ int tc_pcp_scan(struct tc_pcp *p, const struct model *m, const struct tr_event *
 	if (ev->seq >= p->seed_begin && ev->seq < p->seed_end && zone >= 0 &&
 	    (unsigned int)zone < p->nr_zones)
 		p->window[(unsigned int)zone * p->nr_cpus + (unsigned int)ev->cpu] +=
-			window_pages(m, ev);
+			tc_pcp_moved(m, ev);
 	while (p->scan_win < p->nr_win && ev->seq >= p->win[p->scan_win].end)
 		p->scan_win++;
 	if (p->scan_win < p->nr_win && ev->seq >= p->win[p->scan_win].begin && zone >= 0 &&
 	    (unsigned int)zone < p->nr_zones) {
-		int64_t d = window_pages(m, ev);
+		int64_t d = tc_pcp_moved(m, ev);
 
 		p->win[p->scan_win].moved[(unsigned int)zone * p->nr_cpus + (unsigned int)ev->cpu] +=
 			d < 0 ? -d : d;

@@ -64,6 +64,12 @@ int tc_pcp_create(const struct model *m, uint64_t seed_begin, uint64_t seed_end,
 		  const uint32_t *counts, struct tc_pcp **out);
 void tc_pcp_destroy(struct tc_pcp *p);
 /*
+ * The pages @ev put on its cpu's pcp list (< 0: took), as the kernel counts pcp->count:
+ * a free of a pcp order, a refill's block (model_zone_locked_refill()), a pcp hit, a
+ * drain.
+ */
+int64_t tc_pcp_moved(const struct model *m, const struct tr_event *ev);
+/*
  * The first pass, each event in order: which mm_page_free a batch commits later; the
  * pcp pages the seed snapshot's read window added or took.
  */

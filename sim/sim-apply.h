@@ -65,6 +65,8 @@ struct sim_stats {
 	uint64_t offline_failed;	/* offlines the model refused */
 	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */
 	uint64_t seed_pcp_listed;	/* ... the trace showed were pcp pages: on pcp lists */
+	uint64_t seed_pcp_window;	/* pcp lists whose high or alloc_factor the read
+					 * window (and the refill before it) told */
 	uint64_t seed_pcp_relisted;	/* seed pcp blocks moved to the list the kernel took them from */
 	uint64_t seed_pcp_reordered;	/* seed pcp lists put in the order the kernel took them */
 	uint64_t seed_free_reordered;	/* seed free blocks moved to the head: taken first */

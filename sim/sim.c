@@ -94,7 +94,7 @@ out:
 static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info *si,
 		    const struct tdb_snap_info *const *others, int nr_others, bool behind,
 		    unsigned int *nr_limits, uint64_t *nr, uint64_t *nr_reported,
-		    uint64_t *nr_typed, uint64_t *zone_count)
+		    uint64_t *nr_typed, uint64_t *zone_count, uint32_t *counts_out)
 {
 	struct model *m = rp_model(rp);
 	const struct model_layout *L = model_get_layout(m);
@@ -119,6 +119,8 @@ static int seed_pcp(struct sim *S, struct replay *rp, const struct tdb_snap_info
 		*nr_typed = typed;
 	for (size_t k = 0; zone_count && k < (size_t)L->nr_zones * L->nr_cpus; k++)
 		zone_count[k / L->nr_cpus] += counts[k];
+	if (counts_out)
+		memcpy(counts_out, counts, (size_t)L->nr_zones * L->nr_cpus * sizeof(*counts));
 	/*
 	 * free pages off the lists at the read, told by the snapshots @others (sim-seed.h),
 	 * nearest first: a page still unknown after one is asked of the next
@@ -174,7 +176,7 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
 	if (!ret)
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
-			       NULL, zone_count);
+			       NULL, zone_count, NULL);
 	if (!ret)
 		ret = sim_figures_compute(rp_model(rp), &env, out);
 	for (zi = 0; !ret && zi < out->nr_zones; zi++)
@@ -297,6 +299,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 			      .arg = S->o->arg, .layout = S->o->layout, .layout_arg = S->o->hook_arg };
 	struct tr_attempt_geometry geo;
 	uint64_t zstart[MODEL_MAX_ZONES];
+	uint32_t *counts;
 	int z, ret = rp_create(S->db, &ro, &S->rp);
 
 	if (!ret)
@@ -307,10 +310,19 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	/* types first: a re-type moves the block's free pages (as the teacher orders it) */
 	ret = sim_seed_types(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_begin,
 			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned);
+	L = model_get_layout(S->m);
+	counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
+	if (!ret && !counts)
+		ret = bc_error(BC_E_NOMEM, "out of memory");
 	if (!ret)
 		ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported,
-		       &S->res->st.seed_alloc_typed, NULL);
+		       &S->res->st.seed_alloc_typed, NULL, counts);
+	if (!ret && !getenv("BC_NO_WINDOW"))
+		ret = sim_seed_pcp_window(S->db, rp_decoder(S->rp), S->m,
+					  (uint64_t)seed->seq_begin, (uint64_t)seed->seq_end, counts,
+					  &S->res->st.seed_pcp_window);
+	free(counts);
 	if (!ret)
 		ret = sim_seed_pcp_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,
 					 &S->res->st.seed_pcp_reordered,

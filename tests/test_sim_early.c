@@ -1134,6 +1134,71 @@ START_TEST(test_batch_frees_at_commit)
 }
 END_TEST
 
+/*
+ * The seed's pcp state at the end of its read window (sim_seed_pcp_window()), numbers of
+ * a VM 6.12 frag run: zoneinfo (read at the window's begin) says cpu 0's list holds
+ * 11,427 pages under a high of 11,495; just before the read, a refill took 67 pages
+ * (capped: high - count - batch = 67 < 126) and five pcp hits followed; in the window,
+ * vmstat_update() decayed high by an eighth to 10,059 and drained the 1,368 pages over
+ * it. Expect high 10,059 (zoneinfo's 11,495 left the simulation's refills uncapped
+ * where the kernel's were) and alloc_factor 1 (the capped refill did not raise it): a
+ * refill with room then takes 126 pages, not 63.
+ */
+START_TEST(test_seed_pcp_window_decay)
+{
+	enum { Z = 0x40000 };
+	const struct model_zone_limits l = { .wmark_min = 16, .wmark_low = 20, .wmark_high = 24,
+					     .pcp_batch = 63, .pcp_high_min = 2572,
+					     .pcp_high_max = 15240, .stat_threshold = 8 };
+	const char *wf[2] = { "work", "function" };
+	const int sizes[2] = { 8, 8 };
+	const bool sgn[2] = { false, false };
+	int broken;
+
+	for (broken = 0; broken < 2; broken++) {
+		struct model *m = fixture_free_zone("6.12.0", Z, 4096);
+		uint32_t counts[1] = { 11427 }, count, high;
+		struct tr_decoder *dec;
+		uint64_t begin, end, nr = 0;
+		struct bc_event e = { 0 };
+		struct hcap c;
+		int64_t pages;
+		int i, wq;
+
+		hcap_open(&c, "pcp-window.db", "6.12.0");
+		wq = tdb_add_event_type(c.db, "workqueue", "workqueue_execute_start", false, NULL, 2,
+					wf, sizes, sgn);
+		ck_assert_int_gt(wq, 0);
+		ck_assert_int_eq(tdb_set_meta(c.db, TDB_META_TRACED_WORK_FN, "vmstat_update"), 0);
+		for (i = 0; i < 67; i++)
+			hev(&c, H_ZL, 0, Z + i, 0, 1, 1);
+		for (i = 0; i < 5; i++)
+			begin = hev(&c, H_ALLOC, 0, Z + i, 0, GFP_HIGHUSER_MOVABLE_, 1) + 1;
+		e.ts = c.ts += 1000;
+		e.type = (uint16_t)wq;
+		e.nfields = 2;
+		ck_assert_int_eq(tdb_append_event(c.db, &e), 0);
+		for (i = 0; i < 1368; i++)
+			end = hev(&c, H_DRAIN, 0, Z + 0x100 + i, 0, 1, 0) + 1;
+		ck_assert_int_eq(tdb_finish(c.db), 0);
+		ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
+		ck_assert_int_eq(model_set_pcp_high(m, 0, 0, 11495), 0);
+		if (!broken)
+			ck_assert_int_eq(sim_seed_pcp_window(c.db, dec, m, begin, end, counts, &nr),
+					 0);
+		ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
+		ck_assert_uint_eq(high, broken ? 11495 : 10059);
+		ck_assert_uint_eq(nr, broken ? 0 : 1);
+		/* a refill with room: batch << alloc_factor */
+		ck_assert_int_eq(model_pcp_alloc_decide(m, 0, 0, 0, true, 5000, &pages), 0);
+		ck_assert_int_eq(pages, broken ? 63 : 126);
+		hcap_close(&c, dec);
+		model_destroy(m);
+	}
+}
+END_TEST
+
 Suite *sim_early_suite(void)
 {
 	Suite *s = suite_create("sim_early");
@@ -1148,6 +1213,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_seed_pending_fallback_block_on_pcp);
 	tcase_add_test(tc, test_alloc_factor_from_first_refill);
 	tcase_add_test(tc, test_seed_first_refills_found);
+	tcase_add_test(tc, test_seed_pcp_window_decay);
 	tcase_add_test(tc, test_ahead_refill_empties_list);
 	tcase_add_test(tc, test_ahead_drain_passes_over_list);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
