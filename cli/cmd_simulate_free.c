@@ -179,6 +179,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "allocs_early", st->allocs_early);
 	json_kuint(&j, "allocs_inferred", st->allocs_inferred);
 	json_kuint(&j, "allocs_passed_over", st->allocs_passed_over);
+	json_kuint(&j, "allocs_hit_zeroing", st->allocs_hit_zeroing);
 	json_kuint(&j, "frees_taken", st->frees_taken);
 	json_kuint(&j, "frees_past_list", st->frees_past_list);
 	json_kuint(&j, "frees_deferred", st->frees_deferred);
@@ -396,6 +397,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("allocations of a high-order pcp page made before a drain of its cpu that "
 		       "passed over its list (free_pcppages_bulk() round-robin: it was empty), "
 		       "their event after: %llu\n", (unsigned long long)st->allocs_passed_over);
+	if (st->allocs_hit_zeroing)
+		printf("high-order pcp hits made the zeroing time (init_on_alloc; the shortest "
+		       "a refilled one showed) before their event, other cpus' requests between: "
+		       "%llu\n", (unsigned long long)st->allocs_hit_zeroing);
 	if (st->seed_pcp_relisted)
 		printf("pcp blocks of the first snapshot moved to the list (migratetype) the kernel "
 		       "then took them from: %llu\n", (unsigned long long)st->seed_pcp_relisted);

@@ -36,6 +36,8 @@ struct making {
 	uint64_t own;			/* this cpu's events so far */
 	uint64_t all_at, own_at;	/* events (all cpus, this cpu) at the first */
 	uint64_t all_last, own_last;	/* ... at the batch's last */
+	uint64_t prev_seq, prev_ts;	/* this cpu's last event */
+	uint64_t prev_all, prev_own;	/* events (all cpus, this cpu) after it */
 	/*
 	 * Frees since this cpu's last mm_page_free_batched, no other event between: the
 	 * prepared pages of a new batch, or an interrupt's frees inside the commit loop
@@ -160,6 +162,8 @@ struct batch_run {
 	bool irq;			/* its frees since its last commit: an interrupt's */
 };
 
+#define RECENT	4096		/* events a high-order pcp hit's decision looks back over */
+
 struct ahead_pass {
 	const struct sim_ahead_geo *g;
 	uint64_t seq_from;
@@ -189,6 +193,12 @@ struct ahead_pass {
 	} *fr;
 	size_t nr_fr;
 	uint64_t all;			/* events counted for the early allocations */
+	uint64_t zero_ns;		/* the shortest decision-to-event of a refilled
+					 * high-order allocation so far */
+	struct recent {
+		uint64_t seq, ts;
+	} recent[RECENT];		/* the last events (a ring) */
+	uint64_t recent_n;
 	uint64_t drain_ts;		/* the last drain event: its time and cpu */
 	int drain_cpu;
 	/* high-order pages a refill put on a pcp list, no event naming them since */
@@ -527,6 +537,50 @@ static void learn_list(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	P->pb_list[ev->pfn >> P->g->pageblock_order] = (int8_t)pcp_list_of(ev->mt);
 }
 
+/*
+ * A pcp hit of a high-order page (@ev: no zone_locked, the THP order) was decided
+ * before its event by at least the time prep_new_page() takes to zero the page
+ * (init_on_alloc, __GFP_ZERO: milliseconds for a THP): the shortest a refilled
+ * high-order allocation showed between its first zone_locked and its event so far
+ * (P->zero_ns). Others' requests in that time came after the decision: a zone near
+ * its mark that the hit passed may fail them, and the reverse. It is made before the
+ * first event of that time (after its cpu's last event).
+ */
+static int hit_early(struct ahead_pass *P, struct making *mk, const struct tr_event *ev)
+{
+	uint64_t at_seq = mk->prev_seq + 1, at_ts = mk->prev_ts, want;
+	size_t i, n = P->recent_n < RECENT ? P->recent_n : RECENT;
+
+	if (!mk->prev_seq || mk->prev_seq < P->record_from || !P->zero_ns ||
+	    P->all - mk->prev_all == mk->own - mk->prev_own ||
+	    ev->order != P->g->pageblock_order)
+		return 0;
+	/* made earlier already: a drain passed over its list (ahead_passed_over()) */
+	if (P->out->nr_early && P->out->early[P->out->nr_early - 1].rq.seq == ev->seq)
+		return 0;
+	P->out->nr_hit_zeroing++;
+	want = ev->ts > P->zero_ns ? ev->ts - P->zero_ns : 0;
+	if (want > mk->prev_ts) {
+		/* the oldest recent event at or after that time */
+		for (i = 0; i < n; i++) {
+			const struct recent *r = &P->recent[(P->recent_n - 1 - i) % RECENT];
+
+			if (r->seq <= mk->prev_seq || r->ts < want)
+				break;
+			at_seq = r->seq;
+			at_ts = r->ts;
+		}
+		if (at_seq == mk->prev_seq + 1 && i < n)
+			return 0;	/* nothing of another cpu in that time */
+	}
+	return add_early(P->out, &P->cap_early, at_seq, at_ts,
+			 &(struct sim_request){ .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts,
+						.cpu = ev->cpu, .order = ev->order, .mt = ev->mt,
+						.gfp = ev->gfp, .pfn = ev->pfn,
+						.nr_pages = 1ull << ev->order, .early = true,
+						.hit = true });
+}
+
 /* The early allocations' part of an event (struct making). */
 static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
 {
@@ -540,7 +594,9 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	    (!mk->valid || !mk->last_locked || ev->order != mk->order))
 		*mk = (struct making){ .pfn = ev->pfn, .order = ev->order, .valid = true,
 				       .own = mk->own, .cand = mk->cand,
-				       .cap_cand = mk->cap_cand };
+				       .cap_cand = mk->cap_cand, .prev_seq = mk->prev_seq,
+				       .prev_ts = mk->prev_ts, .prev_all = mk->prev_all,
+				       .prev_own = mk->prev_own };
 	if (k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG) {
 		if (!mk->seq) {
 			mk->seq = ev->seq;
@@ -554,13 +610,27 @@ static int ahead_early(struct ahead_pass *P, enum tr_event_kind k, const struct 
 		mk->own_last = mk->own;
 	}
 	mk->last_locked = k == TR_EV_ZONE_LOCKED || k == TR_EV_EXTFRAG;
-	if (k == TR_EV_PAGE_ALLOC)
+	if (k == TR_EV_PAGE_ALLOC && ev->pfn != UINT64_MAX && ev->order > 3) {
+		/* over PAGE_ALLOC_COSTLY_ORDER: zeroing is long enough to matter */
+		if (mk->valid && ev->pfn == mk->pfn && ev->order == mk->order)
+			/* the zeroing after a decision the zone_locked events date */
+			P->zero_ns = !P->zero_ns || ev->ts - mk->ts < P->zero_ns ?
+				     ev->ts - mk->ts : P->zero_ns;
+		else
+			ret = hit_early(P, mk, ev);
+	}
+	if (!ret && k == TR_EV_PAGE_ALLOC)
 		ret = making_alloc(P->out, &P->cap_early, &P->cap_settles, mk, ev, P->all,
 				   P->record_from);
 	if (k != TR_EV_EXTFRAG) {
 		P->all++;
 		mk->own++;
+		mk->prev_seq = ev->seq;
+		mk->prev_ts = ev->ts;
+		mk->prev_all = P->all;
+		mk->prev_own = mk->own;
 	}
+	P->recent[P->recent_n++ % RECENT] = (struct recent){ ev->seq, ev->ts };
 	return ret;
 }
 

@@ -109,6 +109,8 @@ struct sim_ahead {
 	uint64_t nr_inferred;
 	uint64_t nr_passed_over;	/* early: allocations of a high-order page a drain
 					 * of its cpu passed over the list of */
+	uint64_t nr_hit_zeroing;	/* early: high-order pcp hits made their zeroing
+					 * time before their event */
 	uint64_t *taken_refills;	/* the refill events (seqs, sorted) of their pages */
 	size_t nr_taken_refills;
 	uint64_t *early_seqs;		/* early[].rq.seq of the early ones, sorted */

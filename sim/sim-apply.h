@@ -61,6 +61,8 @@ struct sim_stats {
 					 * counter held until its end */
 	uint64_t allocs_passed_over;	/* ... of a high-order pcp page a drain of its cpu
 					 * showed gone (sim-ahead.h): before that drain */
+	uint64_t allocs_hit_zeroing;	/* ... high-order pcp hits, their zeroing time
+					 * before their event (sim-ahead.h) */
 	uint64_t contig_failed;		/* contiguous allocations the model could not make */
 	uint64_t offline_failed;	/* offlines the model refused */
 	uint64_t seed_pcp_drained;	/* flags-0 seed pages a kernel drain showed were pcp pages */

@@ -67,6 +67,9 @@ struct sim_request {
 					 * cpus' requests its event follows */
 	bool held;			/* ... while its refill ran on to a SETTLE
 					 * (sim_ahead_find()) */
+	bool hit;			/* ALLOC, early: a high-order pcp hit, made the
+					 * zeroing time before its event, not at a
+					 * zone_locked (sim_ahead_find()) */
 	bool inferred;			/* ALLOC: one the trace does not show, inferred
 					 * (sim_ahead_find()); no event of its own */
 	bool past;			/* FREE: past the locked pcp list, to the buddy

@@ -32,6 +32,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "allocs_early", r->st.allocs_early }, { "allocs_held", r->st.settled },
 		{ "allocs_inferred", r->st.allocs_inferred },
 		{ "allocs_passed_over", r->st.allocs_passed_over },
+		{ "allocs_hit_zeroing", r->st.allocs_hit_zeroing },
 		{ "frees_taken", r->st.frees_taken },
 		{ "frees_past_list", r->st.frees_past_list },
 		{ "frees_deferred", r->st.frees_deferred },

@@ -285,6 +285,7 @@ static int ahead(struct sim *S, uint64_t from, uint64_t record_from)
 	if (!ret) {
 		S->res->st.frees_taken = S->ahead.nr_taken;
 		S->res->st.allocs_passed_over = S->ahead.nr_passed_over;
+		S->res->st.allocs_hit_zeroing = S->ahead.nr_hit_zeroing;
 	}
 	return ret;
 }
