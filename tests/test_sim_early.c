@@ -1161,7 +1161,9 @@ START_TEST(test_seed_pcp_window_decay)
 
 	for (broken = 0; broken < 2; broken++) {
 		struct model *m = fixture_free_zone("6.12.0", Z, 4096);
-		uint32_t counts[1] = { 11427 }, count, high;
+		const struct model_layout *L = model_get_layout(m);
+		uint32_t *counts = calloc((size_t)L->nr_zones * L->nr_cpus, sizeof(*counts));
+		uint32_t count, high;
 		struct tr_decoder *dec;
 		uint64_t begin, end, nr = 0;
 		struct bc_event e = { 0 };
@@ -1174,6 +1176,8 @@ START_TEST(test_seed_pcp_window_decay)
 					wf, sizes, sgn);
 		ck_assert_int_gt(wq, 0);
 		ck_assert_int_eq(tdb_set_meta(c.db, TDB_META_TRACED_WORK_FN, "vmstat_update"), 0);
+		ck_assert_ptr_nonnull(counts);
+		counts[0] = 11427;	/* zone 0, cpu 0 */
 		for (i = 0; i < 67; i++)
 			hev(&c, H_ZL, 0, Z + i, 0, 1, 1);
 		for (i = 0; i < 5; i++)
@@ -1199,6 +1203,7 @@ START_TEST(test_seed_pcp_window_decay)
 		ck_assert_int_eq(pages, broken ? 63 : 126);
 		hcap_close(&c, dec);
 		model_destroy(m);
+		free(counts);
 	}
 }
 END_TEST
