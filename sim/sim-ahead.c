@@ -561,7 +561,7 @@ static int hit_early(struct ahead_pass *P, struct making *mk, const struct tr_ev
 	P->out->nr_hit_zeroing++;
 	want = ev->ts > P->zero_ns ? ev->ts - P->zero_ns : 0;
 	if (want > mk->prev_ts) {
-		/* the oldest recent event at or after that time */
+		/* the oldest recent event at or after that time, past the cpu's last */
 		for (i = 0; i < n; i++) {
 			const struct recent *r = &P->recent[(P->recent_n - 1 - i) % RECENT];
 
@@ -570,7 +570,7 @@ static int hit_early(struct ahead_pass *P, struct making *mk, const struct tr_ev
 			at_seq = r->seq;
 			at_ts = r->ts;
 		}
-		if (at_seq == mk->prev_seq + 1 && i < n)
+		if (!i)
 			return 0;	/* nothing of another cpu in that time */
 	}
 	return add_early(P->out, &P->cap_early, at_seq, at_ts,
