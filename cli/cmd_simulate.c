@@ -139,7 +139,8 @@ const char cmd_simulate_usage[] =
 	"simulate_disagreements.\n"
 	"\n"
 	"Both modes take watermarks and pcp sizes from the seed snapshot's zoneinfo (the\n"
-	"teacher from each later one too);\n"
+	"teacher from each later one too), pcp->high and alloc_factor as the snapshot's\n"
+	"read window left them;\n"
 	"watermark boosting, the pcp trylock, reclaim and compaction are not modelled.\n"
 	"Tables: see db/README.md.\n"
 	"\n"
@@ -261,9 +262,11 @@ static void print_text(const struct tc_result *r, const char *path)
 	       "idle fold earlier and the changes since)\n",
 	       (unsigned long long)r->vm_diffs_inferred);
 	printf("             watermarks and pcp sizes of %u zones from the seed snapshot's "
-	       "zoneinfo (others: none, default pcp sizes); no watermark boost, no pcp trylock "
-	       "failure, no reclaim (%llu requests would have needed it)\n",
-	       r->zones_with_limits, (unsigned long long)r->model_none);
+	       "zoneinfo (others: none, default pcp sizes; pcp->high or alloc_factor of %llu "
+	       "lists as the snapshot's read window left them); no watermark boost, no pcp "
+	       "trylock failure, no reclaim (%llu requests would have needed it)\n",
+	       r->zones_with_limits, (unsigned long long)r->pcp_window,
+	       (unsigned long long)r->model_none);
 	print_pcp(&r->pcp);
 }
 
@@ -337,6 +340,7 @@ static void print_json(const struct tc_result *r)
 	json_kuint(&j, "not_asked", r->not_asked);
 	json_kuint(&j, "failed_allocs", r->failed_allocs);
 	json_kuint(&j, "zones_with_limits", r->zones_with_limits);
+	json_kuint(&j, "pcp_window", r->pcp_window);
 	json_kuint(&j, "pcp_pages_seeded", r->pcp_seeded);
 	json_kuint(&j, "free_blocks_reordered", r->free_reordered);
 	json_kuint(&j, "pageblock_types_learned", r->types_learned);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tc-pcp: the model's pcp sizing asked along the kernel's events (tc-pcp.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/u64set.h"
 #include "common/grow.h"
+#include "db/tdb.h"
 #include "model/decide.h"
 #include "model/model.h"
 #include "replay/tc-pcp.h"
@@ -523,4 +525,217 @@ int tc_pcp_finish(struct tc_pcp *p, struct model *m, struct tc_pcp_counts *c)
 	for (unsigned int i = 0; i < p->nr_cpus && !ret; i++)
 		ret = close_open(p, m, (int)i, c);
 	return ret;
+}
+
+/* ---- the seed's read window ---- */
+
+struct window_pass {
+	struct model *m;
+	unsigned int nr_cpus, nr_zones;
+	int64_t *count;			/* the kernel's pcp->count per [zone * nr_cpus + cpu] */
+	bool *in_refill;		/* per cpu: its last event was a refill's zone_locked */
+	struct last_refill *last;	/* before the window, per [zone * nr_cpus + cpu] */
+};
+
+/* A list's last order-0 refill before zoneinfo was read, and what moved it since. */
+struct last_refill {
+	int64_t pages;			/* the refill's (0: none) */
+	int64_t moved;			/* pcp->count moved since its start, its own pages too */
+	unsigned int frees;		/* frees to the list since (each halves alloc_factor) */
+	bool decayed;			/* a vmstat_update() since: pcp->high moved */
+};
+
+/* An event before the window: the last order-0 refill of each list, and what followed. */
+static void before_event(struct window_pass *w, const struct tr_event *ev)
+{
+	const struct model_profile *prof = model_get_profile(w->m);
+	unsigned int cpu = (unsigned int)ev->cpu, z;
+	struct last_refill *r;
+	bool refill, was_refill = w->in_refill[cpu];
+	int zone;
+
+	if (ev->kind == TR_EV_VMSTAT_UPDATE) {
+		w->in_refill[cpu] = false;
+		for (z = 0; z < w->nr_zones; z++)
+			w->last[z * w->nr_cpus + cpu].decayed = true;
+		return;
+	}
+	if (ev->pfn == UINT64_MAX || (zone = model_pfn_zone(w->m, ev->pfn)) < 0 ||
+	    (unsigned int)zone >= w->nr_zones)
+		return;
+	r = &w->last[(unsigned int)zone * w->nr_cpus + cpu];
+	refill = ev->kind == TR_EV_ZONE_LOCKED &&
+		 model_zone_locked_refill(w->m, ev->order, ev->mt, ev->percpu_refill);
+	w->in_refill[cpu] = refill;
+	if (refill && !ev->order && !was_refill)
+		*r = (struct last_refill){ 0 };
+	if (refill && !ev->order)
+		r->pages++;
+	if (ev->kind == TR_EV_PAGE_FREE && ev->order < 32 &&
+	    (prof->pcp_orders & (1u << ev->order)))
+		r->frees++;
+	r->moved += tc_pcp_moved(w->m, ev);
+}
+
+/*
+ * alloc_factor when zoneinfo was read (@count, @high), from the list's last order-0
+ * refill before: nr_pcp_alloc() took min(batch << af, max(high - count - batch, batch))
+ * (high already raised by it: zoneinfo's), and raised af when batch << af fitted; each
+ * free since halved it. -1: no refill, or a decay since, or sizes that fit no af.
+ */
+static int af_before(const struct last_refill *r, int64_t count, int64_t high, int64_t batch)
+{
+	int64_t max_nr = high - (count - r->moved) - batch;
+	int af;
+
+	if (!r->pages || r->decayed || batch <= 0)
+		return -1;
+	max_nr = max_nr > batch ? max_nr : batch;
+	for (af = 0; af <= 5; af++) {
+		int64_t b = batch << af;
+
+		if ((b < max_nr ? b : max_nr) != r->pages)
+			continue;
+		/* raised when the whole batch fitted */
+		af += b <= max_nr && af < 5;
+		return (int)((unsigned int)af >> (r->frees < 8 ? r->frees : 8));
+	}
+	return -1;
+}
+
+/* One event of the read window on its cpu's pcp state. */
+static int window_event(struct window_pass *w, const struct tr_event *ev)
+{
+	const struct model_profile *prof = model_get_profile(w->m);
+	unsigned int cpu = (unsigned int)ev->cpu, z;
+	int64_t *count, nr;
+	bool refill, was_refill;
+	int zone, ret = 0;
+
+	if (ev->kind == TR_EV_VMSTAT_UPDATE) {
+		w->in_refill[cpu] = false;
+		for (z = 0; !ret && z < w->nr_zones; z++)
+			ret = model_pcp_decay_decide(w->m, z, cpu, w->count[z * w->nr_cpus + cpu],
+						     &nr);
+		return ret;
+	}
+	if (ev->pfn == UINT64_MAX || (zone = model_pfn_zone(w->m, ev->pfn)) < 0 ||
+	    (unsigned int)zone >= w->nr_zones)
+		return 0;
+	count = &w->count[(unsigned int)zone * w->nr_cpus + cpu];
+	was_refill = w->in_refill[cpu];
+	refill = ev->kind == TR_EV_ZONE_LOCKED &&
+		 model_zone_locked_refill(w->m, ev->order, ev->mt, ev->percpu_refill);
+	w->in_refill[cpu] = refill;
+	switch (ev->kind) {
+	case TR_EV_ZONE_LOCKED:
+		/* rmqueue_pcplist() found the list empty: nr_pcp_alloc() once, at its first */
+		if (refill && !was_refill)
+			ret = model_pcp_alloc_decide(w->m, (unsigned int)zone, cpu, ev->order, true,
+						     *count, &nr);
+		break;
+	case TR_EV_PAGE_ALLOC:
+		/* a pcp hit (the allocation a refill made was asked at its refill) */
+		if (!was_refill && ev->order < 32 && (prof->pcp_orders & (1u << ev->order)))
+			ret = model_pcp_alloc_decide(w->m, (unsigned int)zone, cpu, ev->order,
+						     false, *count, &nr);
+		break;
+	case TR_EV_PAGE_FREE:
+		if (ev->order < 32 && (prof->pcp_orders & (1u << ev->order)))
+			ret = model_pcp_free_decide(w->m, (unsigned int)zone, cpu, ev->order,
+						    *count + (1ll << ev->order), &nr);
+		break;
+	default:
+		break;
+	}
+	*count += tc_pcp_moved(w->m, ev);
+	return ret;
+}
+
+int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		       uint64_t seq_begin, uint64_t seq_end, const uint32_t *counts,
+		       uint64_t *nr)
+{
+	const struct model_layout *L = model_get_layout(m);
+	struct window_pass w = { .m = m, .nr_cpus = L->nr_cpus, .nr_zones = L->nr_zones };
+	size_t n = (size_t)L->nr_zones * L->nr_cpus, k;
+	uint32_t *before = calloc(n + 1, sizeof(*before));
+	bool *moved_af = NULL;
+	struct tdb_cursor *cur = NULL;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret = 0, got = 0;
+
+	*nr = 0;
+	w.count = calloc(n + 1, sizeof(*w.count));
+	w.in_refill = calloc(L->nr_cpus + 1, sizeof(*w.in_refill));
+	if (!before || !w.count || !w.in_refill) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		uint32_t count;
+
+		w.count[k] = counts[k];
+		ret = model_get_pcp(m, (unsigned int)(k / L->nr_cpus),
+				    (unsigned int)(k % L->nr_cpus), &count, &before[k]);
+		if (ret)
+			goto out;
+	}
+	/* alloc_factor from the last refill before zoneinfo was read */
+	w.last = calloc(n + 1, sizeof(*w.last));
+	moved_af = calloc(n + 1, sizeof(*moved_af));
+	if (!w.last || !moved_af) {
+		ret = bc_error(BC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (seq_begin)
+		ret = tdb_cursor_open(db, 0, seq_begin, &cur);
+	while (!ret && cur && (got = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind != TR_EV_OTHER && ev.cpu >= 0 && (unsigned int)ev.cpu < L->nr_cpus)
+			before_event(&w, &ev);
+	}
+	if (!ret && got < 0)
+		ret = got;
+	tdb_cursor_close(cur);
+	cur = NULL;
+	for (k = 0; !ret && k < n; k++) {
+		struct model_zone_limits lim;
+		int af;
+
+		if (model_get_zone_limits(m, (unsigned int)(k / L->nr_cpus), &lim))
+			continue;
+		af = af_before(&w.last[k], counts[k], before[k], lim.pcp_batch);
+		moved_af[k] = af > 0;
+		if (af >= 0)
+			ret = model_set_pcp_alloc_factor(m, (unsigned int)(k / L->nr_cpus),
+							 (unsigned int)(k % L->nr_cpus),
+							 (unsigned int)af);
+	}
+	memset(w.in_refill, 0, (L->nr_cpus + 1) * sizeof(*w.in_refill));
+	if (!ret && seq_begin < seq_end)
+		ret = tdb_cursor_open(db, seq_begin, seq_end, &cur);
+	while (!ret && cur && (got = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind != TR_EV_OTHER && ev.cpu >= 0 && (unsigned int)ev.cpu < L->nr_cpus)
+			ret = window_event(&w, &ev);
+	}
+	if (!ret && got < 0)
+		ret = got;
+	tdb_cursor_close(cur);
+	for (k = 0; ret >= 0 && k < n; k++) {
+		uint32_t count, high;
+
+		ret = model_get_pcp(m, (unsigned int)(k / L->nr_cpus),
+				    (unsigned int)(k % L->nr_cpus), &count, &high);
+		*nr += !ret && (high != before[k] || moved_af[k]);
+	}
+out:
+	free(before);
+	free(w.count);
+	free(w.in_refill);
+	free(w.last);
+	free(moved_af);
+	return ret < 0 ? ret : 0;
 }

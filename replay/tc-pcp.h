@@ -13,7 +13,8 @@
  *   - a traced vmstat_update(): decay_pcp_high()'s drain against the drains after it.
  * Drains no such decision explains (drain_all_pages(), a remote drain) are counted.
  * The free-running simulation makes these decisions itself; agreeing here says the
- * rules are the kernel's, so what differs there comes from the state.
+ * rules are the kernel's, so what differs there comes from the state. Both start from
+ * the state the seed snapshot's read window left (tc_pcp_seed_window()).
  */
 #ifndef BC_REPLAY_TC_PCP_H
 #define BC_REPLAY_TC_PCP_H
@@ -22,6 +23,8 @@
 #include <stdint.h>
 
 struct model;
+struct tdb;
+struct tr_decoder;
 struct model_request;
 struct tr_event;
 
@@ -116,5 +119,23 @@ int tc_pcp_alloc(struct tc_pcp *p, struct model *m, const struct model_request *
 int tc_pcp_offline(struct tc_pcp *p, struct model *m, uint64_t pfn, bool begin);
 /* The end of the replay: the open decisions closed. */
 int tc_pcp_finish(struct tc_pcp *p, struct model *m, struct tc_pcp_counts *c);
+
+/*
+ * The pcp state of the seed's end. zoneinfo is read at the snapshot's begin
+ * (@seq_begin); its pcp->high (taken by the seed) moves in the read window as the
+ * kernel tunes it: a traced vmstat_update() decays it by an eighth and drains down to
+ * it (decay_pcp_high()), a refill raises it by its batch (nr_pcp_alloc()), a free over
+ * it raises it (nr_pcp_high()). Left at zoneinfo's, a list whose window held a decay
+ * keeps a high an eighth too large, and its refills are not capped where the
+ * kernel's were (high - count - batch): the simulation's alloc_factor then doubles
+ * where the kernel's did not, and its refills take twice as many pages from then on.
+ * The window's events are asked of the model's pcp decisions (model_pcp_*_decide(),
+ * as simulate --teacher asks them) with the kernel's pcp->count then: zoneinfo's
+ * (@counts, [zone * nr_cpus + cpu]) moved by the window's pcp events. *@nr: the lists
+ * whose high the window moved.
+ */
+int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+		       uint64_t seq_begin, uint64_t seq_end, const uint32_t *counts,
+		       uint64_t *nr);
 
 #endif

@@ -1064,6 +1064,11 @@ static int prepare(struct teacher *t, struct tdb *db, struct replay *rp)
 		t->pb_order = L->pageblock_order;
 		ret = rp_zone_limits_counts(db, si.id, m, &t->res->zones_with_limits, counts);
 	}
+	/* pcp->high and alloc_factor at the seed's end, not zoneinfo's at its begin */
+	if (!ret)
+		ret = tc_pcp_seed_window(db, rp_decoder(rp), m,
+					 si.seq_begin > 0 ? (uint64_t)si.seq_begin : 0, t->seed_end,
+					 counts, &t->res->pcp_window);
 	if (!ret)
 		ret = tc_pcp_create(m, si.seq_begin > 0 ? (uint64_t)si.seq_begin : 0, t->seed_end,
 				    counts, &t->pcp);

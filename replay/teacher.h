@@ -81,6 +81,8 @@ struct tc_result {
 	uint64_t not_asked;		/* requests begun while the seed snapshot was read */
 	uint64_t failed_allocs;		/* mm_page_alloc of no page (not requests here) */
 	unsigned int zones_with_limits;	/* zones whose watermarks zoneinfo gave */
+	uint64_t pcp_window;		/* pcp lists whose high or alloc_factor the seed's
+					 * read window told (tc_pcp_seed_window()) */
 	uint64_t pcp_seeded;		/* flags-0 pages put on pcp lists (model_seed_pcp()) */
 	uint64_t types_learned;		/* guessed pageblock types confirmed or corrected
 					 * (model_seed_pageblock_type()) */

@@ -149,22 +149,4 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 int sim_seed_pcp_order(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		       uint64_t seq_from, uint64_t *nr, uint64_t *nr_relisted);
 
-/*
- * The pcp state of the seed's end. zoneinfo is read at the snapshot's begin
- * (@seq_begin); its pcp->high (taken by the seed) moves in the read window as the
- * kernel tunes it: a traced vmstat_update() decays it by an eighth and drains down to
- * it (decay_pcp_high()), a refill raises it by its batch (nr_pcp_alloc()), a free over
- * it raises it (nr_pcp_high()). Left at zoneinfo's, a list whose window held a decay
- * keeps a high an eighth too large, and its refills are not capped where the
- * kernel's were (high - count - batch): the simulation's alloc_factor then doubles
- * where the kernel's did not, and its refills take twice as many pages from then on.
- * The window's events are asked of the model's pcp decisions (model_pcp_*_decide(),
- * as simulate --teacher asks them) with the kernel's pcp->count then: zoneinfo's
- * (@counts, [zone * nr_cpus + cpu]) moved by the window's pcp events. *@nr: the lists
- * whose high the window moved.
- */
-int sim_seed_pcp_window(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-			uint64_t seq_begin, uint64_t seq_end, const uint32_t *counts,
-			uint64_t *nr);
-
 #endif

@@ -9,6 +9,7 @@
 #include "db/tdb-snap.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "replay/tc-pcp.h"
 #include "replay/zone-limits.h"
 #include "sim/sim-ahead.h"
 #include "sim/sim-contig.h"
@@ -319,10 +320,10 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		ret = seed_pcp(S, S->rp, seed, later, nr_later, true, &S->res->zone_limits,
 		       &S->res->st.seed_pcp_listed, &S->res->st.seed_reported,
 		       &S->res->st.seed_alloc_typed, NULL, counts);
-	if (!ret && !getenv("BC_NO_WINDOW"))
-		ret = sim_seed_pcp_window(S->db, rp_decoder(S->rp), S->m,
-					  (uint64_t)seed->seq_begin, (uint64_t)seed->seq_end, counts,
-					  &S->res->st.seed_pcp_window);
+	if (!ret)
+		ret = tc_pcp_seed_window(S->db, rp_decoder(S->rp), S->m,
+					 (uint64_t)seed->seq_begin, (uint64_t)seed->seq_end, counts,
+					 &S->res->st.seed_pcp_window);
 	free(counts);
 	if (!ret)
 		ret = sim_seed_pcp_order(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_end,

@@ -16,6 +16,7 @@
 #include "model/decide.h"
 #include "model/model.h"
 #include "replay/replay.h"
+#include "replay/tc-pcp.h"
 #include "sim/sim-ahead.h"
 #include "sim/sim-apply.h"
 #include "sim/sim-figures.h"
@@ -1139,7 +1140,7 @@ START_TEST(test_batch_frees_at_commit)
 END_TEST
 
 /*
- * The seed's pcp state at the end of its read window (sim_seed_pcp_window()), numbers of
+ * The seed's pcp state at the end of its read window (tc_pcp_seed_window()), numbers of
  * a VM 6.12 frag run: zoneinfo (read at the window's begin) says cpu 0's list holds
  * 11,427 pages under a high of 11,495; just before the read, a refill took 67 pages
  * (capped: high - count - batch = 67 < 126) and five pcp hits followed; in the window,
@@ -1193,7 +1194,7 @@ START_TEST(test_seed_pcp_window_decay)
 		ck_assert_int_eq(model_set_zone_limits(m, 0, &l), 0);
 		ck_assert_int_eq(model_set_pcp_high(m, 0, 0, 11495), 0);
 		if (!broken)
-			ck_assert_int_eq(sim_seed_pcp_window(c.db, dec, m, begin, end, counts, &nr),
+			ck_assert_int_eq(tc_pcp_seed_window(c.db, dec, m, begin, end, counts, &nr),
 					 0);
 		ck_assert_int_eq(model_get_pcp(m, 0, 0, &count, &high), 0);
 		ck_assert_uint_eq(high, broken ? 11495 : 10059);
