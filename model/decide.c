@@ -360,22 +360,6 @@ int model_pcp_infer_alloc_factor(struct model *m, unsigned int zone, unsigned in
 	return 1;
 }
 
-int model_set_pcp_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
-			       unsigned int af)
-{
-	struct dpcp *p;
-
-	if (zone >= m->nr_zones || cpu >= m->nr_cpus)
-		return bc_error(BC_E_INVAL, "model: no pcp list of zone %u cpu %u", zone, cpu);
-	p = pcp_state(m, zone, cpu);
-	if (!p)
-		return -BC_E_NOMEM;
-	af = af < PCP_BATCH_SCALE_MAX ? af : PCP_BATCH_SCALE_MAX;
-	if (p->alloc_factor != af)
-		jset32(m, &p->alloc_factor, af);
-	return 0;
-}
-
 /* ---- planning (pure) ----------------------------------------------------------------- */
 
 static struct flist *pcp_list(struct model *m, struct mzone *z, unsigned int cpu,
@@ -1479,6 +1463,17 @@ int model_set_pcp_high(struct model *m, unsigned int zone, unsigned int cpu, uin
 
 	if (p)
 		jset32(m, &p->high, high);
+	return ret;
+}
+
+int model_set_pcp_alloc_factor(struct model *m, unsigned int zone, unsigned int cpu,
+			       unsigned int af)
+{
+	int ret;
+	struct dpcp *p = asked_pcp(m, zone, cpu, &ret);
+
+	if (p)
+		jset32(m, &p->alloc_factor, af < PCP_BATCH_SCALE_MAX ? af : PCP_BATCH_SCALE_MAX);
 	return ret;
 }
 

@@ -131,19 +131,24 @@ static bool cpu_ok(const struct tc_pcp *p, int cpu)
 	return cpu >= 0 && (unsigned int)cpu < p->nr_cpus;
 }
 
+/* pcp_allowed_order() of the traced kernel's profile. */
+static bool pcp_order(const struct model *m, unsigned int order)
+{
+	return order < 32 && (model_get_profile(m)->pcp_orders & (1u << order));
+}
+
 int64_t tc_pcp_moved(const struct model *m, const struct tr_event *ev)
 {
-	const struct model_profile *prof = model_get_profile(m);
 	int64_t n = ev->order < 32 ? 1ll << ev->order : 0;
-	bool pcp_order = ev->order < 32 && (prof->pcp_orders & (1u << ev->order));
+	bool pcp = pcp_order(m, ev->order);
 
 	switch (ev->kind) {
 	case TR_EV_PAGE_FREE:
-		return pcp_order ? n : 0;
+		return pcp ? n : 0;
 	case TR_EV_ZONE_LOCKED:
 		return model_zone_locked_refill(m, ev->order, ev->mt, ev->percpu_refill) ? n : 0;
 	case TR_EV_PAGE_ALLOC:
-		return pcp_order ? -n : 0;
+		return pcp ? -n : 0;
 	case TR_EV_PCPU_DRAIN:
 		return -n;
 	default:
@@ -543,38 +548,58 @@ struct last_refill {
 	int64_t moved;			/* pcp->count moved since its start, its own pages too */
 	unsigned int frees;		/* frees to the list since (each halves alloc_factor) */
 	bool decayed;			/* a vmstat_update() since: pcp->high moved */
+	bool told;			/* it gave the list a non-zero alloc_factor */
 };
 
-/* An event before the window: the last order-0 refill of each list, and what followed. */
-static void before_event(struct window_pass *w, const struct tr_event *ev)
+/*
+ * @ev on its cpu: its zone's list index (-1: no page of a zone), and whether it is
+ * the first zone_locked of a pcp refill (rmqueue_bulk() for an empty list).
+ */
+static int window_list(struct window_pass *w, const struct tr_event *ev, bool *refill_start)
 {
-	const struct model_profile *prof = model_get_profile(w->m);
-	unsigned int cpu = (unsigned int)ev->cpu, z;
-	struct last_refill *r;
+	unsigned int cpu = (unsigned int)ev->cpu;
 	bool refill, was_refill = w->in_refill[cpu];
 	int zone;
 
+	*refill_start = false;
 	if (ev->kind == TR_EV_VMSTAT_UPDATE) {
 		w->in_refill[cpu] = false;
-		for (z = 0; z < w->nr_zones; z++)
-			w->last[z * w->nr_cpus + cpu].decayed = true;
-		return;
+		return -1;
 	}
 	if (ev->pfn == UINT64_MAX || (zone = model_pfn_zone(w->m, ev->pfn)) < 0 ||
 	    (unsigned int)zone >= w->nr_zones)
-		return;
-	r = &w->last[(unsigned int)zone * w->nr_cpus + cpu];
+		return -1;
 	refill = ev->kind == TR_EV_ZONE_LOCKED &&
 		 model_zone_locked_refill(w->m, ev->order, ev->mt, ev->percpu_refill);
 	w->in_refill[cpu] = refill;
-	if (refill && !ev->order && !was_refill)
+	*refill_start = refill && !was_refill;
+	return (int)((unsigned int)zone * w->nr_cpus + cpu);
+}
+
+/* An event before the window: the last order-0 refill of each list, and what followed. */
+static int before_event(struct window_pass *w, const struct tr_event *ev)
+{
+	struct last_refill *r;
+	bool start;
+	int k = window_list(w, ev, &start);
+	unsigned int z;
+
+	if (ev->kind == TR_EV_VMSTAT_UPDATE) {
+		for (z = 0; z < w->nr_zones; z++)
+			w->last[z * w->nr_cpus + (unsigned int)ev->cpu].decayed = true;
+		return 0;
+	}
+	if (k < 0)
+		return 0;
+	r = &w->last[k];
+	if (start && !ev->order)
 		*r = (struct last_refill){ 0 };
-	if (refill && !ev->order)
+	if (ev->kind == TR_EV_ZONE_LOCKED && w->in_refill[ev->cpu] && !ev->order)
 		r->pages++;
-	if (ev->kind == TR_EV_PAGE_FREE && ev->order < 32 &&
-	    (prof->pcp_orders & (1u << ev->order)))
+	if (ev->kind == TR_EV_PAGE_FREE && pcp_order(w->m, ev->order))
 		r->frees++;
 	r->moved += tc_pcp_moved(w->m, ev);
+	return 0;
 }
 
 /*
@@ -606,43 +631,36 @@ static int af_before(const struct last_refill *r, int64_t count, int64_t high, i
 /* One event of the read window on its cpu's pcp state. */
 static int window_event(struct window_pass *w, const struct tr_event *ev)
 {
-	const struct model_profile *prof = model_get_profile(w->m);
-	unsigned int cpu = (unsigned int)ev->cpu, z;
+	unsigned int cpu = (unsigned int)ev->cpu, z, zone;
+	bool was_refill = w->in_refill[cpu], start;
+	int k = window_list(w, ev, &start), ret = 0;
 	int64_t *count, nr;
-	bool refill, was_refill;
-	int zone, ret = 0;
 
 	if (ev->kind == TR_EV_VMSTAT_UPDATE) {
-		w->in_refill[cpu] = false;
 		for (z = 0; !ret && z < w->nr_zones; z++)
 			ret = model_pcp_decay_decide(w->m, z, cpu, w->count[z * w->nr_cpus + cpu],
 						     &nr);
 		return ret;
 	}
-	if (ev->pfn == UINT64_MAX || (zone = model_pfn_zone(w->m, ev->pfn)) < 0 ||
-	    (unsigned int)zone >= w->nr_zones)
+	if (k < 0)
 		return 0;
-	count = &w->count[(unsigned int)zone * w->nr_cpus + cpu];
-	was_refill = w->in_refill[cpu];
-	refill = ev->kind == TR_EV_ZONE_LOCKED &&
-		 model_zone_locked_refill(w->m, ev->order, ev->mt, ev->percpu_refill);
-	w->in_refill[cpu] = refill;
+	zone = (unsigned int)k / w->nr_cpus;
+	count = &w->count[k];
 	switch (ev->kind) {
 	case TR_EV_ZONE_LOCKED:
 		/* rmqueue_pcplist() found the list empty: nr_pcp_alloc() once, at its first */
-		if (refill && !was_refill)
-			ret = model_pcp_alloc_decide(w->m, (unsigned int)zone, cpu, ev->order, true,
-						     *count, &nr);
+		if (start)
+			ret = model_pcp_alloc_decide(w->m, zone, cpu, ev->order, true, *count, &nr);
 		break;
 	case TR_EV_PAGE_ALLOC:
 		/* a pcp hit (the allocation a refill made was asked at its refill) */
-		if (!was_refill && ev->order < 32 && (prof->pcp_orders & (1u << ev->order)))
-			ret = model_pcp_alloc_decide(w->m, (unsigned int)zone, cpu, ev->order,
-						     false, *count, &nr);
+		if (!was_refill && pcp_order(w->m, ev->order))
+			ret = model_pcp_alloc_decide(w->m, zone, cpu, ev->order, false, *count,
+						     &nr);
 		break;
 	case TR_EV_PAGE_FREE:
-		if (ev->order < 32 && (prof->pcp_orders & (1u << ev->order)))
-			ret = model_pcp_free_decide(w->m, (unsigned int)zone, cpu, ev->order,
+		if (pcp_order(w->m, ev->order))
+			ret = model_pcp_free_decide(w->m, zone, cpu, ev->order,
 						    *count + (1ll << ev->order), &nr);
 		break;
 	default:
@@ -650,6 +668,27 @@ static int window_event(struct window_pass *w, const struct tr_event *ev)
 	}
 	*count += tc_pcp_moved(w->m, ev);
 	return ret;
+}
+
+/* @fn on each pcp event of [@from, @to) of a cpu of the layout. */
+static int window_walk(struct tdb *db, const struct tr_decoder *dec, struct window_pass *w,
+		       uint64_t from, uint64_t to,
+		       int (*fn)(struct window_pass *w, const struct tr_event *ev))
+{
+	struct tdb_cursor *cur;
+	struct bc_event raw;
+	struct tr_event ev;
+	int ret = from < to ? tdb_cursor_open(db, from, to, &cur) : 0, got = 0;
+
+	if (ret || from >= to)
+		return ret;
+	while (!ret && (got = tdb_cursor_next(cur, &raw)) == 1) {
+		tr_decode(dec, &raw, &ev);
+		if (ev.kind != TR_EV_OTHER && ev.cpu >= 0 && (unsigned int)ev.cpu < w->nr_cpus)
+			ret = fn(w, &ev);
+	}
+	tdb_cursor_close(cur);
+	return ret ? ret : got < 0 ? got : 0;
 }
 
 int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct model *m,
@@ -660,16 +699,13 @@ int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct mode
 	struct window_pass w = { .m = m, .nr_cpus = L->nr_cpus, .nr_zones = L->nr_zones };
 	size_t n = (size_t)L->nr_zones * L->nr_cpus, k;
 	uint32_t *before = calloc(n + 1, sizeof(*before));
-	bool *moved_af = NULL;
-	struct tdb_cursor *cur = NULL;
-	struct bc_event raw;
-	struct tr_event ev;
-	int ret = 0, got = 0;
+	int ret = 0;
 
 	*nr = 0;
 	w.count = calloc(n + 1, sizeof(*w.count));
 	w.in_refill = calloc(L->nr_cpus + 1, sizeof(*w.in_refill));
-	if (!before || !w.count || !w.in_refill) {
+	w.last = calloc(n + 1, sizeof(*w.last));
+	if (!before || !w.count || !w.in_refill || !w.last) {
 		ret = bc_error(BC_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -683,23 +719,7 @@ int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct mode
 			goto out;
 	}
 	/* alloc_factor from the last refill before zoneinfo was read */
-	w.last = calloc(n + 1, sizeof(*w.last));
-	moved_af = calloc(n + 1, sizeof(*moved_af));
-	if (!w.last || !moved_af) {
-		ret = bc_error(BC_E_NOMEM, "out of memory");
-		goto out;
-	}
-	if (seq_begin)
-		ret = tdb_cursor_open(db, 0, seq_begin, &cur);
-	while (!ret && cur && (got = tdb_cursor_next(cur, &raw)) == 1) {
-		tr_decode(dec, &raw, &ev);
-		if (ev.kind != TR_EV_OTHER && ev.cpu >= 0 && (unsigned int)ev.cpu < L->nr_cpus)
-			before_event(&w, &ev);
-	}
-	if (!ret && got < 0)
-		ret = got;
-	tdb_cursor_close(cur);
-	cur = NULL;
+	ret = window_walk(db, dec, &w, 0, seq_begin, before_event);
 	for (k = 0; !ret && k < n; k++) {
 		struct model_zone_limits lim;
 		int af;
@@ -707,35 +727,26 @@ int tc_pcp_seed_window(struct tdb *db, const struct tr_decoder *dec, struct mode
 		if (model_get_zone_limits(m, (unsigned int)(k / L->nr_cpus), &lim))
 			continue;
 		af = af_before(&w.last[k], counts[k], before[k], lim.pcp_batch);
-		moved_af[k] = af > 0;
+		w.last[k].told = af > 0;
 		if (af >= 0)
 			ret = model_set_pcp_alloc_factor(m, (unsigned int)(k / L->nr_cpus),
 							 (unsigned int)(k % L->nr_cpus),
 							 (unsigned int)af);
 	}
 	memset(w.in_refill, 0, (L->nr_cpus + 1) * sizeof(*w.in_refill));
-	if (!ret && seq_begin < seq_end)
-		ret = tdb_cursor_open(db, seq_begin, seq_end, &cur);
-	while (!ret && cur && (got = tdb_cursor_next(cur, &raw)) == 1) {
-		tr_decode(dec, &raw, &ev);
-		if (ev.kind != TR_EV_OTHER && ev.cpu >= 0 && (unsigned int)ev.cpu < L->nr_cpus)
-			ret = window_event(&w, &ev);
-	}
-	if (!ret && got < 0)
-		ret = got;
-	tdb_cursor_close(cur);
+	if (!ret)
+		ret = window_walk(db, dec, &w, seq_begin, seq_end, window_event);
 	for (k = 0; ret >= 0 && k < n; k++) {
 		uint32_t count, high;
 
 		ret = model_get_pcp(m, (unsigned int)(k / L->nr_cpus),
 				    (unsigned int)(k % L->nr_cpus), &count, &high);
-		*nr += !ret && (high != before[k] || moved_af[k]);
+		*nr += !ret && (high != before[k] || w.last[k].told);
 	}
 out:
 	free(before);
 	free(w.count);
 	free(w.in_refill);
 	free(w.last);
-	free(moved_af);
 	return ret < 0 ? ret : 0;
 }

@@ -558,7 +558,6 @@ static int hit_early(struct ahead_pass *P, struct making *mk, const struct tr_ev
 	/* made earlier already: a drain passed over its list (ahead_passed_over()) */
 	if (P->out->nr_early && P->out->early[P->out->nr_early - 1].rq.seq == ev->seq)
 		return 0;
-	P->out->nr_hit_zeroing++;
 	want = ev->ts > P->zero_ns ? ev->ts - P->zero_ns : 0;
 	if (want > mk->prev_ts) {
 		/* the oldest recent event at or after that time, past the cpu's last */
@@ -573,6 +572,7 @@ static int hit_early(struct ahead_pass *P, struct making *mk, const struct tr_ev
 		if (!i)
 			return 0;	/* nothing of another cpu in that time */
 	}
+	P->out->nr_hit_zeroing++;
 	return add_early(P->out, &P->cap_early, at_seq, at_ts,
 			 &(struct sim_request){ .kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts,
 						.cpu = ev->cpu, .order = ev->order, .mt = ev->mt,
