@@ -209,6 +209,15 @@ if [ -d "$cma" ]; then
 	done > "$dir/cma_areas" || die "$dir/cma_areas: cannot write"
 fi
 
+# Free page reporting's order (module parameter page_reporting_order; its unset value
+# until a device registers), "none" on a kernel without CONFIG_PAGE_REPORTING
+pr=$root/sys/module/page_reporting/parameters/page_reporting_order
+if [ -e "$pr" ]; then
+	copy1 "$pr" page_reporting
+else
+	echo none > "$dir/page_reporting" || die "$dir/page_reporting: cannot write"
+fi
+
 # Long-term pins it can see: io_uring registered buffers (fdinfo: "UserBufs:", then
 # "IDX: 0xADDR/LEN" per buffer) by pfn (pagemap). Needs readlink, od and awk (busybox
 # has them); without them the file is not written (not looked, not "none").

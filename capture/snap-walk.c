@@ -403,6 +403,36 @@ static int read_cma_areas(const struct snap_src *s, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * "page_reporting": free page reporting's order (the page_reporting module parameter,
+ * a number), or "none" on a kernel built without it (no parameter). The parameter
+ * reads its unset value (6.12: -1, 4294967295; 6.1: MAX_ORDER) until a device such
+ * as virtio-balloon registers: reporting then holds free blocks of that order and up
+ * off the lists, with no event, while the device takes them (replay and simulate
+ * must know whether a block missing from a list may be one of those).
+ */
+static int read_page_reporting(const struct snap_src *s, char **out, size_t *len)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/sys/module/page_reporting/parameters/page_reporting_order",
+		 s->root);
+	ret = open_regular(path, &fd);
+	if (ret == -BC_E_NOENT) {
+		*out = strdup("none\n");
+		if (!*out)
+			return bc_error(BC_E_NOMEM, "page_reporting: out of memory");
+		*len = strlen(*out);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	ret = read_fd_all(fd, path, out, len);
+	close(fd);
+	return ret;
+}
+
 /* ---- longterm_pins: io_uring registered buffers, by pfn ---- */
 
 /* Entry bits of /proc/PID/pagemap (Documentation/admin-guide/mm/pagemap.rst). */
@@ -663,6 +693,8 @@ static int src_read_text(const struct snap_src *s, const char *name, char **out,
 		return read_cma_areas(s, out, len);
 	if (!s->dir && !strcmp(name, "longterm_pins"))
 		return read_longterm_pins(s, out, len);
+	if (!s->dir && !strcmp(name, "page_reporting"))
+		return read_page_reporting(s, out, len);
 	ret = snap_src_path(s, name, path, sizeof(path));
 	if (!ret)
 		ret = open_regular(path, &fd);
@@ -1165,6 +1197,8 @@ int snap_walk(const struct snap_src *s, struct snap_marker *m, const struct snap
 		ret = walk_hugepages(s, sink);
 	if (!ret)
 		ret = emit_text(s, sink, "cma_areas", true);
+	if (!ret)
+		ret = emit_text(s, sink, "page_reporting", true);
 	/* after the pages: pins registered while they were read are listed too */
 	if (!ret)
 		ret = emit_text(s, sink, "longterm_pins", true);

@@ -63,7 +63,7 @@ static uint32_t weakest_guess(const struct model *m, unsigned int zone, int mt, 
 		int64_t ev;
 
 		if (p == not || b->zone != zone || !(b->flags & PB_GUESS) ||
-		    (b->flags & (PB_ISOLATE | PB_STRADDLE)) || b->mt != mt ||
+		    (b->flags & (PB_ISOLATE | PB_STRADDLE | PB_ABSENT)) || b->mt != mt ||
 		    pb_in_large_free(m, p))
 			continue;
 		if (whole_free && pb_whole_free(m, p) != (whole_free > 0))
@@ -132,6 +132,20 @@ int model_mark_pageblock_guessed(struct model *m, uint64_t pfn)
 	b = pb_of(m, idx);
 	if (b->zone != PB_NOZONE && !(b->flags & PB_GUESS))
 		jset8(m, &b->flags, b->flags | PB_GUESS);
+	return 0;
+}
+
+int model_mark_pageblock_absent(struct model *m, uint64_t pfn)
+{
+	int ret = model_mark_pageblock_guessed(m, pfn);
+	uint32_t idx;
+	struct pblock *b;
+
+	if (ret || !pfn_to_idx(m, pfn, &idx))
+		return ret;
+	b = pb_of(m, idx);
+	if (b->flags & PB_GUESS)
+		jset8(m, &b->flags, b->flags | PB_ABSENT);
 	return 0;
 }
 

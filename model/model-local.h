@@ -203,6 +203,7 @@ struct __attribute__((aligned(4))) pblock {
 #define PB_ISOLATE	0x01		/* PB_migrate_isolate */
 #define PB_STRADDLE	0x02		/* more than one zone (or a hole) in the block */
 #define PB_GUESS	0x04		/* type inferred at seed, no event has shown it (guess.c) */
+#define PB_ABSENT	0x08		/* a take showed it was not the type first guessed */
 #define PB_NOZONE	0xff
 
 struct jentry {

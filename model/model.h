@@ -337,6 +337,13 @@ int model_set_pageblock_mt(struct model *m, uint64_t pfn, int mt);
  */
 int model_mark_pageblock_guessed(struct model *m, uint64_t pfn);
 /*
+ * ... a type re-guessed because a take showed the block was not the type guessed
+ * first (a take off the buddy split a larger block while it lay on that list): still
+ * an assumption an event confirms or corrects, but no partner of another block's
+ * correction, whose swap would give it back the type the take ruled out.
+ */
+int model_mark_pageblock_absent(struct model *m, uint64_t pfn);
+/*
  * A later snapshot's pagetypeinfo counts @want[type] (trace numbering) blocks of each
  * type in @zone: re-type guessed blocks until the model's counts are those, the guessed
  * block least likely of a type in excess (fewest unmovable pages against movable ones)

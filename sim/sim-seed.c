@@ -450,6 +450,19 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
 	return ret < 0 ? ret : 0;
 }
 
+/* Blocks of one take that the kernel's free lists did not hold (see absent_blocks()). */
+#define ABSENT_MAX	8
+#define LIST_MAX	4096
+/*
+ * Free page reporting (page_reporting_cycle()) holds blocks of pageblock order and up
+ * off the free lists while it reports them, a batch of PAGE_REPORTING_CAPACITY at a
+ * time, for as long as the device takes to answer (milliseconds); a reported block
+ * stays PageReported and is not held again until it merges. Such a block missing
+ * from a take is a wrong type only when a take a second later misses it too.
+ */
+#define HELD_MAX	64
+#define HELD_NS		1000000000ull
+
 struct types_pass {
 	struct model *m;
 	unsigned int pbo;
@@ -457,11 +470,39 @@ struct types_pass {
 	uint64_t *touched;		/* pfns an event named since the seed */
 	uint64_t *list;			/* LIST_MAX pfns: a free list walked */
 	uint64_t nr, nr_absent;
+	unsigned int report_order;	/* reporting may hold blocks of this order up */
+	struct held {			/* such blocks seen absent once */
+		uint64_t pfn, ts;
+		int mt;
+	} held[HELD_MAX];
+	int nr_held;
 };
 
-/* Blocks of one take that the kernel's free lists did not hold (see absent_blocks()). */
-#define ABSENT_MAX	8
-#define LIST_MAX	4096
+/*
+ * The order from which free page reporting may hold blocks off the lists, as snapshot
+ * @snap read it (file page_reporting): UINT_MAX when no device reports (a kernel
+ * without it, or the parameter's unset value); pageblock order when the snapshot did
+ * not look (the order a device asks by default).
+ */
+static int report_order(struct tdb *db, int64_t snap, const struct model *m, unsigned int *out)
+{
+	const struct model_layout *L = model_get_layout(m);
+	char *text, *end;
+	unsigned long v;
+	int ret = tdb_snap_file(db, snap, "page_reporting", &text);
+
+	*out = L->pageblock_order;
+	if (ret || !text)
+		return ret;
+	v = strtoul(text, &end, 10);
+	if (!strncmp(text, "none", 4))
+		*out = UINT_MAX;
+	else if (end != text)
+		*out = v > L->max_page_order ? UINT_MAX : (unsigned int)v;
+	free(text);
+	return 0;
+}
+
 
 struct pending_take {
 	struct tr_event ev;		/* a zone_locked its extfrag may follow; pfn ~0: none */
@@ -490,14 +531,46 @@ static bool touched(const struct types_pass *p, uint64_t pfn, unsigned int order
 }
 
 /*
+ * Did @pfn's order-@order block stay that block since the seed? It did when no event
+ * named it and its buddy holds a page in use at the seed that no event named (never
+ * freed: the buddy was never wholly free, so the block never merged).
+ */
+static bool stayed(const struct types_pass *p, uint64_t pfn, unsigned int order)
+{
+	uint64_t q = pfn ^ (1ull << order), last = q + (1ull << order);
+	struct model_pfn_info pi;
+
+	if (touched(p, pfn, order))
+		return false;
+	for (; q < last; q++)
+		if (!(p->touched[q / 64] >> (q % 64) & 1) && !model_pfn_info(p->m, q, &pi) &&
+		    pi.state == MODEL_PFN_ALLOC)
+			return true;
+	return false;
+}
+
+/* A pageblock-order block missing from @ev's take: absent when it was a second ago. */
+static bool held_long(struct types_pass *p, uint64_t pfn, const struct tr_event *ev)
+{
+	int i;
+
+	for (i = 0; i < p->nr_held; i++)
+		if (p->held[i].pfn == pfn && p->held[i].mt == ev->mt)
+			return ev->ts >= p->held[i].ts + HELD_NS;
+	if (p->nr_held < HELD_MAX)
+		p->held[p->nr_held++] = (struct held){ pfn, ev->ts, ev->mt };
+	return false;
+}
+
+/*
  * __rmqueue_smallest() takes the head of the smallest order that has a free block of
  * the type asked for. A take (@ev, mm_page_alloc_zone_locked) of a seed block of order
  * k, untouched since the seed (or merged into a larger one: the same), for an order-r
- * request says that list was empty at the orders r..k-1 then (below pageblock order:
- * page reporting holds no such block off the lists). A seed block still on one of
- * them whose aligned order-k neighbourhood no event has named (it cannot have merged
- * into a block of order k or more) was not there in the kernel: its pageblock's type
- * is not the one guessed.
+ * request says that list was empty at the orders r..k-1 then. A seed block still on
+ * one of them that cannot have left it (no event named its aligned order-k
+ * neighbourhood, or it stayed() as it was) was not there in the kernel: its
+ * pageblock's type is not the one guessed; at pageblock order and up only when a
+ * take a second later misses it too (held_long(): free page reporting).
  * Return: the blocks found (at most ABSENT_MAX, in @out), 0 when the take shows none
  * (or when more than that are, or a list is longer than LIST_MAX: the seed is off
  * there in another way).
@@ -509,18 +582,19 @@ static int absent_blocks(struct types_pass *p, const struct tr_event *ev, uint64
 	unsigned int j;
 	int z, n = 0;
 
-	if (ev->mt < 0 || ev->mt > 2 || ev->order >= p->pbo ||
-	    model_pfn_info(p->m, ev->pfn, &pi) || pi.state != MODEL_PFN_BUDDY ||
-	    pi.mt != ev->mt || pi.order <= ev->order || pi.order > p->pbo ||
+	if (ev->mt < 0 || ev->mt > 2 || model_pfn_info(p->m, ev->pfn, &pi) ||
+	    pi.state != MODEL_PFN_BUDDY || pi.mt != ev->mt || pi.order <= ev->order ||
 	    touched(p, pi.head, pi.order) || (z = model_pfn_zone(p->m, ev->pfn)) < 0)
 		return 0;
-	for (j = ev->order; j < pi.order && j < p->pbo; j++) {
+	for (j = ev->order; j < pi.order; j++) {
 		long len = model_free_list(p->m, (unsigned int)z, j, ev->mt, list, LIST_MAX), i;
 
 		if (len > LIST_MAX)
 			return 0;
 		for (i = 0; i < len; i++) {
-			if (touched(p, list[i], pi.order))
+			if (touched(p, list[i], pi.order) && !stayed(p, list[i], j))
+				continue;
+			if (j >= p->report_order && !held_long(p, list[i], ev))
 				continue;
 			if (n == ABSENT_MAX)
 				return 0;
@@ -554,7 +628,7 @@ static int learn_absent(struct types_pass *p, uint64_t pfn, int mt)
 	p->nr_absent += ret == 0;
 	/* still an inference: the first event naming the block tells it (learn_type()) */
 	if (!ret)
-		ret = model_mark_pageblock_guessed(p->m, pfn);
+		ret = model_mark_pageblock_absent(p->m, pfn);
 	return ret < 0 ? ret : 0;
 }
 
@@ -586,7 +660,7 @@ static int learn_fallback(struct types_pass *p, const struct tr_event *ev, uint6
 	return ret;
 }
 
-int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m, int64_t snap,
 		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
@@ -603,6 +677,9 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 	int ret, k;
 
 	*nr = 0;
+	ret = report_order(db, snap, m, &p.report_order);
+	if (ret)
+		return ret;
 	p.done = calloc(words, sizeof(*p.done));
 	p.touched = calloc(end / 64 + 1, sizeof(*p.touched));
 	p.list = malloc(LIST_MAX * sizeof(*p.list));

@@ -121,12 +121,16 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
  * new type takes the old one, so pagetypeinfo's counts stay). And what the kernel did
  * not take says what its lists did not hold: a take that split a block of order k for
  * an order-r request found its type's lists empty at orders r..k-1, so a seed block
- * still on one of them that no event has touched (nor its order-k neighbourhood) was
- * of another type: the other type with the most free blocks of its order (no partner:
+ * still on one of them that cannot have left it since (no event has touched it, and
+ * none its order-k neighbourhood or a page in use at the seed in its buddy) was of
+ * another type: the other type with the most free blocks of its order (no partner:
  * nothing names one), still a guess: the first event naming the block tells its type
- * over it. *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
+ * over it, and no other block's correction swaps it back. At the reporting order and
+ * up, where free page reporting may have held the block off its list, only when
+ * snapshot @snap says no device reports (file page_reporting), or a take a second
+ * later misses it too. *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
  */
-int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m,
+int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m, int64_t snap,
 		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
 
 /*

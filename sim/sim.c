@@ -173,7 +173,7 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 	if (!ret)
 		ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), (uint64_t)si->seq_begin,
+		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), snap, (uint64_t)si->seq_begin,
 				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
 	if (!ret)
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
@@ -310,7 +310,7 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 		return ret;
 	S->m = rp_model(S->rp);
 	/* types first: a re-type moves the block's free pages (as the teacher orders it) */
-	ret = sim_seed_types(S->db, rp_decoder(S->rp), S->m, (uint64_t)seed->seq_begin,
+	ret = sim_seed_types(S->db, rp_decoder(S->rp), S->m, seed->id, (uint64_t)seed->seq_begin,
 			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned);
 	L = model_get_layout(S->m);
 	counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));

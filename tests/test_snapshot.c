@@ -1127,6 +1127,10 @@ START_TEST(test_shell_twin_equal)
 	put_file(cmd, "4096\n");
 	snprintf(cmd, sizeof(cmd), "%s/sys/kernel/debug/cma/reserved/count", root);
 	put_file(cmd, "1024\n");
+	/* a free page reporting device registered (the parameter set): both copy it */
+	snprintf(cmd, sizeof(cmd), "%s/sys/module/page_reporting/parameters/page_reporting_order",
+		 root);
+	put_file(cmd, "9\n");
 	make_ring_root(root);
 	snprintf(cmd, sizeof(cmd), "BIGCHUNK_ROOT='%s' sh '%s' -l twin '%s'", root, shell_twin(),
 		 dsh);
@@ -1141,6 +1145,10 @@ START_TEST(test_shell_twin_equal)
 	snprintf(cmd, sizeof(cmd), "cat '%s/cma_areas'", dc);
 	ck_assert_int_eq(fixture_run(cmd, &out), 0);
 	ck_assert_str_eq(out, "reserved 4096 1024\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "cat '%s/page_reporting'", dc);
+	ck_assert_int_eq(fixture_run(cmd, &out), 0);
+	ck_assert_str_eq(out, "9\n");
 	free(out);
 	/* the rings' registered buffers by pfn: both write longterm_pins */
 	snprintf(cmd, sizeof(cmd), "cat '%s/longterm_pins'", dc);
@@ -1231,6 +1239,10 @@ START_TEST(test_shell_twin_busybox)
 	free(bb);
 	ck_assert_int_eq(fixture_runf(&bb, "cmp '%s/proc/kpageflags' '%s/kpageflags' && "
 				      "diff -r -x taken_at '%s' '%s'", root, dbb, dgnu, dbb), 0);
+	free(bb);
+	/* no page_reporting parameter (a kernel without CONFIG_PAGE_REPORTING): "none" */
+	ck_assert_int_eq(fixture_runf(&bb, "cat '%s/page_reporting'", dbb), 0);
+	ck_assert_str_eq(bb, "none\n");
 	free(bb);
 	rm_rf(root);
 	rm_rf(bin);
