@@ -406,7 +406,7 @@ static int read_cma_areas(const struct snap_src *s, char **out, size_t *len)
 /*
  * "page_reporting": free page reporting's order (the page_reporting module parameter,
  * a number), or "none" on a kernel built without it (no parameter). The parameter
- * reads its unset value (6.12: -1, 4294967295; 6.1: MAX_ORDER) until a device such
+ * reads its unset value (6.12: -1; 6.1: MAX_ORDER, 11) until a device such
  * as virtio-balloon registers: reporting then holds free blocks of that order and up
  * off the lists, with no event, while the device takes them (replay and simulate
  * must know whether a block missing from a list may be one of those).

@@ -481,24 +481,24 @@ struct types_pass {
 /*
  * The order from which free page reporting may hold blocks off the lists, as snapshot
  * @snap read it (file page_reporting): UINT_MAX when no device reports (a kernel
- * without it, or the parameter's unset value); pageblock order when the snapshot did
- * not look (the order a device asks by default).
+ * without it, or the parameter's unset value: no device registered); pageblock order
+ * when the snapshot did not look (the order a device asks by default).
  */
 static int report_order(struct tdb *db, int64_t snap, const struct model *m, unsigned int *out)
 {
 	const struct model_layout *L = model_get_layout(m);
 	char *text, *end;
-	unsigned long v;
+	long long v;
 	int ret = tdb_snap_file(db, snap, "page_reporting", &text);
 
 	*out = L->pageblock_order;
 	if (ret || !text)
 		return ret;
-	v = strtoul(text, &end, 10);
+	v = strtoll(text, &end, 10);
 	if (!strncmp(text, "none", 4))
 		*out = UINT_MAX;
-	else if (end != text)
-		*out = v > L->max_page_order ? UINT_MAX : (unsigned int)v;
+	else if (end != text)	/* 6.12 prints its unset -1 signed, 6.1 its MAX_ORDER */
+		*out = v < 0 || v > L->max_page_order ? UINT_MAX : (unsigned int)v;
 	free(text);
 	return 0;
 }
