@@ -377,8 +377,9 @@ static void print_text(const struct sim_result *r, const char *path)
 		       "the others freed again)\n", (unsigned long long)st->frees_reused,
 		       (unsigned long long)st->frees_taken);
 	if (st->frees_past_list)
-		printf("frees an interrupt made inside a batch's commits (the pcp list locked): "
-		       "%llu, to the buddy\n", (unsigned long long)st->frees_past_list);
+		printf("frees an interrupt made while its cpu held the pcp lock (inside a "
+		       "batch's commits, or the page next taken off the buddy): %llu, to the "
+		       "buddy\n", (unsigned long long)st->frees_past_list);
 	if (st->frees_deferred)
 		printf("frees of a batch made at their commit to the pcp list "
 		       "(mm_page_free_batched), not at their mm_page_free: %llu\n",

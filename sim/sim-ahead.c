@@ -171,6 +171,7 @@ struct ahead_pass {
 	uint32_t *pending;		/* PEND_REFILL | rel: refilled at rel, no event since */
 	uint8_t *refill_cpu;		/* by pfn: the cpu of that refill */
 	uint64_t *seen;			/* by pfn, a bit: an event named it */
+	uint64_t *to_pcp;		/* by pfn, a bit: its last free was of a pcp order */
 	int8_t *pb_list;		/* by pageblock: the pcp list its frees join, -1 not known */
 	struct free_stack *stacks;	/* [(cpu * nr_zones + zone) * SIM_PCP_LISTS + list] */
 	struct refill_run *runs;	/* the same */
@@ -843,6 +844,36 @@ static int stack_refilled(struct ahead_pass *P, const struct tr_event *ev)
 	return st ? stack_take(P, st, 0, 0, ev, true) : ret;
 }
 
+/*
+ * A take off the buddy (mm_page_alloc_zone_locked) of a page whose free no event has
+ * named since: that free never reached a pcp list, whose pages leave it only by a pcp
+ * hit or a traced drain. It went past the list (free_one_page()): an interrupt's free
+ * while its cpu held the pcp lock, as at the end of a drain, which runs with interrupts
+ * off (free_pcppages_bulk(): the zone lock irqsave) inside the pcp lock of the free
+ * that asked for it.
+ */
+static int taken_off_buddy(struct ahead_pass *P, const struct tr_event *ev)
+{
+	uint64_t n = ev->order < 20 ? 1ull << ev->order : 1, p;
+	struct sim_ahead *out = P->out;
+	int ret = 0;
+
+	for (p = ev->pfn; !ret && p < ev->pfn + n && p < P->g->pfn_end; p++) {
+		uint32_t pend = P->pending[p];
+		uint64_t seq = P->seq_from + pend - 1;
+
+		if (!pend || (pend & PEND_REFILL) || seq < P->record_from ||
+		    !(P->to_pcp[p / 64] >> (p % 64) & 1))
+			continue;
+		P->pending[p] = 0;
+		ret = bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
+			      "simulate");
+		if (!ret)
+			out->past[out->nr_past++] = seq;
+	}
+	return ret;
+}
+
 /* The lists' part of an event (pfn below pfn_end). */
 static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev,
 			uint32_t rel, bool own_refill, bool first_locked)
@@ -853,6 +884,16 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	if (k == TR_EV_FREE_BATCHED)
 		return 0;	/* the same free's commit */
 	learn_list(P, k, ev);
+	if (k == TR_EV_ZONE_LOCKED)
+		ret = taken_off_buddy(P, ev);
+	/* pcp_allowed_order(), not into an isolated block: a free the lists would take */
+	if (k == TR_EV_PAGE_FREE && ((ev->order <= 3 || ev->order == P->g->pageblock_order) &&
+				     !isolated(P, ev->pfn)))
+		P->to_pcp[ev->pfn / 64] |= 1ull << (ev->pfn % 64);
+	else if (k == TR_EV_PAGE_FREE)
+		P->to_pcp[ev->pfn / 64] &= ~(1ull << (ev->pfn % 64));
+	if (ret)
+		return ret;
 	if (k == TR_EV_PAGE_ALLOC)
 		ret = stack_hit(P, ev, own_refill);
 	if (k == TR_EV_ZONE_LOCKED && ev->percpu_refill && !ev->order && ev->cpu >= 0 &&
@@ -1036,12 +1077,14 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	P.pending = calloc(g->pfn_end + 1, sizeof(*P.pending));
 	P.refill_cpu = malloc(g->pfn_end + 1);
 	P.seen = calloc(g->pfn_end / 64 + 1, sizeof(*P.seen));
+	P.to_pcp = calloc(g->pfn_end / 64 + 1, sizeof(*P.to_pcp));
 	if (g->pb_list)
 		P.pb_list = malloc(nr_pb);
-	if (!P.pending || !P.refill_cpu || !P.seen || (g->pb_list && !P.pb_list)) {
+	if (!P.pending || !P.refill_cpu || !P.seen || !P.to_pcp || (g->pb_list && !P.pb_list)) {
 		free(P.pending);
 		free(P.refill_cpu);
 		free(P.seen);
+		free(P.to_pcp);
 		free(P.pb_list);
 		return bc_error(BC_E_NOMEM, "simulate: out of memory");
 	}
@@ -1097,6 +1140,7 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	free(P.pending);
 	free(P.refill_cpu);
 	free(P.seen);
+	free(P.to_pcp);
 	free(P.pb_list);
 	for (size_t i = 0; i < P.nr_mks; i++)
 		free(P.mks[i].cand);

@@ -44,7 +44,11 @@ struct tr_attempt;
  *     drain, a pcp hit, a claim); a free into a range a contiguous attempt holds
  *     isolated, or an interrupt's free inside a batch's commits (mm_page_free between
  *     two mm_page_free_batched of its cpu, the second committing an older page: the
- *     pcp trylock failed; nr_past), went to the buddy, on no list. A free at the hit's
+ *     pcp trylock failed; nr_past), or a free of a pcp order whose page an event next
+ *     names as a take off the buddy (mm_page_alloc_zone_locked: a pcp page leaves its
+ *     list only by a hit or a traced drain; an interrupt's free at the end of its
+ *     cpu's drain, which ran with interrupts off inside the pcp lock; nr_past too),
+ *     went to the buddy, on no list. A free at the hit's
  *     very time is not taken (the order of the two is not told).
  *   - early: the allocations the kernel decided before requests of other cpus that
  *     their mm_page_alloc event follows. The event comes at the end of
@@ -100,9 +104,9 @@ struct sim_ahead {
 	uint64_t *reused;
 	size_t nr_reused;
 	uint64_t nr_taken;		/* ... of them found above a pcp hit */
-	uint64_t *past;			/* frees (seqs, sorted) an interrupt made inside a
-					 * batch's commits: past the locked list, to the
-					 * buddy */
+	uint64_t *past;			/* frees (seqs, sorted) past the locked list, to
+					 * the buddy: an interrupt's inside a batch's
+					 * commits, or whose page a buddy take names next */
 	size_t nr_past;
 	struct sim_early *early;	/* by at_seq: early and inferred allocations */
 	size_t nr_early;

@@ -48,8 +48,8 @@ struct sim_stats {
 	uint64_t frees_unmatched;	/* frees of nothing the simulation holds: skipped */
 	uint64_t frees_reused;		/* frees the kernel took back untraced: left in use */
 	uint64_t frees_taken;		/* ... of them found above a pcp hit (sim-ahead.h) */
-	uint64_t frees_past_list;	/* frees an interrupt made inside a batch's commits:
-					 * to the buddy (pcp trylock failed) */
+	uint64_t frees_past_list;	/* frees past the locked pcp list, to the buddy (an
+					 * interrupt's: pcp trylock failed; sim-ahead.h) */
 	uint64_t frees_deferred;	/* a batch's frees, made at their commit
 					 * (mm_page_free_batched; sim-ahead.h) */
 	uint64_t allocs_inferred;	/* allocations the trace left out, inferred from a

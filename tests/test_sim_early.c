@@ -1019,6 +1019,48 @@ START_TEST(test_ahead_refill_empties_list)
 END_TEST
 
 /*
+ * A free whose page an event next names as a take off the buddy
+ * (mm_page_alloc_zone_locked) never reached a pcp list, which a page leaves only by a
+ * pcp hit or a traced drain: cpu 0 drains W, then frees P (order 0) and Q (order 1)
+ * (free_pcppages_bulk() runs with interrupts off inside the pcp lock of the free that
+ * asked for it: an interrupt's free at its end finds the lock taken) and S of order 4
+ * (no pcp order: the buddy in any case, not one past a list); cpu 1's drain names P (it
+ * was on a list), then cpu 1 takes P, Q and S off the buddy. Expect Q's free past the
+ * list (a7 of the 6.12 frag runs: such a free, left on the simulation's list, made its
+ * next free a free_high drain of 2,016 pages the kernel did not make), not P's or S's.
+ */
+START_TEST(test_ahead_taken_off_buddy)
+{
+	enum { P = 0x2100, Q = 0x2102, S = 0x2110, W = 0x2300 };
+	struct hcap c;
+	struct sim_ahead_geo g = one_zone_geo();
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	uint64_t fp, fq, fs;
+
+	hcap_open(&c, "taken-off-buddy.db", "6.12.57");
+	hev(&c, H_FREE, 0, W, 0, 0, 0);
+	hev(&c, H_DRAIN, 0, W, 0, 1, 0);
+	fp = hev(&c, H_FREE, 0, P, 0, 0, 0);
+	fq = hev(&c, H_FREE, 0, Q, 1, 0, 0);
+	fs = hev(&c, H_FREE, 0, S, 4, 0, 0);
+	hev(&c, H_DRAIN, 1, P, 0, 1, 0);
+	hev(&c, H_ZL, 1, P, 0, 1, 0);
+	hev(&c, H_ZL, 1, Q, 0, 1, 0);
+	hev(&c, H_ZL, 1, S, 4, 1, 0);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert(u64set_has(ah.past, ah.nr_past, fq));
+	ck_assert(!u64set_has(ah.past, ah.nr_past, fp));
+	ck_assert(!u64set_has(ah.past, ah.nr_past, fs));
+	ck_assert_uint_eq(ah.nr_past, 1);
+	sim_ahead_release(&ah);
+	hcap_close(&c, dec);
+}
+END_TEST
+
+/*
  * A drain that passed over a list shows it empty (free_pcppages_bulk() takes the lists
  * round-robin from the one asked for, each whole but the last). cpu 0 refills two THP
  * blocks T1, T2 (movable THP list, pindex 13) and takes T1; then a drain of cpu 0 takes
@@ -1284,6 +1326,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_seed_pcp_window_decay);
 	tcase_add_test(tc, test_high_order_hit_before_zeroing);
 	tcase_add_test(tc, test_ahead_refill_empties_list);
+	tcase_add_test(tc, test_ahead_taken_off_buddy);
 	tcase_add_test(tc, test_ahead_drain_passes_over_list);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
