@@ -196,6 +196,7 @@ static void print_json(const struct sim_result *r)
 	json_kuint(&j, "seed_alloc_typed", st->seed_alloc_typed);
 	json_kuint(&j, "seed_free_reordered", st->seed_free_reordered);
 	json_kuint(&j, "seed_types_learned", st->seed_types_learned);
+	json_kuint(&j, "seed_types_held", st->seed_types_held);
 	json_kuint(&j, "isolations", st->isolations);
 	json_kuint(&j, "isolations_refused", st->isolations_refused);
 	json_kuint(&j, "offline_refusals", st->refusals);
@@ -425,6 +426,10 @@ static void print_text(const struct sim_result *r, const char *path)
 		printf("pageblocks of the first snapshot whose guessed type the trace corrected "
 		       "(the first event naming the block's type): %llu\n",
 		       (unsigned long long)st->seed_types_learned);
+	if (st->seed_types_held)
+		printf("free blocks of the first snapshot a take showed off their list, left as "
+		       "guessed: free page reporting may have held them (the snapshot does not "
+		       "say no device reports): %llu\n", (unsigned long long)st->seed_types_held);
 	if (st->isolations)
 		printf("failed attempts and successful offlines whose isolation the kernel held "
 		       "while they ran: %llu, "

@@ -75,6 +75,8 @@ struct sim_stats {
 	uint64_t seed_reported;		/* flags-0 seed pageblocks page reporting held: freed */
 	uint64_t seed_alloc_typed;	/* flags-0 seed pages typed by their traced allocation */
 	uint64_t seed_types_learned;	/* guessed seed pageblock types the trace corrected */
+	uint64_t seed_types_held;	/* ... a take showed absent, left as guessed: free page
+					 * reporting may have held them (sim_seed_types()) */
 	uint64_t seed_alloc_factors;	/* pcp alloc_factors set by the kernel's first refill
 					 * of their list after the seed */
 	uint64_t isolations;		/* isolation windows repeated: failed attempts',

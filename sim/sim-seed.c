@@ -474,6 +474,7 @@ struct types_pass {
 	struct held {			/* such blocks seen absent once */
 		uint64_t pfn, ts;
 		int mt;
+		bool confirmed;		/* ... and again a second later */
 	} held[HELD_MAX];
 	int nr_held;
 };
@@ -555,10 +556,13 @@ static bool held_long(struct types_pass *p, uint64_t pfn, const struct tr_event 
 	int i;
 
 	for (i = 0; i < p->nr_held; i++)
-		if (p->held[i].pfn == pfn && p->held[i].mt == ev->mt)
-			return ev->ts >= p->held[i].ts + HELD_NS;
+		if (p->held[i].pfn == pfn && p->held[i].mt == ev->mt) {
+			if (ev->ts >= p->held[i].ts + HELD_NS)
+				p->held[i].confirmed = true;
+			return p->held[i].confirmed;
+		}
 	if (p->nr_held < HELD_MAX)
-		p->held[p->nr_held++] = (struct held){ pfn, ev->ts, ev->mt };
+		p->held[p->nr_held++] = (struct held){ pfn, ev->ts, ev->mt, false };
 	return false;
 }
 
@@ -661,7 +665,8 @@ static int learn_fallback(struct types_pass *p, const struct tr_event *ev, uint6
 }
 
 int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m, int64_t snap,
-		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr)
+		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr,
+		   uint64_t *nr_held)
 {
 	const struct model_layout *L = model_get_layout(m);
 	unsigned int nr_cpus = L->nr_cpus ? L->nr_cpus : 1;
@@ -765,6 +770,9 @@ int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m
 	if (cur)
 		tdb_cursor_close(cur);
 	*nr = p.nr + p.nr_absent;
+	if (nr_held)
+		for (*nr_held = 0, k = 0; k < p.nr_held; k++)
+			*nr_held += !p.held[k].confirmed;
 	free(p.done);
 	free(p.touched);
 	free(p.list);

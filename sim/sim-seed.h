@@ -128,10 +128,12 @@ int sim_seed_free_order(struct tdb *db, const struct tr_decoder *dec, struct mod
  * over it, and no other block's correction swaps it back. At the reporting order and
  * up, where free page reporting may have held the block off its list, only when
  * snapshot @snap says no device reports (file page_reporting), or a take a second
- * later misses it too. *@nr gets the blocks re-typed. Return: 0, or a negative bc_err.
+ * later misses it too. *@nr gets the blocks re-typed; *@nr_held (may be NULL) those
+ * left as guessed because reporting may have held them. Return: 0, or a negative bc_err.
  */
 int sim_seed_types(struct tdb *db, const struct tr_decoder *dec, struct model *m, int64_t snap,
-		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr);
+		   uint64_t read_from, uint64_t seq_from, uint64_t seq_to, uint64_t *nr,
+		   uint64_t *nr_held);
 
 /*
  * The seed's pcp lists in the order the kernel's stood at the seed's end. The seed puts

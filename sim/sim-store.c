@@ -45,6 +45,7 @@ static int store_run(struct tdb_results *w, const struct sim_result *r)
 		{ "seed_alloc_typed", r->st.seed_alloc_typed },
 		{ "seed_free_reordered", r->st.seed_free_reordered },
 		{ "seed_types_learned", r->st.seed_types_learned },
+		{ "seed_types_held", r->st.seed_types_held },
 		{ "seed_alloc_factors", r->st.seed_alloc_factors },
 		{ "seed_pcp_window", r->st.seed_pcp_window },
 		{ "isolations", r->st.isolations },

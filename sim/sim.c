@@ -173,8 +173,9 @@ static int kernel_figures(struct sim *S, const struct tdb_snap_info *si,
 	if (!ret)
 		ret = rp_run(rp, NULL);
 	if (!ret)
-		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), snap, (uint64_t)si->seq_begin,
-				     (uint64_t)si->seq_end, UINT64_MAX, &nr);
+		ret = sim_seed_types(S->db, rp_decoder(rp), rp_model(rp), snap,
+				     (uint64_t)si->seq_begin, (uint64_t)si->seq_end, UINT64_MAX, &nr,
+				     NULL);
 	if (!ret)
 		ret = seed_pcp(S, rp, si, &S->prev, S->prev ? 1 : 0, true, &nr_limits, &nr, NULL,
 			       NULL, zone_count, NULL);
@@ -311,7 +312,8 @@ static int setup(struct sim *S, const struct tdb_snap_info *seed,
 	S->m = rp_model(S->rp);
 	/* types first: a re-type moves the block's free pages (as the teacher orders it) */
 	ret = sim_seed_types(S->db, rp_decoder(S->rp), S->m, seed->id, (uint64_t)seed->seq_begin,
-			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned);
+			     (uint64_t)seed->seq_end, UINT64_MAX, &S->res->st.seed_types_learned,
+			     &S->res->st.seed_types_held);
 	L = model_get_layout(S->m);
 	counts = calloc((size_t)L->nr_zones * L->nr_cpus + 1, sizeof(*counts));
 	if (!ret && !counts)

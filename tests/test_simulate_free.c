@@ -970,6 +970,7 @@ START_TEST(test_seed_absent_above_pageblock)
 		ck_assert_msg(r.st.same_pfn * 100 > r.st.allocs * 99, "%llu of %llu at the "
 			      "kernel's pfn", (unsigned long long)r.st.same_pfn,
 			      (unsigned long long)r.st.allocs);
+		ck_assert_uint_eq(r.st.seed_types_held, 0);
 		sim_result_release(&r);
 	}
 	for (i = 0; i < 2; i++) {
@@ -978,6 +979,8 @@ START_TEST(test_seed_absent_above_pageblock)
 		ck_assert_msg(mt[0] == 1 && mt[1] == 1, "page_reporting %s: 0x119e00 type %d, "
 			      "0x11a600 type %d at the start, wanted Movable (reporting may hold "
 			      "them)", maybe[i] ? maybe[i] : "absent", mt[0], mt[1]);
+		/* and said so: two blocks left as guessed */
+		ck_assert_uint_eq(r.st.seed_types_held, 2);
 		sim_result_release(&r);
 	}
 }
