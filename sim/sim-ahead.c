@@ -375,16 +375,16 @@ static int stack_push(struct ahead_pass *P, const struct tr_event *ev, uint32_t 
  * the identity, @ev's type and gfp).
  */
 /*
- * An allocation the trace does not show of the page @pfn, made before the pcp hit @ev
- * (its cpu, type and gfp). @refill_rel: the refill that put the page on the list, 0
- * for a free.
+ * An allocation the trace does not show of the page @pfn, made before event @at_seq (at
+ * @at_ts; the pcp hit @ev or earlier), of @ev's cpu, type and gfp. @refill_rel: the
+ * refill that put the page on the list, 0 for a free.
  */
-static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t pfn,
-		       uint32_t refill_rel)
+static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t at_seq,
+		       uint64_t at_ts, uint64_t pfn, uint32_t refill_rel)
 {
 	struct sim_ahead *out = P->out;
-	int ret = add_early(out, &P->cap_early, ev->seq, ev->ts, &(struct sim_request){
-		.kind = SIM_REQ_ALLOC, .seq = ev->seq, .ts = ev->ts, .cpu = ev->cpu, .order = 0,
+	int ret = add_early(out, &P->cap_early, at_seq, at_ts, &(struct sim_request){
+		.kind = SIM_REQ_ALLOC, .seq = at_seq, .ts = at_ts, .cpu = ev->cpu, .order = 0,
 		.mt = ev->mt, .gfp = ev->gfp, .pfn = pfn, .nr_pages = 1, .inferred = true });
 
 	if (ret)
@@ -400,9 +400,19 @@ static int infer_alloc(struct ahead_pass *P, const struct tr_event *ev, uint64_t
 	return ret;
 }
 
+/*
+ * The hit @ev on a page its cpu's last refill put on the list: the pages before it
+ * that no event named since left the list untraced. When the refill's first page is
+ * among them, no traced allocation took it: the refill was an untraced allocation's
+ * (alloc_pages_bulk(): rmqueue_bulk() fills an empty list, then the bulk takes its
+ * pages), so they are made right after the refill's last block, as the kernel took
+ * them, not at the hit: a refill of another list in between comes after them (its
+ * take off the buddy otherwise finds their blocks still there).
+ */
 static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_event *ev,
 		   uint32_t rel)
 {
+	uint64_t at_seq = ev->seq, at_ts = ev->ts;
 	size_t j, k;
 	int ret = 0;
 
@@ -410,6 +420,10 @@ static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_
 		;
 	if (j == rr->n)
 		return 0;
+	if (!rr->head && j && P->pending[rr->v[0].pfn] == (PEND_REFILL | rr->v[0].rel)) {
+		at_seq = P->seq_from + rr->v[rr->n - 1].rel;
+		at_ts = rr->v[rr->n - 1].ts;
+	}
 	for (k = rr->head; k < j && !ret; k++) {
 		const struct stack_ent *e = &rr->v[k];
 
@@ -418,7 +432,7 @@ static int run_hit(struct ahead_pass *P, struct refill_run *rr, const struct tr_
 		if (ev->seq < P->record_from)
 			P->pending[e->pfn] = 0;	/* the seed has it */
 		else
-			ret = infer_alloc(P, ev, e->pfn, e->rel);
+			ret = infer_alloc(P, ev, at_seq, at_ts, e->pfn, e->rel);
 	}
 	rr->head = j + 1;
 	return ret;
@@ -466,7 +480,7 @@ static int stack_take(struct ahead_pass *P, struct free_stack *st, size_t from, 
 		if (ev->seq < P->record_from) {
 			P->pending[st->v[k].pfn] = 0;	/* the seed has it */
 		} else if (P->seq_from + st->v[k].rel - 1 < P->record_from) {
-			ret = infer_alloc(P, ev, st->v[k].pfn, 0);
+			ret = infer_alloc(P, ev, ev->seq, ev->ts, st->v[k].pfn, 0);
 		} else {
 			ret = add_reused(P, st->v[k].rel);
 			P->pending[st->v[k].pfn] = 0;

@@ -1640,6 +1640,12 @@ END_TEST
  * Movable list that the kernel's takes show were of another type, which only its
  * snapshot's page_reporting file could let the seed act on, and this capture was
  * recorded before snapshots had one (test_seed_absent_above_pageblock: with it, 0).
+ * vm-reserved.db misses Normal order 6 at #3 (11 free blocks, the kernel's side 9)
+ * since inferred allocations of a bulk refill are made right after it
+ * (test_ahead_bulk_refill): its simulation is off the kernel from allocation 8,426 on
+ * (a drain of cpu 1 reached a list the kernel's did not), and the refill it moved
+ * comes after that; the 14 VM frag captures miss 81 zone orders with the rule, 87
+ * without.
  */
 START_TEST(test_free_running_gate)
 {
@@ -1652,7 +1658,7 @@ START_TEST(test_free_running_gate)
 		{ "mlock.db", 0, 6, 0, 0 }, { "offline.db", 0, 2, 0, 0 },
 		{ "pagecache.db", 1, 1, 0, 0 }, { "pgtable.db", 0, 1, 0, 0 },
 		{ "pins.db", 1, 3, 0, 0 }, { "slab.db", 0, 5, 0, 0 }, { "thp.db", 0, 1, 0, 0 },
-		{ "vm-movable.db", 0, 100, 1, 0 }, { "vm-reserved.db", 0, 100, 0, 0 },
+		{ "vm-movable.db", 0, 100, 1, 0 }, { "vm-reserved.db", 0, 100, 1, 0 },
 		{ "vm-cma.db", 0, 50, 1, 0 }, { "vm-cma-alloc-plain.db", 0, 23, 0, 0 },
 		{ "vm-cma-alloc.db", 0, 15, 0, 0 }, { "lazy.db", 0, 0, 0, 0 },
 	};
