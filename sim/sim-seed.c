@@ -70,13 +70,167 @@ static uint64_t *refill_at(uint64_t *refill, unsigned int nr_cpus, int z, int cp
 }
 
 /*
+ * Whose lists a drain burst emptied. drain_all_pages() drains every cpu's lists from the
+ * calling cpu (__drain_all_pages(): drain_pages_zone() of each cpu with pcp pages, in
+ * cpu order), each a whole pcp->count in calls of at most batch << 5 pages, each call
+ * from pindex 0 up (free_pcppages_bulk() takes the lists round-robin). So in a run of
+ * one cpu's mm_page_pcpu_drain events of one zone (no other event of that cpu between)
+ * a call that came back to a lower list after fewer than batch << 5 pages, and not after
+ * a decay's batch (decay_pcp_high() drains batch at a time, from pindex 0 too), then
+ * took a list at or above the one the call before began with (a single call wraps
+ * round only below its first list), was another cpu's. A run that shows as many
+ * cpus' calls as the zone has cpus names each block's cpu; others name none.
+ */
+#define DRAIN_SCALE	5		/* CONFIG_PCP_BATCH_SCALE_MAX */
+
+struct drain_hint {
+	uint64_t seq;
+	int cpu;			/* the run's call: its cpu once the run ended */
+};
+
+struct drain_call {
+	unsigned int first, high;	/* its first and highest pindex */
+	uint64_t pages;
+	size_t hint;			/* its first event in the run's seqs */
+};
+
+struct drain_run {
+	bool on, decay, after_vmstat;	/* a decay's (vmstat_update() came just before) */
+	int zone;
+	unsigned int last;		/* the last event's pindex */
+	struct drain_call *calls;
+	size_t nr_calls, cap_calls;
+	uint64_t *seqs;			/* its events */
+	size_t nr_seqs, cap_seqs;
+};
+
+struct drain_bursts {
+	struct drain_hint *hints;	/* the named runs' events, sorted by seq at the end */
+	size_t nr, cap, next;
+	struct drain_run *runs;		/* by drainer cpu: runs of cpus interleave */
+	unsigned int nr_cpus;
+};
+
+/* order_to_pindex() (v5.14+: THP lists after the low orders; -1: no pcp list). */
+static int drain_pindex(unsigned int order, int mt, unsigned int pbo)
+{
+	if (mt < 0 || mt > 2)
+		return -1;
+	if (order <= 3)
+		return (int)order * 3 + mt;
+	return order == pbo ? 12 + (mt == 1) : -1;
+}
+
+/* The end of @r: when it names each event's cpu, its events join the hints. */
+static int run_end(struct drain_bursts *B, struct drain_run *r, struct model *m)
+{
+	struct model_zone_limits l;
+	unsigned int cpus = 1;
+	size_t i, k;
+	int ret;
+
+	if (!r->on)
+		return 0;
+	r->on = false;
+	if (r->decay || r->nr_calls < 2 ||
+	    model_get_zone_limits(m, (unsigned int)r->zone, &l) || !l.pcp_batch)
+		return 0;
+	for (i = 1; i < r->nr_calls; i++) {
+		const struct drain_call *a = &r->calls[i - 1], *b = &r->calls[i];
+
+		cpus += a->pages != l.pcp_batch &&
+			a->pages < (uint64_t)l.pcp_batch << DRAIN_SCALE && b->high >= a->first;
+	}
+	if (cpus < 2 || cpus != B->nr_cpus)
+		return 0;
+	for (cpus = 0, i = 0; i < r->nr_calls; i++) {
+		const struct drain_call *a = i ? &r->calls[i - 1] : NULL, *b = &r->calls[i];
+		size_t end = i + 1 < r->nr_calls ? r->calls[i + 1].hint : r->nr_seqs;
+
+		cpus += a && a->pages != l.pcp_batch &&
+			a->pages < (uint64_t)l.pcp_batch << DRAIN_SCALE && b->high >= a->first;
+		for (k = b->hint; k < end; k++) {
+			ret = bc_grow(&B->hints, B->nr, &B->cap, sizeof(*B->hints), 1024,
+				      "simulate");
+			if (ret)
+				return ret;
+			B->hints[B->nr++] = (struct drain_hint){ r->seqs[k], (int)cpus };
+		}
+	}
+	return 0;
+}
+
+static int hint_cmp(const void *a, const void *b)
+{
+	const struct drain_hint *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* An event of the first pass: a drain joins its cpu's run; another ends that run. */
+static int bursts_event(struct drain_bursts *B, struct model *m, const struct tr_event *ev,
+			unsigned int pbo)
+{
+	struct drain_run *r;
+	struct drain_call *c;
+	int zone, p, ret;
+
+	if (ev->cpu < 0 || (unsigned int)ev->cpu >= B->nr_cpus)
+		return 0;
+	r = &B->runs[ev->cpu];
+	if (ev->kind != TR_EV_PCPU_DRAIN) {
+		ret = run_end(B, r, m);
+		r->after_vmstat = ev->kind == TR_EV_VMSTAT_UPDATE;
+		return ret;
+	}
+	zone = model_pfn_zone(m, ev->pfn);
+	p = drain_pindex(ev->order, ev->mt, pbo);
+	if (zone < 0 || p < 0)
+		return run_end(B, r, m);
+	if (r->on && r->zone != zone && (ret = run_end(B, r, m)))
+		return ret;
+	if (!r->on) {
+		r->on = true;
+		r->decay = r->after_vmstat;
+		r->zone = zone;
+		r->last = (unsigned int)p;
+		r->nr_calls = r->nr_seqs = 0;
+	}
+	if (!r->nr_calls || (unsigned int)p < r->last) {
+		ret = bc_grow(&r->calls, r->nr_calls, &r->cap_calls, sizeof(*r->calls), 8,
+			      "simulate");
+		if (ret)
+			return ret;
+		r->calls[r->nr_calls++] = (struct drain_call){ (unsigned int)p, (unsigned int)p, 0,
+							       r->nr_seqs };
+	}
+	c = &r->calls[r->nr_calls - 1];
+	c->pages += 1ull << ev->order;
+	if ((unsigned int)p > c->high)
+		c->high = (unsigned int)p;
+	r->last = (unsigned int)p;
+	ret = bc_grow(&r->seqs, r->nr_seqs, &r->cap_seqs, sizeof(*r->seqs), 256, "simulate");
+	if (!ret)
+		r->seqs[r->nr_seqs++] = ev->seq;
+	return ret;
+}
+
+/* The cpu a run named for drain event @seq (asked in seq order), -1 none. */
+static int bursts_owner(struct drain_bursts *B, uint64_t seq)
+{
+	while (B->next < B->nr && B->hints[B->next].seq < seq)
+		B->next++;
+	return B->next < B->nr && B->hints[B->next].seq == seq ? B->hints[B->next].cpu : -1;
+}
+
+/*
  * One pass over [from, to): @room == NULL: the pages allocations name per zone and cpu
  * are taken off @quota; else the blocks are seeded. Only an event that first names a
  * pfn counts.
  */
 static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model *m,
-		     uint64_t from, uint64_t to, int64_t *quota, uint64_t *refill, bool seed,
-		     uint64_t *nr)
+		     uint64_t from, uint64_t to, int64_t *quota, uint64_t *refill,
+		     struct drain_bursts *B, bool seed, uint64_t *nr)
 {
 	const struct model_layout *L = model_get_layout(m);
 	uint64_t end = model_pfn_end(m);
@@ -102,6 +256,8 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 		uint64_t bit, pages, *r;
 
 		tr_decode(dec, &raw, &ev);
+		if (!seed && B && (ret = bursts_event(B, m, &ev, L->pageblock_order)))
+			break;
 		if (ev.kind == TR_EV_OTHER || ev.pfn >= end)
 			continue;
 		/* rmqueue_bulk() refills a list only when it is empty (__rmqueue_pcplist()) */
@@ -129,8 +285,10 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 				r = refill_at(refill, L->nr_cpus, z, (int)c, ev.order, ev.mt);
 				empty[c] = r && *r < ev.seq;
 			}
-			cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus, cpu,
-					  pages, empty);
+			cpu = B ? bursts_owner(B, ev.seq) : -1;
+			if (cpu < 0)
+				cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus,
+						  ev.cpu, pages, empty);
 		}
 		if (!seed) {
 			if (ev.kind == TR_EV_PAGE_ALLOC && quota && cpu >= 0 &&
@@ -163,17 +321,21 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 	const struct model_layout *L = model_get_layout(m);
 	size_t n = (size_t)L->nr_zones * L->nr_cpus, i;
 	size_t nr_refill = (n ? n : 1) * REFILL_ORDERS * REFILL_MTS;
+	struct drain_bursts B = { .nr_cpus = L->nr_cpus };
 	uint64_t *refill = NULL;
 	int64_t *quota = NULL;
+	unsigned int c;
 	int ret;
 
 	*nr = 0;
 	if (counts) {
 		quota = calloc(n ? n : 1, sizeof(*quota));
 		refill = malloc(nr_refill * sizeof(*refill));
-		if (!quota || !refill) {
+		B.runs = calloc(L->nr_cpus ? L->nr_cpus : 1, sizeof(*B.runs));
+		if (!quota || !refill || !B.runs) {
 			free(quota);
 			free(refill);
+			free(B.runs);
 			return bc_error(BC_E_NOMEM, "out of memory");
 		}
 		for (i = 0; i < n; i++)
@@ -181,9 +343,20 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		for (i = 0; i < nr_refill; i++)
 			refill[i] = UINT64_MAX;
 	}
-	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, refill, false, nr) : 0;
+	ret = counts ? seed_pass(db, dec, m, seq_from, seq_to, quota, refill, &B, false, nr) : 0;
+	for (c = 0; !ret && B.runs && c < B.nr_cpus; c++)
+		ret = run_end(&B, &B.runs[c], m);
+	if (B.nr)
+		qsort(B.hints, B.nr, sizeof(*B.hints), hint_cmp);
 	if (!ret)
-		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, refill, true, nr);
+		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, refill,
+				counts ? &B : NULL, true, nr);
+	for (c = 0; B.runs && c < B.nr_cpus; c++) {
+		free(B.runs[c].calls);
+		free(B.runs[c].seqs);
+	}
+	free(B.runs);
+	free(B.hints);
 	free(quota);
 	free(refill);
 	return ret;

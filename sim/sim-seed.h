@@ -43,8 +43,11 @@ struct sim_taken {
 /*
  * Put the pcp pages of the seed (see above) on @m's pcp lists, from the events of
  * [@seq_from, @seq_to). @counts (may be NULL): zoneinfo's pcp->count per [zone *
- * nr_cpus + cpu] at the seed, which places drained pages on lists with room.
- * *@nr gets the blocks placed. Return: 0, or a negative bc_err.
+ * nr_cpus + cpu] at the seed, which places drained pages on lists with room, and
+ * then also lets a drain_all_pages() run name the cpu whose lists it drained (one
+ * drainer's run of one zone whose calls show one cpu after another, each from
+ * pindex 0 up: sim-seed.c). *@nr gets the blocks placed. Return: 0, or a negative
+ * bc_err.
  */
 int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		 uint64_t seq_from, uint64_t seq_to, const uint32_t *counts, uint64_t *nr);
