@@ -159,7 +159,10 @@ struct batch_run {
 	} *v;
 	size_t head, n, cap;
 	enum tr_event_kind last;	/* the cpu's last event */
-	bool irq;			/* its frees since its last commit: an interrupt's */
+	bool irq;			/* its frees since its last commit: an interrupt's,
+					 * or a new batch's (@side) */
+	struct batch_free *side;	/* those frees, until a commit tells which */
+	size_t nr_side, cap_side;
 };
 
 #define RECENT	4096		/* events a high-order pcp hit's decision looks back over */
@@ -780,7 +783,10 @@ static int batch_watch(struct ahead_pass *P, enum tr_event_kind k, const struct 
  * (free_unref_page_commit()), long after its mm_page_free: the prepare loop ran over the
  * whole batch first. The free is handed out at its commit (deferred), as the kernel made
  * it. A free after a commit while the batch still has pages to commit is an
- * interrupt's (batch_watch()), not a new batch.
+ * interrupt's (batch_watch()), not a new batch, unless the next commit is of it: a
+ * page a batch prepared but never committed (its prepare failed) leaves the batch
+ * with pages that never come, and the frees after its last commit are the next
+ * batch's prepare loop.
  */
 static int batch_defer(struct ahead_pass *P, enum tr_event_kind k, const struct tr_event *ev)
 {
@@ -801,20 +807,52 @@ static int batch_defer(struct ahead_pass *P, enum tr_event_kind k, const struct 
 
 		if (in_commits && br->head < br->n) {
 			br->irq = true;
+			br->nr_side = 0;
 		} else if (br->last != TR_EV_PAGE_FREE) {
 			br->head = br->n = 0;	/* a new batch, or a single free */
 			br->irq = false;
 		}
-		if (!br->irq) {
+		if (br->irq) {
+			ret = bc_grow(&br->side, br->nr_side, &br->cap_side, sizeof(*br->side), 32,
+				      "simulate");
+			if (!ret)
+				br->side[br->nr_side++] = (struct batch_free){ ev->pfn, ev->seq };
+			ret = 0;	/* a free not kept is only not deferred */
+		} else {
 			ret = bc_grow(&br->v, br->n, &br->cap, sizeof(*br->v), 32, "simulate");
 			if (ret)
 				return ret;
 			br->v[br->n++] = (struct batch_free){ ev->pfn, ev->seq };
 		}
 	} else if (k == TR_EV_FREE_BATCHED) {
-		br->irq = false;
 		for (i = br->head; i < br->n && br->v[i].pfn != ev->pfn; i++)
 			;
+		/*
+		 * A commit of none of the batch's pages but of a page freed since its last
+		 * commit: that batch ended with pages it never committed (a prepare that
+		 * failed), and those frees were the prepare loop of a new batch, not an
+		 * interrupt's
+		 */
+		if (i == br->n && br->irq) {
+			size_t s;
+
+			for (s = 0; s < br->nr_side && br->side[s].pfn != ev->pfn; s++)
+				;
+			if (s < br->nr_side) {
+				struct batch_free *t = br->v;
+				size_t cap = br->cap;
+
+				br->v = br->side;
+				br->cap = br->cap_side;
+				br->n = br->nr_side;
+				br->side = t;
+				br->cap_side = cap;
+				br->nr_side = 0;
+				br->head = 0;
+				i = s;
+			}
+		}
+		br->irq = false;
 		if (i < br->n) {
 			ret = bc_grow(&out->deferred, out->nr_deferred, &P->cap_deferred,
 				      sizeof(*out->deferred), 64, "simulate");
@@ -1162,8 +1200,10 @@ int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_fr
 	free(P.fr);
 	free(P.hi);
 	free(P.bursts);
-	for (size_t i = 0; i < P.nr_runs_b; i++)
+	for (size_t i = 0; i < P.nr_runs_b; i++) {
 		free(P.runs_b[i].v);
+		free(P.runs_b[i].side);
+	}
 	free(P.runs_b);
 	free(P.iso);
 	for (size_t i = 0; i < P.nr_cpus * g->nr_zones * SIM_PCP_LISTS; i++) {

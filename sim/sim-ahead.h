@@ -60,14 +60,18 @@ struct tr_attempt;
  *     skipped when they come. With them, by at_seq too, the allocations a pcp hit
  *     shows the trace left out (rq.inferred): a hit on a page a refill put on the
  *     list finds the pages that refill put before it gone when no event named them
- *     (alloc_pages_bulk() took them; nr_inferred), handed out before the hit.
+ *     (alloc_pages_bulk() took them; nr_inferred), handed out before the hit, or right
+ *     after the refill when its first page is among them (the refill was the bulk's).
  *   - deferred: the frees of a batch (free_unref_folios(); free_unref_page_list()
  *     before 6.9), made at their commits: the kernel traces mm_page_free as it
  *     prepares each page, then commits them one by one to the pcp list with
  *     mm_page_free_batched, each commit draining the list when it is full
  *     (free_unref_page_commit()). Other cpus' requests between saw the pages not yet
  *     on the list and the drains not yet made. The frees' own events (sorted seqs);
- *     the request stream holds each on its cpu until the commit of its page.
+ *     the request stream holds each on its cpu until the commit of its page. Frees
+ *     after a batch's last commit while it still has pages uncommitted are an
+ *     interrupt's, unless the next commit is of one of them: the old batch never
+ *     committed the rest (a prepare that failed), and they are the next batch's.
  *   - settles: where a batch that other cpus' events interrupted ended (the zone lock
  *     held all along: their requests in between were pcp hits and frees). Until then
  *     the zone's NR_FREE_PAGES, which their watermark checks read, had not yet (6.1:

@@ -1061,6 +1061,50 @@ START_TEST(test_ahead_taken_off_buddy)
 END_TEST
 
 /*
+ * A batch that never committed one of its pages (a prepare that failed): cpu 0 frees
+ * A, B, C (mm_page_free each) and commits A and B only; then frees D and E and commits
+ * them. D and E are a new batch's, made at their commits, not an interrupt's frees
+ * inside the first batch's commits (which would have gone past the locked list): the
+ * commit of D, not of C, tells. Before, they were taken for the interrupt's and made at
+ * their mm_page_free, where a drain in between could take them (b1 of the 6.1 frag
+ * runs: 83.4 % -> 86.8 % of allocations at the kernel's pfn).
+ */
+START_TEST(test_ahead_batch_after_uncommitted)
+{
+	enum { A = 0x2100, B, C, D, E };
+	struct hcap c;
+	struct sim_ahead_geo g = one_zone_geo();
+	struct tr_decoder *dec;
+	struct sim_ahead ah;
+	uint64_t fa, fb, fc, fd, fe;
+
+	hcap_open(&c, "batch-uncommitted.db", "6.1.0");
+	fa = hev(&c, H_FREE, 0, A, 0, 0, 0);
+	fb = hev(&c, H_FREE, 0, B, 0, 0, 0);
+	fc = hev(&c, H_FREE, 0, C, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, A, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, B, 0, 0, 0);
+	fd = hev(&c, H_FREE, 0, D, 0, 0, 0);
+	fe = hev(&c, H_FREE, 0, E, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, D, 0, 0, 0);
+	hev(&c, H_BATCHED, 0, E, 0, 0, 0);
+	ck_assert_int_eq(tdb_finish(c.db), 0);
+	ck_assert_int_eq(tr_decoder_create(c.db, &dec), 0);
+	ck_assert_int_eq(sim_ahead_find(c.db, dec, 0, UINT64_MAX, &g, &ah), 0);
+	ck_assert(u64set_has(ah.deferred, ah.nr_deferred, fa));
+	ck_assert(u64set_has(ah.deferred, ah.nr_deferred, fb));
+	ck_assert(!u64set_has(ah.deferred, ah.nr_deferred, fc));
+	ck_assert_msg(u64set_has(ah.deferred, ah.nr_deferred, fd) &&
+		      u64set_has(ah.deferred, ah.nr_deferred, fe),
+		      "the second batch's frees not made at their commits");
+	ck_assert(!u64set_has(ah.past, ah.nr_past, fd));
+	ck_assert(!u64set_has(ah.past, ah.nr_past, fe));
+	sim_ahead_release(&ah);
+	hcap_close(&c, dec);
+}
+END_TEST
+
+/*
  * A refill no traced allocation took the first page of was an untraced allocation's
  * (alloc_pages_bulk()): cpu 0 refills its order-0 list with R0..R3, then its order-1
  * list with S0, S1, allocates S0, and then hits R2: R0 and R1 are allocations inferred
@@ -1392,6 +1436,7 @@ Suite *sim_early_suite(void)
 	tcase_add_test(tc, test_ahead_refill_empties_list);
 	tcase_add_test(tc, test_ahead_taken_off_buddy);
 	tcase_add_test(tc, test_ahead_bulk_refill);
+	tcase_add_test(tc, test_ahead_batch_after_uncommitted);
 	tcase_add_test(tc, test_ahead_drain_passes_over_list);
 	tcase_add_test(tc, test_drain_paced_by_kernel_events);
 	tcase_add_test(tc, test_batch_frees_at_commit);
