@@ -702,6 +702,18 @@ static int first_refill_watch(struct ahead_pass *P, enum tr_event_kind k,
 	return ret;
 }
 
+/* The free @seq went past the list, to the buddy (nr_past). */
+static int add_past(struct ahead_pass *P, uint64_t seq)
+{
+	struct sim_ahead *out = P->out;
+	int ret = bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
+			  "simulate");
+
+	if (!ret)
+		out->past[out->nr_past++] = seq;
+	return ret;
+}
+
 /* The reused frees' part of an event. */
 /*
  * The free @c went past the list (free_one_page()): recorded, and taken off its
@@ -712,18 +724,15 @@ static int went_past(struct ahead_pass *P, int cpu, const struct cand *c)
 {
 	int8_t list = P->pb_list && c->pfn < P->g->pfn_end ?
 		      P->pb_list[c->pfn >> P->g->pageblock_order] : -1;
-	struct sim_ahead *out = P->out;
 	struct free_stack *st;
 	size_t i, stop;
 	int err, ret;
 
 	if (c->seq < P->record_from)
 		return 0;
-	ret = bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
-		      "simulate");
+	ret = add_past(P, c->seq);
 	if (ret)
 		return ret;
-	out->past[out->nr_past++] = c->seq;
 	st = c->pfn < P->g->pfn_end ? stack_of(P, cpu, c->pfn, list, &err) : NULL;
 	if (!st)
 		return 0;
@@ -907,7 +916,6 @@ static int stack_refilled(struct ahead_pass *P, const struct tr_event *ev)
 static int taken_off_buddy(struct ahead_pass *P, const struct tr_event *ev)
 {
 	uint64_t n = ev->order < 20 ? 1ull << ev->order : 1, p;
-	struct sim_ahead *out = P->out;
 	int ret = 0;
 
 	for (p = ev->pfn; !ret && p < ev->pfn + n && p < P->g->pfn_end; p++) {
@@ -918,10 +926,7 @@ static int taken_off_buddy(struct ahead_pass *P, const struct tr_event *ev)
 		    !(P->to_pcp[p / 64] >> (p % 64) & 1))
 			continue;
 		P->pending[p] = 0;
-		ret = bc_grow(&out->past, out->nr_past, &P->cap_past, sizeof(*out->past), 16,
-			      "simulate");
-		if (!ret)
-			out->past[out->nr_past++] = seq;
+		ret = add_past(P, seq);
 	}
 	return ret;
 }
@@ -939,8 +944,8 @@ static int ahead_lists(struct ahead_pass *P, enum tr_event_kind k, const struct 
 	if (k == TR_EV_ZONE_LOCKED)
 		ret = taken_off_buddy(P, ev);
 	/* pcp_allowed_order(), not into an isolated block: a free the lists would take */
-	if (k == TR_EV_PAGE_FREE && ((ev->order <= 3 || ev->order == P->g->pageblock_order) &&
-				     !isolated(P, ev->pfn)))
+	if (k == TR_EV_PAGE_FREE && sim_pcp_pindex(ev->order, 1, P->g->pageblock_order) >= 0 &&
+	    !isolated(P, ev->pfn))
 		P->to_pcp[ev->pfn / 64] |= 1ull << (ev->pfn % 64);
 	else if (k == TR_EV_PAGE_FREE)
 		P->to_pcp[ev->pfn / 64] &= ~(1ull << (ev->pfn % 64));
@@ -982,8 +987,7 @@ struct drain_burst {
 #define HI_LOW_LISTS	12u
 #define HI_LISTS	14u
 
-/* order_to_pindex(): the list of a block of @order and type @mt (trace numbering). */
-static int hi_pindex(const struct ahead_pass *P, unsigned int order, int mt)
+int sim_pcp_pindex(unsigned int order, int mt, unsigned int pageblock_order)
 {
 	int list = pcp_list_of(mt);
 
@@ -991,7 +995,7 @@ static int hi_pindex(const struct ahead_pass *P, unsigned int order, int mt)
 		return -1;
 	if (order < 4)
 		return (int)order * 3 + list;
-	return order == P->g->pageblock_order ? (int)HI_LOW_LISTS + (list == 1) : -1;
+	return order == pageblock_order ? (int)HI_LOW_LISTS + (list == 1) : -1;
 }
 
 /* Take the entry of @pfn out of the pass's pages (*@out, may be NULL); false: none. */
@@ -1090,7 +1094,7 @@ static int ahead_passed_over(struct ahead_pass *P, enum tr_event_kind k, const s
 		burst_end(P, ev->cpu);
 	if (zone < 0)
 		return 0;
-	pindex = hi_pindex(P, ev->order, ev->mt);
+	pindex = sim_pcp_pindex(ev->order, ev->mt, P->g->pageblock_order);
 	if (k == TR_EV_PCPU_DRAIN) {
 		ret = burst_drain(P, ev, zone, pindex);
 		if (ev->order)

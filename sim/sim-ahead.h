@@ -173,6 +173,9 @@ void sim_ahead_geo_release(struct sim_ahead_geo *g);
  * Fill *@out (release with sim_ahead_release()) for events [@seq_from, @seq_to).
  * Return: 0, or a negative bc_err (*@out empty).
  */
+/* order_to_pindex(): the pcp list of a block of @order and trace type @mt, -1 none. */
+int sim_pcp_pindex(unsigned int order, int mt, unsigned int pageblock_order);
+
 int sim_ahead_find(struct tdb *db, const struct tr_decoder *dec, uint64_t seq_from,
 		   uint64_t seq_to, const struct sim_ahead_geo *g, struct sim_ahead *out);
 void sim_ahead_release(struct sim_ahead *a);

@@ -14,6 +14,7 @@
 #include "db/tdb.h"
 #include "model/decide.h"
 #include "model/model.h"
+#include "sim/sim-ahead.h"
 #include "sim/sim-seed.h"
 #include "trace/tr-event.h"
 
@@ -111,14 +112,10 @@ struct drain_bursts {
 	unsigned int nr_cpus;
 };
 
-/* order_to_pindex() (v5.14+: THP lists after the low orders; -1: no pcp list). */
-static int drain_pindex(unsigned int order, int mt, unsigned int pbo)
+/* @b came back to a lower list than @a ended at: another cpu's lists, or @a's again? */
+static bool other_cpu(const struct drain_call *a, const struct drain_call *b, uint64_t batch)
 {
-	if (mt < 0 || mt > 2)
-		return -1;
-	if (order <= 3)
-		return (int)order * 3 + mt;
-	return order == pbo ? 12 + (mt == 1) : -1;
+	return a->pages != batch && a->pages < batch << DRAIN_SCALE && b->high >= a->first;
 }
 
 /* The end of @r: when it names each event's cpu, its events join the hints. */
@@ -135,20 +132,15 @@ static int run_end(struct drain_bursts *B, struct drain_run *r, struct model *m)
 	if (r->decay || r->nr_calls < 2 ||
 	    model_get_zone_limits(m, (unsigned int)r->zone, &l) || !l.pcp_batch)
 		return 0;
-	for (i = 1; i < r->nr_calls; i++) {
-		const struct drain_call *a = &r->calls[i - 1], *b = &r->calls[i];
-
-		cpus += a->pages != l.pcp_batch &&
-			a->pages < (uint64_t)l.pcp_batch << DRAIN_SCALE && b->high >= a->first;
-	}
+	for (i = 1; i < r->nr_calls; i++)
+		cpus += other_cpu(&r->calls[i - 1], &r->calls[i], l.pcp_batch);
 	if (cpus < 2 || cpus != B->nr_cpus)
 		return 0;
 	for (cpus = 0, i = 0; i < r->nr_calls; i++) {
-		const struct drain_call *a = i ? &r->calls[i - 1] : NULL, *b = &r->calls[i];
+		const struct drain_call *b = &r->calls[i];
 		size_t end = i + 1 < r->nr_calls ? r->calls[i + 1].hint : r->nr_seqs;
 
-		cpus += a && a->pages != l.pcp_batch &&
-			a->pages < (uint64_t)l.pcp_batch << DRAIN_SCALE && b->high >= a->first;
+		cpus += i && other_cpu(&r->calls[i - 1], b, l.pcp_batch);
 		for (k = b->hint; k < end; k++) {
 			ret = bc_grow(&B->hints, B->nr, &B->cap, sizeof(*B->hints), 1024,
 				      "simulate");
@@ -184,7 +176,7 @@ static int bursts_event(struct drain_bursts *B, struct model *m, const struct tr
 		return ret;
 	}
 	zone = model_pfn_zone(m, ev->pfn);
-	p = drain_pindex(ev->order, ev->mt, pbo);
+	p = sim_pcp_pindex(ev->order, ev->mt, pbo);
 	if (zone < 0 || p < 0)
 		return run_end(B, r, m);
 	if (r->on && r->zone != zone && (ret = run_end(B, r, m)))
@@ -277,7 +269,9 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 			continue;
 		pages = 1ull << ev.order;
 		cpu = ev.cpu;
-		if (ev.kind == TR_EV_PCPU_DRAIN && quota) {
+		/* a drain_all_pages() run named the list (the first pass found the runs) */
+		if (ev.kind == TR_EV_PCPU_DRAIN && quota &&
+		    (!seed || !B || (cpu = bursts_owner(B, ev.seq)) < 0)) {
 			unsigned int c;
 
 			/* a list the kernel refilled before this drain did not hold the page */
@@ -285,10 +279,8 @@ static int seed_pass(struct tdb *db, const struct tr_decoder *dec, struct model 
 				r = refill_at(refill, L->nr_cpus, z, (int)c, ev.order, ev.mt);
 				empty[c] = r && *r < ev.seq;
 			}
-			cpu = B ? bursts_owner(B, ev.seq) : -1;
-			if (cpu < 0)
-				cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus,
-						  ev.cpu, pages, empty);
+			cpu = drain_owner(&quota[(unsigned int)z * L->nr_cpus], L->nr_cpus, ev.cpu,
+					  pages, empty);
 		}
 		if (!seed) {
 			if (ev.kind == TR_EV_PAGE_ALLOC && quota && cpu >= 0 &&
@@ -348,6 +340,7 @@ int sim_seed_pcp(struct tdb *db, const struct tr_decoder *dec, struct model *m,
 		ret = run_end(&B, &B.runs[c], m);
 	if (B.nr)
 		qsort(B.hints, B.nr, sizeof(*B.hints), hint_cmp);
+	B.next = 0;
 	if (!ret)
 		ret = seed_pass(db, dec, m, seq_from, seq_to, quota, refill,
 				counts ? &B : NULL, true, nr);
